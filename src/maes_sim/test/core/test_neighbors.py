@@ -1,0 +1,45 @@
+import numpy as np
+import pytest
+
+from maes_sim.core.neighbors import _pairs_within_reference, pairs_within
+
+
+def test_hand_computed_pairs_exclude_self_and_sort():
+    pts = np.array([[0.0, 0.0], [3.0, 0.0], [1.0, 0.0]])
+    ia, ib, d = pairs_within(pts, None, 2.0)
+    assert list(zip(ia.tolist(), ib.tolist())) == [(0, 2), (1, 2), (2, 0), (2, 1)]
+    np.testing.assert_array_equal(d, [1.0, 2.0, 1.0, 2.0])
+
+
+def test_radius_is_inclusive_and_bipartite():
+    a = np.array([[0.0, 0.0]])
+    b = np.array([[0.0, 5.0], [0.0, 5.0000001], [4.0, 3.0]])
+    ia, ib, d = pairs_within(a, b, 5.0)
+    assert ib.tolist() == [0, 2]
+    np.testing.assert_allclose(d, [5.0, 5.0])
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("radius", [0.0, 0.7, 3.0, 50.0])
+def test_matches_brute_force_on_random_points(seed, radius):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0, 40, size=(int(rng.integers(1, 200)), 2))
+    b = rng.uniform(-5, 45, size=(int(rng.integers(1, 200)), 2))
+    for bb, excl in ((b, False), (None, True)):
+        got = pairs_within(a, bb, radius)
+        ref = _pairs_within_reference(a, a if bb is None else bb, radius, excl)
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g, r)
+
+
+def test_empty_inputs_give_empty_pairs():
+    ia, ib, d = pairs_within(np.empty((0, 2)), None, 3.0)
+    assert ia.shape == ib.shape == d.shape == (0,)
+    ia, ib, d = pairs_within(np.zeros((3, 2)), np.empty((0, 2)), 3.0)
+    assert ia.size == 0
+
+
+def test_tiny_radius_over_large_extent_stays_cheap():
+    pts = np.array([[0.0, 0.0], [1e6, 1e6], [1e6, 1e6 + 1e-7]])
+    ia, ib, _ = pairs_within(pts, None, 1e-6)
+    assert list(zip(ia.tolist(), ib.tolist())) == [(1, 2), (2, 1)]
