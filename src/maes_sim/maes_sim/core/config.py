@@ -1,0 +1,256 @@
+"""Load, validate and export a run's configuration (``maes_config.yaml``).
+
+Loading is two steps: :func:`load_config` reads YAML into plain data (I/O only), and
+:func:`config_from_dict` turns that data into frozen dataclasses, failing on the first invalid
+item with a :class:`ConfigError` that names the file, the key path, the bad value and what was
+expected (with a "did you mean" suggestion for unknown keys and names). The dataclasses validate
+themselves, so configs built in Python follow the same rules. :func:`config_to_dict` goes back
+to plain data (for the results summary); it round-trips through :func:`config_from_dict`.
+
+Keys and defaults are MAES 2.0's; ``world``, ``motion`` and ``stack`` are MAES-ROS sections.
+Every key is described in ``docs/config_reference.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from maes_sim.core.config_checks import ConfigError, show, unknown_key_error
+from maes_sim.core.config_schema import (
+    BuildingConfig,
+    CaveConfig,
+    EndCriteria,
+    GlobalSettings,
+    MapConfig,
+    MotionConfig,
+    RobotConstraints,
+    RobotSpawnConfig,
+    SimConfig,
+    SpawnTogether,
+    StackConfig,
+    WorldConfig,
+)
+
+__all__ = [
+    "BuildingConfig",
+    "CaveConfig",
+    "ConfigError",
+    "EndCriteria",
+    "GlobalSettings",
+    "MapConfig",
+    "MotionConfig",
+    "RobotConstraints",
+    "RobotSpawnConfig",
+    "SimConfig",
+    "SpawnTogether",
+    "StackConfig",
+    "WorldConfig",
+    "config_from_dict",
+    "config_to_dict",
+    "key_paths",
+    "load_config",
+]
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects a key given twice in one mapping.
+
+    Plain ``safe_load`` keeps the last value silently, so a second ``map:`` block would win
+    without a word.
+    """
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
+                )
+            seen[key] = True
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_config(path: str | os.PathLike[str]) -> SimConfig:
+    """Read and validate a YAML config file.
+
+    A relative ``map.custom_map_filename`` is resolved against the file's folder.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The YAML file (MAES 2.0's ``maes_config.yaml`` format).
+
+    Returns
+    -------
+    SimConfig
+        The validated config; keys left out take MAES 2.0's defaults.
+
+    Raises
+    ------
+    ConfigError
+        The file is missing, a directory, unreadable, not YAML or not a mapping, or any setting
+        is invalid. The message starts with the file path.
+
+    Examples
+    --------
+    >>> cfg = load_config("maes_config.yaml")  # doctest: +SKIP
+    >>> cfg.number_of_robots, cfg.map.kind  # doctest: +SKIP
+    (3, 'building')
+    """
+    file = Path(path)
+    source = str(file)
+    if file.is_dir():
+        raise ConfigError("is a directory, expected a YAML config file", source=source)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"file not found (resolved to {file.resolve()})", source=source) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"cannot read the file: {err}", source=source) from None
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no arbitrary objects
+    except yaml.YAMLError as err:
+        raise ConfigError(f"invalid YAML: {err}", source=source) from None
+    if data is None:
+        raise ConfigError("the file is empty; write {} to use every default", source=source)
+    return config_from_dict(data, source=source, base_dir=file.resolve().parent)
+
+
+def config_from_dict(
+    data: Mapping[str, Any],
+    source: str = "<dict>",
+    base_dir: str | os.PathLike[str] | None = None,
+) -> SimConfig:
+    """Validate plain data (as read from YAML) into a :class:`SimConfig`.
+
+    Parameters
+    ----------
+    data : Mapping
+        Top-level config mapping. Sections may be left out or ``None`` (all defaults).
+    source : str
+        Where the data came from, for messages (a file path or ``"<dict>"``).
+    base_dir : str or path-like, optional
+        Folder against which a relative ``map.custom_map_filename`` is resolved (default: the
+        working directory). The map file must exist.
+
+    Returns
+    -------
+    SimConfig
+
+    Raises
+    ------
+    ConfigError
+        On the first invalid item: unknown key (with a suggestion), wrong type, value out of
+        range, conflicting settings, or a custom map file that does not exist.
+
+    Examples
+    --------
+    >>> cfg = config_from_dict({"number_of_robots": 4, "map": {"cave_config": {}}})
+    >>> cfg.number_of_robots, cfg.map.kind, cfg.map.cave_config.random_fill_percent
+    (4, 'cave', 40)
+    >>> config_from_dict({"map": {"cave_config": {"smothing_runs": 3}}})
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.config_checks.ConfigError: <dict>: map.cave_config.smothing_runs: unknown key \
+'smothing_runs'; did you mean 'smoothing_runs'?
+    """
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    try:
+        config = _build(SimConfig, data, "", base)
+        _check_custom_map_exists(config, data)
+    except ConfigError as err:
+        raise err.with_source(source) from None
+    return config
+
+
+def config_to_dict(config: SimConfig) -> dict[str, Any]:
+    """Plain, YAML-safe data for ``config`` (every key, defaults included).
+
+    ``config_from_dict(config_to_dict(cfg)) == cfg``. Tuples become lists and the custom map
+    path is absolute, so the result can be saved anywhere (e.g. beside a run's results).
+
+    Examples
+    --------
+    >>> data = config_to_dict(SimConfig(number_of_robots=2))
+    >>> data["number_of_robots"], data["map"]["building_config"]["door_width"]
+    (2, 2)
+    >>> config_from_dict(data) == SimConfig(number_of_robots=2)
+    True
+    """
+    if not isinstance(config, SimConfig):
+        raise TypeError(f"expected a SimConfig, got {type(config).__name__}")
+    return _to_plain(config)
+
+
+def key_paths(cls: type = SimConfig, prefix: str = "") -> list[str]:
+    """Every dotted key path of a config section, in schema order.
+
+    Examples
+    --------
+    >>> key_paths(SpawnTogether)
+    ['suggested_starting_point_x', 'suggested_starting_point_y']
+    """
+    paths = []
+    for f in fields(cls):
+        path = f"{prefix}.{f.name}" if prefix else f.name
+        paths.append(path)
+        if "section" in f.metadata:
+            paths.extend(key_paths(f.metadata["section"], path))
+    return paths
+
+
+_ALL_PATHS = key_paths()
+
+
+def _build(cls: type, data: Any, path: str, base: Path) -> Any:
+    """Build section ``cls`` from mapping ``data`` found at key ``path``."""
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        what = path or "top level"
+        raise ConfigError(
+            f"got {show(data)}, expected a mapping of {cls.__name__} settings",
+            key=what,
+            value=data,
+        )
+    known = {f.name: f for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            raise unknown_key_error(key, path, list(known), _ALL_PATHS)
+        sub_path = f"{path}.{key}" if path else key
+        sub = known[key].metadata.get("section")
+        if sub is not None and not (value is None and known[key].default is None):
+            value = _build(sub, value, sub_path, base)
+        elif sub_path == "map.custom_map_filename" and isinstance(value, str) and value.strip():
+            value = str(base / Path(value).expanduser())  # absolute stays absolute
+        kwargs[key] = value
+    return cls(**kwargs)
+
+
+def _check_custom_map_exists(config: SimConfig, data: Mapping[str, Any]) -> None:
+    resolved = config.map.custom_map_filename
+    if resolved is None or os.path.isfile(resolved):
+        return
+    written = data["map"]["custom_map_filename"]
+    problem = "is a directory" if os.path.isdir(resolved) else "no such file"
+    raise ConfigError(
+        f"{problem}: {written!r} (tried {resolved}; a relative path is relative to the config "
+        "file's folder)",
+        key="map.custom_map_filename",
+        value=written,
+    )
+
+
+def _to_plain(value: Any) -> Any:
+    if is_dataclass(value):
+        return {f.name: _to_plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return [_to_plain(v) for v in value]
+    return value

@@ -1,0 +1,393 @@
+"""The config dataclasses: MAES 2.0's sections and keys, MAES 2.0's defaults, and their rules.
+
+Every section is a frozen dataclass that validates itself in ``__post_init__``, so a config built
+in Python (or changed with ``dataclasses.replace``) obeys exactly the rules a YAML file does.
+Sections, keys and defaults follow MAES 2.0 (its C# YAML loader and its ROS ``maes_config.yaml``);
+``world``, ``motion`` and ``stack`` are MAES-ROS additions. See ``docs/config_reference.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+from maes_sim.core.config_checks import (
+    Bool,
+    Choice,
+    ConfigError,
+    Float,
+    Int,
+    IntList,
+    Nullable,
+    Section,
+    Text,
+)
+
+#: Map sides (tiles) allowed for generated maps: smaller cannot hold a room and a robot; larger
+#: makes the per-robot SLAM maps (N, H, W) unreasonably big.
+MIN_MAP_SIDE = 10
+MAX_MAP_SIDE = 5000
+#: Open tiles left inside the border, per side, at least.
+MIN_MAP_INTERIOR = 5
+MAX_ROBOTS = 5000
+#: File types the custom-map loader reads: MAES's PGM and Nav2 map_server YAML.
+CUSTOM_MAP_SUFFIXES = (".pgm", ".yaml", ".yml")
+#: statistics_result_path values meaning "the default place" (MAES: "Default" or empty).
+DEFAULT_RESULTS_DIR = "results"
+
+
+def _setting(default: Any, check: Any) -> Any:
+    return field(default=default, metadata={"check": check})
+
+
+def _sub(cls: type, *, optional: bool = False) -> dict[str, Any]:
+    return {"check": Section(cls, optional), "section": cls}
+
+
+class _Section:
+    """Runs every field's check, then the section's cross-field rules."""
+
+    #: Dotted key path of the section inside the config file ("" for the top level).
+    PATH: ClassVar[str] = ""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):  # type: ignore[arg-type]
+            check = f.metadata.get("check")
+            if check is not None:
+                object.__setattr__(self, f.name, check(getattr(self, f.name), self.key(f.name)))
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        """Rules that involve several keys; override where needed."""
+
+    @classmethod
+    def key(cls, name: str) -> str:
+        """Dotted key path of setting ``name`` of this section."""
+        return f"{cls.PATH}.{name}" if cls.PATH else name
+
+    def _set(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+
+
+class _ResultsPath:
+    """MAES's ``statistics_result_path``: "Default", "" or null mean :data:`DEFAULT_RESULTS_DIR`."""
+
+    def expected(self) -> str:
+        return 'a directory path, or "Default" / "" / null for results/'
+
+    def __call__(self, value: Any, key: str) -> str:
+        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "default")):
+            return DEFAULT_RESULTS_DIR
+        if not isinstance(value, str):
+            raise ConfigError(f"got {value!r}, expected {self.expected()}", key=key, value=value)
+        return value
+
+
+@dataclass(frozen=True)
+class GlobalSettings(_Section):
+    """``global_settings``: tick timing, visualisation switches and statistics output."""
+
+    PATH: ClassVar[str] = "global_settings"
+    logic_ticks_delta_millis: int = _setting(100, Int(lo=1))
+    physics_ticks_per_logic_update: int = _setting(10, Int(lo=1))
+    draw_communication: bool = _setting(True, Bool())
+    show_environment_tags: bool = _setting(True, Bool())
+    should_write_csv_results: bool = _setting(False, Bool())
+    statistics_result_path: str = _setting(DEFAULT_RESULTS_DIR, _ResultsPath())
+    ticks_per_stats_snapshot: int = _setting(10, Int(lo=1))
+    populate_adjacency_and_comm_groups_every_tick: bool = _setting(False, Bool())
+    ticks_before_exploration_heatmap_cold: int = _setting(2400, Int(lo=1))
+    ticks_before_coverage_heatmap_cold: int = _setting(2400, Int(lo=1))
+
+    @property
+    def logic_tick_seconds(self) -> float:
+        """Simulated seconds per logic tick (0.1 by default)."""
+        return self.logic_ticks_delta_millis / 1000.0
+
+    @property
+    def physics_step_seconds(self) -> float:
+        """Simulated seconds per physics step (0.01 by default)."""
+        return self.logic_tick_seconds / self.physics_ticks_per_logic_update
+
+
+@dataclass(frozen=True)
+class RobotConstraints(_Section):
+    """``robot_constraints``: sensing, communication, SLAM and body settings (tiles, ticks)."""
+
+    PATH: ClassVar[str] = "robot_constraints"
+    broadcast_range: float = _setting(15.0, Float(lo=0.0, allow_inf=True))
+    broadcast_blocked_by_walls: bool = _setting(False, Bool())
+    sense_nearby_agents_range: float = _setting(5.0, Float(lo=0.0, allow_inf=True))
+    sense_nearby_agents_blocked_by_walls: bool = _setting(True, Bool())
+    automatically_update_slam: bool = _setting(True, Bool())
+    slam_update_interval_in_ticks: int = _setting(10, Int(lo=1))
+    slam_sync_interval_in_ticks: int = _setting(10, Int(lo=1))
+    slam_position_inaccuracy: float = _setting(0.5, Float(lo=0.0))
+    distribute_slam: bool = _setting(False, Bool())
+    environment_tag_read_range: float = _setting(4.0, Float(lo=0.0, allow_inf=True))
+    slam_raytrace_range: float = _setting(7.0, Float(lo=0.0, lo_open=True))
+    relative_move_speed: float = _setting(1.0, Float(lo=0.0, lo_open=True))
+    agent_relative_size: float = _setting(0.6, Float(lo=0.0, hi=1.0, lo_open=True))
+
+
+_PERCENT = Nullable(Float(lo=0.0, hi=100.0, lo_open=True))
+
+
+@dataclass(frozen=True)
+class EndCriteria(_Section):
+    """``end_criteria``: the run ends at the first criterion met; all null = it never ends."""
+
+    PATH: ClassVar[str] = "end_criteria"
+    coverage_percent: float | None = _setting(None, _PERCENT)
+    exploration_percent: float | None = _setting(None, _PERCENT)
+    tick: int | None = _setting(None, Nullable(Int(lo=1)))
+
+    @property
+    def never_ends(self) -> bool:
+        """True when no criterion is set: the run goes on until stopped from outside."""
+        return (
+            self.coverage_percent is None
+            and self.exploration_percent is None
+            and (self.tick is None)
+        )
+
+
+@dataclass(frozen=True)
+class SpawnTogether(_Section):
+    """``robot_spawn_config.spawn_together``: a cluster around a point (world tiles) or the centre."""
+
+    PATH: ClassVar[str] = "robot_spawn_config.spawn_together"
+    suggested_starting_point_x: int | None = _setting(None, Nullable(Int()))
+    suggested_starting_point_y: int | None = _setting(None, Nullable(Int()))
+
+    def _check_combination(self) -> None:
+        x, y = self.suggested_starting_point_x, self.suggested_starting_point_y
+        if (x is None) != (y is None):
+            given, missing = ("x", "y") if y is None else ("y", "x")
+            raise ConfigError(
+                f"suggested_starting_point_{given} is set but suggested_starting_point_{missing} "
+                f"is not: give both {self.key('suggested_starting_point_x')} and "
+                f"{self.key('suggested_starting_point_y')}, or neither (the map centre)",
+                key=self.key(f"suggested_starting_point_{missing}"),
+                value=None,
+            )
+
+    @property
+    def starting_point(self) -> tuple[int, int] | None:
+        """``(x, y)`` in world tiles, or None for the map centre."""
+        if self.suggested_starting_point_x is None:
+            return None
+        return (self.suggested_starting_point_x, self.suggested_starting_point_y)
+
+
+_SPAWN_MODES = ("biggest_room", "spawn_together", "spawn_at_hallway_ends")
+
+
+@dataclass(frozen=True)
+class RobotSpawnConfig(_Section):
+    """``robot_spawn_config``: at most one mode; none selected means ``spawn_together: {}``."""
+
+    PATH: ClassVar[str] = "robot_spawn_config"
+    biggest_room: bool = _setting(False, Bool(null_as=False))
+    spawn_together: SpawnTogether | None = field(
+        default=None, metadata=_sub(SpawnTogether, optional=True)
+    )
+    spawn_at_hallway_ends: bool = _setting(False, Bool(null_as=False))
+
+    def _check_combination(self) -> None:
+        chosen = [m for m in _SPAWN_MODES if getattr(self, m) not in (None, False)]
+        if len(chosen) > 1:
+            raise ConfigError(
+                f"select at most one spawn mode, got {' and '.join(chosen)}; set the others to "
+                "null/false or delete them",
+                key=self.PATH,
+                value=tuple(chosen),
+            )
+        if not chosen:  # MAES-ROS default: robots start together around the map centre
+            self._set("spawn_together", SpawnTogether())
+
+    @property
+    def mode(self) -> str:
+        """``"biggest_room"``, ``"spawn_together"`` or ``"spawn_at_hallway_ends"``."""
+        return next(m for m in _SPAWN_MODES if getattr(self, m) not in (None, False))
+
+
+@dataclass(frozen=True)
+class CaveConfig(_Section):
+    """``map.cave_config``: cellular-automaton cave generator."""
+
+    PATH: ClassVar[str] = "map.cave_config"
+    smoothing_runs: int = _setting(4, Int(lo=0))
+    connection_passage_width: int = _setting(4, Int(lo=1))
+    # 100 % would make the whole map wall before smoothing, leaving nothing to explore.
+    random_fill_percent: int = _setting(40, Int(lo=0, hi=99))
+    wall_threshold_size: int = _setting(10, Int(lo=0))
+    room_threshold_size: int = _setting(10, Int(lo=0))
+
+
+@dataclass(frozen=True)
+class BuildingConfig(_Section):
+    """``map.building_config``: rooms and hallways generator."""
+
+    PATH: ClassVar[str] = "map.building_config"
+    hall_width: int = _setting(4, Int(lo=1))
+    max_hall_in_percent: float = _setting(20.0, Float(lo=0.0, hi=100.0))
+    min_room_side_length: int = _setting(6, Int(lo=1))
+    door_width: int = _setting(2, Int(lo=1))
+    door_padding: int = _setting(2, Int(lo=0))
+    room_split_chance: int = _setting(85, Int(lo=0, hi=100))
+
+    def _check_combination(self) -> None:
+        need = 2 * self.door_padding + self.door_width
+        if self.min_room_side_length < need:
+            raise ConfigError(
+                f"got {self.min_room_side_length}, but a room side must fit a door with padding on "
+                f"both sides: {self.key('min_room_side_length')} >= 2 * "
+                f"{self.key('door_padding')} + {self.key('door_width')} = 2 * "
+                f"{self.door_padding} + {self.door_width} = {need}",
+                key=self.key("min_room_side_length"),
+                value=self.min_room_side_length,
+            )
+
+
+_MAP_KINDS = ("building_config", "cave_config", "custom_map_filename")
+
+
+@dataclass(frozen=True)
+class MapConfig(_Section):
+    """``map``: size and exactly one map kind; none given means a building with defaults.
+
+    ``custom_map_filename`` is stored as an absolute path (a relative one is resolved against the
+    config file's folder when loading a file, against the working directory otherwise).
+    ``width_in_tiles``/``height_in_tiles`` are ignored for custom maps (the file sets the size).
+    """
+
+    PATH: ClassVar[str] = "map"
+    width_in_tiles: int = _setting(50, Int(lo=MIN_MAP_SIDE, hi=MAX_MAP_SIDE))
+    height_in_tiles: int = _setting(50, Int(lo=MIN_MAP_SIDE, hi=MAX_MAP_SIDE))
+    border_size: int = _setting(1, Int(lo=1))
+    wall_height: float = _setting(2.0, Float(lo=0.0, lo_open=True))
+    cave_config: CaveConfig | None = field(default=None, metadata=_sub(CaveConfig, optional=True))
+    building_config: BuildingConfig | None = field(
+        default=None, metadata=_sub(BuildingConfig, optional=True)
+    )
+    custom_map_filename: str | None = _setting(None, Nullable(Text()))
+
+    def _check_combination(self) -> None:
+        interior = min(self.width_in_tiles, self.height_in_tiles) - 2 * self.border_size
+        if interior < MIN_MAP_INTERIOR:
+            raise ConfigError(
+                f"got {self.border_size}, which leaves {interior} tiles inside the border of a "
+                f"{self.width_in_tiles}x{self.height_in_tiles} map; need min(width_in_tiles, "
+                f"height_in_tiles) - 2 * border_size >= {MIN_MAP_INTERIOR}",
+                key=self.key("border_size"),
+                value=self.border_size,
+            )
+        kinds = [k for k in _MAP_KINDS if getattr(self, k) is not None]
+        if len(kinds) > 1:
+            raise ConfigError(
+                f"give only one of building_config, cave_config or custom_map_filename, got "
+                f"{' and '.join(kinds)}",
+                key=self.PATH,
+                value=tuple(kinds),
+            )
+        if not kinds:  # MAES-ROS default: a building map with MAES's generator settings
+            self._set("building_config", BuildingConfig())
+        name = self.custom_map_filename
+        if name is not None:
+            if not name.lower().endswith(CUSTOM_MAP_SUFFIXES):
+                raise ConfigError(
+                    f"got {name!r}, expected a .pgm image or a Nav2 map .yaml file",
+                    key=self.key("custom_map_filename"),
+                    value=name,
+                )
+            self._set("custom_map_filename", os.path.abspath(os.path.expanduser(name)))
+
+    @property
+    def kind(self) -> str:
+        """``"building"``, ``"cave"`` or ``"custom"``."""
+        if self.custom_map_filename is not None:
+            return "custom"
+        return "cave" if self.cave_config is not None else "building"
+
+
+@dataclass(frozen=True)
+class WorldConfig(_Section):
+    """``world`` (MAES-ROS): the scale between MAES tiles and ROS metres."""
+
+    PATH: ClassVar[str] = "world"
+    tile_size: float = _setting(1.0, Float(lo=0.0, lo_open=True))
+
+
+@dataclass(frozen=True)
+class MotionConfig(_Section):
+    """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose."""
+
+    PATH: ClassVar[str] = "motion"
+    model: str = _setting("maes", Choice("maes", "differential_drive"))
+    odometry_noise: float = _setting(0.0, Float(lo=0.0))
+    heading_noise: float = _setting(0.0, Float(lo=0.0))
+
+
+@dataclass(frozen=True)
+class StackConfig(_Section):
+    """``stack`` (MAES-ROS): which SLAM and navigation serve the robots."""
+
+    PATH: ClassVar[str] = "stack"
+    slam: str = _setting("simulated", Choice("simulated", "slam_toolbox"))
+    nav: str = _setting("builtin", Choice("builtin", "nav2"))
+    cmd_vel_timeout: float = _setting(0.5, Float(lo=0.0, lo_open=True))
+
+
+@dataclass(frozen=True)
+class SimConfig(_Section):
+    """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion`` and ``stack`` sections.
+
+    Examples
+    --------
+    >>> cfg = SimConfig(number_of_robots=3, map=MapConfig(cave_config=CaveConfig()))
+    >>> cfg.map.kind, cfg.robot_spawn_config.mode, cfg.random_seeds
+    ('cave', 'spawn_together', (0,))
+    """
+
+    random_seeds: tuple[int, ...] = _setting((0,), IntList(lo=0, hi=2**63 - 1))
+    number_of_robots: int = _setting(1, Int(lo=1, hi=MAX_ROBOTS))
+    global_settings: GlobalSettings = field(
+        default_factory=GlobalSettings, metadata=_sub(GlobalSettings)
+    )
+    robot_constraints: RobotConstraints = field(
+        default_factory=RobotConstraints, metadata=_sub(RobotConstraints)
+    )
+    end_criteria: EndCriteria = field(default_factory=EndCriteria, metadata=_sub(EndCriteria))
+    robot_spawn_config: RobotSpawnConfig = field(
+        default_factory=RobotSpawnConfig, metadata=_sub(RobotSpawnConfig)
+    )
+    map: MapConfig = field(default_factory=MapConfig, metadata=_sub(MapConfig))
+    world: WorldConfig = field(default_factory=WorldConfig, metadata=_sub(WorldConfig))
+    motion: MotionConfig = field(default_factory=MotionConfig, metadata=_sub(MotionConfig))
+    stack: StackConfig = field(default_factory=StackConfig, metadata=_sub(StackConfig))
+
+    def _check_combination(self) -> None:
+        spawn, world_map = self.robot_spawn_config, self.map
+        if spawn.spawn_at_hallway_ends and world_map.kind != "building":
+            raise ConfigError(
+                f"got true, but only building maps have hallways (this map is {world_map.kind}); "
+                "use biggest_room or spawn_together",
+                key=RobotSpawnConfig.key("spawn_at_hallway_ends"),
+                value=True,
+            )
+        point = spawn.spawn_together.starting_point if spawn.spawn_together else None
+        if point is None or world_map.kind == "custom":
+            return  # a custom map's size is known only once the file is read
+        for axis, coord, side in zip(
+            "xy", point, (world_map.width_in_tiles, world_map.height_in_tiles)
+        ):
+            lo, hi = -(side // 2), (side + 1) // 2 - 1  # world tiles of a side-tile map
+            if not lo <= coord <= hi:
+                raise ConfigError(
+                    f"got {coord}, expected a world tile from {lo} to {hi} (the map is {side} "
+                    f"tiles along {axis}, origin at its centre)",
+                    key=SpawnTogether.key(f"suggested_starting_point_{axis}"),
+                    value=coord,
+                )
