@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from maes_sim.core.config_checks import ConfigError, show, unknown_key_error
 from maes_sim.core.config_schema import (
     BuildingConfig,
