@@ -1,0 +1,231 @@
+"""Broadcast communication between robots (MAES's ``BroadcastToAll``).
+
+A message posted during tick ``t`` is delivered with the state of tick ``t + 1`` to every other
+robot the sender can reach. Reachability is decided at delivery time from the positions at which
+the message was sent (the start of the step), by one of two rules:
+
+* MAES's rule: receiver within ``broadcast_range`` tiles, and, when
+  ``broadcast_blocked_by_walls``, a clear line of sight;
+* a user signal function ``f(total_distance, distance_through_walls) -> bool`` (both in tiles),
+  or ``f(total_distance, distance_through_walls, rng)`` to draw from the simulation's generator.
+  It is evaluated for every ordered (sender, receiver) pair, so it costs N**2 Python calls for a
+  sync of N robots: fine for tens of robots, slow for a thousand.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .kernels import line_of_sight, wall_distance
+from .neighbors import pairs_within
+
+#: Longest accepted broadcast or tag text, in UTF-8 bytes.
+MAX_MESSAGE_BYTES = 1024
+#: Broadcasts one robot may post per logic tick; later ones in the same tick are refused.
+MAX_BROADCASTS_PER_TICK = 20
+
+SignalFunction = Callable[..., bool]
+
+
+class SignalFunctionError(RuntimeError):
+    """The user's signal function raised or returned something that is not a bool."""
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    """A received broadcast; fields as ``maes_interfaces/Broadcast``."""
+
+    msg: str
+    sender: str
+
+
+def check_message(text: object) -> str | None:
+    """Why ``text`` cannot be sent as a broadcast or tag, or None when it can.
+
+    Examples
+    --------
+    >>> check_message("hello") is None
+    True
+    >>> check_message("")
+    'empty message'
+    """
+    if not isinstance(text, str):
+        return f"message must be a str, got {type(text).__name__}"
+    if text == "":
+        return "empty message"
+    size = len(text.encode("utf-8"))
+    if size > MAX_MESSAGE_BYTES:
+        return f"message of {size} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes"
+    return None
+
+
+@dataclass(frozen=True)
+class CommsRule:
+    """Who can hear whom.
+
+    Parameters
+    ----------
+    broadcast_range : float
+        Range in tiles (MAES's rule).
+    blocked_by_walls : bool
+        Require line of sight (MAES's rule).
+    signal_function : callable or None
+        Replaces MAES's rule when given (see module docstring).
+    """
+
+    broadcast_range: float
+    blocked_by_walls: bool
+    signal_function: SignalFunction | None = None
+
+    def links(
+        self,
+        walls: np.ndarray,
+        positions: np.ndarray,
+        rng: np.random.Generator,
+        senders: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Directed links (sender, receiver) among robots at ``positions`` (N, 2) grid coords.
+
+        ``senders`` (K,) restricts the senders considered (default: all). Returns two int64
+        arrays sorted by sender then receiver. Raises :class:`SignalFunctionError` when the
+        signal function fails; nothing else changes then (the rng may have advanced).
+
+        Examples
+        --------
+        >>> walls = np.zeros((5, 5), dtype=bool)
+        >>> rule = CommsRule(2.0, False)
+        >>> rule.links(walls, np.array([[1.0, 1.0], [2.0, 1.0], [4.5, 1.0]]),
+        ...            np.random.default_rng(0))
+        (array([0, 1]), array([1, 0]))
+        """
+        n = len(positions)
+        if senders is None:
+            senders = np.arange(n, dtype=np.int64)
+        senders = np.asarray(senders, dtype=np.int64)
+        if n < 2 or senders.size == 0:
+            empty = np.empty(0, dtype=np.int64)
+            return empty, empty.copy()
+        if self.signal_function is None:
+            ia, ib, _ = pairs_within(positions[senders], positions, self.broadcast_range)
+            ia = senders[ia]
+            keep = ia != ib
+            ia, ib = ia[keep], ib[keep]
+            if self.blocked_by_walls and ia.size:
+                clear = line_of_sight(walls, positions[ia], positions[ib])
+                ia, ib = ia[clear], ib[clear]
+            order = np.lexsort((ib, ia))
+            return ia[order], ib[order]
+        return self._custom_links(walls, positions, rng, senders)
+
+    def _custom_links(self, walls, positions, rng, senders):
+        n = len(positions)
+        ia = np.repeat(senders, n)
+        ib = np.tile(np.arange(n, dtype=np.int64), senders.size)
+        keep = ia != ib
+        ia, ib = ia[keep], ib[keep]
+        a, b = positions[ia], positions[ib]
+        total = np.hypot(*(b - a).T)
+        through = wall_distance(walls, a, b)
+        fn = self.signal_function
+        wants_rng = _takes_three_args(fn)
+        ok = np.zeros(ia.size, dtype=bool)
+        for k in range(ia.size):
+            try:
+                args = (float(total[k]), float(through[k]))
+                result = fn(*args, rng) if wants_rng else fn(*args)
+            except Exception as exc:  # the user's code: report whatever it raised
+                raise SignalFunctionError(
+                    f"signal function {getattr(fn, '__name__', fn)!r} raised "
+                    f"{type(exc).__name__}: {exc} for total_distance={total[k]:.3f}, "
+                    f"distance_through_walls={through[k]:.3f}"
+                ) from exc
+            if not isinstance(result, (bool, np.bool_)):
+                raise SignalFunctionError(
+                    f"signal function {getattr(fn, '__name__', fn)!r} must return a bool, "
+                    f"got {result!r}"
+                )
+            ok[k] = bool(result)
+        return ia[ok], ib[ok]
+
+
+def _takes_three_args(fn: Callable) -> bool:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [
+        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def communication_groups(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Label (n,) of the connected groups formed by links (ia, ib), taken as undirected.
+
+    Labels are the smallest robot index in each group, so they are deterministic.
+
+    Examples
+    --------
+    >>> communication_groups(5, np.array([0, 3]), np.array([1, 4])).tolist()
+    [0, 0, 2, 3, 3]
+    """
+    parent = np.arange(n, dtype=np.int64)
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return int(x)
+
+    for a, b in zip(ia.tolist(), ib.tolist()):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return np.array([find(i) for i in range(n)], dtype=np.int64)
+
+
+class Mailbox:
+    """Outgoing broadcasts of the current tick and the inboxes delivered at the last step."""
+
+    def __init__(self, n_robots: int) -> None:
+        self.n = n_robots
+        self.outbox: list[tuple[int, str]] = []
+        self.sent_this_tick = np.zeros(n_robots, dtype=np.int64)
+        self.inbox: list[list[Broadcast]] = [[] for _ in range(n_robots)]
+        self.total_sent = 0
+        self.total_delivered = 0
+
+    def post(self, robot: int, text: str) -> str | None:
+        """Queue ``text`` from ``robot``; returns why it was refused, or None when accepted."""
+        problem = check_message(text)
+        if problem is not None:
+            return problem
+        if self.sent_this_tick[robot] >= MAX_BROADCASTS_PER_TICK:
+            return f"robot {robot} already sent {MAX_BROADCASTS_PER_TICK} broadcasts this tick"
+        self.sent_this_tick[robot] += 1
+        self.outbox.append((robot, text))
+        return None
+
+    def pending_senders(self) -> np.ndarray:
+        """Sorted unique indices of robots with queued messages."""
+        return np.unique(np.array([s for s, _ in self.outbox], dtype=np.int64))
+
+    def deliver(self, ia: np.ndarray, ib: np.ndarray) -> None:
+        """Replace the inboxes with the queued messages sent along links (ia -> ib)."""
+        receivers: dict[int, list[int]] = {}
+        for a, b in zip(ia.tolist(), ib.tolist()):
+            receivers.setdefault(a, []).append(b)
+        inbox: list[list[Broadcast]] = [[] for _ in range(self.n)]
+        for sender, text in self.outbox:
+            message = Broadcast(msg=text, sender=str(sender))
+            for r in receivers.get(sender, ()):
+                inbox[r].append(message)
+                self.total_delivered += 1
+        self.total_sent += len(self.outbox)
+        self.inbox = inbox
+        self.outbox = []
+        self.sent_this_tick[:] = 0

@@ -1,0 +1,429 @@
+"""The simulation: one world, N robots, one logic tick at a time.
+
+>>> from maes_sim.core import SimConfig, Simulation
+>>> sim = Simulation(SimConfig(number_of_robots=2))
+>>> sim.set_velocity(0, 1.0, 0.0)
+>>> sim.step()
+>>> sim.tick, sim.poses.shape
+(1, (2, 3))
+
+Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
+
+1. communication links from the positions at tick ``t`` (the moment messages were sent); a
+   failing signal function raises here, before anything has changed;
+2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
+3. lidar from the new poses: exploration marked every tick, SLAM maps on update ticks;
+4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
+5. a statistics snapshot when due, and the end criteria.
+
+Everything random comes from ``self.rng``, seeded from the config, so a run is reproducible
+bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from . import commands as C
+from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
+from .config import SimConfig
+from .grid import grid_offset
+from .kernels import cast_rays, line_of_sight
+from .metrics import Metrics, snapshot_row
+from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
+from .neighbors import pairs_within
+from .slam import SlamState
+from .state import NearbyRobot, RobotState, TagView, Vector2D
+from .tags import TagStore
+from .world import (
+    WorldMap,
+    generate_building,
+    generate_cave,
+    load_custom_map,
+    reachable_open,
+    spawn_positions,
+)
+
+#: Lidar rays per robot (MAES: 180 rays at 2 degrees).
+N_RAYS = 180
+
+
+class CommandRejected(ValueError):
+    """A robot command or request was refused; the message says why. State is unchanged."""
+
+
+def world_from_config(config: SimConfig, rng: np.random.Generator) -> WorldMap:
+    """Build (or load) the map the config describes.
+
+    Generated maps draw from ``rng``; a custom map is read from ``custom_map_filename`` and
+    resampled to ``world.tile_size`` metres per tile when it is a Nav2 YAML map.
+    """
+    m = config.map
+    if m.kind == "custom":
+        return load_custom_map(m.custom_map_filename, tile_size=config.world.tile_size)
+    if m.kind == "cave":
+        return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config,
+                             rng)
+    return generate_building(m.width_in_tiles, m.height_in_tiles, m.border_size,
+                             m.building_config, rng)
+
+
+class Simulation:
+    """A MAES simulation of ``config.number_of_robots`` robots.
+
+    Parameters
+    ----------
+    config : SimConfig
+        The validated configuration (:func:`maes_sim.core.load_config`).
+    seed : int, optional
+        Overrides ``config.random_seeds[0]``.
+    world : WorldMap, optional
+        Use this map instead of building one from the config.
+    signal_function : callable, optional
+        ``f(total_distance, distance_through_walls[, rng]) -> bool`` deciding whether a
+        broadcast gets through (replaces the range/walls rule; see :mod:`comms`).
+
+    Attributes
+    ----------
+    tick : int
+        Logic ticks done.
+    walls : ndarray of bool, shape (H, W)
+        The map (``walls[iy, ix]``, row 0 at the bottom).
+    rng : numpy.random.Generator
+        The only source of randomness.
+    """
+
+    def __init__(
+        self,
+        config: SimConfig,
+        *,
+        seed: int | None = None,
+        world: WorldMap | None = None,
+        signal_function: SignalFunction | None = None,
+    ) -> None:
+        self.config = config
+        self.seed = int(config.random_seeds[0] if seed is None else seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.world = world if world is not None else world_from_config(config, self.rng)
+        self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
+        self.shape = self.walls.shape
+        self._offset = grid_offset(self.shape)
+        rc, gs = config.robot_constraints, config.global_settings
+        n = self.n_robots = config.number_of_robots
+        self.radius = rc.agent_relative_size / 2.0
+        self.tick_duration = gs.logic_ticks_delta_millis / 1000.0
+        self.motion_params = MotionParams.from_values(
+            relative_move_speed=rc.relative_move_speed,
+            agent_relative_size=rc.agent_relative_size,
+            logic_ticks_delta_millis=gs.logic_ticks_delta_millis,
+            physics_ticks_per_logic_update=gs.physics_ticks_per_logic_update,
+            model=config.motion.model,
+        )
+
+        spawn = config.robot_spawn_config
+        together = None
+        if spawn.mode == "spawn_together":
+            together = spawn.spawn_together.starting_point
+            if together is None:
+                together = (0.0, 0.0)
+        start = spawn_positions(
+            self.world, n, self.radius, self.rng,
+            biggest_room=spawn.mode == "biggest_room",
+            together_at=together,
+            at_hallway_ends=spawn.mode == "spawn_at_hallway_ends",
+        )
+        self._motion = MotionState.at_rest(start)
+        self._commands = C.Commands.idle(n)
+        self._odom = np.zeros((n, 3))  # believed pose by dead reckoning, world frame
+        self._odom[:, :2] = start - self._offset
+        self._status = robot_status(self._motion, self._commands, self.motion_params)
+        self.colliding = np.zeros(n, dtype=bool)
+        self.collided = np.zeros(n, dtype=bool)
+
+        reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
+        self.metrics = Metrics(reachable, n)
+        self.comms = CommsRule(rc.broadcast_range, rc.broadcast_blocked_by_walls, signal_function)
+        self.mailbox = Mailbox(n)
+        self.tags = TagStore(n)
+        self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
+        self.snapshots: list[dict[str, float | int]] = []
+        self.tick = 0
+        self.end_reason: str | None = None
+        self.links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        self._nearby = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        self._tags_nearby: list[list] | None = None
+        self._sense(slam_due=rc.automatically_update_slam)
+        self._snapshot_and_check_end()
+
+    # ------------------------------------------------------------------ observation (arrays)
+    @property
+    def sim_time(self) -> float:
+        """Simulated seconds since the start."""
+        return self.tick * self.tick_duration
+
+    @property
+    def poses(self) -> np.ndarray:
+        """True poses (N, 3): x, y (world tiles, origin at the map centre), heading (rad)."""
+        out = np.empty((self.n_robots, 3))
+        out[:, :2] = self._motion.positions - self._offset
+        out[:, 2] = self._motion.headings
+        return out
+
+    @property
+    def grid_positions(self) -> np.ndarray:
+        """True positions (N, 2) in grid coordinates (see :mod:`grid`)."""
+        return self._motion.positions.copy()
+
+    @property
+    def velocities(self) -> np.ndarray:
+        """Current (linear tiles/s, angular rad/s) of every robot, shape (N, 2)."""
+        return np.stack([self._motion.linear, self._motion.angular], axis=1)
+
+    @property
+    def odometry_poses(self) -> np.ndarray:
+        """Dead-reckoned poses (N, 3), world frame; equal to :attr:`poses` without noise."""
+        return self._odom.copy()
+
+    @property
+    def estimated_poses(self) -> np.ndarray:
+        """Poses (N, 3) the robots believe in their SLAM maps (true + SLAM inaccuracy)."""
+        out = self.poses
+        out[:, :2] += self.slam.offsets
+        return out
+
+    @property
+    def statuses(self) -> list[str]:
+        """Status names ("idle", "moving", "rotating", "stopping") of every robot."""
+        return [str(C.Status(int(k))) for k in self._status]
+
+    @property
+    def slam_maps(self) -> np.ndarray:
+        """Per-robot SLAM maps (N, H, W) uint8 (UNKNOWN=0, OPEN=1, SOLID=2). Read-only view."""
+        view = self.slam.maps.view()
+        view.flags.writeable = False
+        return view
+
+    @property
+    def exploration_percent(self) -> float:
+        """Share of the reachable open area seen by any lidar, 0..100."""
+        return self.metrics.exploration_percent
+
+    @property
+    def coverage_percent(self) -> float:
+        """Share of the reachable open area driven over, 0..100."""
+        return self.metrics.coverage_percent
+
+    @property
+    def finished(self) -> bool:
+        """True once an end criterion was met (see :attr:`end_reason`)."""
+        return self.end_reason is not None
+
+    def exploration_heatmap(self) -> np.ndarray:
+        """Exploration recency (H, W) float32: 1 now .. 0 cold, -1 never."""
+        cold = self.config.global_settings.ticks_before_exploration_heatmap_cold
+        return self.metrics.heatmap("exploration", self.tick, cold)
+
+    def coverage_heatmap(self) -> np.ndarray:
+        """Coverage recency (H, W) float32: 1 now .. 0 cold, -1 never."""
+        cold = self.config.global_settings.ticks_before_coverage_heatmap_cold
+        return self.metrics.heatmap("coverage", self.tick, cold)
+
+    def communication_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Directed (sender, receiver) pairs that can communicate at the current positions."""
+        return self.comms.links(self.walls, self._motion.positions, self.rng)
+
+    def nearby_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """(observer, observed) index arrays of the robots sensing each other this tick."""
+        return self._nearby[0].copy(), self._nearby[1].copy()
+
+    # ------------------------------------------------------------------ observation (objects)
+    def robot_state(self, robot: int) -> RobotState:
+        """The ``maes_interfaces/State`` of ``robot`` for the current tick (world tiles)."""
+        i = self._index(robot)
+        est = self.estimated_poses[i]
+        lo, hi = np.searchsorted(self._nearby[0], [i, i + 1])
+        nearby = [
+            NearbyRobot(id=str(j), pos=Vector2D(*map(float, self.poses[j, :2])))
+            for j in self._nearby[1][lo:hi].tolist()
+        ]
+        return RobotState(
+            tick=self.tick,
+            status=str(C.Status(int(self._status[i]))),
+            colliding=bool(self.colliding[i]),
+            incoming_broadcast_msgs=list(self.mailbox.inbox[i]),
+            tags_nearby=[
+                TagView(msg=t.msg, pos=Vector2D(*t.pos), sender=t.sender, tick=t.tick)
+                for t in self._tags_for()[i]
+            ],
+            nearby_robots=nearby,
+            position=Vector2D(float(est[0]), float(est[1])),
+            heading=float(est[2]),
+        )
+
+    def _tags_for(self) -> list[list]:
+        if self._tags_nearby is None:  # computed on demand: tags are read far less than kept
+            self._tags_nearby = self.tags.nearby(
+                self._motion.positions, self.config.robot_constraints.environment_tag_read_range
+            )
+        return self._tags_nearby
+
+    # ------------------------------------------------------------------ commands
+    def _index(self, robot: int) -> int:
+        if isinstance(robot, bool) or not isinstance(robot, (int, np.integer)):
+            raise CommandRejected(f"robot index must be an int, got {robot!r}")
+        if not 0 <= int(robot) < self.n_robots:
+            raise CommandRejected(
+                f"robot index {robot} is out of range: this simulation has robots 0.."
+                f"{self.n_robots - 1}"
+            )
+        return int(robot)
+
+    def _command(self, fn: Callable, robot, *args) -> None:
+        idx = np.atleast_1d(np.asarray(robot))
+        for r in idx.tolist():
+            self._index(r)
+        try:
+            trial = self._commands.copy()
+            fn(trial, idx, *args)
+        except C.CommandError as exc:
+            raise CommandRejected(str(exc)) from exc
+        self._commands = trial
+
+    def set_velocity(self, robot: int, linear: float, angular: float) -> None:
+        """Velocity command (tiles/s, rad/s) mapped through the motion model (cmd_vel)."""
+        self._command(C.set_velocity, robot, linear, angular)
+
+    def set_velocities(self, linear: np.ndarray, angular: np.ndarray) -> None:
+        """Velocity commands for all robots at once, shapes (N,) each."""
+        self._command(C.set_velocity, np.arange(self.n_robots), linear, angular)
+
+    def move(self, robot: int, distance: float) -> None:
+        """Drive ``distance`` tiles straight ahead (negative: reverse), then stop."""
+        self._command(C.move, robot, distance)
+
+    def rotate(self, robot: int, angle: float) -> None:
+        """Turn in place by ``angle`` radians (counter-clockwise positive), then stop."""
+        self._command(C.rotate, robot, angle)
+
+    def move_continuous(self, robot: int, reverse: bool = False) -> None:
+        """Drive straight until told otherwise."""
+        self._command(C.move_continuous, robot, reverse)
+
+    def rotate_continuous(self, robot: int, counter_clockwise: bool = True) -> None:
+        """Turn in place until told otherwise."""
+        self._command(C.rotate_continuous, robot, counter_clockwise)
+
+    def stop(self, robot: int) -> None:
+        """Brake to a standstill."""
+        self._command(C.stop, robot)
+
+    def broadcast(self, robot: int, text: str) -> None:
+        """Send ``text`` to every robot that can hear ``robot``; delivered at the next tick.
+
+        Raises :class:`CommandRejected` for an empty or oversized message, or past the
+        per-tick limit (:data:`comms.MAX_BROADCASTS_PER_TICK`).
+        """
+        problem = self.mailbox.post(self._index(robot), text)
+        if problem is not None:
+            raise CommandRejected(f"broadcast from robot {robot} refused: {problem}")
+
+    def deposit_tag(self, robot: int, text: str) -> None:
+        """Leave an environment tag with ``text`` at the robot's true position."""
+        i = self._index(robot)
+        gxy = self._motion.positions[i]
+        problem = self.tags.deposit(i, text, gxy, gxy - self._offset, self.tick)
+        if problem is not None:
+            raise CommandRejected(f"tag from robot {robot} refused: {problem}")
+        self._tags_nearby = None
+
+    # ------------------------------------------------------------------ stepping
+    def step(self) -> None:
+        """Advance every robot by one logic tick (see the module docstring for the order)."""
+        rc = self.config.robot_constraints
+        pos0 = self._motion.positions
+        next_tick = self.tick + 1
+        senders = self.mailbox.pending_senders()
+        links = self.comms.links(self.walls, pos0, self.rng, senders) if senders.size else None
+        sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
+        want_all = sync_due or self.config.global_settings.populate_adjacency_and_comm_groups_every_tick
+        all_links = self.comms.links(self.walls, pos0, self.rng) if want_all else None
+
+        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
+        self._motion, self._commands = result.state, result.commands
+        self._status = result.status
+        self.colliding, self.collided = result.colliding, result.collided
+        self.metrics.distance += result.distance
+        self.metrics.collisions += result.collided
+        noise = self.config.motion
+        self._odom = advance_odometry(self._odom, result.odom_delta, noise.odometry_noise,
+                                      noise.heading_noise, self.rng)
+        self.tick = next_tick
+
+        slam_due = rc.automatically_update_slam and self.tick % rc.slam_update_interval_in_ticks == 0
+        self._sense(slam_due)
+        if all_links is not None:
+            self.links = all_links
+            if sync_due:
+                self.slam.merge_groups(communication_groups(self.n_robots, *all_links))
+        if links is None:
+            links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+        self.mailbox.deliver(*links)
+        self.tags.new_tick()
+        self._snapshot_and_check_end()
+
+    def run(self, max_ticks: int | None = None,
+            progress: Callable[[Simulation], None] | None = None) -> None:
+        """Step until an end criterion is met or ``max_ticks`` more ticks are done."""
+        done = 0
+        while not self.finished and (max_ticks is None or done < max_ticks):
+            self.step()
+            done += 1
+            if progress is not None:
+                progress(self)
+
+    def _sense(self, slam_due: bool) -> None:
+        rc = self.config.robot_constraints
+        pos = self._motion.positions
+        slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
+        self.lidar_ranges, self.lidar_hits = cast_rays(
+            self.walls, pos, self._motion.headings, rc.slam_raytrace_range, N_RAYS,
+            explored_tick=self.metrics.explored_tick, tick=self.tick,
+            slam=self.slam.maps if slam_due else None, slam_index=slam_index,
+            parallel=self.n_robots >= 200,
+        )
+        if slam_due:
+            self.slam.redraw_offsets(self.rng)
+        self.metrics.mark_covered(pos, self.radius, self.tick)
+        self.metrics.refresh_counts()
+        ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
+        if rc.sense_nearby_agents_blocked_by_walls and ia.size:
+            clear = line_of_sight(self.walls, pos[ia], pos[ib])
+            ia, ib = ia[clear], ib[clear]
+        self._nearby = (ia, ib)
+        self._tags_nearby = None
+
+    def _snapshot_and_check_end(self) -> None:
+        gs, end = self.config.global_settings, self.config.end_criteria
+        if self.tick % gs.ticks_per_stats_snapshot == 0:
+            self.snapshots.append(self.stats())
+        if end.exploration_percent is not None and (
+            self.exploration_percent >= end.exploration_percent
+        ):
+            self.end_reason = f"exploration reached {self.exploration_percent:.2f} %"
+        elif end.coverage_percent is not None and self.coverage_percent >= end.coverage_percent:
+            self.end_reason = f"coverage reached {self.coverage_percent:.2f} %"
+        elif end.tick is not None and self.tick >= end.tick:
+            self.end_reason = f"tick limit {end.tick} reached"
+        if self.end_reason is not None and (
+            not self.snapshots or self.snapshots[-1]["tick"] != self.tick
+        ):
+            self.snapshots.append(self.stats())
+
+    def stats(self) -> dict[str, float | int]:
+        """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`)."""
+        return snapshot_row(
+            self.metrics, self.tick, self.sim_time, self.mailbox.total_sent,
+            self.mailbox.total_delivered, len(self.tags),
+        )

@@ -1,0 +1,100 @@
+"""Environment tags: short texts robots leave at their position for others to read (MAES 3.2).
+
+A tag is placed at the depositing robot's true position and can be read by any robot within
+``environment_tag_read_range`` tiles (no line of sight needed, as in MAES).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .comms import check_message
+from .neighbors import pairs_within
+
+#: Tags one robot may deposit per logic tick.
+MAX_TAGS_PER_TICK = 5
+#: Tags the whole simulation keeps; deposits beyond it are refused (memory stays bounded).
+MAX_TAGS_TOTAL = 1_000_000
+
+
+@dataclass(frozen=True)
+class EnvironmentTag:
+    """A deposited tag; fields as ``maes_interfaces/EnvironmentTag``.
+
+    ``pos`` is the world position in tiles, ``sender`` the robot id, ``tick`` the deposit tick.
+    """
+
+    msg: str
+    pos: tuple[float, float]
+    sender: str
+    tick: int
+
+
+class TagStore:
+    """All tags of a simulation, with positions kept as an array for range queries."""
+
+    def __init__(self, n_robots: int) -> None:
+        self._grid_pos = np.empty((0, 2), dtype=np.float64)
+        self._chunks: list[np.ndarray] = []
+        self.tags: list[EnvironmentTag] = []
+        self.deposited_this_tick = np.zeros(n_robots, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    @property
+    def grid_positions(self) -> np.ndarray:
+        """Grid coordinates (T, 2) of every tag, in deposit order."""
+        if self._chunks:
+            self._grid_pos = np.concatenate([self._grid_pos, *self._chunks])
+            self._chunks = []
+        return self._grid_pos
+
+    def deposit(
+        self, robot: int, text: str, grid_xy: np.ndarray, world_xy: np.ndarray, tick: int
+    ) -> str | None:
+        """Add a tag; returns why it was refused, or None when it was placed."""
+        problem = check_message(text)
+        if problem is not None:
+            return problem
+        if self.deposited_this_tick[robot] >= MAX_TAGS_PER_TICK:
+            return f"robot {robot} already deposited {MAX_TAGS_PER_TICK} tags this tick"
+        if len(self.tags) >= MAX_TAGS_TOTAL:
+            return f"the simulation already holds the maximum of {MAX_TAGS_TOTAL} tags"
+        self.deposited_this_tick[robot] += 1
+        self._chunks.append(np.asarray(grid_xy, dtype=np.float64).reshape(1, 2))
+        self.tags.append(
+            EnvironmentTag(
+                msg=text,
+                pos=(float(world_xy[0]), float(world_xy[1])),
+                sender=str(robot),
+                tick=int(tick),
+            )
+        )
+        return None
+
+    def new_tick(self) -> None:
+        """Reset the per-tick deposit counters."""
+        self.deposited_this_tick[:] = 0
+
+    def nearby(self, positions: np.ndarray, read_range: float) -> list[list[EnvironmentTag]]:
+        """Tags within ``read_range`` of each robot at ``positions`` (N, 2) grid coords.
+
+        Each robot's list is in deposit order.
+
+        Examples
+        --------
+        >>> store = TagStore(2)
+        >>> store.deposit(0, "here", np.array([1.0, 1.0]), np.array([-2.0, -2.0]), 5)
+        >>> [[t.msg for t in ts] for ts in store.nearby(np.array([[1.5, 1], [9, 9]]), 2.0)]
+        [['here'], []]
+        """
+        out: list[list[EnvironmentTag]] = [[] for _ in range(len(positions))]
+        if not self.tags:
+            return out
+        ia, ib, _ = pairs_within(positions, self.grid_positions, read_range)
+        for a, b in zip(ia.tolist(), ib.tolist()):
+            out[a].append(self.tags[b])
+        return out
