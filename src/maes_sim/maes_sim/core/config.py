@@ -68,7 +68,13 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen: dict[Any, Any] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # "<<: *anchor" merges; explicit keys may override merged ones
             key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                continue  # the base class reports unhashable keys
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
@@ -120,7 +126,8 @@ def load_config(path: str | os.PathLike[str]) -> SimConfig:
         raise ConfigError(f"invalid YAML: {err}", source=source) from None
     if data is None:
         raise ConfigError("the file is empty; write {} to use every default", source=source)
-    return config_from_dict(data, source=source, base_dir=file.resolve().parent)
+    # The folder the user sees (a symlinked config resolves beside the link, not its target).
+    return config_from_dict(data, source=source, base_dir=Path(os.path.abspath(file)).parent)
 
 
 def config_from_dict(

@@ -15,7 +15,18 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-_NO_VALUE = object()
+
+class _NoValue:
+    """Marks a :class:`ConfigError` without an offending value (None can be a bad value)."""
+
+    def __repr__(self) -> str:
+        return "<no value>"
+
+    def __reduce__(self) -> str:
+        return "_NO_VALUE"  # pickles as a reference, so the marker stays a singleton
+
+
+_NO_VALUE = _NoValue()
 
 
 class ConfigError(ValueError):

@@ -612,6 +612,17 @@ def test_unusable_file_content(tmp_path, text, fragment):
     assert fragment in str(info.value)
 
 
+def test_merge_keys_and_overrides_are_not_duplicates(tmp_path):
+    text = "map:\n  <<: {width_in_tiles: 20, height_in_tiles: 20}\n  width_in_tiles: 30\n"
+    cfg = load_config(_write(tmp_path, text))
+    assert (cfg.map.width_in_tiles, cfg.map.height_in_tiles) == (30, 20)
+
+
+def test_unhashable_yaml_key(tmp_path):
+    with pytest.raises(ConfigError, match="unhashable key"):
+        load_config(_write(tmp_path, "? [1, 2]\n: x\n"))
+
+
 def test_not_utf8(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_bytes(b"number_of_robots: \xff\xfe\n")
@@ -668,6 +679,14 @@ def test_custom_map_that_is_a_directory(tmp_path):
     (tmp_path / "d.pgm").mkdir()
     err = _error({"map": {"custom_map_filename": str(tmp_path / "d.pgm")}})
     assert "is a directory" in str(err)
+
+
+def test_symlinked_config_resolves_beside_the_link(tmp_path):
+    real = _write(tmp_path, "map: {custom_map_filename: m.pgm}\n", "real/c.yaml")
+    _touch(tmp_path / "run" / "m.pgm")
+    link = tmp_path / "run" / "c.yaml"
+    link.symlink_to(real)
+    assert load_config(link).map.custom_map_filename == str(tmp_path / "run" / "m.pgm")
 
 
 def test_config_from_dict_resolves_against_base_dir(tmp_path):
@@ -743,10 +762,14 @@ def test_configs_are_frozen():
         cfg.map.width_in_tiles = 5  # type: ignore[misc]
 
 
-def test_config_error_pickles():
+def test_config_error_pickles(tmp_path):
     err = _error({"number_of_robots": 0})
     copy = pickle.loads(pickle.dumps(err))
     assert (str(copy), copy.key, copy.value, copy.source) == (str(err), err.key, 0, "<dict>")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "missing.yaml")
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert copy.value is info.value.value and copy.key is None  # "no value" survives pickling
 
 
 # ---------------------------------------------------------------------------------------------
