@@ -189,7 +189,13 @@ class Float:
 
 
 class Bool:
-    """``true`` or ``false``; with ``null_as`` set, YAML ``null`` is accepted and stored as it."""
+    """``true`` or ``false``; with ``null_as`` set, YAML ``null`` is accepted and stored as it.
+
+    Examples
+    --------
+    >>> Bool(null_as=False)(None, "robot_spawn_config.biggest_room")
+    False
+    """
 
     def __init__(self, null_as: bool | None = None) -> None:
         self.null_as = null_as
@@ -208,7 +214,13 @@ class Bool:
 
 
 class Choice:
-    """One of a fixed set of strings; a near miss gets a "did you mean" suggestion."""
+    """One of a fixed set of strings; a near miss gets a "did you mean" suggestion.
+
+    Examples
+    --------
+    >>> Choice("builtin", "nav2")("nav2", "stack.nav")
+    'nav2'
+    """
 
     def __init__(self, *options: str) -> None:
         self.options = options
@@ -226,7 +238,13 @@ class Choice:
 
 
 class Text:
-    """A non-empty string."""
+    """A non-empty string (not only blanks).
+
+    Examples
+    --------
+    >>> Text()("map.pgm", "map.custom_map_filename")
+    'map.pgm'
+    """
 
     def expected(self) -> str:
         return "a non-empty string"
@@ -240,7 +258,13 @@ class Text:
 
 
 class Nullable:
-    """``None`` (YAML ``null``) or a value accepted by ``inner``."""
+    """``None`` (YAML ``null``) or a value accepted by ``inner``.
+
+    Examples
+    --------
+    >>> Nullable(Int(lo=1))(None, "end_criteria.tick") is None
+    True
+    """
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -260,7 +284,13 @@ class Nullable:
 
 
 class IntList:
-    """A non-empty list of integers in ``[lo, hi]``, stored as a tuple."""
+    """A non-empty list of integers in ``[lo, hi]``, stored as a tuple.
+
+    Examples
+    --------
+    >>> IntList(lo=0)([1, 2], "random_seeds")
+    (1, 2)
+    """
 
     def __init__(self, lo: int | None = None, hi: int | None = None) -> None:
         self.item = Int(lo, hi)
@@ -277,7 +307,13 @@ class IntList:
 
 
 class Section:
-    """A nested config dataclass of type ``cls`` (or ``None`` when ``optional``)."""
+    """A nested config dataclass of type ``cls`` (or ``None`` when ``optional``).
+
+    Examples
+    --------
+    >>> Section(dict, optional=True)(None, "map.cave_config") is None
+    True
+    """
 
     def __init__(self, cls: type, optional: bool = False) -> None:
         self.cls, self.optional = cls, optional
@@ -315,6 +351,11 @@ def unknown_key_error(key: str, parent: str, allowed: Sequence[str], all_paths: 
 
     Suggests the closest key of the same section; failing that, the same key in another section
     (e.g. ``tile_size`` written at the top level instead of under ``world``).
+
+    Examples
+    --------
+    >>> unknown_key_error("tile_size", "", ["world"], ["world", "world.tile_size"]).problem
+    "unknown key 'tile_size'; did you mean 'world.tile_size'? (it belongs in another section)"
     """
     path = f"{parent}.{key}" if parent else str(key)
     hint = suggestion(str(key), allowed)

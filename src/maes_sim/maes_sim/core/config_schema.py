@@ -155,7 +155,7 @@ class EndCriteria(_Section):
 
 @dataclass(frozen=True)
 class SpawnTogether(_Section):
-    """``robot_spawn_config.spawn_together``: a cluster around a point (world tiles) or the centre."""
+    """``robot_spawn_config.spawn_together``: a cluster around a point (world tiles) or centre."""
 
     PATH: ClassVar[str] = "robot_spawn_config.spawn_together"
     suggested_starting_point_x: int | None = _setting(None, Nullable(Int()))
@@ -381,7 +381,7 @@ class SimConfig(_Section):
         if point is None or world_map.kind == "custom":
             return  # a custom map's size is known only once the file is read
         for axis, coord, side in zip(
-            "xy", point, (world_map.width_in_tiles, world_map.height_in_tiles)
+            "xy", point, (world_map.width_in_tiles, world_map.height_in_tiles), strict=True
         ):
             lo, hi = -(side // 2), (side + 1) // 2 - 1  # world tiles of a side-tile map
             if not lo <= coord <= hi:

@@ -104,7 +104,7 @@ MAES2_TEXT = """\
 random_seeds: [0]
 number_of_robots: 2
 global_settings:
-  logic_ticks_delta_millis: 100 
+  logic_ticks_delta_millis: 100\x20
   physics_ticks_per_logic_update: 10
   draw_communication: true
   show_environment_tags: true
