@@ -53,7 +53,8 @@ def write_occupancy_map(
     origin_xy : tuple of float
         World position in metres of the bottom-left corner of cell (0, 0).
 
-    The image uses map_server's trinary convention (254 free, 0 occupied, 205 unknown), so
+    The image uses map_saver's trinary convention (254 free, 0 occupied, 205 unknown, with
+    free_thresh 0.196 so that 205 reads back as unknown), so
     ``map_server`` / ``load_map_yaml`` read it back unchanged.
     """
     stem = Path(path_stem)
@@ -77,7 +78,7 @@ def write_occupancy_map(
         f"origin: [{float(origin_xy[0])!r}, {float(origin_xy[1])!r}, 0.0]\n"
         "negate: 0\n"
         "occupied_thresh: 0.65\n"
-        "free_thresh: 0.25\n"
+        "free_thresh: 0.196\n"  # 205 (unknown) stays unknown, as ROS map_saver writes
     )
     return pgm, yml
 

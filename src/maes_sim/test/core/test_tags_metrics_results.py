@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+
+from maes_sim.core.metrics import SNAPSHOT_COLUMNS, Metrics, snapshot_row
+from maes_sim.core.results import heatmap_rgb, write_csv, write_occupancy_map, write_png
+from maes_sim.core.slam import SlamState, to_occupancy
+from maes_sim.core.tags import MAX_TAGS_PER_TICK, TagStore
+from maes_sim.core.world import load_map_yaml
+
+
+def test_tags_in_range_in_deposit_order_and_rate_limited():
+    store = TagStore(2)
+    for k, x in enumerate([1.0, 3.0, 10.0]):
+        assert store.deposit(0, f"t{k}", np.array([x, 1.0]), np.array([x - 5, -4.0]), 7) is None
+    near = store.nearby(np.array([[2.0, 1.0], [20.0, 20.0]]), 1.0)
+    assert [t.msg for t in near[0]] == ["t0", "t1"]
+    assert near[1] == []
+    assert near[0][1].pos == (-2.0, -4.0) and near[0][1].tick == 7
+    for _ in range(MAX_TAGS_PER_TICK - 3):
+        store.deposit(0, "x", np.zeros(2), np.zeros(2), 7)
+    assert "already deposited" in store.deposit(0, "x", np.zeros(2), np.zeros(2), 7)
+    store.new_tick()
+    assert store.deposit(0, "x", np.zeros(2), np.zeros(2), 8) is None
+
+
+def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
+    reachable = np.ones((10, 10), dtype=bool)
+    reachable[:, 5:] = False  # half the map is unreachable: never counts
+    m = Metrics(reachable, 1)
+    m.mark_covered(np.array([[2.5, 2.5]]), 0.3, tick=4)
+    m.refresh_counts()
+    assert np.argwhere(m.covered_tick == 4).tolist() == [[2, 2]]
+    assert m.coverage_percent == pytest.approx(100 / 50)
+    m.mark_covered(np.array([[3.0, 3.0]]), 0.75, tick=5)  # corner: four tile centres in reach
+    assert sorted(map(tuple, np.argwhere(m.covered_tick == 5).tolist())) == [
+        (2, 2), (2, 3), (3, 2), (3, 3)]
+    m.explored_tick[:, :] = 1
+    m.refresh_counts()
+    assert m.exploration_percent == pytest.approx(100.0)
+    row = snapshot_row(m, 5, 0.5, 1, 2, 3)
+    assert tuple(row) == SNAPSHOT_COLUMNS and row["reachable_tiles"] == 50
+
+
+def test_occupancy_map_round_trips_through_the_nav2_loader(tmp_path):
+    slam = SlamState(1, (6, 8), 0.0)
+    slam.maps[0, 1:5, 1:7] = 1
+    slam.maps[0, 0, :] = 2
+    occ = to_occupancy(slam.maps[0])
+    pgm, yml = write_occupancy_map(tmp_path / "robot0_map", occ, 1.0, (-4.0, -3.0))
+    assert pgm.read_bytes().startswith(b"P5")
+    loaded = load_map_yaml(yml, tile_size=1.0)
+    # unknown counts as wall on import, so the open tiles are exactly the OPEN ones
+    np.testing.assert_array_equal(~loaded.walls, slam.maps[0] == 1)
+
+
+def test_csv_and_png_are_well_formed(tmp_path):
+    p = write_csv(tmp_path / "stats.csv", [{"a": 1, "b": 2.5}, {"a": 2, "b": 3.5}], ["a", "b"])
+    assert p.read_text().splitlines() == ["a,b", "1,2.5", "2,3.5"]
+    heat = np.array([[-1.0, 0.0], [0.5, 1.0]], dtype=np.float32)
+    rgb = heatmap_rgb(heat, np.array([[True, False], [False, False]]), scale=3)
+    assert rgb.shape == (6, 6, 3)
+    # image row 0 = map row 1 (the top): col 1 is hot (1.0) -> red; bottom-left is a wall
+    assert tuple(rgb[0, 3]) == (220, 40, 30)
+    assert tuple(rgb[5, 0]) == (60, 60, 60)
+    png = write_png(tmp_path / "h.png", rgb)
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    with pytest.raises(ValueError, match="uint8"):
+        write_png(tmp_path / "bad.png", rgb.astype(float))
