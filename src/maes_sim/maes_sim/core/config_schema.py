@@ -22,6 +22,7 @@ from maes_sim.core.config_checks import (
     Nullable,
     Section,
     Text,
+    show,
 )
 
 #: Map sides (tiles) allowed for generated maps: smaller cannot hold a room and a robot; larger
@@ -80,7 +81,9 @@ class _ResultsPath:
         if value is None or (isinstance(value, str) and value.strip().lower() in ("", "default")):
             return DEFAULT_RESULTS_DIR
         if not isinstance(value, str):
-            raise ConfigError(f"got {value!r}, expected {self.expected()}", key=key, value=value)
+            raise ConfigError(
+                f"got {show(value)}, expected {self.expected()}", key=key, value=value
+            )
         return value
 
 
