@@ -1,0 +1,184 @@
+"""Obstacle inflation and Nav2-style costmaps from an occupancy grid (numpy only).
+
+All distances here are in *cells*, measured between cell centres, as Nav2's inflation layer does.
+Convert from world units with ``radius_cells = radius / resolution`` and
+``scaling_per_cell = cost_scaling_factor_per_metre * resolution``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._checks import check_bool_grid, check_int_grid, check_non_negative
+from .costmap import INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN
+
+# Nav2's internal costs (nav2_costmap_2d/cost_values.hpp) before translation to 0..100.
+_NAV2_INSCRIBED = 253
+
+
+def disc_offsets(radius: float) -> np.ndarray:
+    """Integer offsets ``(dx, dy)`` (K, 2) with ``dx**2 + dy**2 <= radius**2``, in raster order.
+
+    Examples
+    --------
+    >>> disc_offsets(1.0).tolist()
+    [[0, -1], [-1, 0], [0, 0], [1, 0], [0, 1]]
+    """
+    radius = check_non_negative("radius", radius)
+    r = math.floor(radius)
+    dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
+    keep = dx * dx + dy * dy <= radius * radius
+    return np.stack([dx[keep], dy[keep]], axis=1)
+
+
+def _shifted(mask: np.ndarray, dx: int, dy: int) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
+    """Slices so that ``out[dst] |= mask[src]`` moves ``mask`` by (dx, dy) without wrapping."""
+    h, w = mask.shape
+    dst = (slice(max(dy, 0), h + min(dy, 0)), slice(max(dx, 0), w + min(dx, 0)))
+    src = (slice(max(-dy, 0), h - max(dy, 0)), slice(max(-dx, 0), w - max(dx, 0)))
+    return dst, src
+
+
+def inflate(occupied: np.ndarray, radius: float) -> np.ndarray:
+    """Grow obstacles by a disc: cells whose centre lies within ``radius`` of an occupied centre.
+
+    Parameters
+    ----------
+    occupied : bool (H, W)
+        ``occupied[iy, ix]``.
+    radius : float
+        Disc radius in cells (>= 0); below 1 nothing grows.
+
+    Returns
+    -------
+    bool (H, W)
+        A new array; cells outside the grid are not obstacles.
+
+    Examples
+    --------
+    >>> occ = np.zeros((3, 5), dtype=bool); occ[1, 2] = True
+    >>> inflate(occ, 1.0).astype(int)
+    array([[0, 0, 1, 0, 0],
+           [0, 1, 1, 1, 0],
+           [0, 0, 1, 0, 0]])
+    """
+    occ = check_bool_grid("occupied", occupied)
+    out = occ.copy()
+    for dx, dy in disc_offsets(radius):
+        if dx == 0 and dy == 0:
+            continue
+        dst, src = _shifted(occ, int(dx), int(dy))
+        out[dst] |= occ[src]
+    return out
+
+
+def obstacle_distance(occupied: np.ndarray, max_distance: float) -> np.ndarray:
+    """Distance (cells, centre to centre) to the nearest occupied cell, up to ``max_distance``.
+
+    Brute force over the disc of offsets: O(H * W * max_distance**2), fine for the radii of a
+    robot (a few cells).
+
+    Parameters
+    ----------
+    occupied : bool (H, W)
+    max_distance : float
+        Largest distance computed, in cells.
+
+    Returns
+    -------
+    float64 (H, W)
+        ``inf`` beyond ``max_distance``.
+
+    Examples
+    --------
+    >>> occ = np.zeros((1, 4), dtype=bool); occ[0, 0] = True
+    >>> obstacle_distance(occ, 2.0)
+    array([[ 0.,  1.,  2., inf]])
+    """
+    occ = check_bool_grid("occupied", occupied)
+    offsets = disc_offsets(max_distance)
+    lengths = np.hypot(offsets[:, 0], offsets[:, 1])
+    dist = np.full(occ.shape, np.inf)
+    for (dx, dy), length in zip(offsets, lengths):
+        dst, src = _shifted(occ, int(dx), int(dy))
+        region = dist[dst]
+        np.minimum(region, np.where(occ[src], length, np.inf), out=region)
+    return dist
+
+
+def costmap_from_occupancy(
+    occupancy: np.ndarray,
+    robot_radius: float,
+    inflation_radius: float | None = None,
+    cost_scaling_factor: float = 3.0,
+    *,
+    occupied_threshold: int = OCCUPIED_THRESHOLD,
+    inflate_unknown: bool = False,
+) -> np.ndarray:
+    """Nav2-style costmap (0..100, -1 unknown) from an occupancy grid.
+
+    Follows Nav2's static + inflation layers and its ``costmap/costmap`` translation:
+
+    - occupied cells (value >= ``occupied_threshold``) -> 100 (lethal);
+    - cells within ``robot_radius`` of an occupied cell -> 99 (inscribed), unknown ones included;
+    - cells within ``inflation_radius``: Nav2's ``252 * exp(-k * (d - robot_radius))`` translated
+      to ``1 + 97 * (c - 1) // 251`` (0 when the cost rounds to 0);
+    - other known cells -> 0, other unknown cells -> -1 (or, with ``inflate_unknown``, the
+      decayed cost when it is above 0, as Nav2's ``inflate_unknown: true``).
+
+    Parameters
+    ----------
+    occupancy : int (H, W)
+        Values -1 or 0..100, ``occupancy[iy, ix]`` (e.g. ``GridMap.array``).
+    robot_radius : float
+        Inscribed radius in cells.
+    inflation_radius : float, optional
+        Radius of the decaying cost, in cells, >= ``robot_radius``. Default: ``robot_radius``
+        (no decay: only lethal, inscribed and free).
+    cost_scaling_factor : float
+        Decay rate per cell (Nav2's per-metre factor times the resolution).
+    occupied_threshold : int
+        Occupancy values at or above it are obstacles.
+    inflate_unknown : bool
+        Give unknown cells the decayed cost too (Nav2's ``inflate_unknown``).
+
+    Returns
+    -------
+    int8 (H, W)
+
+    Examples
+    --------
+    >>> occ = np.array([[0, 0, 100, 0, -1, -1]], dtype=np.int8)
+    >>> costmap_from_occupancy(occ, robot_radius=1.0, inflation_radius=3.0)
+    array([[  5,  99, 100,  99,  -1,  -1]], dtype=int8)
+    """
+    occ = check_int_grid("occupancy", occupancy)
+    robot_radius = check_non_negative("robot_radius", robot_radius)
+    if inflation_radius is None:
+        inflation_radius = robot_radius
+    inflation_radius = check_non_negative("inflation_radius", inflation_radius)
+    if inflation_radius < robot_radius:
+        raise ValueError(
+            f"inflation_radius ({inflation_radius}) must be >= robot_radius ({robot_radius})"
+        )
+    cost_scaling_factor = check_non_negative("cost_scaling_factor", cost_scaling_factor)
+
+    lethal = occ >= occupied_threshold
+    unknown = occ < 0
+    dist = obstacle_distance(lethal, inflation_radius)
+    # Nav2 computes the decayed cost as an unsigned char, i.e. truncated.
+    with np.errstate(invalid="ignore", over="ignore"):
+        decayed = np.floor(
+            (_NAV2_INSCRIBED - 1) * np.exp(-cost_scaling_factor * (dist - robot_radius))
+        )
+    decayed = np.where(np.isfinite(dist), decayed, 0.0).astype(np.int64)
+    translated = np.where(decayed > 0, 1 + (97 * (decayed - 1)) // 251, 0)
+
+    cost = np.where(unknown, UNKNOWN, translated)
+    if inflate_unknown:
+        cost = np.where(unknown & (translated > 0), translated, cost)
+    cost = np.where(dist <= robot_radius, INSCRIBED, cost)
+    cost = np.where(lethal, LETHAL, cost)
+    return cost.astype(np.int8)

@@ -1,0 +1,358 @@
+"""Path planning over grid cells: A*, distance fields, line of sight and path pruning.
+
+Cells are ``(ix, iy)`` tuples indexing arrays as ``grid[iy, ix]`` (``GridMap.array`` order).
+A grid given to the planners is either
+
+- a bool (H, W) array: ``True`` where the robot centre may be (e.g. ``~inflate(...)``), or
+- an integer (H, W) Nav2 costmap (:func:`costmap_from_occupancy`, or a received
+  ``global_costmap/costmap`` as ``GridMap.array``): cells below 99 are traversable, unknown
+  (-1) only with ``allow_unknown``; a cell's cost ``c`` makes stepping into it
+  ``1 + cost_weight * c / 98`` times longer.
+
+Moves are 8-connected without cutting corners. Anything outside the grid is blocked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ._checks import check_bool_grid, check_int_grid, check_non_negative
+from ._search import search
+from .costmap import INSCRIBED
+from .inflation import costmap_from_occupancy, inflate
+
+Cell = tuple[int, int]
+
+__all__ = [
+    "Cell",
+    "astar",
+    "costmap_from_occupancy",
+    "distance_field",
+    "inflate",
+    "line_of_sight",
+    "nearest_traversable",
+    "path_length",
+    "prune_path",
+    "traversable_mask",
+]
+
+
+def traversable_mask(costs: np.ndarray, allow_unknown: bool = False) -> np.ndarray:
+    """Bool (H, W): cells of a Nav2 costmap where the robot centre may be (cost < 99).
+
+    Examples
+    --------
+    >>> traversable_mask(np.array([[0, 98, 99, 100, -1]]), allow_unknown=True)
+    array([[ True,  True, False, False,  True]])
+    """
+    c = check_int_grid("costs", costs)
+    known = (c >= 0) & (c < INSCRIBED)
+    return known | (c < 0) if allow_unknown else known
+
+
+def _prepare(
+    grid: np.ndarray, allow_unknown: bool, cost_weight: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(passable bool (H, W), penalty float64 (H, W)) of a bool grid or an integer costmap."""
+    arr = np.asarray(grid)
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"grid must be a non-empty (H, W) array, got shape {arr.shape}")
+    cost_weight = check_non_negative("cost_weight", cost_weight)
+    if arr.dtype == np.bool_:
+        return np.ascontiguousarray(arr), np.zeros(arr.shape)
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"grid must be bool or an integer costmap, got dtype={arr.dtype}")
+    passable = traversable_mask(arr, allow_unknown)
+    penalty = (cost_weight / (INSCRIBED - 1)) * np.clip(arr, 0, INSCRIBED - 1).astype(np.float64)
+    return passable, penalty
+
+
+def _check_cell(name: str, cell: Sequence[int], shape: tuple[int, int]) -> Cell:
+    try:
+        ix, iy = (int(v) for v in cell)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an (ix, iy) pair of ints, got {cell!r}") from None
+    if not (0 <= ix < shape[1] and 0 <= iy < shape[0]):
+        raise ValueError(f"{name} {(ix, iy)} is outside the grid of shape (H, W) = {shape}")
+    return ix, iy
+
+
+def astar(
+    grid: np.ndarray,
+    start: Sequence[int],
+    goal: Sequence[int],
+    *,
+    allow_unknown: bool = False,
+    cost_weight: float = 1.0,
+) -> list[Cell] | None:
+    """Shortest 8-connected path of cells from ``start`` to ``goal`` (A*, octile heuristic).
+
+    Parameters
+    ----------
+    grid : bool (H, W) or int (H, W)
+        Traversable mask or Nav2 costmap (see the module docstring).
+    start, goal : (ix, iy)
+        Cells inside the grid. Use :func:`nearest_traversable` first for a start or goal that
+        lies in an inflated cell.
+    allow_unknown : bool
+        Costmap only: unknown cells are traversable (at zero cost). No effect on a bool grid.
+    cost_weight : float
+        Costmap only: how strongly costs lengthen steps (0 ignores them).
+
+    Returns
+    -------
+    list of (ix, iy) or None
+        From ``start`` to ``goal`` inclusive; ``None`` when start or goal is not traversable or
+        no path exists. Deterministic: the same input always gives the same path.
+
+    Examples
+    --------
+    >>> free = np.ones((3, 4), dtype=bool); free[0:2, 1] = False
+    >>> astar(free, (0, 0), (2, 0))
+    [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (2, 1), (2, 0)]
+    """
+    passable, penalty = _prepare(grid, allow_unknown, cost_weight)
+    sx, sy = _check_cell("start", start, passable.shape)
+    gx, gy = _check_cell("goal", goal, passable.shape)
+    if not (passable[sy, sx] and passable[gy, gx]):
+        return None
+    cost, parent = search(passable, penalty, sx, sy, gx, gy)
+    w = passable.shape[1]
+    t = gy * w + gx
+    if not math.isfinite(cost[t]):
+        return None
+    path = []
+    node = t
+    while node >= 0:
+        iy, ix = divmod(int(node), w)
+        path.append((ix, iy))
+        node = parent[node]
+    path.reverse()
+    return path
+
+
+def distance_field(
+    grid: np.ndarray,
+    start: Sequence[int],
+    *,
+    allow_unknown: bool = False,
+    cost_weight: float = 1.0,
+) -> np.ndarray:
+    """Path cost from ``start`` to every cell (Dijkstra, same moves and costs as :func:`astar`).
+
+    Returns
+    -------
+    float64 (H, W)
+        ``inf`` where unreachable (and everywhere if ``start`` is not traversable).
+
+    Examples
+    --------
+    >>> free = np.ones((2, 3), dtype=bool); free[0, 1] = False
+    >>> distance_field(free, (0, 0))
+    array([[ 0., inf,  4.],
+           [ 1.,  2.,  3.]])
+    """
+    passable, penalty = _prepare(grid, allow_unknown, cost_weight)
+    sx, sy = _check_cell("start", start, passable.shape)
+    if not passable[sy, sx]:
+        return np.full(passable.shape, np.inf)
+    cost, _ = search(passable, penalty, sx, sy, -1, -1)
+    return cost.reshape(passable.shape)
+
+
+def nearest_traversable(
+    traversable: np.ndarray, cell: Sequence[int], max_distance: float = math.inf
+) -> Cell | None:
+    """The traversable cell nearest (Euclidean, centre to centre) to ``cell``.
+
+    For a start or goal that fell into an inflated cell. Ties go to the lowest ``iy``, then
+    ``ix``. ``cell`` itself is returned when it is traversable.
+
+    Parameters
+    ----------
+    traversable : bool (H, W)
+    cell : (ix, iy)
+        May lie outside the grid.
+    max_distance : float
+        Only cells this close (in cells) count.
+
+    Returns
+    -------
+    (ix, iy) or None
+        ``None`` when no traversable cell lies within ``max_distance``.
+
+    Examples
+    --------
+    >>> t = np.zeros((3, 3), dtype=bool); t[2, 1] = t[0, 2] = True
+    >>> nearest_traversable(t, (1, 1)), nearest_traversable(t, (0, 0), max_distance=1.5)
+    ((1, 2), None)
+    """
+    t = check_bool_grid("traversable", traversable)
+    ix, iy = (int(v) for v in cell)
+    ys, xs = np.nonzero(t)  # raster order, so argmin's first minimum is the documented tie-break
+    if xs.size == 0:
+        return None
+    d2 = (xs - ix) ** 2 + (ys - iy) ** 2
+    k = int(np.argmin(d2))
+    if d2[k] > max_distance * max_distance:
+        return None
+    return int(xs[k]), int(ys[k])
+
+
+def _segment_blocked(
+    blocked_cells: np.ndarray, a: np.ndarray, b: np.ndarray, clearance: float
+) -> bool:
+    """Whether segment a-b (grid coordinates) comes within ``clearance`` of any cell square.
+
+    ``blocked_cells`` is int (K, 2) ``(ix, iy)``; cell squares are [ix, ix+1] x [iy, iy+1].
+    Touching a square (even at a corner) counts as blocked.
+    """
+    if blocked_cells.shape[0] == 0:
+        return False
+    lo = blocked_cells.astype(np.float64)
+    hi = lo + 1.0
+    d = b - a
+    # Liang-Barsky clipping of the segment against every square at once.
+    t0 = np.zeros(lo.shape[0])
+    t1 = np.ones(lo.shape[0])
+    hit = np.ones(lo.shape[0], dtype=bool)
+    for axis in (0, 1):
+        if d[axis] == 0.0:
+            hit &= (lo[:, axis] <= a[axis]) & (a[axis] <= hi[:, axis])
+        else:
+            ta = (lo[:, axis] - a[axis]) / d[axis]
+            tb = (hi[:, axis] - a[axis]) / d[axis]
+            t0 = np.maximum(t0, np.minimum(ta, tb))
+            t1 = np.minimum(t1, np.maximum(ta, tb))
+    hit &= t0 <= t1 + 1e-9  # tolerance: grazing a corner must count as touching
+    if hit.any() or clearance <= 0.0:
+        return bool(hit.any())
+
+    # Disjoint convex shapes are closest at a vertex of one of them: the segment's end points
+    # against the squares, and the squares' corners against the segment.
+    def point_box(p: np.ndarray) -> np.ndarray:
+        gap = np.maximum(np.maximum(lo - p, p - hi), 0.0)
+        return np.hypot(gap[:, 0], gap[:, 1])
+
+    best = np.minimum(point_box(a), point_box(b))
+    seg_len2 = float(d @ d)
+    corners = (
+        (lo[:, 0], lo[:, 1]),
+        (hi[:, 0], lo[:, 1]),
+        (lo[:, 0], hi[:, 1]),
+        (hi[:, 0], hi[:, 1]),
+    )
+    for cx, cy in corners:
+        rel_x, rel_y = cx - a[0], cy - a[1]
+        s = np.clip((rel_x * d[0] + rel_y * d[1]) / seg_len2, 0.0, 1.0) if seg_len2 else 0.0
+        best = np.minimum(best, np.hypot(rel_x - s * d[0], rel_y - s * d[1]))
+    return bool((best <= clearance).any())
+
+
+def line_of_sight(
+    traversable: np.ndarray, a: Sequence[int], b: Sequence[int], clearance: float = 0.0
+) -> bool:
+    """Whether the straight segment between the centres of cells ``a`` and ``b`` stays clear.
+
+    Clear means the segment touches no non-traversable cell (supercover: corners count) and,
+    with ``clearance > 0``, passes no closer than ``clearance`` cells to one. Use a clearance of
+    the robot radius in cells when the grid is too coarse for :func:`inflate` to show it (a
+    radius below one cell).
+
+    Parameters
+    ----------
+    traversable : bool (H, W)
+    a, b : (ix, iy)
+        Cells inside the grid.
+    clearance : float
+        In cells, 0 <= clearance < 0.5 (larger robots need an inflated grid).
+
+    Examples
+    --------
+    >>> t = np.ones((3, 3), dtype=bool); t[1, 1] = False
+    >>> line_of_sight(t, (0, 0), (2, 0)), line_of_sight(t, (0, 0), (2, 2))
+    (True, False)
+    >>> t = np.ones((3, 3), dtype=bool); t[1, 0] = False
+    >>> line_of_sight(t, (0, 0), (2, 1)), line_of_sight(t, (0, 0), (2, 1), clearance=0.3)
+    (True, False)
+    """
+    t = check_bool_grid("traversable", traversable)
+    if not (isinstance(clearance, (int, float)) and 0.0 <= clearance < 0.5):
+        raise ValueError(f"clearance must be a number in [0, 0.5) cells, got {clearance!r}")
+    ax, ay = _check_cell("a", a, t.shape)
+    bx, by = _check_cell("b", b, t.shape)
+    # Only cells in the segment's bounding box, grown by the clearance, can be touched; the
+    # segment joins two in-grid centres, so with clearance < 0.5 it never nears the grid edge.
+    x0 = max(math.floor(min(ax, bx) + 0.5 - clearance), 0)
+    x1 = min(math.floor(max(ax, bx) + 0.5 + clearance), t.shape[1] - 1)
+    y0 = max(math.floor(min(ay, by) + 0.5 - clearance), 0)
+    y1 = min(math.floor(max(ay, by) + 0.5 + clearance), t.shape[0] - 1)
+    ys, xs = np.nonzero(~t[y0 : y1 + 1, x0 : x1 + 1])
+    blocked = np.stack([xs + x0, ys + y0], axis=1)
+    return not _segment_blocked(
+        blocked, np.array([ax + 0.5, ay + 0.5]), np.array([bx + 0.5, by + 0.5]), float(clearance)
+    )
+
+
+def prune_path(
+    path: Sequence[Sequence[int]], traversable: np.ndarray, clearance: float = 0.0
+) -> list[Cell]:
+    """Keep only the waypoints needed to go from start to goal in straight, clear segments.
+
+    Greedy string pulling: from the last kept waypoint, skip ahead to the farthest path cell in
+    :func:`line_of_sight`. Consecutive cells of the input path are always kept connected, even if
+    their segment is not clear (e.g. a start inside an inflated cell), so the result follows the
+    input wherever a shortcut is not clear.
+
+    Parameters
+    ----------
+    path : sequence of (ix, iy)
+        A connected path, e.g. from :func:`astar`.
+    traversable : bool (H, W)
+    clearance : float
+        As in :func:`line_of_sight`.
+
+    Returns
+    -------
+    list of (ix, iy)
+        First and last cells of ``path`` included; empty for an empty path.
+
+    Examples
+    --------
+    >>> t = np.ones((3, 4), dtype=bool); t[0:2, 1] = False
+    >>> prune_path(astar(t, (0, 0), (2, 0)), t)
+    [(0, 0), (0, 2), (2, 2), (2, 0)]
+    """
+    cells = [(int(c[0]), int(c[1])) for c in path]
+    if len(cells) <= 2:
+        return cells
+    out = [cells[0]]
+    anchor = 0
+    i = anchor + 1
+    while i < len(cells) - 1:
+        # cells[i] is reachable from the anchor; try to extend to cells[i + 1].
+        if line_of_sight(traversable, cells[anchor], cells[i + 1], clearance):
+            i += 1
+        else:
+            out.append(cells[i])
+            anchor = i
+            i = anchor + 1
+    out.append(cells[-1])
+    return out
+
+
+def path_length(path: Sequence[Sequence[float]]) -> float:
+    """Sum of the Euclidean lengths of a polyline's segments (cells or world points).
+
+    Examples
+    --------
+    >>> path_length([(0, 0), (3, 4), (3, 5)])
+    6.0
+    """
+    pts = np.asarray(path, dtype=np.float64).reshape(-1, 2)
+    if pts.shape[0] < 2:
+        return 0.0
+    return float(np.hypot(*np.diff(pts, axis=0).T).sum())
