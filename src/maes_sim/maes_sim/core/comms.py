@@ -31,6 +31,15 @@ MAX_BROADCASTS_PER_TICK = 20
 SignalFunction = Callable[..., bool]
 
 
+def robot_name(index: int) -> str:
+    """The id of robot ``index`` in messages: its ROS namespace, e.g. ``"robot3"``.
+
+    >>> robot_name(3)
+    'robot3'
+    """
+    return f"robot{int(index)}"
+
+
 class SignalFunctionError(RuntimeError):
     """The user's signal function raised or returned something that is not a bool."""
 
@@ -221,7 +230,7 @@ class Mailbox:
             receivers.setdefault(a, []).append(b)
         inbox: list[list[Broadcast]] = [[] for _ in range(self.n)]
         for sender, text in self.outbox:
-            message = Broadcast(msg=text, sender=str(sender))
+            message = Broadcast(msg=text, sender=robot_name(sender))
             for r in receivers.get(sender, ()):
                 inbox[r].append(message)
                 self.total_delivered += 1

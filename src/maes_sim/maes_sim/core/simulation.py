@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import commands as C
-from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
+from .comms import CommsRule, Mailbox, SignalFunction, communication_groups, robot_name
 from .config import SimConfig
 from .grid import grid_offset
 from .kernels import cast_rays, line_of_sight
@@ -245,7 +245,7 @@ class Simulation:
         est = self.estimated_poses[i]
         lo, hi = np.searchsorted(self._nearby[0], [i, i + 1])
         nearby = [
-            NearbyRobot(id=str(j), pos=Vector2D(*map(float, self.poses[j, :2])))
+            NearbyRobot(id=robot_name(j), pos=Vector2D(*map(float, self.poses[j, :2])))
             for j in self._nearby[1][lo:hi].tolist()
         ]
         return RobotState(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .comms import check_message
+from .comms import check_message, robot_name
 from .neighbors import pairs_within
 
 #: Tags one robot may deposit per logic tick.
@@ -23,7 +23,7 @@ MAX_TAGS_TOTAL = 1_000_000
 class EnvironmentTag:
     """A deposited tag; fields as ``maes_interfaces/EnvironmentTag``.
 
-    ``pos`` is the world position in tiles, ``sender`` the robot id, ``tick`` the deposit tick.
+    ``pos`` is the world position in tiles, ``sender`` the robot's namespace, ``tick`` the deposit tick.
     """
 
     msg: str
@@ -69,7 +69,7 @@ class TagStore:
             EnvironmentTag(
                 msg=text,
                 pos=(float(world_xy[0]), float(world_xy[1])),
-                sender=str(robot),
+                sender=robot_name(robot),
                 tick=int(tick),
             )
         )

@@ -113,7 +113,7 @@ def test_broadcast_arrives_next_tick_within_range_only():
     assert sim.robot_state(1).incoming_broadcast_msgs == []
     sim.step()
     got = sim.robot_state(1).incoming_broadcast_msgs
-    assert [(b.msg, b.sender) for b in got] == [("ping", "0")]
+    assert [(b.msg, b.sender) for b in got] == [("ping", "robot0")]
     assert sim.robot_state(2).incoming_broadcast_msgs == []
     assert sim.robot_state(0).incoming_broadcast_msgs == []  # not to itself
     sim.step()
@@ -172,7 +172,7 @@ def test_tags_are_readable_within_range_with_sender_and_tick():
     sim.step()
     sim.deposit_tag(0, "frontier here")
     s0, s1 = sim.robot_state(0), sim.robot_state(1)
-    assert [(t.msg, t.sender, t.tick) for t in s0.tags_nearby] == [("frontier here", "0", 1)]
+    assert [(t.msg, t.sender, t.tick) for t in s0.tags_nearby] == [("frontier here", "robot0", 1)]
     assert (s0.tags_nearby[0].pos.x, s0.tags_nearby[0].pos.y) == (3.5 - 15, 5.5 - 6)
     assert s1.tags_nearby == []
 
@@ -186,8 +186,8 @@ def test_nearby_robots_respect_range_and_walls():
     sim = Simulation(cfg, world=WorldMap(walls=walls))
     sim._motion = replace(sim._motion, positions=np.array([[5.5, 5.5], [8.5, 5.5], [12.5, 5.5]]))
     sim.step()
-    assert [r.id for r in sim.robot_state(0).nearby_robots] == ["1"]
-    assert [r.id for r in sim.robot_state(1).nearby_robots] == ["0"]  # 2 is behind the wall
+    assert [r.id for r in sim.robot_state(0).nearby_robots] == ["robot1"]
+    assert [r.id for r in sim.robot_state(1).nearby_robots] == ["robot0"]  # 2 is behind the wall
     assert sim.robot_state(2).nearby_robots == []
 
 
