@@ -1,0 +1,261 @@
+"""Frontier detection and the example explorer's choice of the next goal.
+
+A frontier cell is a free (known, unoccupied) cell with an unknown cell among its 4 edge
+neighbours. Edge neighbours only: a cell seen only diagonally past a wall corner can stay unknown
+for ever, and counting it would leave an unreachable frontier that never closes. Frontier cells
+are grouped into 8-connected clusters.
+
+Grids are occupancy arrays ``grid[iy, ix]`` (-1 unknown, 0..100; e.g. ``GridMap.array`` of the
+``map`` or of ``global_costmap/costmap``) or a :class:`~maes_controller.costmap.GridMap`; cells
+are ``(ix, iy)`` tuples.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_non_negative
+from .costmap import OCCUPIED_THRESHOLD
+from .planning import Cell, distance_field, nearest_traversable
+
+_OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
+
+
+def _occupancy(grid: Any, occupied_threshold: int | None) -> tuple[np.ndarray, int]:
+    """(int (H, W) values, threshold) of an array or a GridMap."""
+    if hasattr(grid, "array") and hasattr(grid, "occupied_threshold"):
+        arr = grid.array
+        thr = grid.occupied_threshold if occupied_threshold is None else occupied_threshold
+    else:
+        arr = np.asarray(grid)
+        thr = OCCUPIED_THRESHOLD if occupied_threshold is None else occupied_threshold
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(
+            f"grid must be an integer (H, W) occupancy array or a GridMap, got dtype={arr.dtype}, "
+            f"shape={arr.shape}"
+        )
+    if not (isinstance(thr, (int, np.integer)) and 1 <= thr <= 100):
+        raise ValueError(f"occupied_threshold must be an int in 1..100, got {thr!r}")
+    return arr, int(thr)
+
+
+def frontier_mask(grid: Any, occupied_threshold: int | None = None) -> np.ndarray:
+    """Bool (H, W): free cells with at least one unknown edge neighbour.
+
+    Parameters
+    ----------
+    grid : int (H, W) or GridMap
+    occupied_threshold : int, optional
+        Values at or above it are occupied; default the GridMap's, else 65.
+
+    Examples
+    --------
+    >>> frontier_mask(np.array([[0, 0, -1], [100, 0, 0]])).astype(int)
+    array([[0, 1, 0],
+           [0, 0, 1]])
+    """
+    arr, thr = _occupancy(grid, occupied_threshold)
+    free = (arr >= 0) & (arr < thr)
+    unknown = arr < 0
+    near_unknown = np.zeros_like(unknown)
+    near_unknown[:, :-1] |= unknown[:, 1:]
+    near_unknown[:, 1:] |= unknown[:, :-1]
+    near_unknown[:-1, :] |= unknown[1:, :]
+    near_unknown[1:, :] |= unknown[:-1, :]
+    return free & near_unknown
+
+
+def _clusters(mask: np.ndarray) -> list[np.ndarray]:
+    """8-connected components of ``mask`` as int64 (K, 2) ``(ix, iy)`` arrays, raster order."""
+    h, w = mask.shape
+    seen = np.zeros_like(mask)
+    clusters = []
+    for iy, ix in zip(*np.nonzero(mask)):  # raster order: deterministic cluster order
+        if seen[iy, ix]:
+            continue
+        seen[iy, ix] = True
+        members = []
+        queue = deque([(int(ix), int(iy))])
+        while queue:
+            cx, cy = queue.popleft()
+            members.append((cx, cy))
+            for dx, dy in _OFFSETS_8:
+                nx, ny = cx + dx, cy + dy
+                if 0 <= nx < w and 0 <= ny < h and mask[ny, nx] and not seen[ny, nx]:
+                    seen[ny, nx] = True
+                    queue.append((nx, ny))
+        members.sort(key=lambda c: (c[1], c[0]))
+        clusters.append(np.array(members, dtype=np.int64))
+    return clusters
+
+
+def find_frontiers(
+    grid: Any, min_cluster_size: int = 1, occupied_threshold: int | None = None
+) -> list[np.ndarray]:
+    """Frontier clusters: 8-connected groups of frontier cells.
+
+    Parameters
+    ----------
+    grid : int (H, W) or GridMap
+    min_cluster_size : int
+        Smaller clusters are dropped (>= 1).
+    occupied_threshold : int, optional
+        As in :func:`frontier_mask`.
+
+    Returns
+    -------
+    list of int64 (K, 2) arrays
+        Each cluster's cells ``(ix, iy)`` in raster order (by ``iy``, then ``ix``); clusters
+        ordered by their first cell.
+
+    Examples
+    --------
+    >>> grid = np.array([[-1, 0, 0, 0, -1],
+    ...                  [-1, 0, 0, 0, 100]])
+    >>> [c.tolist() for c in find_frontiers(grid)]
+    [[[1, 0], [1, 1]], [[3, 0]]]
+    >>> len(find_frontiers(grid, min_cluster_size=2))
+    1
+    """
+    if isinstance(min_cluster_size, bool) or not isinstance(min_cluster_size, (int, np.integer)):
+        raise TypeError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
+    if min_cluster_size < 1:
+        raise ValueError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
+    clusters = _clusters(frontier_mask(grid, occupied_threshold))
+    return [c for c in clusters if c.shape[0] >= min_cluster_size]
+
+
+def is_near_frontier(
+    grid: Any, cell: Sequence[int], radius: int = 1, occupied_threshold: int | None = None
+) -> bool:
+    """Whether a frontier cell lies within ``radius`` cells (Chebyshev) of ``cell``.
+
+    The explorer's test of whether its goal from :func:`choose_frontier_goal` is still worth
+    reaching (MAES 2.0's example asked whether its target was still a frontier).
+
+    Examples
+    --------
+    >>> grid = np.array([[0, 0, 0, -1]])
+    >>> is_near_frontier(grid, (1, 0)), is_near_frontier(grid, (0, 0))
+    (True, False)
+    """
+    mask = frontier_mask(grid, occupied_threshold)
+    ix, iy = (int(v) for v in cell)
+    h, w = mask.shape
+    rows = slice(max(iy - radius, 0), min(iy + radius + 1, h))
+    cols = slice(max(ix - radius, 0), min(ix + radius + 1, w))
+    window = mask[rows, cols]
+    return bool(window.any())
+
+
+def _goal_candidates(cluster: np.ndarray, dist: np.ndarray, trav: np.ndarray) -> np.ndarray:
+    """Reachable cells of a cluster; if none, reachable 8-neighbours of its untraversable cells.
+
+    The fallback serves frontier cells the robot may not stand on (e.g. inflated); a frontier
+    cell that is traversable but unreachable gets no stand-in, since nothing leads there.
+    """
+    reach = np.isfinite(dist[cluster[:, 1], cluster[:, 0]])
+    if reach.any():
+        return cluster[reach]
+    blocked = cluster[~trav[cluster[:, 1], cluster[:, 0]]]
+    h, w = dist.shape
+    around = (blocked[:, None, :] + np.array(_OFFSETS_8)[None, :, :]).reshape(-1, 2)
+    inside = (around[:, 0] >= 0) & (around[:, 0] < w) & (around[:, 1] >= 0) & (around[:, 1] < h)
+    around = np.unique(around[inside], axis=0)
+    return around[np.isfinite(dist[around[:, 1], around[:, 0]])]
+
+
+def choose_frontier_goal(
+    grid: Any,
+    robot_cell: Sequence[int],
+    traversable: np.ndarray | None = None,
+    *,
+    claimed: Iterable[Sequence[int]] = (),
+    claim_radius: float = 3.0,
+    min_cluster_size: int = 1,
+    occupied_threshold: int | None = None,
+) -> Cell | None:
+    """The reachable frontier goal nearest to the robot by path length.
+
+    One Dijkstra pass from the robot gives the path length to every cell; for each frontier
+    cluster, the candidate goals are its reachable frontier cells or, when none is reachable
+    because they are not traversable (e.g. inflated), the reachable cells next to those. The
+    candidate with the shortest path wins (ties: lowest ``iy``, then ``ix``). Candidates within
+    ``claim_radius`` of a cell in ``claimed`` (other robots' goals) are skipped unless every
+    candidate is claimed, so robots spread out yet still finish the last frontier together. An
+    explorer can also put its own earlier goals in ``claimed`` when reaching them did not close
+    their frontier.
+
+    Parameters
+    ----------
+    grid : int (H, W) or GridMap
+        The robot's map or costmap values.
+    robot_cell : (ix, iy)
+        Where the robot is; if not traversable, the nearest traversable cell is used instead.
+    traversable : bool (H, W), optional
+        Where the robot may go, e.g. ``traversable_mask(costs)``. Default: the free cells of
+        ``grid``.
+    claimed : iterable of (ix, iy)
+        Goals other robots announced.
+    claim_radius : float
+        In cells (Euclidean).
+    min_cluster_size : int
+        Ignore smaller frontier clusters.
+    occupied_threshold : int, optional
+        As in :func:`frontier_mask`.
+
+    Returns
+    -------
+    (ix, iy) or None
+        ``None`` when no frontier is reachable: exploration is complete for this robot.
+
+    Examples
+    --------
+    A wall separates the robot from the Euclidean-nearest frontier cell (1, 2); the one reached
+    by a shorter path wins, unless another robot claimed it:
+
+    >>> grid = np.array([[  0,   0,   0,   0,   0],
+    ...                  [100, 100, 100,   0,   0],
+    ...                  [ -1,   0,   0,   0,  -1]])
+    >>> choose_frontier_goal(grid, (0, 0))
+    (4, 1)
+    >>> choose_frontier_goal(grid, (0, 0), claimed=[(4, 1)], claim_radius=1.5)
+    (1, 2)
+    """
+    arr, thr = _occupancy(grid, occupied_threshold)
+    if traversable is None:
+        trav = (arr >= 0) & (arr < thr)
+    else:
+        trav = np.asarray(traversable)
+        if trav.dtype != np.bool_ or trav.shape != arr.shape:
+            raise ValueError(
+                f"traversable must be a bool array of the grid's shape {arr.shape}, got "
+                f"dtype={trav.dtype}, shape={trav.shape}"
+            )
+    claim_radius = check_non_negative("claim_radius", claim_radius)
+    claimed_arr = np.array([tuple(c) for c in claimed], dtype=np.float64).reshape(-1, 2)
+    start = nearest_traversable(trav, robot_cell)
+    if start is None:
+        return None
+    dist = distance_field(trav, start)
+    clusters = find_frontiers(arr, min_cluster_size, thr)
+    parts = [_goal_candidates(c, dist, trav) for c in clusters]
+    parts = [p for p in parts if p.shape[0]]
+    if not parts:
+        return None
+    cand = np.concatenate(parts)
+    if claimed_arr.size:
+        gaps = np.hypot(
+            cand[:, None, 0] - claimed_arr[None, :, 0], cand[:, None, 1] - claimed_arr[None, :, 1]
+        )
+        free_of_claims = gaps.min(axis=1) > claim_radius
+        if free_of_claims.any():
+            cand = cand[free_of_claims]
+    d = dist[cand[:, 1], cand[:, 0]]
+    order = np.lexsort((cand[:, 0], cand[:, 1], d))
+    ix, iy = cand[order[0]]
+    return int(ix), int(iy)

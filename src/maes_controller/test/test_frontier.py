@@ -1,0 +1,204 @@
+"""Frontier detection and the explorer's goal choice (no ROS)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from maes_controller.costmap import GridMap
+from maes_controller.frontier import (
+    choose_frontier_goal,
+    find_frontiers,
+    frontier_mask,
+    is_near_frontier,
+)
+from maes_controller.planning import distance_field
+
+CHARS = {".": 0, "#": 100, "?": -1}
+
+
+def occ(rows: list[str]) -> np.ndarray:
+    """Occupancy grid from text, top row first as drawn ('.' free, '#' wall, '?' unknown)."""
+    return np.array([[CHARS[ch] for ch in row] for row in reversed(rows)], dtype=np.int8)
+
+
+def cells(mask: np.ndarray) -> set[tuple[int, int]]:
+    return {(int(x), int(y)) for y, x in zip(*np.nonzero(mask))}
+
+
+def test_frontier_cells_need_an_unknown_edge_neighbour():
+    grid = occ([
+        "??#..",
+        "?.#..",
+        "#..#?",
+        "....?",
+    ])  # fmt: skip
+    # (1, 2) touches unknown (0, 2) and (1, 3); (4, 2) touches (4, 1); (3, 0) touches (4, 0).
+    # (2, 1) and (1, 1) only border free cells and walls.
+    assert cells(frontier_mask(grid)) == {(1, 2), (4, 2), (3, 0)}
+
+
+def test_diagonal_unknown_is_not_a_frontier():
+    # The unknown corner cell can never be seen past the two walls: counting it would leave a
+    # frontier that never closes.
+    grid = occ([
+        "?#.",
+        "#..",
+        "...",
+    ])  # fmt: skip
+    assert not frontier_mask(grid).any()
+    assert choose_frontier_goal(grid, (2, 0)) is None
+
+
+def test_thresholds_decide_what_is_free():
+    grid = np.array([[64, -1, 65]], dtype=np.int8)
+    assert cells(frontier_mask(grid)) == {(0, 0)}
+    assert cells(frontier_mask(grid, occupied_threshold=50)) == set()
+    g = GridMap.from_array(grid, occupied_threshold=50)
+    assert cells(frontier_mask(g)) == set()  # the GridMap's threshold is used
+
+
+def test_clusters_are_8_connected_and_ordered():
+    grid = occ([
+        "?...?",
+        "?....",
+        ".....",
+        "??...",
+    ])  # fmt: skip
+    clusters = find_frontiers(grid)
+    # (2, 0)-(1, 1) and (3, 3)-(4, 2) are diagonal neighbours: they join their clusters.
+    assert [c.tolist() for c in clusters] == [
+        [[2, 0], [0, 1], [1, 1], [1, 2], [1, 3]],
+        [[4, 2], [3, 3]],
+    ]
+    assert all(c.dtype == np.int64 for c in clusters)
+    assert [len(c) for c in find_frontiers(grid, min_cluster_size=3)] == [5]
+
+
+def test_find_frontiers_bad_input():
+    with pytest.raises(ValueError, match="min_cluster_size must be an int >= 1, got 0"):
+        find_frontiers(np.zeros((2, 2), dtype=np.int8), min_cluster_size=0)
+    with pytest.raises(TypeError, match="grid must be an integer"):
+        find_frontiers(np.zeros((2, 2)))
+
+
+def test_path_nearest_beats_euclidean_nearest_behind_a_wall():
+    grid = occ([
+        "?..........",
+        "?.########.",
+        "?.#........",
+        "..#........",
+        "###........",
+        "..........?",
+    ])  # fmt: skip
+    robot = (4, 2)
+    # Frontier (1, 3) is 3.2 cells from the robot as the crow flies, but the wall makes the way
+    # round by the top right long; frontier (9, 0) is 5.4 cells away and nearly straight.
+    assert choose_frontier_goal(grid, robot) == (9, 0)
+    dist = distance_field(grid == 0, robot)
+    assert np.isfinite(dist[3, 1]) and dist[3, 1] > 15 > dist[0, 9]
+    assert np.hypot(1 - 4, 3 - 2) < np.hypot(9 - 4, 0 - 2)
+
+
+def test_unreachable_frontiers_are_ignored_and_completion_is_none():
+    grid = occ([
+        "#####",
+        "#.#?#",
+        "#.###",
+        "#####",
+    ])  # fmt: skip
+    # the only frontier-adjacent unknown cell is walled off from the robot's free cells
+    assert not frontier_mask(grid).any()
+    assert choose_frontier_goal(grid, (1, 1)) is None
+    pocket = occ([
+        "#######",
+        "#..#.?#",
+        "#..####",
+        "#######",
+    ])  # fmt: skip
+    assert cells(frontier_mask(pocket)) == {(4, 2)}
+    assert choose_frontier_goal(pocket, (1, 1)) is None  # a frontier, but not reachable
+    explored = occ(["#####", "#...#", "#####"])
+    assert choose_frontier_goal(explored, (2, 1)) is None
+
+
+def test_claimed_goals_spread_robots_and_fall_back_when_all_claimed():
+    grid = occ([
+        "?.......?",
+        ".........",
+    ])  # fmt: skip
+    robot = (3, 0)
+    # frontier cells (1, 1), (0, 0), (7, 1), (8, 0) at path lengths 2.4, 3, 4.4, 5
+    assert choose_frontier_goal(grid, robot) == (1, 1)
+    assert choose_frontier_goal(grid, robot, claimed=[(1, 1)], claim_radius=2.0) == (7, 1)
+    assert choose_frontier_goal(grid, robot, claimed=[(1, 1)], claim_radius=1.0) == (0, 0)
+    # every candidate claimed: still return the nearest rather than stopping early
+    claimed = [(1, 1), (7, 1)]
+    assert choose_frontier_goal(grid, robot, claimed=claimed, claim_radius=2.0) == (1, 1)
+
+
+def test_goal_next_to_a_frontier_that_is_not_traversable():
+    grid = occ([
+        "#######",
+        "#.....?",
+        "#######",
+    ])  # fmt: skip
+    trav = grid == 0
+    trav[1, 5] = False  # e.g. inflated: the frontier cell (5, 1) itself is not traversable
+    assert cells(frontier_mask(grid)) == {(5, 1)}
+    assert choose_frontier_goal(grid, (1, 1), trav) == (4, 1)
+    assert is_near_frontier(grid, (4, 1)) and not is_near_frontier(grid, (3, 1))
+
+
+def test_robot_in_a_non_traversable_cell_starts_from_the_nearest_traversable():
+    grid = occ([
+        "?....",
+        ".....",
+        ".....",
+    ])  # fmt: skip
+    trav = grid == 0
+    trav[0, 4] = False
+    # from (3, 0) (nearest traversable, tie with (4, 1) broken by lower iy): (1, 2) is 2.8 away
+    # and (0, 1) 3.4
+    assert choose_frontier_goal(grid, (4, 0), trav) == (1, 2)
+    assert choose_frontier_goal(grid, (4, 0), np.zeros(grid.shape, dtype=bool)) is None
+
+
+def test_choose_bad_input():
+    grid = occ(["..?"])
+    with pytest.raises(ValueError, match=r"traversable must be a bool array of the grid's shape"):
+        choose_frontier_goal(grid, (0, 0), np.ones((2, 2), dtype=bool))
+    with pytest.raises(ValueError, match="claim_radius must be a finite number >= 0, got -1"):
+        choose_frontier_goal(grid, (0, 0), claim_radius=-1)
+
+
+def test_accepts_a_gridmap():
+    grid = occ([
+        "..?",
+        "...",
+    ])  # fmt: skip
+    g = GridMap.from_array(grid)
+    assert choose_frontier_goal(g, (0, 0)) == choose_frontier_goal(grid, (0, 0)) == (1, 1)
+
+
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_goal_is_the_path_nearest_reachable_frontier(seed):
+    rng = np.random.default_rng(seed)
+    h, w = rng.integers(3, 12, size=2)
+    grid = rng.choice(np.array([0, 100, -1], dtype=np.int8), size=(h, w), p=[0.6, 0.2, 0.2])
+    free = grid == 0
+    if not free.any():
+        return
+    ys, xs = np.nonzero(free)
+    k = rng.integers(len(xs))
+    robot = (int(xs[k]), int(ys[k]))
+    goal = choose_frontier_goal(grid, robot)
+    dist = distance_field(free, robot)
+    reachable_frontier = frontier_mask(grid) & np.isfinite(dist)
+    if not reachable_frontier.any():
+        assert goal is None
+        return
+    assert goal is not None and reachable_frontier[goal[1], goal[0]]
+    assert dist[goal[1], goal[0]] == dist[reachable_frontier].min()
