@@ -1,4 +1,4 @@
-"""Checks for generator parameters (config objects are duck-typed: any object with the attributes)."""
+"""Checks for generator parameters (config objects are duck-typed: any object with the keys)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,259 @@
+"""Robot spawn positions (MAES 2.0's spawn modes) for disc-shaped robots.
+
+Candidates lie on a square lattice with spacing ``2 * radius + SPAWN_MARGIN``, so robots never
+overlap; a candidate is kept when its tile is in the chosen region and its disc, grown by
+``SPAWN_MARGIN``, touches no wall tile. Candidates are then ordered per mode and the first ``n``
+taken:
+
+- default / ``together_at``: outward from the target point (the suggested point, else the map
+  centre): by straight-line distance where nothing is in the way, by steps along open tiles
+  where a wall is; the region is the largest open region (for generated maps that is every open
+  tile);
+- ``biggest_room``: the largest of ``world.rooms``, outward from its centroid (MAES spawns in the
+  biggest room; for caves these are the cave regions, for imported maps the largest open region);
+- ``at_hallway_ends``: hallway tiles closest to the map's outer edge first (MAES's rule).
+
+Remaining ties are broken with ``rng``, so the result is deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from .connectivity import largest_open_region, path_steps
+from .worldmap import MapError, WorldMap
+
+#: Clearance (tiles) kept between a spawned robot and walls, and added to the robot spacing.
+SPAWN_MARGIN = 0.05
+
+_CHUNK = 65536
+
+
+def _lattice(anchor: np.ndarray, spacing: float, region: np.ndarray) -> np.ndarray:
+    """(M, 2) lattice points anchor + spacing * (i, j) whose tile lies in ``region``."""
+    ys, xs = np.nonzero(region)
+    lo = np.array([xs.min(), ys.min()], dtype=np.float64)
+    hi = np.array([xs.max() + 1.0, ys.max() + 1.0])
+    i0 = np.ceil((lo - anchor) / spacing).astype(np.int64)
+    i1 = np.floor((hi - anchor) / spacing).astype(np.int64)
+    gx = anchor[0] + spacing * np.arange(i0[0], i1[0] + 1)
+    gy = anchor[1] + spacing * np.arange(i0[1], i1[1] + 1)
+    px, py = np.meshgrid(gx, gy)
+    pts = np.stack([px.ravel(), py.ravel()], axis=1)
+    tiles = np.floor(pts).astype(np.int64)
+    h, w = region.shape
+    ok = (tiles[:, 0] >= 0) & (tiles[:, 0] < w) & (tiles[:, 1] >= 0) & (tiles[:, 1] < h)
+    pts, tiles = pts[ok], tiles[ok]
+    return pts[region[tiles[:, 1], tiles[:, 0]]]
+
+
+def _clear_of_walls(walls: np.ndarray, pts: np.ndarray, clearance: float) -> np.ndarray:
+    """bool (M,): discs of radius ``clearance`` at ``pts`` (M, 2) overlap no wall tile."""
+    h, w = walls.shape
+    k = math.ceil(clearance) + 1
+    r = np.arange(-k, k + 1)
+    ox, oy = (a.ravel() for a in np.meshgrid(r, r))
+    base = np.floor(pts).astype(np.int64)
+    tx = base[:, 0:1] + ox[None, :]
+    ty = base[:, 1:2] + oy[None, :]
+    outside = (tx < 0) | (tx >= w) | (ty < 0) | (ty >= h)
+    wall = outside | walls[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)]
+    # Distance from each point to each tile square [tx, tx+1] x [ty, ty+1].
+    dx = np.maximum(np.maximum(tx - pts[:, 0:1], pts[:, 0:1] - (tx + 1)), 0.0)
+    dy = np.maximum(np.maximum(ty - pts[:, 1:2], pts[:, 1:2] - (ty + 1)), 0.0)
+    too_close = wall & (dx * dx + dy * dy < clearance * clearance)
+    return ~too_close.any(axis=1)
+
+
+def _first_clear(walls: np.ndarray, pts: np.ndarray, n: int, clearance: float) -> np.ndarray:
+    """Indices of the first ``n`` points (in order) that are clear of walls (fewer if absent)."""
+    found: list[np.ndarray] = []
+    count = 0
+    for start in range(0, pts.shape[0], _CHUNK):
+        ok = np.flatnonzero(_clear_of_walls(walls, pts[start : start + _CHUNK], clearance))
+        found.append(ok + start)
+        count += ok.size
+        if count >= n:
+            break
+    idx = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    return idx[:n]
+
+
+def _count_clear(walls: np.ndarray, pts: np.ndarray, clearance: float) -> int:
+    return sum(
+        int(_clear_of_walls(walls, pts[s : s + _CHUNK], clearance).sum())
+        for s in range(0, pts.shape[0], _CHUNK)
+    )
+
+
+def _check_args(n: object, radius: object, rng: object) -> tuple[int, float]:
+    if isinstance(n, bool) or not isinstance(n, Integral) or int(n) < 0:
+        raise MapError(f"number of robots must be a non-negative integer, got {n!r}")
+    if (
+        isinstance(radius, bool)
+        or not isinstance(radius, Real)
+        or not (math.isfinite(float(radius)) and float(radius) > 0)
+    ):
+        raise MapError(f"robot radius must be a finite number > 0, got {radius!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    return int(n), float(radius)
+
+
+def _target_point(together_at: object, shape: tuple[int, int]) -> np.ndarray:
+    h, w = shape
+    centre = np.array([w / 2.0, h / 2.0])
+    if together_at is None:
+        return centre
+    xy = np.asarray(together_at, dtype=np.float64)
+    if xy.shape != (2,) or not np.all(np.isfinite(xy)):
+        raise MapError(f"together_at must be a finite (x, y) in world tiles, got {together_at!r}")
+    return xy + centre
+
+
+def _start_tile(region: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """(ix, iy) of the region tile holding ``point``, else of the region tile nearest to it."""
+    h, w = region.shape
+    ix, iy = int(math.floor(point[0])), int(math.floor(point[1]))
+    if 0 <= ix < w and 0 <= iy < h and region[iy, ix]:
+        return np.array([ix, iy], dtype=np.int64)
+    ys, xs = np.nonzero(region)
+    d2 = (xs + 0.5 - point[0]) ** 2 + (ys + 0.5 - point[1]) ** 2
+    i = int(np.argmin(d2))
+    return np.array([xs[i], ys[i]], dtype=np.int64)
+
+
+def _outward_order(
+    region: np.ndarray, pts: np.ndarray, target: np.ndarray, tiebreak: np.ndarray
+) -> np.ndarray:
+    """Indices of ``pts`` inside ``region`` ordered by distance from ``target`` along open tiles.
+
+    A point whose tile is reached by a monotone staircase of tiles (BFS steps == Manhattan
+    distance) is ranked by straight-line distance, which keeps groups round in the open; one
+    behind a wall is ranked by its BFS steps (longer than any straight line to it), so robots
+    fill the target's side of a wall first.
+    """
+    start = _start_tile(region, target)
+    steps = path_steps(region, start)
+    tiles = np.floor(pts).astype(np.int64)
+    pt_steps = steps[tiles[:, 1], tiles[:, 0]]
+    manhattan = np.abs(tiles - start).sum(axis=1)
+    near = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
+    key = np.where(pt_steps == manhattan, near, pt_steps.astype(np.float64))
+    keep = np.flatnonzero(pt_steps >= 0)
+    return keep[np.lexsort((tiebreak[keep], near[keep], key[keep]))]
+
+
+def spawn_positions(
+    world: WorldMap,
+    n: int,
+    radius: float,
+    rng: np.random.Generator,
+    *,
+    biggest_room: bool = False,
+    together_at: tuple[float, float] | None = None,
+    at_hallway_ends: bool = False,
+) -> np.ndarray:
+    """Grid coordinates of ``n`` robot centres that overlap no wall and no other robot.
+
+    Parameters
+    ----------
+    world : WorldMap
+        The map.
+    n : int
+        Number of robots.
+    radius : float
+        Robot disc radius in tiles (``agent_relative_size / 2``).
+    rng : np.random.Generator
+        Breaks ties between equally good spots; same seed, same positions.
+    biggest_room : bool
+        Spawn in the largest of ``world.rooms`` (MAES ``biggest_room``).
+    together_at : (float, float) or None
+        Spawn together around this point in world tiles (origin at the map centre; MAES
+        ``spawn_together`` with a suggested starting point). With no mode at all the robots
+        spawn together around the map centre.
+    at_hallway_ends : bool
+        Spawn in the hallways, nearest the map's outer edge first (MAES
+        ``spawn_at_hallway_ends``; building maps only).
+
+    Returns
+    -------
+    np.ndarray
+        float64 (n, 2) grid coordinates ``(gx, gy)``; robot 0 is at the best spot.
+
+    Raises
+    ------
+    MapError
+        More than one mode, no hallways for ``at_hallway_ends``, bad arguments, or no room for
+        ``n`` robots in the chosen region (the message says how many fit).
+
+    Examples
+    --------
+    >>> walls = np.ones((6, 8), dtype=bool)
+    >>> walls[1:5, 1:7] = False
+    >>> spawn_positions(WorldMap(walls=walls), 2, 0.3, np.random.default_rng(0)).shape
+    (2, 2)
+    """
+    n, radius = _check_args(n, radius, rng)
+    modes = [
+        name
+        for name, on in (
+            ("biggest_room", biggest_room),
+            ("together_at", together_at is not None),
+            ("at_hallway_ends", at_hallway_ends),
+        )
+        if on
+    ]
+    if len(modes) > 1:
+        raise MapError(f"choose one spawn mode, got {' and '.join(modes)}")
+    walls = world.walls
+    reachable = largest_open_region(walls)
+    if not reachable.any():
+        raise MapError(f"map {world.name!r} has no open tile to spawn robots on")
+
+    region, what = reachable, "largest open region"
+    target = _target_point(together_at, world.shape)
+    if at_hallway_ends:
+        region = np.zeros(world.shape, dtype=bool)
+        for hall in world.hallways:
+            region |= hall
+        region &= reachable
+        what = "hallways"
+        if not region.any():
+            raise MapError(
+                f"at_hallway_ends needs a map with hallways (a building); map {world.name!r} "
+                "has none"
+            )
+    elif biggest_room:
+        rooms = [room & reachable for room in world.rooms]
+        rooms = [room for room in rooms if room.any()]
+        if rooms:
+            region = max(rooms, key=lambda m: int(m.sum()))  # first of the largest wins ties
+            what = "biggest room"
+            ys, xs = np.nonzero(region)
+            target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
+
+    spacing = 2.0 * radius + SPAWN_MARGIN
+    h, w = world.shape
+    anchor = np.array([w / 2.0, h / 2.0]) if at_hallway_ends else target
+    pts = _lattice(anchor, spacing, region)
+    tiebreak = rng.random(pts.shape[0])
+    if at_hallway_ends:
+        edge = np.minimum(
+            np.minimum(pts[:, 0], w - pts[:, 0]), np.minimum(pts[:, 1], h - pts[:, 1])
+        )
+        order = np.lexsort((tiebreak, edge))
+    else:
+        order = _outward_order(region, pts, target, tiebreak)
+    pts = pts[order]
+    chosen = _first_clear(walls, pts, n, radius + SPAWN_MARGIN)
+    if chosen.size < n:
+        room = _count_clear(walls, pts, radius + SPAWN_MARGIN)
+        raise MapError(
+            f"map {world.name!r} has room for {room} robots of radius {radius:g} in the {what}, "
+            f"{n} requested"
+        )
+    return np.ascontiguousarray(pts[chosen], dtype=np.float64).reshape(n, 2)

@@ -1,0 +1,218 @@
+"""Tests for maes_sim.core.world.spawn (MAES spawn modes for disc-shaped robots)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from maes_sim.core.world import (
+    SPAWN_MARGIN,
+    MapError,
+    WorldMap,
+    generate_building,
+    generate_cave,
+    largest_open_region,
+    spawn_positions,
+)
+
+
+def draw(rows: list[str], **fields: object) -> WorldMap:
+    """A WorldMap from a picture: '#' wall, '.' open; the first string is the TOP row."""
+    walls = np.array([[c == "#" for c in row] for row in rows[::-1]], dtype=bool)
+    return WorldMap(walls=walls, **fields)
+
+
+def box(width: int, height: int) -> WorldMap:
+    walls = np.ones((height, width), dtype=bool)
+    walls[1:-1, 1:-1] = False
+    return WorldMap(walls=walls, name="box")
+
+
+def assert_valid(world: WorldMap, pos: np.ndarray, radius: float) -> None:
+    """Independent brute-force check: no disc overlaps a wall tile or another disc."""
+    walls = world.walls
+    h, w = walls.shape
+    assert pos.dtype == np.float64 and pos.ndim == 2 and pos.shape[1] == 2
+    assert np.all((pos >= radius) & (pos <= np.array([w, h]) - radius))
+    wy, wx = np.nonzero(walls)
+    for gx, gy in pos:
+        nearest_x = np.clip(gx, wx, wx + 1)
+        nearest_y = np.clip(gy, wy, wy + 1)
+        gap = np.hypot(nearest_x - gx, nearest_y - gy)
+        assert gap.min(initial=np.inf) >= radius + SPAWN_MARGIN - 1e-9
+    if len(pos) > 1:
+        d = np.hypot(*(pos[:, None, :] - pos[None, :, :]).transpose(2, 0, 1))
+        d[np.diag_indices(len(pos))] = np.inf
+        assert d.min() >= 2 * radius + SPAWN_MARGIN - 1e-9
+
+
+CAVE = SimpleNamespace(
+    smoothing_runs=4,
+    connection_passage_width=2,
+    random_fill_percent=45,
+    wall_threshold_size=10,
+    room_threshold_size=10,
+)
+BUILDING = SimpleNamespace(
+    hall_width=4,
+    max_hall_in_percent=20,
+    min_room_side_length=6,
+    door_width=2,
+    door_padding=2,
+    room_split_chance=85,
+)
+
+
+@pytest.mark.parametrize("radius", [0.3, 0.5, 0.8])
+def test_default_spawns_together_at_the_centre(radius: float) -> None:
+    world = box(20, 16)
+    pos = spawn_positions(world, 9, radius, np.random.default_rng(0))
+    assert pos.shape == (9, 2)
+    assert_valid(world, pos, radius)
+    assert np.linalg.norm(pos[0] - [10.0, 8.0]) < 2 * radius + SPAWN_MARGIN
+    # Together: the group is compact around the centre.
+    assert np.linalg.norm(pos - [10.0, 8.0], axis=1).max() < 2.5 * (2 * radius + SPAWN_MARGIN)
+
+
+def test_many_robots_on_a_cave() -> None:
+    world = generate_cave(50, 50, 1, CAVE, np.random.default_rng(2))
+    pos = spawn_positions(world, 200, 0.3, np.random.default_rng(0))
+    assert_valid(world, pos, 0.3)
+    tiles = np.floor(pos).astype(int)
+    assert world.open_tiles[tiles[:, 1], tiles[:, 0]].all()
+
+
+def test_together_at_a_suggested_point_in_world_tiles() -> None:
+    world = box(30, 20)
+    pos = spawn_positions(world, 4, 0.3, np.random.default_rng(0), together_at=(-10.0, 5.0))
+    target = np.array([-10.0, 5.0]) + [15.0, 10.0]  # world -> grid
+    assert_valid(world, pos, 0.3)
+    assert np.linalg.norm(pos - target, axis=1).max() < 1.5
+
+
+def test_together_at_a_wall_searches_outward_along_open_tiles() -> None:
+    world = draw(
+        [
+            "##########",
+            "#........#",
+            "#.######.#",
+            "#.#....#.#",
+            "#.#....#.#",
+            "#.##.###.#",
+            "#........#",
+            "##########",
+        ]
+    )
+    # Grid point (3.0, 4.5) sits in the wall left of the inner room; the nearest open tile is
+    # inside it (tile (3, 4)), so the robots fill the inner room first and then leave by its door.
+    pos = spawn_positions(world, 6, 0.3, np.random.default_rng(1), together_at=(-2.0, 0.5))
+    assert_valid(world, pos, 0.3)
+    tiles = np.floor(pos).astype(int)
+    inner = (tiles[:, 0] >= 3) & (tiles[:, 0] <= 6) & (tiles[:, 1] >= 3) & (tiles[:, 1] <= 4)
+    assert inner[:5].all()
+
+
+def test_biggest_room_uses_the_largest_room_mask() -> None:
+    world = generate_building(60, 50, 1, BUILDING, np.random.default_rng(3))
+    pos = spawn_positions(world, 10, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert_valid(world, pos, 0.3)
+    tiles = np.floor(pos).astype(int)
+    assert world.rooms[0][tiles[:, 1], tiles[:, 0]].all()
+
+
+def test_biggest_room_on_a_cave_and_on_a_map_without_rooms() -> None:
+    cave = generate_cave(60, 60, 1, CAVE, np.random.default_rng(0))
+    pos = spawn_positions(cave, 5, 0.3, np.random.default_rng(0), biggest_room=True)
+    tiles = np.floor(pos).astype(int)
+    assert cave.rooms[0][tiles[:, 1], tiles[:, 0]].all()
+    plain = box(10, 10)  # no rooms recorded: the largest open region is used
+    assert_valid(
+        plain, spawn_positions(plain, 3, 0.3, np.random.default_rng(0), biggest_room=True), 0.3
+    )
+
+
+def test_hallway_ends_spawn_in_hallways_near_the_outer_edge() -> None:
+    world = generate_building(60, 60, 1, BUILDING, np.random.default_rng(5))
+    halls = np.zeros(world.shape, dtype=bool)
+    for hall in world.hallways:
+        halls |= hall
+    pos = spawn_positions(world, 6, 0.3, np.random.default_rng(0), at_hallway_ends=True)
+    assert_valid(world, pos, 0.3)
+    tiles = np.floor(pos).astype(int)
+    assert halls[tiles[:, 1], tiles[:, 0]].all()
+    h, w = world.shape
+    ys, xs = np.nonzero(halls)
+    hall_edge = np.minimum(np.minimum(xs + 0.5, w - xs - 0.5), np.minimum(ys + 0.5, h - ys - 0.5))
+    robot_edge = np.minimum(
+        np.minimum(pos[:, 0], w - pos[:, 0]), np.minimum(pos[:, 1], h - pos[:, 1])
+    )
+    assert robot_edge.max() <= np.percentile(hall_edge, 10)
+
+
+def test_hallway_ends_need_hallways() -> None:
+    cave = generate_cave(30, 30, 1, CAVE, np.random.default_rng(0))
+    with pytest.raises(MapError, match="at_hallway_ends needs a map with hallways"):
+        spawn_positions(cave, 2, 0.3, np.random.default_rng(0), at_hallway_ends=True)
+
+
+def test_imported_map_spawns_in_the_largest_region_only() -> None:
+    world = draw(
+        [
+            "#######",
+            "#..#..#",
+            "#..#..#",
+            "#..####",
+            "#..#..#",
+            "#######",
+        ]
+    )
+    # Aim at the small pocket on the right: robots still go to the largest region.
+    pos = spawn_positions(world, 4, 0.3, np.random.default_rng(0), together_at=(1.5, 1.0))
+    tiles = np.floor(pos).astype(int)
+    assert largest_open_region(world.walls)[tiles[:, 1], tiles[:, 0]].all()
+
+
+def test_no_room_names_capacity_and_request() -> None:
+    world = box(5, 4)  # 3 x 2 open tiles
+    capacity = None
+    with pytest.raises(
+        MapError, match=r"room for (\d+) robots of radius 0.3 .*, 50 requested"
+    ) as err:
+        spawn_positions(world, 50, 0.3, np.random.default_rng(0))
+    capacity = int(str(err.value).split("room for ")[1].split()[0])
+    assert capacity > 0
+    assert_valid(world, spawn_positions(world, capacity, 0.3, np.random.default_rng(0)), 0.3)
+    with pytest.raises(MapError, match="biggest room"):
+        building = generate_building(30, 30, 1, BUILDING, np.random.default_rng(0))
+        spawn_positions(building, 5000, 0.3, np.random.default_rng(0), biggest_room=True)
+
+
+def test_same_seed_same_positions() -> None:
+    world = generate_cave(40, 40, 1, CAVE, np.random.default_rng(7))
+    a = spawn_positions(world, 30, 0.3, np.random.default_rng(9))
+    b = spawn_positions(world, 30, 0.3, np.random.default_rng(9))
+    np.testing.assert_array_equal(a, b)
+    hall_world = generate_building(50, 50, 1, BUILDING, np.random.default_rng(1))
+    c = spawn_positions(hall_world, 8, 0.3, np.random.default_rng(4), at_hallway_ends=True)
+    d = spawn_positions(hall_world, 8, 0.3, np.random.default_rng(4), at_hallway_ends=True)
+    np.testing.assert_array_equal(c, d)
+
+
+def test_zero_robots_and_bad_arguments() -> None:
+    world = box(6, 6)
+    assert spawn_positions(world, 0, 0.3, np.random.default_rng(0)).shape == (0, 2)
+    rng = np.random.default_rng(0)
+    with pytest.raises(MapError, match="radius must be a finite number > 0, got -0.1"):
+        spawn_positions(world, 1, -0.1, rng)
+    with pytest.raises(MapError, match="radius"):
+        spawn_positions(world, 1, float("nan"), rng)
+    with pytest.raises(MapError, match="non-negative integer, got -2"):
+        spawn_positions(world, -2, 0.3, rng)
+    with pytest.raises(MapError, match="biggest_room and at_hallway_ends"):
+        spawn_positions(world, 1, 0.3, rng, biggest_room=True, at_hallway_ends=True)
+    with pytest.raises(MapError, match="together_at must be a finite"):
+        spawn_positions(world, 1, 0.3, rng, together_at=(1.0, float("inf")))
+    with pytest.raises(TypeError, match="Generator"):
+        spawn_positions(world, 1, 0.3, 7)
