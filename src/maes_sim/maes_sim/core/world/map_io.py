@@ -150,10 +150,10 @@ def load_pgm(path: str | Path) -> WorldMap:
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     p = os.path.join(d, "m.pgm")
-    ...     _ = open(p, "wb").write(b"P2\\n2 2\\n255\\n0 255\\n255 255\\n")
+    ...     p = Path(d) / "m.pgm"
+    ...     _ = p.write_bytes(b"P2\\n2 2\\n255\\n0 255\\n255 255\\n")
     ...     load_pgm(p).walls  # the top-left pixel is the wall at row 1
     array([[False, False],
            [ True, False]])
@@ -251,13 +251,13 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
 
     Examples
     --------
-    >>> import tempfile, os
+    >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     _ = open(os.path.join(d, "m.pgm"), "wb").write(b"P2\\n2 1\\n255\\n0 254\\n")
-    ...     _ = open(os.path.join(d, "m.yaml"), "w").write(
+    ...     _ = (Path(d) / "m.pgm").write_bytes(b"P2\\n2 1\\n255\\n0 254\\n")
+    ...     _ = (Path(d) / "m.yaml").write_text(
     ...         "image: m.pgm\\nresolution: 0.5\\norigin: [-1, 0, 0]\\n"
     ...         "occupied_thresh: 0.65\\nfree_thresh: 0.196\\nnegate: 0\\n")
-    ...     world = load_map_yaml(os.path.join(d, "m.yaml"), tile_size=0.5)
+    ...     world = load_map_yaml(Path(d) / "m.yaml", tile_size=0.5)
     >>> world.walls, world.origin_m
     (array([[ True, False]]), (-1.0, 0.0, 0.0))
     """

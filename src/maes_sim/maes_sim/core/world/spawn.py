@@ -53,7 +53,8 @@ def _lattice(anchor: np.ndarray, spacing: float, region: np.ndarray) -> np.ndarr
 def _clear_of_walls(walls: np.ndarray, pts: np.ndarray, clearance: float) -> np.ndarray:
     """bool (M,): discs of radius ``clearance`` at ``pts`` (M, 2) overlap no wall tile."""
     h, w = walls.shape
-    k = math.ceil(clearance) + 1
+    # A tile m columns away from a point's tile is at least m - 1 away: m <= ceil(clearance).
+    k = max(1, math.ceil(clearance))
     r = np.arange(-k, k + 1)
     ox, oy = (a.ravel() for a in np.meshgrid(r, r))
     base = np.floor(pts).astype(np.int64)
@@ -71,13 +72,14 @@ def _clear_of_walls(walls: np.ndarray, pts: np.ndarray, clearance: float) -> np.
 def _first_clear(walls: np.ndarray, pts: np.ndarray, n: int, clearance: float) -> np.ndarray:
     """Indices of the first ``n`` points (in order) that are clear of walls (fewer if absent)."""
     found: list[np.ndarray] = []
-    count = 0
-    for start in range(0, pts.shape[0], _CHUNK):
-        ok = np.flatnonzero(_clear_of_walls(walls, pts[start : start + _CHUNK], clearance))
+    count = start = 0
+    size = 4 * n + 256  # most candidates near the target are clear: start small, then grow
+    while start < pts.shape[0] and count < n:
+        ok = np.flatnonzero(_clear_of_walls(walls, pts[start : start + size], clearance))
         found.append(ok + start)
         count += ok.size
-        if count >= n:
-            break
+        start += size
+        size = min(2 * size, _CHUNK)
     idx = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     return idx[:n]
 
