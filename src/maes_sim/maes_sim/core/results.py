@@ -119,3 +119,88 @@ def heatmap_rgb(heat: np.ndarray, walls: np.ndarray, scale: int = 4) -> np.ndarr
     rgb[walls] = (60, 60, 60)
     rgb = np.flipud(rgb)
     return np.repeat(np.repeat(rgb, scale, axis=0), scale, axis=1)
+
+
+def run_folder_name(sim, now: float | None = None) -> str:
+    """A results folder name: ``<date-time>_<map>_<N>robots_seed<S>``."""
+    import time as _time
+
+    stamp = _time.strftime("%Y%m%d-%H%M%S", _time.localtime(now))
+    return f"{stamp}_{sim.world.name}_{sim.n_robots}robots_seed{sim.seed}"
+
+
+def write_run_results(sim, parent: str | Path, folder: str | None = None,
+                      extra_summary: Mapping[str, object] | None = None) -> Path:
+    """Write a finished (or interrupted) run's results into ``parent/<folder>``; returns it.
+
+    Files: ``statistics.csv`` (one row per snapshot), ``summary.json`` (config, seed, end
+    reason, final statistics, per-robot distance and collisions), ``ground_truth.pgm/.yaml``
+    and ``robot<i>_slam.pgm/.yaml`` (Nav2 map_server format, metres), ``exploration.png`` and
+    ``coverage.png`` (recency heatmaps) and, when matplotlib is installed,
+    ``progress.png`` (exploration and coverage over time).
+    """
+    import json
+
+    from .comms import robot_name
+    from .config import config_to_dict
+    from .metrics import SNAPSHOT_COLUMNS
+    from .slam import to_occupancy
+
+    out = Path(parent) / (folder or run_folder_name(sim))
+    out.mkdir(parents=True, exist_ok=True)
+    rows = list(sim.snapshots)
+    if not rows or rows[-1]["tick"] != sim.tick:
+        rows.append(sim.stats())
+    write_csv(out / "statistics.csv", rows, SNAPSHOT_COLUMNS)
+    tile = sim.config.world.tile_size
+    h, w = sim.shape
+    origin = (-w / 2.0 * tile, -h / 2.0 * tile)
+    write_occupancy_map(out / "ground_truth", np.where(sim.walls, 100, 0).astype(np.int8),
+                        tile, origin)
+    for i in range(sim.n_robots):
+        write_occupancy_map(out / f"{robot_name(i)}_slam", to_occupancy(sim.slam_maps[i]),
+                            tile, origin)
+    scale = max(1, min(16, 600 // max(h, w)))  # about 600 px on the long side
+    write_png(out / "exploration.png", heatmap_rgb(sim.exploration_heatmap(), sim.walls, scale))
+    write_png(out / "coverage.png", heatmap_rgb(sim.coverage_heatmap(), sim.walls, scale))
+    summary = {
+        "seed": sim.seed,
+        "map": sim.world.name,
+        "map_source": sim.world.source,
+        "number_of_robots": sim.n_robots,
+        "ticks": sim.tick,
+        "sim_time_s": sim.sim_time,
+        "finished": sim.finished,
+        "end_reason": sim.end_reason,
+        "final": rows[-1],
+        "distance_travelled_m": (sim.metrics.distance * tile).round(6).tolist(),
+        "collision_ticks": sim.metrics.collisions.tolist(),
+        "config": config_to_dict(sim.config),
+    }
+    summary.update(extra_summary or {})
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    _plot_progress(out / "progress.png", rows)
+    return out
+
+
+def _plot_progress(path: Path, rows: Sequence[Mapping[str, object]]) -> Path | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # optional: the core does not depend on matplotlib
+        return None
+    t = [r["sim_time"] for r in rows]
+    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
+    ax.plot(t, [r["exploration_percent"] for r in rows], label="exploration")
+    ax.plot(t, [r["coverage_percent"] for r in rows], label="coverage")
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("% of reachable open area")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

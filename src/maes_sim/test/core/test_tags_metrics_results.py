@@ -67,3 +67,26 @@ def test_csv_and_png_are_well_formed(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
     with pytest.raises(ValueError, match="uint8"):
         write_png(tmp_path / "bad.png", rgb.astype(float))
+
+
+def test_run_results_folder_holds_every_file_and_maps_match_the_run(tmp_path):
+    import json
+
+    from maes_sim.core import SimConfig, Simulation
+    from maes_sim.core.results import write_run_results
+
+    sim = Simulation(SimConfig(number_of_robots=2))
+    for _ in range(12):
+        sim.set_velocity(0, 2.0, 0.0)
+        sim.step()
+    out = write_run_results(sim, tmp_path, folder="run")
+    names = sorted(p.name for p in out.iterdir())
+    for expected in ("statistics.csv", "summary.json", "ground_truth.pgm", "ground_truth.yaml",
+                     "robot0_slam.pgm", "robot1_slam.yaml", "exploration.png", "coverage.png"):
+        assert expected in names
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ticks"] == 12 and summary["config"]["number_of_robots"] == 2
+    rows = (out / "statistics.csv").read_text().splitlines()
+    assert rows[-1].startswith("12,")  # the final state is always the last row
+    truth = load_map_yaml(out / "ground_truth.yaml", tile_size=1.0)
+    np.testing.assert_array_equal(truth.walls, sim.walls)
