@@ -1,0 +1,286 @@
+"""Path following for the MAES movement model: a robot either rotates in place or drives straight.
+
+:func:`follow_path` is a pure function of (pose, waypoints, params, state, time) returning one
+velocity command. Call it once per control tick with the state it returned last time. The rule:
+
+1. Advance past every waypoint already reached (within ``waypoint_tolerance``, or passed
+   alongside within that distance of it); the final goal is reached within ``goal_tolerance``.
+2. If the heading error to the current waypoint exceeds the tolerance, rotate in place
+   (proportional, capped at ``max_angular_speed``); otherwise drive straight at
+   ``max_linear_speed``, slowing linearly within ``slowdown_distance`` of the final goal.
+   The heading tolerance widens near a waypoint to what still passes it within half its
+   tolerance, and doubles once driving, so the robot does not stop to re-aim for tiny errors.
+3. Report ``BLOCKED`` when neither the remaining path length nor (while rotating) the heading
+   error improved for ``blocked_timeout`` seconds.
+
+Units are the caller's (tiles or metres, seconds, radians); pose and waypoints share a frame.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
+
+import numpy as np
+
+# Smallest decrease of the heading error (rad) that counts as progress while turning.
+_HEADING_EPSILON = 0.01
+
+
+class FollowStatus(enum.Enum):
+    """What :func:`follow_path` is doing."""
+
+    ROTATING = "rotating"
+    DRIVING = "driving"
+    SUCCEEDED = "succeeded"
+    BLOCKED = "blocked"
+
+    @property
+    def finished(self) -> bool:
+        """True for ``SUCCEEDED`` and ``BLOCKED`` (the command is zero)."""
+        return self in (FollowStatus.SUCCEEDED, FollowStatus.BLOCKED)
+
+
+@dataclass(frozen=True)
+class FollowParams:
+    """Tuning of :func:`follow_path`; invalid values raise ``ValueError`` naming the field.
+
+    Parameters
+    ----------
+    max_linear_speed : float
+        Top driving speed (> 0), distance per second.
+    max_angular_speed : float
+        Top turning speed (> 0), rad/s.
+    heading_tolerance : float
+        Largest heading error (rad) at which driving starts far from the waypoint.
+    waypoint_tolerance : float
+        Distance at which an intermediate waypoint counts as reached.
+    goal_tolerance : float
+        Distance at which the final waypoint counts as reached.
+    slowdown_distance : float
+        Start slowing this far from the final goal (keep it >= ``max_linear_speed`` times the
+        control period so the last step cannot jump over the goal tolerance).
+    min_speed_fraction : float
+        Slowest approach speed, as a fraction of ``max_linear_speed`` (0 < f <= 1).
+    angular_gain : float
+        Turning speed per radian of heading error (1/s); keep it below 1 / control period.
+    blocked_timeout : float
+        Seconds without progress before ``BLOCKED``; longer than a half turn takes.
+    progress_epsilon : float
+        Smallest decrease of the remaining path length that counts as progress.
+
+    Examples
+    --------
+    >>> FollowParams(max_linear_speed=1.0, max_angular_speed=2.0).goal_tolerance
+    0.2
+    """
+
+    max_linear_speed: float
+    max_angular_speed: float
+    heading_tolerance: float = 0.1
+    waypoint_tolerance: float = 0.3
+    goal_tolerance: float = 0.2
+    slowdown_distance: float = 1.0
+    min_speed_fraction: float = 0.1
+    angular_gain: float = 2.5
+    blocked_timeout: float = 6.0
+    progress_epsilon: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in (
+            "max_linear_speed",
+            "max_angular_speed",
+            "heading_tolerance",
+            "waypoint_tolerance",
+            "goal_tolerance",
+            "slowdown_distance",
+            "angular_gain",
+            "blocked_timeout",
+            "progress_epsilon",
+        ):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and 0 < value < math.inf):
+                raise ValueError(f"FollowParams.{name} must be a finite number > 0, got {value!r}")
+        if not (
+            isinstance(self.min_speed_fraction, (int, float)) and 0 < self.min_speed_fraction <= 1
+        ):
+            value = self.min_speed_fraction
+            raise ValueError(f"FollowParams.min_speed_fraction must be in (0, 1], got {value!r}")
+        if self.heading_tolerance >= math.pi / 2:
+            raise ValueError(
+                f"FollowParams.heading_tolerance must be < pi/2 rad, got {self.heading_tolerance!r}"
+            )
+
+
+@dataclass(frozen=True)
+class FollowState:
+    """What :func:`follow_path` remembers between calls (start with ``FollowState()``).
+
+    Attributes
+    ----------
+    target : int
+        Index of the waypoint being approached.
+    driving : bool
+        Whether the last command drove (widens the heading tolerance: hysteresis).
+    best_remaining : float
+        Shortest remaining path length seen so far.
+    best_heading_error : float
+        Smallest absolute heading error seen while turning towards ``target``.
+    last_progress_time : float or None
+        When progress was last made.
+    start : (x, y) or None
+        Where following began (the segment into the first waypoint starts there).
+    """
+
+    target: int = 0
+    driving: bool = False
+    best_remaining: float = math.inf
+    best_heading_error: float = math.inf
+    last_progress_time: float | None = field(default=None)
+    start: tuple[float, float] | None = None
+
+
+class FollowCommand(NamedTuple):
+    """One control step: velocities, status, the state for the next call, remaining length."""
+
+    linear: float
+    angular: float
+    status: FollowStatus
+    state: FollowState
+    remaining: float
+
+
+def wrap_angle(angle: float) -> float:
+    """Wrap an angle to [-pi, pi).
+
+    Examples
+    --------
+    >>> round(wrap_angle(3 * math.pi / 2), 6)
+    -1.570796
+    """
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def _check_inputs(pose: Sequence[float], waypoints: Sequence[Sequence[float]]) -> tuple:
+    try:
+        x, y, yaw = (float(v) for v in pose)
+    except (TypeError, ValueError):
+        raise ValueError(f"pose must be (x, y, yaw), got {pose!r}") from None
+    if not all(math.isfinite(v) for v in (x, y, yaw)):
+        raise ValueError(f"pose must be finite, got {(x, y, yaw)}")
+    wps = np.asarray(waypoints, dtype=np.float64)
+    if wps.ndim != 2 or wps.shape[1] != 2 or wps.shape[0] == 0:
+        raise ValueError(f"waypoints must be a non-empty (K, 2) sequence, got shape {wps.shape}")
+    if not np.isfinite(wps).all():
+        raise ValueError("waypoints must be finite")
+    return x, y, yaw, wps
+
+
+def _passed(px: float, py: float, wps: np.ndarray, i: int, tol: float, start: tuple) -> bool:
+    """Whether the robot is past waypoint ``i`` (along its segment), within ``tol`` of it."""
+    seg = wps[i] - (wps[i - 1] if i > 0 else np.asarray(start))
+    length = math.hypot(seg[0], seg[1])
+    if length == 0.0:
+        return True
+    ux, uy = seg / length
+    rx, ry = px - wps[i, 0], py - wps[i, 1]
+    return rx * ux + ry * uy >= 0.0 and abs(rx * uy - ry * ux) <= tol
+
+
+def follow_path(
+    pose: Sequence[float],
+    waypoints: Sequence[Sequence[float]],
+    params: FollowParams,
+    state: FollowState | None = None,
+    time: float = 0.0,
+) -> FollowCommand:
+    """One rotate-xor-move command towards the next waypoint of a path.
+
+    Parameters
+    ----------
+    pose : (x, y, yaw)
+        The robot's pose (yaw in rad, CCW).
+    waypoints : (K, 2) sequence
+        Points to visit in order after the current pose (drop the planner's start cell); the
+        last one is the goal.
+    params : FollowParams
+    state : FollowState, optional
+        The ``state`` of the previous command; ``None`` starts at the first waypoint.
+    time : float
+        Current time in seconds (e.g. sim time); only used to detect a blocked robot.
+
+    Returns
+    -------
+    FollowCommand
+        ``(linear, angular, status, state, remaining)``; exactly one of ``linear``/``angular``
+        is non-zero while ``ROTATING``/``DRIVING``, both are zero once finished. ``remaining`` is
+        the path length left from the pose.
+
+    Examples
+    --------
+    >>> p = FollowParams(max_linear_speed=1.0, max_angular_speed=1.0)
+    >>> cmd = follow_path((0.0, 0.0, 0.0), [(0.0, 2.0)], p)
+    >>> cmd.status.name, cmd.linear, round(cmd.angular, 3)
+    ('ROTATING', 0.0, 1.0)
+    >>> cmd = follow_path((0.0, 0.0, math.pi / 2), [(0.0, 2.0)], p, cmd.state)
+    >>> cmd.status.name, cmd.linear, cmd.angular, cmd.remaining
+    ('DRIVING', 1.0, 0.0, 2.0)
+    """
+    x, y, yaw, wps = _check_inputs(pose, waypoints)
+    st = state if state is not None else FollowState(start=(x, y))
+    if st.start is None:
+        st = replace(st, start=(x, y))
+    last = wps.shape[0] - 1
+    if not 0 <= st.target <= last:
+        raise ValueError(f"state.target {st.target} does not index the {last + 1} waypoints")
+
+    target = st.target
+    while target < last and (
+        math.hypot(wps[target, 0] - x, wps[target, 1] - y) <= params.waypoint_tolerance
+        or _passed(x, y, wps, target, params.waypoint_tolerance, st.start)
+    ):
+        target += 1
+    if target != st.target:
+        st = replace(st, target=target, best_heading_error=math.inf)
+
+    dx, dy = wps[target, 0] - x, wps[target, 1] - y
+    dist = math.hypot(dx, dy)
+    tail = np.diff(wps[target:], axis=0)
+    remaining = dist + float(np.hypot(tail[:, 0], tail[:, 1]).sum()) if tail.size else dist
+    if target == last and dist <= params.goal_tolerance:
+        done = replace(st, driving=False, last_progress_time=time)
+        return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)
+
+    err = wrap_angle(math.atan2(dy, dx) - yaw)
+    tol = params.goal_tolerance if target == last else params.waypoint_tolerance
+    heading_tol = max(params.heading_tolerance, math.atan2(0.5 * tol, dist))
+    if st.driving:
+        heading_tol = min(2.0 * heading_tol, math.pi / 2)
+    rotate = abs(err) > heading_tol
+
+    progressed = remaining < st.best_remaining - params.progress_epsilon or (
+        rotate and abs(err) < st.best_heading_error - _HEADING_EPSILON
+    )
+    if progressed or st.last_progress_time is None:
+        best_err = min(st.best_heading_error, abs(err)) if rotate else st.best_heading_error
+        st = replace(
+            st,
+            best_remaining=min(st.best_remaining, remaining),
+            best_heading_error=best_err,
+            last_progress_time=time,
+        )
+    elif time - st.last_progress_time > params.blocked_timeout:
+        return FollowCommand(0.0, 0.0, FollowStatus.BLOCKED, replace(st, driving=False), remaining)
+
+    if rotate:
+        angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
+        rotating = replace(st, driving=False)
+        return FollowCommand(0.0, angular, FollowStatus.ROTATING, rotating, remaining)
+    speed = params.max_linear_speed
+    if target == last:
+        fraction = min(1.0, max(params.min_speed_fraction, dist / params.slowdown_distance))
+        speed *= fraction
+    return FollowCommand(speed, 0.0, FollowStatus.DRIVING, replace(st, driving=True), remaining)
