@@ -27,6 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import commands as C
+from .collision import robot_overlap, wall_penetration
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups, robot_name
 from .config import SimConfig
 from .grid import grid_offset
@@ -338,6 +339,30 @@ class Simulation:
             raise CommandRejected(f"tag from robot {robot} refused: {problem}")
         self._tags_nearby = None
 
+    def place_robots(self, poses: np.ndarray) -> None:
+        """Teleport every robot to ``poses`` (N, 3) (world tiles, rad) and stop it.
+
+        For setting up scenarios and tests. Raises :class:`CommandRejected` (nothing changed)
+        when a pose is not finite, a disc would overlap a wall, or two discs would overlap. The
+        observations (lidar, sensing) are refreshed; exploration and SLAM are not marked.
+        """
+        poses = np.asarray(poses, dtype=np.float64)
+        if poses.shape != (self.n_robots, 3) or not np.isfinite(poses).all():
+            raise CommandRejected(
+                f"poses must be a finite ({self.n_robots}, 3) array, got shape {poses.shape}")
+        grid = poses[:, :2] + self._offset
+        depth = wall_penetration(self.walls, grid, self.radius)
+        if (depth > 0).any():
+            i = int(np.argmax(depth > 0))
+            raise CommandRejected(f"robot {i} at {poses[i, :2].tolist()} would overlap a wall")
+        if robot_overlap(grid, self.radius) > 0:
+            raise CommandRejected("two robots would overlap")
+        self._motion = MotionState.at_rest(grid, poses[:, 2])
+        self._commands = C.Commands.idle(self.n_robots)
+        self._odom = poses.copy()
+        self._status = robot_status(self._motion, self._commands, self.motion_params)
+        self._observe(slam_due=False, mark=False)
+
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
         """Advance every robot by one logic tick (see the module docstring for the order)."""
@@ -347,7 +372,8 @@ class Simulation:
         senders = self.mailbox.pending_senders()
         links = self.comms.links(self.walls, pos0, self.rng, senders) if senders.size else None
         sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
-        want_all = sync_due or self.config.global_settings.populate_adjacency_and_comm_groups_every_tick
+        gs = self.config.global_settings
+        want_all = sync_due or gs.populate_adjacency_and_comm_groups_every_tick
         all_links = self.comms.links(self.walls, pos0, self.rng) if want_all else None
 
         result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
@@ -361,7 +387,8 @@ class Simulation:
                                       noise.heading_noise, self.rng)
         self.tick = next_tick
 
-        slam_due = rc.automatically_update_slam and self.tick % rc.slam_update_interval_in_ticks == 0
+        slam_due = (rc.automatically_update_slam
+                    and self.tick % rc.slam_update_interval_in_ticks == 0)
         self._sense(slam_due)
         if all_links is not None:
             self.links = all_links
@@ -384,19 +411,23 @@ class Simulation:
                 progress(self)
 
     def _sense(self, slam_due: bool) -> None:
+        self._observe(slam_due, mark=True)
+
+    def _observe(self, slam_due: bool, mark: bool) -> None:
         rc = self.config.robot_constraints
         pos = self._motion.positions
         slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
         self.lidar_ranges, self.lidar_hits = cast_rays(
             self.walls, pos, self._motion.headings, rc.slam_raytrace_range, N_RAYS,
-            explored_tick=self.metrics.explored_tick, tick=self.tick,
+            explored_tick=self.metrics.explored_tick if mark else None, tick=self.tick,
             slam=self.slam.maps if slam_due else None, slam_index=slam_index,
             parallel=self.n_robots >= 200,
         )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
-        self.metrics.mark_covered(pos, self.radius, self.tick)
-        self.metrics.refresh_counts()
+        if mark:
+            self.metrics.mark_covered(pos, self.radius, self.tick)
+            self.metrics.refresh_counts()
         ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
         if rc.sense_nearby_agents_blocked_by_walls and ia.size:
             clear = line_of_sight(self.walls, pos[ia], pos[ib])

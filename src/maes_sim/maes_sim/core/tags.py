@@ -23,7 +23,8 @@ MAX_TAGS_TOTAL = 1_000_000
 class EnvironmentTag:
     """A deposited tag; fields as ``maes_interfaces/EnvironmentTag``.
 
-    ``pos`` is the world position in tiles, ``sender`` the robot's namespace, ``tick`` the deposit tick.
+    ``pos`` is the world position in tiles, ``sender`` the robot's namespace, ``tick`` the
+    deposit tick.
     """
 
     msg: str

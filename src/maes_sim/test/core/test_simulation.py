@@ -1,8 +1,6 @@
 """Integration of the core: Simulation stepping, observations, commands, determinism, end."""
 
 import hashlib
-from dataclasses import replace
-
 import numpy as np
 import pytest
 from maes_sim.core import (
@@ -26,6 +24,12 @@ def open_room(h=12, w=20):
     walls = np.zeros((h, w), dtype=bool)
     walls[0, :] = walls[-1, :] = walls[:, 0] = walls[:, -1] = True
     return WorldMap(walls=walls, name="room")
+
+
+def place(sim, grid_xy):
+    """Teleport robots to grid coordinates (heading 0) through the public API."""
+    xy = np.asarray(grid_xy, dtype=float) - np.array([sim.shape[1], sim.shape[0]]) / 2
+    sim.place_robots(np.column_stack([xy, np.zeros(len(xy))]))
 
 
 def small_config(**kw):
@@ -108,7 +112,7 @@ def test_broadcast_arrives_next_tick_within_range_only():
                        robot_constraints=RobotConstraints(broadcast_range=3.0))
     sim = Simulation(cfg, world=open_room(12, 30))
     # Place robots explicitly: 0 and 1 two tiles apart, 2 twelve tiles away.
-    sim._motion = replace(sim._motion, positions=np.array([[3.5, 5.5], [5.5, 5.5], [15.5, 5.5]]))
+    place(sim, [[3.5, 5.5], [5.5, 5.5], [15.5, 5.5]])
     sim.broadcast(0, "ping")
     assert sim.robot_state(1).incoming_broadcast_msgs == []
     sim.step()
@@ -129,7 +133,7 @@ def test_broadcast_blocked_by_walls_when_configured():
         cfg = small_config(robot_constraints=RobotConstraints(
             broadcast_range=10.0, broadcast_blocked_by_walls=blocked))
         sim = Simulation(cfg, world=world)
-        sim._motion = replace(sim._motion, positions=np.array([[5.5, 5.5], [11.5, 5.5]]))
+        place(sim, [[5.5, 5.5], [11.5, 5.5]])
         sim.broadcast(0, "x")
         sim.step()
         assert [b.msg for b in sim.robot_state(1).incoming_broadcast_msgs] == expected
@@ -147,7 +151,7 @@ def test_signal_function_decides_and_may_use_the_rng_and_errors_are_clear():
     walls[:, 8] = True
     cfg = small_config()
     sim = Simulation(cfg, world=WorldMap(walls=walls), signal_function=through_one_wall_only)
-    sim._motion = replace(sim._motion, positions=np.array([[5.5, 5.5], [11.5, 5.5]]))
+    place(sim, [[5.5, 5.5], [11.5, 5.5]])
     sim.broadcast(0, "through")
     sim.step()
     assert [b.msg for b in sim.robot_state(1).incoming_broadcast_msgs] == ["through"]
@@ -168,7 +172,7 @@ def test_signal_function_decides_and_may_use_the_rng_and_errors_are_clear():
 def test_tags_are_readable_within_range_with_sender_and_tick():
     cfg = small_config(robot_constraints=RobotConstraints(environment_tag_read_range=2.0))
     sim = Simulation(cfg, world=open_room(12, 30))
-    sim._motion = replace(sim._motion, positions=np.array([[3.5, 5.5], [12.5, 5.5]]))
+    place(sim, [[3.5, 5.5], [12.5, 5.5]])
     sim.step()
     sim.deposit_tag(0, "frontier here")
     s0, s1 = sim.robot_state(0), sim.robot_state(1)
@@ -184,7 +188,7 @@ def test_nearby_robots_respect_range_and_walls():
     cfg = small_config(number_of_robots=3, robot_constraints=RobotConstraints(
         sense_nearby_agents_range=5.0, sense_nearby_agents_blocked_by_walls=True))
     sim = Simulation(cfg, world=WorldMap(walls=walls))
-    sim._motion = replace(sim._motion, positions=np.array([[5.5, 5.5], [8.5, 5.5], [12.5, 5.5]]))
+    place(sim, [[5.5, 5.5], [8.5, 5.5], [12.5, 5.5]])
     sim.step()
     assert [r.id for r in sim.robot_state(0).nearby_robots] == ["robot1"]
     assert [r.id for r in sim.robot_state(1).nearby_robots] == ["robot0"]  # 2 is behind the wall
@@ -195,7 +199,7 @@ def test_distributed_slam_merges_maps_of_robots_in_range():
     rc = RobotConstraints(distribute_slam=True, slam_sync_interval_in_ticks=2,
                           slam_update_interval_in_ticks=1, broadcast_range=100.0)
     sim = Simulation(small_config(robot_constraints=rc), world=open_room(12, 40))
-    sim._motion = replace(sim._motion, positions=np.array([[3.5, 5.5], [35.5, 5.5]]))
+    place(sim, [[3.5, 5.5], [35.5, 5.5]])
     sim.step()
     assert not np.array_equal(sim.slam_maps[0], sim.slam_maps[1])
     sim.step()  # tick 2: sync
@@ -241,3 +245,17 @@ def test_heatmaps_are_recent_where_robots_look():
     assert heat[tile[1], tile[0]] == pytest.approx(1.0)
     assert (heat == -1).any()
     assert sim.coverage_heatmap()[tile[1], tile[0]] == pytest.approx(1.0)
+
+
+def test_place_robots_refuses_walls_and_overlaps_and_changes_nothing_then():
+    sim = Simulation(small_config(), world=open_room())
+    before = sim.poses
+    with pytest.raises(CommandRejected, match="wall"):
+        place(sim, [[0.5, 0.5], [5.5, 5.5]])
+    with pytest.raises(CommandRejected, match="overlap"):
+        place(sim, [[5.5, 5.5], [5.7, 5.5]])
+    np.testing.assert_array_equal(sim.poses, before)
+    place(sim, [[5.5, 5.5], [8.5, 5.5]])
+    assert sim.poses[1, 0] - sim.poses[0, 0] == pytest.approx(3.0)
+    # observations follow the new poses: robot 0 now sees the west wall 4.5 tiles behind it
+    assert sim.lidar_ranges[0, 0] == pytest.approx(4.5)
