@@ -1,4 +1,4 @@
-"""Obstacle inflation and Nav2-style costmaps from an occupancy grid (numpy only).
+"""Obstacle inflation and Nav2-style costmaps from an occupancy grid (numpy, numba kernel).
 
 All distances here are in *cells*, measured between cell centres, as Nav2's inflation layer does.
 Convert from world units with ``radius_cells = radius / resolution`` and
@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ._checks import check_bool_grid, check_int_grid, check_non_negative
+from ._jit import kernel
 from .costmap import INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN
 
 # Nav2's internal costs (nav2_costmap_2d/cost_values.hpp) before translation to 0..100.
@@ -33,12 +34,23 @@ def disc_offsets(radius: float) -> np.ndarray:
     return np.stack([dx[keep], dy[keep]], axis=1)
 
 
-def _shifted(mask: np.ndarray, dx: int, dy: int) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
-    """Slices so that ``out[dst] |= mask[src]`` moves ``mask`` by (dx, dy) without wrapping."""
-    h, w = mask.shape
-    dst = (slice(max(dy, 0), h + min(dy, 0)), slice(max(dx, 0), w + min(dx, 0)))
-    src = (slice(max(-dy, 0), h - max(dy, 0)), slice(max(-dx, 0), w - max(dx, 0)))
-    return dst, src
+@kernel
+def _stamp_distances(
+    boundary_x: np.ndarray,
+    boundary_y: np.ndarray,
+    off_x: np.ndarray,
+    off_y: np.ndarray,
+    lengths: np.ndarray,
+    dist: np.ndarray,
+) -> None:
+    """``dist[y + dy, x + dx] = min(., length)`` for every boundary cell and disc offset."""
+    h, w = dist.shape
+    for b in range(boundary_x.shape[0]):
+        for k in range(off_x.shape[0]):
+            x = boundary_x[b] + off_x[k]
+            y = boundary_y[b] + off_y[k]
+            if 0 <= x < w and 0 <= y < h and lengths[k] < dist[y, x]:
+                dist[y, x] = lengths[k]
 
 
 def inflate(occupied: np.ndarray, radius: float) -> np.ndarray:
@@ -64,21 +76,14 @@ def inflate(occupied: np.ndarray, radius: float) -> np.ndarray:
            [0, 1, 1, 1, 0],
            [0, 0, 1, 0, 0]])
     """
-    occ = check_bool_grid("occupied", occupied)
-    out = occ.copy()
-    for dx, dy in disc_offsets(radius):
-        if dx == 0 and dy == 0:
-            continue
-        dst, src = _shifted(occ, int(dx), int(dy))
-        out[dst] |= occ[src]
-    return out
+    return np.isfinite(obstacle_distance(occupied, radius))
 
 
 def obstacle_distance(occupied: np.ndarray, max_distance: float) -> np.ndarray:
     """Distance (cells, centre to centre) to the nearest occupied cell, up to ``max_distance``.
 
-    Brute force over the disc of offsets: O(H * W * max_distance**2), fine for the radii of a
-    robot (a few cells).
+    Stamps the disc of offsets around every occupied cell that borders a free one:
+    O(boundary cells * max_distance**2), compiled with numba when available.
 
     Parameters
     ----------
@@ -100,11 +105,16 @@ def obstacle_distance(occupied: np.ndarray, max_distance: float) -> np.ndarray:
     occ = check_bool_grid("occupied", occupied)
     offsets = disc_offsets(max_distance)
     lengths = np.hypot(offsets[:, 0], offsets[:, 1])
-    dist = np.full(occ.shape, np.inf)
-    for (dx, dy), length in zip(offsets, lengths):
-        dst, src = _shifted(occ, int(dx), int(dy))
-        region = dist[dst]
-        np.minimum(region, np.where(occ[src], length, np.inf), out=region)
+    dist = np.where(occ, 0.0, np.inf)
+    # The nearest occupied cell to a free cell always has a free edge neighbour (the step from it
+    # towards the free cell is closer), so stamping discs around boundary cells is enough.
+    inner = occ.copy()
+    inner[:, 1:] &= occ[:, :-1]
+    inner[:, :-1] &= occ[:, 1:]
+    inner[1:, :] &= occ[:-1, :]
+    inner[:-1, :] &= occ[1:, :]
+    by, bx = np.nonzero(occ & ~inner)
+    _stamp_distances(bx, by, offsets[:, 0].copy(), offsets[:, 1].copy(), lengths, dist)
     return dist
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ._checks import check_bool_grid, check_int_grid, check_non_negative
 from ._search import search
+from ._segment import segment_clear
 from .costmap import INSCRIBED
 from .inflation import costmap_from_occupancy, inflate
 
@@ -202,54 +203,19 @@ def nearest_traversable(
     return int(xs[k]), int(ys[k])
 
 
-def _segment_blocked(
-    blocked_cells: np.ndarray, a: np.ndarray, b: np.ndarray, clearance: float
-) -> bool:
-    """Whether segment a-b (grid coordinates) comes within ``clearance`` of any cell square.
+def _check_clearance(clearance: float) -> float:
+    if isinstance(clearance, bool) or not (
+        isinstance(clearance, (int, float)) and 0.0 <= clearance < 0.5
+    ):
+        raise ValueError(f"clearance must be a number in [0, 0.5) cells, got {clearance!r}")
+    return float(clearance)
 
-    ``blocked_cells`` is int (K, 2) ``(ix, iy)``; cell squares are [ix, ix+1] x [iy, iy+1].
-    Touching a square (even at a corner) counts as blocked.
-    """
-    if blocked_cells.shape[0] == 0:
-        return False
-    lo = blocked_cells.astype(np.float64)
-    hi = lo + 1.0
-    d = b - a
-    # Liang-Barsky clipping of the segment against every square at once.
-    t0 = np.zeros(lo.shape[0])
-    t1 = np.ones(lo.shape[0])
-    hit = np.ones(lo.shape[0], dtype=bool)
-    for axis in (0, 1):
-        if d[axis] == 0.0:
-            hit &= (lo[:, axis] <= a[axis]) & (a[axis] <= hi[:, axis])
-        else:
-            ta = (lo[:, axis] - a[axis]) / d[axis]
-            tb = (hi[:, axis] - a[axis]) / d[axis]
-            t0 = np.maximum(t0, np.minimum(ta, tb))
-            t1 = np.minimum(t1, np.maximum(ta, tb))
-    hit &= t0 <= t1 + 1e-9  # tolerance: grazing a corner must count as touching
-    if hit.any() or clearance <= 0.0:
-        return bool(hit.any())
 
-    # Disjoint convex shapes are closest at a vertex of one of them: the segment's end points
-    # against the squares, and the squares' corners against the segment.
-    def point_box(p: np.ndarray) -> np.ndarray:
-        gap = np.maximum(np.maximum(lo - p, p - hi), 0.0)
-        return np.hypot(gap[:, 0], gap[:, 1])
-
-    best = np.minimum(point_box(a), point_box(b))
-    seg_len2 = float(d @ d)
-    corners = (
-        (lo[:, 0], lo[:, 1]),
-        (hi[:, 0], lo[:, 1]),
-        (lo[:, 0], hi[:, 1]),
-        (hi[:, 0], hi[:, 1]),
+def _clear(traversable: np.ndarray, a: Cell, b: Cell, clearance: float) -> bool:
+    """:func:`line_of_sight` on already checked arguments (cell centres to grid coordinates)."""
+    return bool(
+        segment_clear(traversable, a[0] + 0.5, a[1] + 0.5, b[0] + 0.5, b[1] + 0.5, clearance)
     )
-    for cx, cy in corners:
-        rel_x, rel_y = cx - a[0], cy - a[1]
-        s = np.clip((rel_x * d[0] + rel_y * d[1]) / seg_len2, 0.0, 1.0) if seg_len2 else 0.0
-        best = np.minimum(best, np.hypot(rel_x - s * d[0], rel_y - s * d[1]))
-    return bool((best <= clearance).any())
 
 
 def line_of_sight(
@@ -280,21 +246,8 @@ def line_of_sight(
     (True, False)
     """
     t = check_bool_grid("traversable", traversable)
-    if not (isinstance(clearance, (int, float)) and 0.0 <= clearance < 0.5):
-        raise ValueError(f"clearance must be a number in [0, 0.5) cells, got {clearance!r}")
-    ax, ay = _check_cell("a", a, t.shape)
-    bx, by = _check_cell("b", b, t.shape)
-    # Only cells in the segment's bounding box, grown by the clearance, can be touched; the
-    # segment joins two in-grid centres, so with clearance < 0.5 it never nears the grid edge.
-    x0 = max(math.floor(min(ax, bx) + 0.5 - clearance), 0)
-    x1 = min(math.floor(max(ax, bx) + 0.5 + clearance), t.shape[1] - 1)
-    y0 = max(math.floor(min(ay, by) + 0.5 - clearance), 0)
-    y1 = min(math.floor(max(ay, by) + 0.5 + clearance), t.shape[0] - 1)
-    ys, xs = np.nonzero(~t[y0 : y1 + 1, x0 : x1 + 1])
-    blocked = np.stack([xs + x0, ys + y0], axis=1)
-    return not _segment_blocked(
-        blocked, np.array([ax + 0.5, ay + 0.5]), np.array([bx + 0.5, by + 0.5]), float(clearance)
-    )
+    clearance = _check_clearance(clearance)
+    return _clear(t, _check_cell("a", a, t.shape), _check_cell("b", b, t.shape), clearance)
 
 
 def prune_path(
@@ -326,7 +279,9 @@ def prune_path(
     >>> prune_path(astar(t, (0, 0), (2, 0)), t)
     [(0, 0), (0, 2), (2, 2), (2, 0)]
     """
-    cells = [(int(c[0]), int(c[1])) for c in path]
+    t = check_bool_grid("traversable", traversable)
+    clearance = _check_clearance(clearance)
+    cells = [_check_cell(f"path[{k}]", c, t.shape) for k, c in enumerate(path)]
     if len(cells) <= 2:
         return cells
     out = [cells[0]]
@@ -334,7 +289,7 @@ def prune_path(
     i = anchor + 1
     while i < len(cells) - 1:
         # cells[i] is reachable from the anchor; try to extend to cells[i + 1].
-        if line_of_sight(traversable, cells[anchor], cells[i + 1], clearance):
+        if _clear(t, cells[anchor], cells[i + 1], clearance):
             i += 1
         else:
             out.append(cells[i])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from maes_controller import _search
+from maes_controller import _search, _segment
 from maes_controller.inflation import costmap_from_occupancy, disc_offsets, obstacle_distance
 from maes_controller.planning import (
     astar,
@@ -353,6 +353,23 @@ def test_line_of_sight_clearance():
     assert not line_of_sight(free, (0, 0), (2, 1), clearance=0.23)
     with pytest.raises(ValueError, match=r"clearance must be a number in \[0, 0.5\) cells"):
         line_of_sight(free, (0, 0), (2, 1), clearance=0.5)
+
+
+@pytest.mark.parametrize("clearance", [0.0, 0.25, 0.49])
+def test_segment_window_misses_no_cell(clearance):
+    # segment_clear only tests cells near the segment; testing every blocked cell must agree.
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        h, w = rng.integers(2, 12, size=2)
+        free = random_free(rng, h, w, 0.3)
+        (ax, bx), (ay, by) = rng.integers(0, w, size=2), rng.integers(0, h, size=2)
+        a = (ax + 0.5, ay + 0.5)
+        b = (bx + 0.5, by + 0.5)
+        every = not any(
+            _segment._touches(*a, *b, int(x), int(y), clearance) for y, x in zip(*np.nonzero(~free))
+        )
+        assert _segment.segment_clear(free, *a, *b, clearance) == every
+        assert _segment.segment_clear.py_func(free, *a, *b, clearance) == every
 
 
 def test_prune_path_by_hand():
