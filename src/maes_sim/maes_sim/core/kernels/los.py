@@ -133,7 +133,8 @@ def _walk(walls, ax, ay, bx, by, stop_at_wall):
         sy = -1
         ty = (ay - iy) / ady
     in_wall = ix < 0 or iy < 0 or ix >= w or iy >= h or walls[iy, ix]
-    # A wall tile blocks only when the segment spends a positive length in it.
+    # A wall tile blocks only when the segment spends a positive length in it: the start tile
+    # not when a starts on its boundary and leaves at once (t = 0).
     blocked = in_wall and min(tx, ty) > 0.0
     if blocked and stop_at_wall:
         return True, 0.0
@@ -170,10 +171,11 @@ def _walk(walls, ax, ay, bx, by, stop_at_wall):
             ty = ((iy + 1 - ay) if sy > 0 else (ay - iy)) / ady
         now_wall = ix < 0 or iy < 0 or ix >= w or iy >= h or walls[iy, ix]
         if now_wall:
-            if min(tx, ty, 1.0) > t:
-                blocked = True
-                if stop_at_wall:
-                    return True, inside
+            # A tile entered at t < 1 is left after t (both crossings moved past t), so the
+            # segment runs a positive length in it.
+            blocked = True
+            if stop_at_wall:
+                return True, inside
             if not in_wall:
                 run_start = t
         elif in_wall:

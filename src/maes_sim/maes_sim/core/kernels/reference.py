@@ -198,8 +198,7 @@ def _segment_walk(walls: np.ndarray, a: np.ndarray, b: np.ndarray, stop_at_wall:
         ty[step_y] = _next_crossing(ay[step_y], iy[step_y], dy[step_y], sy[step_y])
         now_wall = _is_wall(walls, ix[act], iy[act])
         was_wall = in_wall[act]
-        exit_s = np.minimum(np.minimum(tx[act], ty[act]), 1.0)
-        blocked[act[now_wall & (exit_s > t)]] = True
+        blocked[act[now_wall]] = True
         enter = now_wall & ~was_wall
         leave = ~now_wall & was_wall
         run_start[act[enter]] = t[enter]
