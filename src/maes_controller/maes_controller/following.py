@@ -5,11 +5,13 @@ velocity command. Call it once per control tick with the state it returned last 
 
 1. Advance past every waypoint already reached (within ``waypoint_tolerance``, or passed
    alongside within that distance of it); the final goal is reached within ``goal_tolerance``.
-2. If the heading error to the current waypoint exceeds the tolerance, rotate in place
+2. If driving straight on would miss the current waypoint sideways by more than
+   ``lateral_tolerance`` (or the heading error exceeds ``heading_tolerance``), rotate in place
    (proportional, capped at ``max_angular_speed``); otherwise drive straight at
    ``max_linear_speed``, slowing linearly within ``slowdown_distance`` of the final goal.
-   The heading tolerance widens near a waypoint to what still passes it within half its
-   tolerance, and doubles once driving, so the robot does not stop to re-aim for tiny errors.
+   Bounding the sideways miss, not the angle, keeps the robot within ``lateral_tolerance`` of
+   the straight segment the planner checked, however long. Once driving, both limits are 1.5
+   times larger, so the robot does not stop to re-aim for rounding-sized errors.
 3. Report ``BLOCKED`` when neither the remaining path length nor (while rotating) the heading
    error improved for ``blocked_timeout`` seconds.
 
@@ -55,7 +57,11 @@ class FollowParams:
     max_angular_speed : float
         Top turning speed (> 0), rad/s.
     heading_tolerance : float
-        Largest heading error (rad) at which driving starts far from the waypoint.
+        Largest heading error (rad) to drive with, < pi/2; near a waypoint the lateral rule
+        allows more, far from it less.
+    lateral_tolerance : float
+        Largest sideways miss of the waypoint to start driving with (distance), at most half
+        of ``waypoint_tolerance`` and of ``goal_tolerance``.
     waypoint_tolerance : float
         Distance at which an intermediate waypoint counts as reached.
     goal_tolerance : float
@@ -80,8 +86,9 @@ class FollowParams:
 
     max_linear_speed: float
     max_angular_speed: float
-    heading_tolerance: float = 0.1
-    waypoint_tolerance: float = 0.3
+    heading_tolerance: float = 0.5
+    lateral_tolerance: float = 0.05
+    waypoint_tolerance: float = 0.15
     goal_tolerance: float = 0.2
     slowdown_distance: float = 1.0
     min_speed_fraction: float = 0.1
@@ -94,6 +101,7 @@ class FollowParams:
             "max_linear_speed",
             "max_angular_speed",
             "heading_tolerance",
+            "lateral_tolerance",
             "waypoint_tolerance",
             "goal_tolerance",
             "slowdown_distance",
@@ -112,6 +120,12 @@ class FollowParams:
         if self.heading_tolerance >= math.pi / 2:
             raise ValueError(
                 f"FollowParams.heading_tolerance must be < pi/2 rad, got {self.heading_tolerance!r}"
+            )
+        limit = 0.5 * min(self.waypoint_tolerance, self.goal_tolerance)
+        if self.lateral_tolerance > limit:
+            raise ValueError(
+                f"FollowParams.lateral_tolerance must be <= half of waypoint_tolerance and of "
+                f"goal_tolerance ({limit}), got {self.lateral_tolerance!r}"
             )
 
 
@@ -255,11 +269,10 @@ def follow_path(
         return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)
 
     err = wrap_angle(math.atan2(dy, dx) - yaw)
-    tol = params.goal_tolerance if target == last else params.waypoint_tolerance
-    heading_tol = max(params.heading_tolerance, math.atan2(0.5 * tol, dist))
-    if st.driving:
-        heading_tol = min(2.0 * heading_tol, math.pi / 2)
-    rotate = abs(err) > heading_tol
+    # Driving on with error err misses the waypoint sideways by dist * sin(err).
+    slack = 1.5 if st.driving else 1.0
+    lateral_limit = math.asin(min(1.0, slack * params.lateral_tolerance / dist))
+    rotate = abs(err) > min(slack * params.heading_tolerance, lateral_limit)
 
     progressed = remaining < st.best_remaining - params.progress_epsilon or (
         rotate and abs(err) < st.best_heading_error - _HEADING_EPSILON
