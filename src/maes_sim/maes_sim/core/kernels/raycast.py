@@ -2,25 +2,36 @@
 
 Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_rays_reference`)
 
-* A ray starts at its origin (grid coordinates) and walks the tiles it crosses in order. The range
-  is the distance from the origin to the boundary of the first wall tile entered, computed afresh
-  at every boundary as ``(boundary - origin) / direction`` (no accumulated error). Anything outside
-  the array is wall, so every ray ends at the map edge at the latest.
+* Ray ``k`` of a robot with heading ``h`` points at ``h + (-pi + k * 2 * pi / R)`` (a LaserScan with
+  ``angle_min = -pi``, ``angle_increment = 2 * pi / R``); its unit direction is the offset's
+  direction rotated by ``h`` (see :func:`ray_directions`), and direction components below
+  ``AXIS_SNAP`` (1e-12) count as exactly 0 so rays meant to be axis-parallel are.
+* A ray starts in the tile containing its origin (``floor``: a point on a grid line belongs to the
+  tile on its positive side, and a ray running along a grid line runs in those tiles) and walks
+  the tiles it crosses in order. The range is the distance from the origin to the boundary of the
+  first wall tile entered, computed afresh at every boundary as ``distance to the boundary /
+  |direction component|`` (no accumulated error). Anything outside the array is wall, so every ray
+  ends at the map edge at the latest.
 * No wall within ``max_range``: range ``max_range`` and ``hit`` False. The interval is closed: a
   wall whose boundary is exactly ``max_range`` away is a hit.
-* Origin inside a wall tile (or outside the map): range 0, ``hit`` True, and that tile is the hit
-  tile.
+* Origin inside a wall tile: range 0, ``hit`` True, and that tile is the hit tile. Origin outside
+  the map: range 0, ``hit`` True, nothing marked.
 * Corner rule: a ray passing exactly through a tile corner moves diagonally. When both tiles beside
   the corner (the x-neighbour and the y-neighbour) are walls, the ray is blocked there: a hit at
   the corner, and both side tiles are the hit tiles. A lidar therefore never sees through a diagonal
   wall seam (robots cannot pass there either). When at most one of them is a wall, the ray only
   grazes it at a point: it goes on into the diagonal tile, and the grazed tiles are not marked.
+  The map's outer corners are such seams (outside is wall).
 * Marking (optional, in the same traversal): every tile the ray reached, up to and including the
   hit tile(s), gets ``explored_tick[iy, ix] = tick``; in the robot's SLAM map ``slam[m]`` (``m =
   slam_index[i]``, -1 = skip) crossed tiles become OPEN unless already SOLID and hit tiles become
   SOLID (MAES 2.0, section 3.2.3). Tiles beyond the hit and tiles outside the map are not touched.
   Within one call a crossed tile is never a wall and a hit tile always is, so no tile is written
-  both OPEN and SOLID: the result does not depend on the order of the rays.
+  both OPEN and SOLID: the result does not depend on the order of the rays, several robots may
+  share one SLAM map, and ``parallel=True`` gives the same bits as the serial kernel.
+* ``parallel=True`` splits the robots over numba's threads. It pays off only with idle cores: on a
+  busy 2-core machine a parallel call can take milliseconds waiting for a thread, so the default
+  is serial (the simulator's speed targets are for one core).
 """
 
 from __future__ import annotations
@@ -29,14 +40,15 @@ import math
 
 import numpy as np
 
+from maes_sim.core.grid import OPEN, SOLID
 from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import AXIS_SNAP, trace_rays_reference
 
 __all__ = ["cast_rays", "ray_angle_offsets", "ray_directions", "rotate", "trace_rays"]
 
-_OPEN = 1
-_SOLID = 2
+_OPEN = int(OPEN)  # plain ints: compile-time constants in the kernel
+_SOLID = int(SOLID)
 
 
 def ray_angle_offsets(n_rays: int = 180) -> np.ndarray:
@@ -133,7 +145,7 @@ def cast_rays(
     slam_index : int ndarray (N,), optional
         Map of each robot in ``slam``; -1 = do not mark this robot.
     parallel : bool
-        Split the robots over numba's threads (same results; worth it from a few hundred robots).
+        Split the robots over numba's threads (same results; only worth it with idle cores).
 
     Returns
     -------

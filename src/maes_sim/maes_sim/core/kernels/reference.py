@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_sim.core.grid import OPEN, SOLID
+
 __all__ = [
     "AXIS_SNAP",
     "line_of_sight_reference",
@@ -23,9 +25,6 @@ __all__ = [
 #: Direction components smaller than this in magnitude (e.g. the rounding noise of cos/sin at
 #: multiples of pi/2) count as exactly 0, so rays meant to be axis-parallel are.
 AXIS_SNAP = 1e-12
-
-_OPEN = np.uint8(1)
-_SOLID = np.uint8(2)
 
 
 def _is_wall(walls: np.ndarray, ix: np.ndarray, iy: np.ndarray) -> np.ndarray:
@@ -70,11 +69,11 @@ class _Marker:
             m = self.m[rays]
             sel = m >= 0
             m, ix, iy = m[sel], ix[sel], iy[sel]
-            if code == _SOLID:
-                self.slam[m, iy, ix] = _SOLID
+            if code == SOLID:
+                self.slam[m, iy, ix] = SOLID
             else:
                 cur = self.slam[m, iy, ix]
-                self.slam[m, iy, ix] = np.where(cur == _SOLID, _SOLID, _OPEN)
+                self.slam[m, iy, ix] = np.where(cur == SOLID, SOLID, OPEN)
 
 
 def trace_rays_reference(
@@ -119,8 +118,8 @@ def trace_rays_reference(
     start_wall = _is_wall(walls, ix, iy)
     ranges[start_wall] = 0.0
     hit[start_wall] = True
-    mark(rays[start_wall], ix[start_wall], iy[start_wall], _SOLID)
-    mark(rays[~start_wall], ix[~start_wall], iy[~start_wall], _OPEN)
+    mark(rays[start_wall], ix[start_wall], iy[start_wall], SOLID)
+    mark(rays[~start_wall], ix[~start_wall], iy[~start_wall], OPEN)
     sx, tx = _first_crossing(ox, ix, dx)
     sy, ty = _first_crossing(oy, iy, dy)
 
@@ -140,8 +139,8 @@ def trace_rays_reference(
             s = act[seam]
             ranges[s] = t[seam]
             hit[s] = True
-            mark(s, ix[s] + sx[s], iy[s], _SOLID)
-            mark(s, ix[s], iy[s] + sy[s], _SOLID)
+            mark(s, ix[s] + sx[s], iy[s], SOLID)
+            mark(s, ix[s], iy[s] + sy[s], SOLID)
         keep = ~seam
         act, t, txa, tya = act[keep], t[keep], txa[keep], tya[keep]
         step_x = act[txa <= tya]
@@ -154,9 +153,9 @@ def trace_rays_reference(
         b = act[blocked]
         ranges[b] = t[blocked]
         hit[b] = True
-        mark(b, ix[b], iy[b], _SOLID)
+        mark(b, ix[b], iy[b], SOLID)
         act = act[~blocked]
-        mark(act, ix[act], iy[act], _OPEN)
+        mark(act, ix[act], iy[act], OPEN)
     return ranges.reshape(n, r), hit.reshape(n, r)
 
 
