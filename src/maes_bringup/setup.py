@@ -31,6 +31,9 @@ setup(
     license='TODO: License declaration',
     entry_points={
         # Executables for `ros2 run maes_bringup <name>`: 'name = maes_bringup.module:main'.
-        'console_scripts': [],
+        'console_scripts': [
+            'maes_run = maes_bringup.embedded:main',
+            'maes-batch = maes_bringup.batch:main',
+        ],
     },
 )

@@ -23,6 +23,9 @@ setup(
     license="TODO: License declaration",
     entry_points={
         # Executables for `ros2 run maes_controller <name>`: 'name = maes_controller.module:main'.
-        "console_scripts": [],
+        "console_scripts": [
+            "controller_node = maes_controller.controller_node:main",
+            "navigator_node = maes_controller.navigator_node:main",
+        ],
     },
 )

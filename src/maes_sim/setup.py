@@ -22,6 +22,8 @@ setup(
     license='TODO: License declaration',
     entry_points={
         # Executables for `ros2 run maes_sim <name>`: 'name = maes_sim.module:main'.
-        'console_scripts': [],
+        'console_scripts': [
+            'maes_sim_node = maes_sim.ros.sim_node:main',
+        ],
     },
 )

@@ -1,0 +1,199 @@
+"""Every conversion between the core's arrays and ROS messages (``*_to_msg`` / ``*_from_msg``).
+
+The core works in tiles; ROS in metres. ``tile_size`` (metres per tile) is the only scale, and
+world tile (0, 0) (the map centre) is the origin of the ROS ``world``/``map`` frames.
+"""
+
+from __future__ import annotations
+
+import array
+import math
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Quaternion, TransformStamped, Twist, TwistStamped
+from nav_msgs.msg import OccupancyGrid, Odometry
+from sensor_msgs.msg import LaserScan
+
+from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
+from maes_sim.core.state import RobotState
+
+
+def time_to_msg(seconds: float) -> Time:
+    """Simulated seconds as ``builtin_interfaces/Time`` (exact for whole nanoseconds)."""
+    nanos = int(round(seconds * 1e9))
+    return Time(sec=nanos // 1_000_000_000, nanosec=nanos % 1_000_000_000)
+
+
+def time_from_msg(msg: Time) -> float:
+    """``builtin_interfaces/Time`` as seconds."""
+    return msg.sec + msg.nanosec * 1e-9
+
+
+def yaw_to_quaternion(yaw: float) -> Quaternion:
+    """A rotation of ``yaw`` radians about +z."""
+    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2.0), w=math.cos(yaw / 2.0))
+
+
+def yaw_from_quaternion(q: Quaternion) -> float:
+    """The yaw (rad) of a quaternion (roll and pitch ignored)."""
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+
+
+def compose(a: tuple[float, float, float], b: tuple[float, float, float]):
+    """2-D pose composition ``a * b`` of (x, y, yaw) tuples."""
+    c, s = math.cos(a[2]), math.sin(a[2])
+    return (a[0] + c * b[0] - s * b[1], a[1] + s * b[0] + c * b[1], a[2] + b[2])
+
+
+def inverse(a: tuple[float, float, float]):
+    """2-D pose inverse of an (x, y, yaw) tuple."""
+    c, s = math.cos(a[2]), math.sin(a[2])
+    return (-c * a[0] - s * a[1], s * a[0] - c * a[1], -a[2])
+
+
+def transform_to_msg(pose: tuple[float, float, float], parent: str, child: str,
+                     stamp: Time) -> TransformStamped:
+    """A planar transform ``parent -> child`` (x, y in metres, yaw in rad)."""
+    msg = TransformStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = parent
+    msg.child_frame_id = child
+    msg.transform.translation.x = float(pose[0])
+    msg.transform.translation.y = float(pose[1])
+    msg.transform.rotation = yaw_to_quaternion(float(pose[2]))
+    return msg
+
+
+def transform_from_msg(msg: TransformStamped) -> tuple[float, float, float]:
+    """(x, y, yaw) of a TransformStamped."""
+    t = msg.transform
+    return (t.translation.x, t.translation.y, yaw_from_quaternion(t.rotation))
+
+
+def scan_to_msg(ranges_tiles: np.ndarray, stamp: Time, frame_id: str, tile_size: float,
+                range_max_tiles: float, scan_time: float) -> LaserScan:
+    """A 360-degree LaserScan from one robot's lidar ranges (R,) in tiles.
+
+    Ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the core's convention). Rays that
+    hit nothing report ``range_max`` (as MAES 2.0 did); consumers treat ``range >= range_max``
+    as no return.
+    """
+    n = len(ranges_tiles)
+    msg = LaserScan()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    msg.angle_increment = 2.0 * math.pi / n
+    msg.angle_min = -math.pi
+    msg.angle_max = -math.pi + (n - 1) * msg.angle_increment
+    msg.time_increment = 0.0
+    msg.scan_time = float(scan_time)
+    msg.range_min = 0.0
+    msg.range_max = float(range_max_tiles * tile_size)
+    scaled = (np.asarray(ranges_tiles, dtype=np.float64) * tile_size).astype(np.float32)
+    msg.ranges = array.array("f", scaled.tobytes())
+    return msg
+
+
+def scan_from_msg(msg: LaserScan, tile_size: float) -> np.ndarray:
+    """Ranges (R,) in tiles from a LaserScan."""
+    return np.asarray(msg.ranges, dtype=np.float64) / tile_size
+
+
+def odometry_to_msg(pose_m: tuple[float, float, float], linear_mps: float, angular_rps: float,
+                    stamp: Time, odom_frame: str = "odom",
+                    base_frame: str = "base_footprint") -> Odometry:
+    """nav_msgs/Odometry: pose in the odom frame, twist in the robot frame."""
+    msg = Odometry()
+    msg.header.stamp = stamp
+    msg.header.frame_id = odom_frame
+    msg.child_frame_id = base_frame
+    msg.pose.pose.position.x = float(pose_m[0])
+    msg.pose.pose.position.y = float(pose_m[1])
+    msg.pose.pose.orientation = yaw_to_quaternion(float(pose_m[2]))
+    msg.twist.twist.linear.x = float(linear_mps)
+    msg.twist.twist.angular.z = float(angular_rps)
+    return msg
+
+
+def twist_from_msg(msg: Twist | TwistStamped, tile_size: float) -> tuple[float, float]:
+    """(linear tiles/s, angular rad/s) of a Twist or TwistStamped (other axes ignored)."""
+    twist = msg.twist if isinstance(msg, TwistStamped) else msg
+    return twist.linear.x / tile_size, twist.angular.z
+
+
+def occupancy_to_msg(values: np.ndarray, stamp: Time, frame_id: str, tile_size: float,
+                     origin_xy_m: tuple[float, float]) -> OccupancyGrid:
+    """OccupancyGrid from an (H, W) int8 array (row 0 at the bottom, -1 unknown, 0..100)."""
+    values = np.asarray(values)
+    h, w = values.shape
+    msg = OccupancyGrid()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    msg.info.map_load_time = stamp
+    msg.info.resolution = float(tile_size)
+    msg.info.width = int(w)
+    msg.info.height = int(h)
+    msg.info.origin.position.x = float(origin_xy_m[0])
+    msg.info.origin.position.y = float(origin_xy_m[1])
+    msg.info.origin.orientation.w = 1.0
+    msg.data = array.array("b", np.ascontiguousarray(values, dtype=np.int8).tobytes())
+    return msg
+
+
+def occupancy_from_msg(msg: OccupancyGrid) -> np.ndarray:
+    """The (H, W) int8 array of an OccupancyGrid."""
+    data = np.frombuffer(bytes(memoryview(msg.data).cast("B")), dtype=np.int8)
+    return data.reshape(msg.info.height, msg.info.width)
+
+
+def heatmap_to_values(heat: np.ndarray) -> np.ndarray:
+    """Recency heatmap (1 hot .. 0 cold, -1 never) as OccupancyGrid values (100 hot, -1)."""
+    vals = np.round(np.clip(heat, 0.0, 1.0) * 100.0).astype(np.int8)
+    vals[heat < 0] = -1
+    return vals
+
+
+def state_to_msg(state: RobotState, tile_size: float) -> State:
+    """maes_interfaces/State from the core's RobotState (tiles -> metres)."""
+    msg = State()
+    msg.tick = int(state.tick)
+    msg.status = state.status
+    msg.colliding = bool(state.colliding)
+    msg.incoming_broadcast_msgs = [
+        Broadcast(msg=b.msg, sender=b.sender) for b in state.incoming_broadcast_msgs
+    ]
+    msg.tags_nearby = [
+        EnvironmentTag(msg=t.msg, pos=Vector2D(x=t.pos.x * tile_size, y=t.pos.y * tile_size),
+                       sender=t.sender, tick=int(t.tick))
+        for t in state.tags_nearby
+    ]
+    msg.nearby_robots = [
+        NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size))
+        for r in state.nearby_robots
+    ]
+    msg.position = Vector2D(x=state.position.x * tile_size, y=state.position.y * tile_size)
+    msg.heading = float(state.heading)
+    return msg
+
+
+def stats_to_msg(stats: dict, sim_time: float, distance_tiles: np.ndarray, tile_size: float,
+                 real_time_factor: float, finished: bool) -> Stats:
+    """maes_interfaces/Stats from a statistics row of the core."""
+    msg = Stats()
+    msg.tick = int(stats["tick"])
+    msg.sim_time = time_to_msg(sim_time)
+    msg.exploration_percent = float(stats["exploration_percent"])
+    msg.coverage_percent = float(stats["coverage_percent"])
+    msg.explored_tiles = int(stats["explored_tiles"])
+    msg.covered_tiles = int(stats["covered_tiles"])
+    msg.reachable_tiles = int(stats["reachable_tiles"])
+    msg.real_time_factor = float(real_time_factor)
+    msg.number_of_robots = int(len(distance_tiles))
+    msg.total_collisions = int(stats["collisions"])
+    msg.distance_travelled = array.array(
+        "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes())
+    msg.messages_broadcast = int(stats["broadcasts_sent"])
+    msg.tags_deposited = int(stats["tags_deposited"])
+    msg.finished = bool(finished)
+    return msg

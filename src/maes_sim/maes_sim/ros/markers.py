@@ -1,0 +1,89 @@
+"""RViz markers of the whole simulation (``/maes/markers``): robots, tags, communication links."""
+
+from __future__ import annotations
+
+import numpy as np
+from builtin_interfaces.msg import Duration, Time
+from geometry_msgs.msg import Point
+from std_msgs.msg import ColorRGBA
+from visualization_msgs.msg import Marker, MarkerArray
+
+
+#: Marker namespaces, so an RViz user can toggle each family.
+NS_ROBOTS, NS_HEADINGS, NS_TAGS, NS_LINKS = "robots", "headings", "tags", "comm_links"
+
+
+def _marker(ns: str, mid: int, kind: int, stamp: Time, frame: str) -> Marker:
+    m = Marker()
+    m.header.stamp = stamp
+    m.header.frame_id = frame
+    m.ns = ns
+    m.id = mid
+    m.type = kind
+    m.action = Marker.ADD
+    m.pose.orientation.w = 1.0
+    m.lifetime = Duration(sec=0, nanosec=0)
+    return m
+
+
+def simulation_markers(
+    poses_m: np.ndarray,
+    radius_m: float,
+    colliding: np.ndarray,
+    tags_m: np.ndarray,
+    links: tuple[np.ndarray, np.ndarray] | None,
+    stamp: Time,
+    frame: str = "world",
+) -> MarkerArray:
+    """All markers of one tick.
+
+    Parameters
+    ----------
+    poses_m : ndarray, shape (N, 3)
+        Robot poses (x, y metres, yaw rad) in ``frame``.
+    radius_m : float
+        Robot radius, metres.
+    colliding : ndarray of bool, shape (N,)
+        Colliding robots are drawn red.
+    tags_m : ndarray, shape (T, 2)
+        Tag positions, metres.
+    links : (ndarray, ndarray) or None
+        Directed communication links (sender, receiver) to draw, or None to draw none.
+    """
+    out = MarkerArray()
+    robots = _marker(NS_ROBOTS, 0, Marker.SPHERE_LIST, stamp, frame)
+    robots.scale.x = robots.scale.y = 2.0 * radius_m
+    robots.scale.z = 0.2 * radius_m
+    for (x, y, _), hit in zip(poses_m.tolist(), colliding.tolist()):
+        robots.points.append(Point(x=x, y=y, z=0.0))
+        robots.colors.append(ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0) if hit
+                             else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0))
+    out.markers.append(robots)
+
+    heads = _marker(NS_HEADINGS, 0, Marker.LINE_LIST, stamp, frame)
+    heads.scale.x = 0.25 * radius_m
+    heads.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
+    for x, y, yaw in poses_m.tolist():
+        heads.points.append(Point(x=x, y=y, z=0.1 * radius_m))
+        heads.points.append(Point(x=x + 1.2 * radius_m * np.cos(yaw),
+                                  y=y + 1.2 * radius_m * np.sin(yaw), z=0.1 * radius_m))
+    out.markers.append(heads)
+
+    tags = _marker(NS_TAGS, 0, Marker.CUBE_LIST, stamp, frame)
+    tags.scale.x = tags.scale.y = tags.scale.z = 0.5 * radius_m
+    tags.color = ColorRGBA(r=1.0, g=0.8, b=0.0, a=0.9)
+    for x, y in np.asarray(tags_m).reshape(-1, 2).tolist():
+        tags.points.append(Point(x=x, y=y, z=0.0))
+    out.markers.append(tags)
+
+    link_marker = _marker(NS_LINKS, 0, Marker.LINE_LIST, stamp, frame)
+    link_marker.scale.x = 0.05 * radius_m * 2
+    link_marker.color = ColorRGBA(r=0.2, g=0.9, b=0.3, a=0.6)
+    if links is not None:
+        ia, ib = links
+        once = ia < ib  # draw each undirected pair once
+        for a, b in zip(ia[once].tolist(), ib[once].tolist()):
+            link_marker.points.append(Point(x=poses_m[a, 0], y=poses_m[a, 1], z=0.05))
+            link_marker.points.append(Point(x=poses_m[b, 0], y=poses_m[b, 1], z=0.05))
+    out.markers.append(link_marker)
+    return out

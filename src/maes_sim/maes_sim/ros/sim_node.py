@@ -1,0 +1,394 @@
+"""The ``maes_sim`` node: one :class:`~maes_sim.core.Simulation` on the robot-facing ROS interface.
+
+Run it as ``ros2 run maes_sim maes_sim_node --ros-args -p config_file:=maes_config.yaml``, or
+build it in-process around a ready Simulation (``SimNode(sim)``) without spinning, as the
+embedded runner and the tests do.
+
+Per robot namespace ``robot<i>`` and logic tick: ``scan``, ``odom``, ``tf`` (odom ->
+base_footprint, and map -> odom when the simulated SLAM owns ``map``), ``maes_state``, and on
+SLAM updates ``map``; once, ``tf_static`` (base_footprint -> base_link -> base_scan). It takes
+``cmd_vel`` and serves ``maes_broadcast`` and ``maes_deposit_tag``. Globally: ``/clock``,
+``/tf`` (world -> robot<i>/odom -> robot<i>/base_footprint), ``/maes/ground_truth``,
+``/maes/exploration``, ``/maes/coverage``, ``/maes/markers``, ``/maes/stats``, and the
+services ``/maes/pause`` and ``/maes/resume``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import Twist, TwistStamped
+from maes_interfaces.msg import State, Stats
+from maes_interfaces.srv import BroadcastToAll, DepositTag
+from nav_msgs.msg import OccupancyGrid, Odometry
+from rclpy.node import Node
+from rclpy.qos import (
+    DurabilityPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+)
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import LaserScan
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
+from maes_sim.core.comms import robot_name
+from maes_sim.core.results import write_run_results
+from maes_sim.core.slam import to_occupancy
+
+from . import conversions as cv
+from .markers import simulation_markers
+
+#: Scans: sensor data (best effort, shallow), as Nav2 and slam_toolbox subscribe.
+SCAN_QOS = qos_profile_sensor_data
+#: maes_state: reliable, depth 1, as MAES 2.0's controller expects.
+STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+#: Maps and other latched data: reliable, transient local.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: tf: reliable, a deep queue (the tf2 default).
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+#: maes_broadcast / maes_deposit_tag: requests queue this deep (the default of 10 would drop a
+#: burst silently); every queued request is answered, true or false.
+SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+#: Everything else published every tick.
+DEFAULT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+
+#: Frames of the robot inside its namespace (REP-105, no prefixes).
+MAP, ODOM, BASE, BASE_LINK, SCAN = "map", "odom", "base_footprint", "base_link", "base_scan"
+#: Height of the lidar above the footprint, metres (display only: the world is 2-D).
+SCAN_HEIGHT = 0.1
+
+
+class _Robot:
+    """The ROS endpoints of one robot namespace."""
+
+    def __init__(self, node: SimNode, i: int, stamped: bool) -> None:
+        ns = "/" + robot_name(i)
+        self.scan = node.create_publisher(LaserScan, f"{ns}/scan", SCAN_QOS)
+        self.odom = node.create_publisher(Odometry, f"{ns}/odom", DEFAULT_QOS)
+        self.tf = node.create_publisher(TFMessage, f"{ns}/tf", TF_QOS)
+        self.tf_static = node.create_publisher(TFMessage, f"{ns}/tf_static", LATCHED_QOS)
+        self.state = node.create_publisher(State, f"{ns}/maes_state", STATE_QOS)
+        self.map = (node.create_publisher(OccupancyGrid, f"{ns}/map", LATCHED_QOS)
+                    if node.publish_slam_map else None)
+        kind = TwistStamped if stamped else Twist
+        node.create_subscription(kind, f"{ns}/cmd_vel",
+                                 lambda msg, i=i: node.cmd_vel_callback(i, msg), DEFAULT_QOS)
+        node.create_service(BroadcastToAll, f"{ns}/maes_broadcast",
+                            lambda req, res, i=i: node.broadcast_callback(i, req, res),
+                            qos_profile=SERVICE_QOS)
+        node.create_service(DepositTag, f"{ns}/maes_deposit_tag",
+                            lambda req, res, i=i: node.deposit_tag_callback(i, req, res),
+                            qos_profile=SERVICE_QOS)
+
+
+class SimNode(Node):
+    """Publishes a Simulation on the robot-facing ROS interface and steps it in (scaled) time.
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation to drive (the node steps it; nobody else should).
+    real_time_factor : float
+        Sim seconds per wall second; <= 0 runs as fast as possible.
+    cmd_vel_stamped : bool
+        Subscribe ``cmd_vel`` as TwistStamped instead of Twist.
+    publish_slam_map : bool or None
+        Publish each robot's simulated-SLAM ``map`` and map -> odom (default: when the config's
+        ``stack.slam`` is "simulated").
+    results_dir : str or None
+        Where the end-of-run results go (default: ``statistics_result_path``).
+    stay_alive_after_end : bool
+        Keep publishing (time frozen) after the end criteria, instead of finishing.
+    heatmap_period_ticks : int
+        Ticks between heatmap and ground-truth refreshes.
+    start_paused : bool
+        Start paused (``/maes/resume`` or :meth:`step_once` advance it).
+    node_name, node_kwargs
+        Passed to ``rclpy.node.Node`` (e.g. ``context=``).
+    """
+
+    def __init__(self, sim: Simulation, *, real_time_factor: float = 1.0,
+                 cmd_vel_stamped: bool = False, publish_slam_map: bool | None = None,
+                 results_dir: str | None = None, stay_alive_after_end: bool = False,
+                 heatmap_period_ticks: int = 10, start_paused: bool = False,
+                 node_name: str = "maes_sim", **node_kwargs) -> None:
+        super().__init__(node_name, **node_kwargs)
+        self.sim = sim
+        cfg = sim.config
+        self.tile = cfg.world.tile_size
+        self.real_time_factor = float(real_time_factor)
+        self.publish_slam_map = (cfg.stack.slam == "simulated" if publish_slam_map is None
+                                 else bool(publish_slam_map))
+        self.results_dir = results_dir or cfg.global_settings.statistics_result_path
+        self.stay_alive_after_end = stay_alive_after_end
+        self.heatmap_period_ticks = max(1, int(heatmap_period_ticks))
+        self.cmd_vel_timeout = cfg.stack.cmd_vel_timeout
+        self.paused = bool(start_paused)
+        self.done = False
+        self.results_path: Path | None = None
+        self.on_tick: list[Callable[[SimNode], None]] = []
+        self.on_finished: list[Callable[[SimNode], None]] = []
+        h, w = sim.shape
+        self._origin_m = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
+        self._start_odom = [tuple(p) for p in sim.odometry_poses]
+        self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
+        self._driven = np.zeros(sim.n_robots, dtype=bool)
+        self._rtf = 0.0
+
+        self.clock_pub = self.create_publisher(Clock, "/clock", DEFAULT_QOS)
+        self.tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
+        self.truth_pub = self.create_publisher(OccupancyGrid, "/maes/ground_truth", LATCHED_QOS)
+        self.explore_pub = self.create_publisher(OccupancyGrid, "/maes/exploration", LATCHED_QOS)
+        self.cover_pub = self.create_publisher(OccupancyGrid, "/maes/coverage", LATCHED_QOS)
+        self.marker_pub = self.create_publisher(MarkerArray, "/maes/markers", DEFAULT_QOS)
+        self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
+        self.create_service(Trigger, "/maes/pause", self.pause_callback)
+        self.create_service(Trigger, "/maes/resume", self.resume_callback)
+        self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
+
+        self._publish_static()
+        self._publish_tick(force_maps=True)
+        self._wall_anchor = time.monotonic()
+        self._tick_anchor = sim.tick
+        self._rate_window: list[tuple[float, int]] = [(self._wall_anchor, sim.tick)]
+        self._last_lag_warning = 0.0
+        period = sim.tick_duration / self.real_time_factor if self.real_time_factor > 0 else 0.0
+        self.timer = self.create_timer(min(period, 0.02) if period > 0 else 0.0,
+                                       self.timer_callback)
+
+    # ------------------------------------------------------------------ pacing
+    def timer_callback(self) -> None:
+        """Step as many ticks as the wall clock asks for (one per call when unpaced)."""
+        if self.paused or self.done:
+            return
+        if self.real_time_factor <= 0:
+            self.step_once()
+            return
+        now = time.monotonic()
+        due = self._tick_anchor + int((now - self._wall_anchor) * self.real_time_factor
+                                      / self.sim.tick_duration)
+        steps = 0
+        while self.sim.tick < due and steps < 5 and not self.done:
+            self.step_once()
+            steps += 1
+        behind = due - self.sim.tick
+        if behind > 0 and steps == 5:
+            # Can't keep up: say so, and re-anchor so time is dropped instead of accumulated.
+            if now - self._last_lag_warning > 5.0:
+                self.get_logger().warning(
+                    f"simulation cannot keep up with real_time_factor "
+                    f"{self.real_time_factor:g}: achieving {self._rtf:.2f}x "
+                    f"({self.sim.n_robots} robots)")
+                self._last_lag_warning = now
+            self._wall_anchor, self._tick_anchor = now, self.sim.tick
+
+    def step_once(self) -> None:
+        """One logic tick: stale commands stopped, simulation stepped, everything published."""
+        sim = self.sim
+        stale = self._driven & (sim.sim_time - self._last_cmd > self.cmd_vel_timeout)
+        for i in np.flatnonzero(stale).tolist():
+            sim.stop(i)
+            self._driven[i] = False
+        sim.step()
+        now = time.monotonic()
+        self._rate_window.append((now, sim.tick))
+        while len(self._rate_window) > 2 and now - self._rate_window[0][0] > 3.0:
+            self._rate_window.pop(0)
+        (w0, t0), (w1, t1) = self._rate_window[0], self._rate_window[-1]
+        self._rtf = (t1 - t0) * sim.tick_duration / (w1 - w0) if w1 > w0 else 0.0
+        self._publish_tick()
+        for callback in self.on_tick:
+            callback(self)
+        if sim.finished:
+            self._finish()
+
+    @property
+    def achieved_real_time_factor(self) -> float:
+        """Sim seconds per wall second over the last few seconds."""
+        return self._rtf
+
+    def _finish(self) -> None:
+        self.stats_pub.publish(self._stats_msg())
+        if self.sim.config.global_settings.should_write_csv_results and self.results_path is None:
+            self.results_path = write_run_results(self.sim, self.results_dir)
+            self.get_logger().info(f"results written to {self.results_path}")
+        self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
+        for callback in self.on_finished:
+            callback(self)
+        if not self.stay_alive_after_end:
+            self.done = True
+        else:
+            self.paused = True
+
+    # ------------------------------------------------------------------ publishing
+    def _stamp(self):
+        return cv.time_to_msg(self.sim.sim_time)
+
+    def _publish_static(self) -> None:
+        stamp = self._stamp()
+        msg = TFMessage(transforms=[
+            cv.transform_to_msg((0.0, 0.0, 0.0), BASE, BASE_LINK, stamp),
+            cv.transform_to_msg((0.0, 0.0, 0.0), BASE_LINK, SCAN, stamp),
+        ])
+        msg.transforms[1].transform.translation.z = SCAN_HEIGHT
+        for robot in self.robots:
+            robot.tf_static.publish(msg)
+
+    def _publish_tick(self, force_maps: bool = False) -> None:
+        sim, tile = self.sim, self.tile
+        stamp = self._stamp()
+        self.clock_pub.publish(Clock(clock=stamp))
+        poses = sim.poses
+        odom_world = sim.odometry_poses
+        est = sim.estimated_poses
+        vel = sim.velocities
+        slam_update = force_maps or (
+            sim.config.robot_constraints.automatically_update_slam
+            and sim.tick % sim.config.robot_constraints.slam_update_interval_in_ticks == 0)
+        global_tf = TFMessage()
+        for i, robot in enumerate(self.robots):
+            ns = robot_name(i)
+            true_m = (poses[i, 0] * tile, poses[i, 1] * tile, poses[i, 2])
+            odom_rel = cv.compose(cv.inverse(self._scaled(self._start_odom[i])),
+                                  self._scaled(odom_world[i]))
+            tfs = [cv.transform_to_msg(odom_rel, ODOM, BASE, stamp)]
+            if self.publish_slam_map:
+                est_m = (est[i, 0] * tile, est[i, 1] * tile, est[i, 2])
+                tfs.append(cv.transform_to_msg(cv.compose(est_m, cv.inverse(odom_rel)),
+                                               MAP, ODOM, stamp))
+            robot.tf.publish(TFMessage(transforms=tfs))
+            world_to_odom = cv.compose(true_m, cv.inverse(odom_rel))
+            global_tf.transforms.append(
+                cv.transform_to_msg(world_to_odom, "world", f"{ns}/{ODOM}", stamp))
+            global_tf.transforms.append(
+                cv.transform_to_msg(odom_rel, f"{ns}/{ODOM}", f"{ns}/{BASE}", stamp))
+            robot.odom.publish(cv.odometry_to_msg(odom_rel, vel[i, 0] * tile, vel[i, 1], stamp))
+            robot.scan.publish(cv.scan_to_msg(
+                sim.lidar_ranges[i], stamp, SCAN, tile,
+                sim.config.robot_constraints.slam_raytrace_range, sim.tick_duration))
+            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile))
+            if robot.map is not None and slam_update:
+                robot.map.publish(cv.occupancy_to_msg(
+                    to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m))
+        self.tf_pub.publish(global_tf)
+        if force_maps or sim.tick % self.heatmap_period_ticks == 0:
+            occ = np.where(sim.walls, 100, 0).astype(np.int8)
+            if force_maps:
+                self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile,
+                                                           self._origin_m))
+            self.explore_pub.publish(cv.occupancy_to_msg(
+                cv.heatmap_to_values(sim.exploration_heatmap()), stamp, "world", tile,
+                self._origin_m))
+            self.cover_pub.publish(cv.occupancy_to_msg(
+                cv.heatmap_to_values(sim.coverage_heatmap()), stamp, "world", tile,
+                self._origin_m))
+        draw = sim.config.global_settings.draw_communication
+        tags = (sim.tags.grid_positions - np.array([sim.shape[1], sim.shape[0]]) / 2.0) * tile
+        if not sim.config.global_settings.show_environment_tags:
+            tags = np.empty((0, 2))
+        poses_m = poses.copy()
+        poses_m[:, :2] *= tile
+        self.marker_pub.publish(simulation_markers(
+            poses_m, sim.radius * tile, sim.colliding, tags,
+            sim.communication_links() if draw else None, stamp))
+        self.stats_pub.publish(self._stats_msg())
+
+    def _scaled(self, pose) -> tuple[float, float, float]:
+        return (pose[0] * self.tile, pose[1] * self.tile, pose[2])
+
+    def _stats_msg(self) -> Stats:
+        sim = self.sim
+        return cv.stats_to_msg(sim.stats(), sim.sim_time, sim.metrics.distance, self.tile,
+                               self._rtf, sim.finished)
+
+    # ------------------------------------------------------------------ callbacks
+    def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:
+        """Map a velocity command through the motion model; a bad one is logged and dropped."""
+        linear, angular = cv.twist_from_msg(msg, self.tile)
+        try:
+            self.sim.set_velocity(robot, linear, angular)
+        except CommandRejected as exc:
+            self.get_logger().warning(f"{robot_name(robot)}/cmd_vel rejected: {exc}",
+                                      throttle_duration_sec=2.0)
+            return
+        self._last_cmd[robot] = self.sim.sim_time
+        self._driven[robot] = True
+
+    def broadcast_callback(self, robot: int, request, response):
+        """``maes_broadcast``: result false (with a warning) when the message is refused."""
+        try:
+            self.sim.broadcast(robot, request.msg)
+            response.result = True
+        except CommandRejected as exc:
+            self.get_logger().warning(str(exc), throttle_duration_sec=2.0)
+            response.result = False
+        return response
+
+    def deposit_tag_callback(self, robot: int, request, response):
+        """``maes_deposit_tag``: result false (with a warning) when the tag is refused."""
+        try:
+            self.sim.deposit_tag(robot, request.msg)
+            response.result = True
+        except CommandRejected as exc:
+            self.get_logger().warning(str(exc), throttle_duration_sec=2.0)
+            response.result = False
+        return response
+
+    def pause_callback(self, request, response):
+        """``/maes/pause``: sim time and every robot stop until ``/maes/resume``."""
+        response.success = not self.paused
+        response.message = "paused" if not self.paused else "already paused"
+        self.paused = True
+        return response
+
+    def resume_callback(self, request, response):
+        """``/maes/resume``: continue from where the simulation was paused."""
+        response.success = self.paused and not self.done
+        response.message = "resumed" if response.success else "not paused"
+        if response.success:
+            self.paused = False
+            self._wall_anchor, self._tick_anchor = time.monotonic(), self.sim.tick
+        return response
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``maes_sim_node``: parameters carry only the wiring."""
+    rclpy.init(args=args)
+    loader = rclpy.create_node("maes_sim_params")
+    params = {
+        "config_file": loader.declare_parameter("config_file", "maes_config.yaml").value,
+        "real_time_factor": loader.declare_parameter("real_time_factor", 1.0).value,
+        "cmd_vel_stamped": loader.declare_parameter("cmd_vel_stamped", False).value,
+        "stay_alive_after_end": loader.declare_parameter("stay_alive_after_end", False).value,
+        "results_dir": loader.declare_parameter("results_dir", "").value,
+    }
+    loader.destroy_node()
+    node = None
+    try:
+        sim = Simulation(load_config(params["config_file"]))
+        node = SimNode(sim, real_time_factor=params["real_time_factor"],
+                       cmd_vel_stamped=params["cmd_vel_stamped"],
+                       stay_alive_after_end=params["stay_alive_after_end"],
+                       results_dir=params["results_dir"] or None)
+        while rclpy.ok() and not node.done:
+            rclpy.spin_once(node, timeout_sec=0.1)
+    except (ConfigError, MapError) as exc:
+        print(f"maes_sim_node: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
