@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from maes_controller import _search, _segment
+from maes_controller.costmap import GridMap
+from maes_controller.global_planner import plan_route
 from maes_controller.inflation import costmap_from_occupancy, disc_offsets, obstacle_distance
 from maes_controller.planning import (
     astar,
@@ -446,3 +448,86 @@ def test_pruned_path_never_crosses_blocked_cells(seed, p_wall, clearance):
 def test_path_length():
     assert path_length([]) == 0.0 and path_length([(1, 1)]) == 0.0
     assert path_length([(0, 0), (1, 1), (1, 2)]) == pytest.approx(math.sqrt(2) + 1)
+
+
+# -- plan_route: the navigator's planner in world coordinates ---------------------------------
+
+
+def occupancy(rows: list[str]) -> np.ndarray:
+    """Occupancy values from text, top row first ('#' wall 100, '?' unknown -1, '.' free 0)."""
+    table = {".": 0, "#": 100, "?": -1}
+    return np.array([[table[ch] for ch in row] for row in reversed(rows)], dtype=np.int8)
+
+
+ROOMS = [
+    "#########",
+    "#...#...#",
+    "#...#...#",
+    "#.......#",
+    "#########",
+]  # fmt: skip
+
+
+def test_plan_route_goes_around_walls_and_ends_at_the_goal():
+    grid = GridMap.from_array(occupancy(ROOMS), 1.0, -4.5, -2.5)
+    route = plan_route(grid, (-2.5, 1.0), (2.6, 1.2), robot_radius=0.3)
+    assert route.cells[0] == grid.pos_to_cell(-2.5, 1.0)
+    assert route.cells[-1] == grid.pos_to_cell(2.6, 1.2)
+    assert route.waypoints[-1] == (2.6, 1.2)  # the exact goal, not its cell centre
+    assert len(route.waypoints) >= 2  # must turn at the door in the bottom row
+    assert route.length == pytest.approx(path_length([(-2.5, 1.0), *route.waypoints]))
+    free = grid.free_mask()
+    assert all(free[iy, ix] for ix, iy in route.cells)
+
+
+def test_plan_route_snaps_a_goal_in_a_wall_and_rejects_far_ones():
+    grid = GridMap.from_array(occupancy(ROOMS), 1.0, -4.5, -2.5)
+    route = plan_route(grid, (-2.5, 1.0), (0.0, 1.0), robot_radius=0.3)  # inside the middle wall
+    assert route is not None and route.cells[-1] in {(3, 3), (5, 3), (3, 4), (5, 4)}
+    assert route.waypoints[-1] == grid.cell_to_pos(*route.cells[-1])
+    thick = occupancy(["#######", "#.#####", "#######"])
+    g2 = GridMap.from_array(thick, 1.0)
+    assert plan_route(g2, (1.5, 1.5), (5.5, 1.5), robot_radius=0.3) is None
+
+
+def test_plan_route_unreachable_and_unknown():
+    rows = [
+        "#######",
+        "#..#..#",
+        "#..?..#",
+        "#######",
+    ]  # fmt: skip
+    grid = GridMap.from_array(occupancy(rows), 1.0)
+    start, goal = grid.cell_to_pos(1, 1), grid.cell_to_pos(5, 1)
+    assert plan_route(grid, start, goal, 0.3, allow_unknown=False) is None
+    route = plan_route(grid, start, goal, 0.3)  # through the unknown gap, as Nav2 by default
+    assert (3, 1) in route.cells
+
+
+def test_plan_route_inflates_for_a_large_robot():
+    # 0.05 m cells: a 0.3 m robot does not fit a 0.4 m gap but fits a 0.8 m one.
+    walls = np.zeros((40, 40), dtype=np.int8)
+    walls[:, 20] = 100
+    walls[18:26, 20] = 0  # 0.4 m door
+    grid = GridMap.from_array(walls, 0.05)
+    start, goal = (0.5, 1.0), (1.5, 1.0)
+    assert plan_route(grid, start, goal, robot_radius=0.3) is None
+    walls[14:30, 20] = 0  # 0.8 m door
+    grid = GridMap.from_array(walls, 0.05)
+    route = plan_route(grid, start, goal, robot_radius=0.3)
+    costs = costmap_from_occupancy(walls, 0.3 / 0.05)
+    assert all(costs[iy, ix] < 99 for ix, iy in route.cells)
+    same = plan_route(grid, start, goal, robot_radius=0.3, costs=costs)
+    assert same == route
+
+
+def test_plan_route_bad_input():
+    grid = GridMap.from_array(occupancy(ROOMS), 1.0)
+    with pytest.raises(TypeError, match="grid must be a GridMap"):
+        plan_route(occupancy(ROOMS), (1, 1), (2, 1), 0.3)
+    with pytest.raises(ValueError, match="costs must have the grid's shape"):
+        plan_route(grid, (1.5, 1.5), (2.5, 1.5), 0.3, costs=np.zeros((2, 2), dtype=np.int8))
+    with pytest.raises(ValueError, match="start and goal must be finite"):
+        plan_route(grid, (math.nan, 1.5), (2.5, 1.5), 0.3)
+    with pytest.raises(ValueError, match="robot_radius must be a finite number >= 0, got -0.1"):
+        plan_route(grid, (1.5, 1.5), (2.5, 1.5), -0.1)
