@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import doctest
 import math
+import os
+import subprocess
+import sys
 from array import array
 from types import SimpleNamespace as NS
 
@@ -10,6 +14,8 @@ import numpy as np
 import pytest
 from maes_controller.costmap import GridMap
 from maes_controller.maes_compat import Coord2D, MaesCostmap
+
+from maes_controller import costmap, maes_compat
 
 
 def msg_like(width, height, resolution, ox, oy, data):
@@ -222,3 +228,23 @@ def test_maes_costmap_rejects_unknown_attributes():
 def test_float_data_is_rejected():
     with pytest.raises(TypeError, match="data must hold integers, got dtype float64"):
         GridMap(2, 1, 1.0, data=[0.5, 0.0])
+
+
+@pytest.mark.parametrize("module", [costmap, maes_compat])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_pure_modules_import_no_ros():
+    modules = ["costmap", "maes_compat", "planning", "frontier", "following", "global_planner"]
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules}: importlib.import_module('maes_controller.' + name)\n"
+        "roots = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(r for r in roots if r == 'rclpy' or r.endswith(('_msgs', '_interfaces'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
+    assert out.stdout.strip() == "[]"

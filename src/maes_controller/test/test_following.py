@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import math
 
 import numpy as np
@@ -17,6 +18,8 @@ from maes_controller.following import (
     wrap_angle,
 )
 from maes_controller.planning import astar, prune_path
+
+from maes_controller import following
 
 PARAMS = FollowParams(max_linear_speed=1.0, max_angular_speed=1.5)
 
@@ -228,3 +231,9 @@ def test_wrap_angle():
     assert wrap_angle(-math.pi) == -math.pi
     assert wrap_angle(2 * math.pi + 0.5) == pytest.approx(0.5)
     assert wrap_angle(-0.25) == -0.25
+
+
+@pytest.mark.parametrize("module", [following])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import doctest
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,6 +16,8 @@ from maes_controller.frontier import (
     is_near_frontier,
 )
 from maes_controller.planning import distance_field
+
+from maes_controller import frontier
 
 CHARS = {".": 0, "#": 100, "?": -1}
 
@@ -202,3 +206,9 @@ def test_goal_is_the_path_nearest_reachable_frontier(seed):
         return
     assert goal is not None and reachable_frontier[goal[1], goal[0]]
     assert dist[goal[1], goal[0]] == dist[reachable_frontier].min()
+
+
+@pytest.mark.parametrize("module", [frontier])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import doctest
 import math
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from maes_controller import _search, _segment
 from maes_controller.costmap import GridMap
 from maes_controller.global_planner import plan_route
 from maes_controller.inflation import costmap_from_occupancy, disc_offsets, obstacle_distance
@@ -22,6 +22,8 @@ from maes_controller.planning import (
     prune_path,
     traversable_mask,
 )
+
+from maes_controller import _search, _segment, global_planner, inflation, planning
 
 MOVES = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)]
 
@@ -531,3 +533,9 @@ def test_plan_route_bad_input():
         plan_route(grid, (math.nan, 1.5), (2.5, 1.5), 0.3)
     with pytest.raises(ValueError, match="robot_radius must be a finite number >= 0, got -0.1"):
         plan_route(grid, (1.5, 1.5), (2.5, 1.5), -0.1)
+
+
+@pytest.mark.parametrize("module", [planning, inflation, global_planner])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
