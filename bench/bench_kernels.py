@@ -4,9 +4,10 @@ Maps: 50x50, 75x75 and 150x150 with ~30% random wall tiles, plus a 75x75 cave-li
 blobs smoothed by a cellular automaton). Robots stand at random points of open tiles with random
 headings; 180 rays each; ``max_range`` 7 (MAES's ``slam_raytrace_range``) and 20; without and
 with marking (explored-tick map plus one SLAM map per robot). Timings are medians of repeated
-calls after a warm-up call (so no JIT time), wall clock, on the serial kernel unless the column
-says parallel. The real-time factor is for the lidar alone at 10 logic ticks per second
-(100 ms / ms per tick). The machine is shared: the load average is printed with the results.
+calls after a warm-up call (so no JIT time) on the serial kernel: the calling thread's CPU time
+(steady on a shared machine) and the wall clock; the parallel kernel by wall clock. The
+real-time factor is for the lidar alone at 10 logic ticks per second (100 ms / CPU ms per
+tick). The machine is shared: the load average is printed with the results.
 
 Also measured, each in a fresh process: the first call's cost with an empty numba cache (JIT
 compile) and with the on-disk cache filled (cache load).
@@ -70,14 +71,21 @@ def robots_on_open_tiles(walls: np.ndarray, n: int, rng: np.random.Generator):
     return pos, rng.uniform(-np.pi, np.pi, n)
 
 
-def median_ms(func, reps: int) -> float:
+def median_ms(func, reps: int) -> tuple[float, float]:
+    """Median (wall clock, CPU time of this thread) per call in ms, after a warm-up call.
+
+    On a shared machine the wall clock includes time spent waiting for a core; the thread's CPU
+    time does not, so it is the steadier figure for the serial kernels (for parallel calls it
+    misses the worker threads: use the wall clock there).
+    """
     func()  # warm-up (compiles on the very first call of the process)
-    times = []
+    wall, cpu = [], []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         func()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(times))
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    return 1e3 * float(np.median(wall)), 1e3 * float(np.median(cpu))
 
 
 def bench_lidar(args) -> list[dict]:
@@ -99,21 +107,24 @@ def bench_lidar(args) -> list[dict]:
                     def call(parallel, kw=kw, pos=pos, heads=heads, max_range=max_range):
                         return cast_rays(walls, pos, heads, max_range, parallel=parallel, **kw)
 
-                    ms = median_ms(lambda: call(False), args.reps)
+                    wall_ms, ms = median_ms(lambda: call(False), args.reps)
                     ms_par = (
-                        median_ms(lambda: call(True), args.reps) if args.parallel else float("nan")
+                        median_ms(lambda: call(True), args.reps)[0]
+                        if args.parallel
+                        else float("nan")
                     )
                     ranges, _ = call(False)
                     row = dict(
                         map=map_name, robots=n, range=max_range, marking=marking, ms=ms,
-                        ms_par=ms_par, mrays=n * 180 / ms / 1e3, rtf=TICK_MS / ms,
-                        mean_range=float(ranges.mean()),
+                        wall_ms=wall_ms, ms_par=ms_par, mrays=n * 180 / ms / 1e3,
+                        rtf=TICK_MS / ms, mean_range=float(ranges.mean()),
                     )  # fmt: skip
                     rows.append(row)
                     print(
                         f"  {n:5d} robots  range {max_range:4.0f}  marking {marking!s:5}  "
-                        f"{ms:8.3f} ms/tick  {row['mrays']:6.1f} Mrays/s  RTF {row['rtf']:8.1f}  "
-                        f"parallel {ms_par:8.3f} ms  (mean range {row['mean_range']:.2f})",
+                        f"{ms:8.3f} ms/tick cpu ({wall_ms:8.3f} wall)  "
+                        f"{row['mrays']:5.1f} Mrays/s  RTF {row['rtf']:7.1f}  "
+                        f"parallel {ms_par:8.3f} ms wall  (mean range {row['mean_range']:.2f})",
                         flush=True,
                     )
     return rows
@@ -121,7 +132,7 @@ def bench_lidar(args) -> list[dict]:
 
 def print_summary(rows: list[dict], robots: list[int]) -> None:
     """ms per tick (serial) with the real-time factor, one line per map/range/marking."""
-    print("# summary: ms per tick (real-time factor at 10 ticks/s), serial kernel")
+    print("# summary: CPU ms per tick (real-time factor at 10 ticks/s), serial kernel")
     print(f"  {'map':10s} {'range':>5s} {'marking':>7s} " + "".join(f"{n:>17d}" for n in robots))
     keys = dict.fromkeys((r["map"], r["range"], r["marking"]) for r in rows)
     for key in keys:
@@ -139,11 +150,11 @@ def bench_reference(args) -> None:
     pos, heads = robots_on_open_tiles(walls, 120, np.random.default_rng(args.seed + 120))
     dirs = ray_directions(heads, 180)
     for max_range in args.ranges:
-        ref = median_ms(lambda: trace_rays_reference(walls, pos, dirs, max_range), 3)
-        fast = median_ms(lambda: cast_rays(walls, pos, heads, max_range), args.reps)
+        ref = median_ms(lambda: trace_rays_reference(walls, pos, dirs, max_range), 3)[1]
+        fast = median_ms(lambda: cast_rays(walls, pos, heads, max_range), args.reps)[1]
         print(
             f"# numpy reference, 120 robots, random75, range {max_range:.0f}: {ref:.1f} ms/tick "
-            f"(numba {fast:.3f} ms, {ref / fast:.0f}x)",
+            f"cpu (numba {fast:.3f} ms, {ref / fast:.0f}x)",
             flush=True,
         )
 
@@ -157,21 +168,21 @@ def bench_los(args) -> None:
         near = np.hypot(*(pos[i] - pos[j]).T) <= 20.0
         a, b = pos[i[near]], pos[j[near]]
         for name, func in (("line_of_sight", line_of_sight), ("wall_distance", wall_distance)):
-            ms = median_ms(lambda func=func: func(walls, a, b), args.reps)
+            wall_ms, ms = median_ms(lambda func=func: func(walls, a, b), args.reps)
             ms_par = (
-                median_ms(lambda func=func: func(walls, a, b, parallel=True), args.reps)
+                median_ms(lambda func=func: func(walls, a, b, parallel=True), args.reps)[0]
                 if args.parallel
                 else float("nan")
             )
             print(
                 f"  {name:14s} {n:5d} robots, {a.shape[0]:7d} pairs within 20 tiles: "
-                f"{ms:8.3f} ms  ({a.shape[0] / ms / 1e3:5.1f} M pairs/s)  "
-                f"parallel {ms_par:8.3f} ms",
+                f"{ms:8.3f} ms cpu ({wall_ms:8.3f} wall, {a.shape[0] / ms / 1e3:5.1f} M pairs/s)"
+                f"  parallel {ms_par:8.3f} ms wall",
                 flush=True,
             )
         if n == 120:
-            ref = median_ms(lambda: line_of_sight_reference(walls, a, b), 3)
-            print(f"  (numpy reference line_of_sight, {a.shape[0]} pairs: {ref:.1f} ms)")
+            ref = median_ms(lambda: line_of_sight_reference(walls, a, b), 3)[1]
+            print(f"  (numpy reference line_of_sight, {a.shape[0]} pairs: {ref:.1f} ms cpu)")
 
 
 _FIRST_CALL = """
