@@ -379,7 +379,7 @@ def test_parallel_equals_serial_and_repeats_bit_identically():
         (
             {"explored_tick": np.zeros((5, 5), np.int64)},
             ValueError,
-            "explored_tick must be a int32",
+            "explored_tick must be an array with dtype int32",
         ),
         ({"explored_tick": np.zeros((4, 5), np.int32)}, ValueError, r"shape \(5, 5\)"),
         ({"slam": np.zeros((1, 5, 5), np.uint8)}, ValueError, "slam and slam_index"),
@@ -391,7 +391,7 @@ def test_parallel_equals_serial_and_repeats_bit_identically():
         (
             {"slam": np.zeros((1, 5, 5), np.float32), "slam_index": np.array([0])},
             ValueError,
-            "slam must be a uint8",
+            "slam must be an array with dtype uint8",
         ),
         ({"tick": 2**31}, ValueError, "tick must fit in int32"),
     ],

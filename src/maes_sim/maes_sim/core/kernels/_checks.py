@@ -94,7 +94,9 @@ def check_marking(
         raise ValueError("slam and slam_index must be given together")
     if slam is not None:
         if not isinstance(slam, np.ndarray) or slam.ndim != 3:
-            raise ValueError(f"slam must be a uint8 array of shape (M, {shape[0]}, {shape[1]})")
+            raise ValueError(
+                f"slam must be an array with dtype uint8 and shape (M, {shape[0]}, {shape[1]})"
+            )
         _check_inplace("slam", slam, np.uint8, (slam.shape[0], *shape))
         idx = np.asarray(slam_index)
         if idx.shape != (n,) or not np.issubdtype(idx.dtype, np.integer):
@@ -118,7 +120,8 @@ def _check_inplace(name: str, arr: np.ndarray, dtype: type, shape: tuple[int, ..
     if not isinstance(arr, np.ndarray) or arr.dtype != dtype or arr.shape != shape:
         got = f"dtype={arr.dtype}, shape={arr.shape}" if isinstance(arr, np.ndarray) else type(arr)
         raise ValueError(
-            f"{name} must be a {np.dtype(dtype).name} array of shape {shape}, got {got}"
+            f"{name} must be an array with dtype {np.dtype(dtype).name} and shape {shape}, "
+            f"got {got}"
         )
     if not arr.flags.c_contiguous or not arr.flags.writeable:
         raise ValueError(f"{name} must be C-contiguous and writeable (it is updated in place)")

@@ -27,7 +27,7 @@ else:
         stacklevel=2,
     )
 
-    def njit(*args, **kwargs):  # noqa: ARG001 - mirrors numba.njit's signature
+    def njit(*args, **kwargs):
         """Stand-in for ``numba.njit`` that leaves the function as plain Python."""
         if len(args) == 1 and callable(args[0]) and not kwargs:
             return args[0]
