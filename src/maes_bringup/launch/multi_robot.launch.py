@@ -1,0 +1,92 @@
+"""The full MAES-ROS stack: the simulator and, per robot, navigation, SLAM and a controller.
+
+    ros2 launch maes_bringup multi_robot.launch.py [config:=path] [slam:=slam_toolbox|simulated]
+        [nav:=nav2|builtin] [use_rviz:=true] [log_level:=info]
+
+What starts is decided by maes_bringup.launch_plan.plan_launch (a pure function, unit-tested
+without `launch`); this file only loads the config with the simulator's loader and turns the
+plan into launch actions. A config error stops the launch with the loader's message before
+any node starts.
+"""
+
+import os
+import tempfile
+
+from ament_index_python.packages import get_package_share_directory
+from launch import LaunchDescription
+from launch.actions import (
+    DeclareLaunchArgument,
+    GroupAction,
+    IncludeLaunchDescription,
+    LogInfo,
+    OpaqueFunction,
+)
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node, PushRosNamespace
+
+from maes_bringup.launch_plan import parse_bool, plan_launch, write_params_files
+from maes_bringup.params import map_size_tiles
+from maes_sim.core.config import load_config
+
+SHARE = get_package_share_directory('maes_bringup')
+
+# (name, default, description): each launch argument is declared once, here.
+ARGUMENTS = (
+    ('config', os.path.join(SHARE, 'config', 'maes_config.yaml'),
+     'Run configuration (maes_config.yaml format); the simulator reads the same file'),
+    ('use_rviz', 'false', 'Start RViz with rviz/maes.rviz (true/false)'),
+    ('slam', '', "Who maps: 'slam_toolbox' (one per robot) or 'simulated' (the simulator's "
+                 "SLAM); empty = the config's stack.slam"),
+    ('nav', '', "Who serves navigate_to_pose: 'nav2' (one per robot) or 'builtin' (the "
+                "built-in navigator); empty = the config's stack.nav"),
+    ('log_level', 'info', 'Log level of every node: debug, info, warn, error or fatal'),
+)
+
+
+def _node(spec):
+    return Node(package=spec.package, executable=spec.executable, name=spec.name,
+                parameters=spec.ros_parameters(), remappings=list(spec.remappings),
+                arguments=list(spec.arguments), output='screen')
+
+
+def _include(spec):
+    path = os.path.join(get_package_share_directory(spec.package), spec.launch_file)
+    return IncludeLaunchDescription(PythonLaunchDescriptionSource(path),
+                                    launch_arguments=list(spec.arguments))
+
+
+def _launch_setup(context):
+    arg = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
+    # A ConfigError / MapError / ValueError raised here ends the launch with its message,
+    # before any node has been started.
+    config = load_config(arg['config'])
+    plan = plan_launch(
+        config,
+        config_path=os.path.abspath(arg['config']),
+        slam=arg['slam'] or None,
+        nav=arg['nav'] or None,
+        use_rviz=parse_bool('use_rviz', arg['use_rviz']),
+        log_level=arg['log_level'],
+        params_dir=os.path.join(SHARE, 'params'),
+        rviz_config=os.path.join(SHARE, 'rviz', 'maes.rviz'),
+        out_dir=tempfile.mkdtemp(prefix='maes_bringup_params_'),
+        map_size=map_size_tiles(config),
+    )
+    write_params_files(plan)
+    actions = [LogInfo(msg=f'MAES-ROS: {len(plan.robots)} robots, slam={plan.slam}, '
+                           f'nav={plan.nav}, config={arg["config"]}')]
+    actions += [_node(spec) for spec in plan.nodes]
+    for robot in plan.robots:
+        actions.append(GroupAction([
+            PushRosNamespace(robot.namespace),
+            *[_node(spec) for spec in robot.nodes],
+            *[_include(spec) for spec in robot.includes],
+        ]))
+    return actions
+
+
+def generate_launch_description():
+    declared = [DeclareLaunchArgument(name, default_value=default, description=description)
+                for name, default, description in ARGUMENTS]
+    return LaunchDescription([*declared, OpaqueFunction(function=_launch_setup)])

@@ -1,0 +1,336 @@
+"""What ``multi_robot.launch.py`` starts, as plain data: a pure function of the config.
+
+:func:`plan_launch` decides which nodes and includes to start, in which namespace, with which
+parameters and remappings, and what each robot's rewritten parameter files contain. The launch
+file only turns the resulting :class:`LaunchPlan` into ``launch`` actions, so everything here is
+tested without ``launch`` installed. :func:`write_params_files` is the one function writing
+files.
+
+Per mode (``slam`` x ``nav``), the plan holds, besides the simulator (``maes_sim_node``, global
+namespace):
+
+* ``nav == "nav2"``: per robot, nav2_bringup's ``navigation_launch.py`` in ``robot<i>`` with
+  that robot's rewritten Nav2 parameters;
+  ``nav == "builtin"``: one ``navigator_node`` (global namespace) serving every robot.
+* ``slam == "slam_toolbox"``: per robot, ``async_slam_toolbox_node`` in ``robot<i>`` and a
+  ``lifecycle_manager`` that configures and activates it (slam_toolbox is a lifecycle node in
+  Jazzy); the simulator then does not publish the robots' ``map``.
+* per robot, a ``controller_node`` in ``robot<i>``;
+* ``use_rviz``: ``rviz2`` with the given config.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from maes_sim.core.config import SimConfig
+
+from .params import (
+    dump_params,
+    load_template,
+    nav2_params,
+    slam_toolbox_params,
+    stack_values,
+)
+
+__all__ = [
+    "LOG_LEVELS",
+    "NAV_CHOICES",
+    "SLAM_CHOICES",
+    "TF_REMAPS",
+    "IncludeSpec",
+    "LaunchPlan",
+    "NodeSpec",
+    "ParamsFile",
+    "RobotPlan",
+    "parse_bool",
+    "plan_launch",
+    "robot_namespace",
+    "write_params_files",
+]
+
+SLAM_CHOICES = ("simulated", "slam_toolbox")
+NAV_CHOICES = ("builtin", "nav2")
+LOG_LEVELS = ("debug", "info", "warn", "error", "fatal")
+#: Nodes inside a robot namespace use the namespace's TF topics (Nav2's multi-robot convention).
+TF_REMAPS = (("/tf", "tf"), ("/tf_static", "tf_static"))
+#: slam_toolbox publishes its map on absolute topics; keep them inside the namespace.
+SLAM_TOOLBOX_REMAPS = TF_REMAPS + (("/map", "map"), ("/map_metadata", "map_metadata"))
+NAV2_TEMPLATE = "nav2_params.yaml"
+SLAM_TEMPLATE = "slam_toolbox_params.yaml"
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off")
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node to start. Its namespace is that of the :class:`RobotPlan` holding it, or the
+    global one for :attr:`LaunchPlan.nodes`.
+
+    ``parameters`` are ``(name, value)`` pairs (values: bool, int, float, str or a tuple of
+    them); ``params_files`` are parameter files given before them.
+    """
+
+    package: str
+    executable: str
+    name: str
+    parameters: tuple[tuple[str, Any], ...] = ()
+    params_files: tuple[str, ...] = ()
+    remappings: tuple[tuple[str, str], ...] = ()
+    arguments: tuple[str, ...] = ()
+
+    @property
+    def parameter_dict(self) -> dict[str, Any]:
+        """``parameters`` as a dict (tuples become lists, as launch_ros expects)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.parameters}
+
+    def ros_parameters(self) -> list[Any]:
+        """The ``parameters=`` list of a launch_ros ``Node``: files first, then the dict."""
+        return [*self.params_files, self.parameter_dict]
+
+
+@dataclass(frozen=True)
+class IncludeSpec:
+    """A launch file of another package to include, with its launch arguments (strings)."""
+
+    package: str
+    launch_file: str  # relative to the package's share directory
+    arguments: tuple[tuple[str, str], ...]
+
+    @property
+    def argument_dict(self) -> dict[str, str]:
+        return dict(self.arguments)
+
+
+@dataclass(frozen=True)
+class RobotPlan:
+    """What runs in one robot's namespace (pushed by the launch file around all of it)."""
+
+    index: int
+    namespace: str
+    nodes: tuple[NodeSpec, ...]
+    includes: tuple[IncludeSpec, ...]
+
+
+@dataclass(frozen=True)
+class ParamsFile:
+    """A rewritten parameter file: where it goes and its YAML text."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """The whole launch: global nodes, per-robot groups and the files they need."""
+
+    slam: str
+    nav: str
+    nodes: tuple[NodeSpec, ...]
+    robots: tuple[RobotPlan, ...]
+    files: tuple[ParamsFile, ...]
+
+    def node(self, name: str) -> NodeSpec:
+        """The global node called ``name`` (KeyError if there is none)."""
+        for spec in self.nodes:
+            if spec.name == name:
+                return spec
+        raise KeyError(f"no global node named {name!r}; have {[n.name for n in self.nodes]}")
+
+
+def robot_namespace(index: int) -> str:
+    """Namespace of robot ``index``: ``robot<index>`` (DESIGN.md)."""
+    return f"robot{index}"
+
+
+def _choice(argument: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(
+            f"launch argument {argument}: got {value!r}, expected one of "
+            f"{', '.join(repr(a) for a in allowed)}"
+        )
+    return value
+
+
+def parse_bool(argument: str, text: Any) -> bool:
+    """A boolean launch argument: ``true/false`` (also ``1/0``, ``yes/no``, ``on/off``).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and the value, for anything else.
+
+    Examples
+    --------
+    >>> parse_bool("use_rviz", "True"), parse_bool("use_rviz", "0")
+    (True, False)
+    """
+    if isinstance(text, bool):
+        return text
+    word = str(text).strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ValueError(f"launch argument {argument}: got {text!r}, expected true or false")
+
+
+def _args(level: str) -> tuple[str, ...]:
+    return ("--ros-args", "--log-level", level)
+
+
+def _robot_plan(index: int, *, slam: str, nav: str, level: str, nav2_file: str | None,
+                slam_file: str | None) -> RobotPlan:
+    ns = robot_namespace(index)
+    nodes: list[NodeSpec] = []
+    includes: list[IncludeSpec] = []
+    if slam == "slam_toolbox":
+        nodes.append(NodeSpec(
+            package="slam_toolbox", executable="async_slam_toolbox_node", name="slam_toolbox",
+            parameters=(("use_sim_time", True),), params_files=(slam_file,),
+            remappings=SLAM_TOOLBOX_REMAPS, arguments=_args(level)))
+        nodes.append(NodeSpec(
+            package="nav2_lifecycle_manager", executable="lifecycle_manager",
+            name="lifecycle_manager_slam",
+            parameters=(("use_sim_time", True), ("autostart", True),
+                        ("node_names", ("slam_toolbox",)), ("bond_timeout", 0.0)),
+            arguments=_args(level)))
+    if nav == "nav2":
+        includes.append(IncludeSpec(
+            package="nav2_bringup", launch_file="launch/navigation_launch.py",
+            arguments=(("namespace", ns), ("use_sim_time", "True"),
+                       ("params_file", nav2_file), ("autostart", "True"),
+                       ("use_composition", "False"), ("use_respawn", "False"),
+                       ("log_level", level))))
+    nodes.append(NodeSpec(
+        package="maes_controller", executable="controller_node", name="controller",
+        parameters=(("robot_id", index), ("use_sim_time", True)),
+        remappings=TF_REMAPS, arguments=_args(level)))
+    return RobotPlan(index=index, namespace=ns, nodes=tuple(nodes), includes=tuple(includes))
+
+
+def plan_launch(
+    config: SimConfig,
+    *,
+    config_path: str | os.PathLike[str],
+    slam: str | None = None,
+    nav: str | None = None,
+    use_rviz: bool = False,
+    log_level: str = "info",
+    params_dir: str | os.PathLike[str],
+    rviz_config: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    map_size: tuple[int, int] | None = None,
+    cmd_vel_stamped: bool = False,
+) -> LaunchPlan:
+    """Decide everything the full stack starts, from a validated config.
+
+    Reads the two templates in ``params_dir``; writes nothing (see
+    :func:`write_params_files`).
+
+    Parameters
+    ----------
+    config : SimConfig
+        The run's config (``load_config(config_path)``).
+    config_path : path
+        The config file, passed on to the simulator and the built-in navigator.
+    slam, nav : str, optional
+        ``"simulated"``/``"slam_toolbox"`` and ``"builtin"``/``"nav2"``; ``None`` or ``""``
+        takes ``config.stack.slam`` / ``config.stack.nav``.
+    use_rviz : bool
+        Start RViz with ``rviz_config``.
+    log_level : str
+        One of :data:`LOG_LEVELS`, for every node.
+    params_dir : path
+        Folder of the templates ``nav2_params.yaml`` and ``slam_toolbox_params.yaml``.
+    rviz_config : path
+        The ``.rviz`` file.
+    out_dir : path
+        Where the rewritten files will be written: ``<out_dir>/robot<i>/<template name>``.
+    map_size : tuple of int, optional
+        Map size in tiles, for a custom map (``params.map_size_tiles``); see
+        :func:`maes_bringup.params.stack_values`.
+    cmd_vel_stamped : bool
+        ``cmd_vel`` as TwistStamped, for both the simulator and Nav2 (Jazzy's Nav2 default is
+        Twist, so False).
+
+    Returns
+    -------
+    LaunchPlan
+
+    Raises
+    ------
+    ValueError
+        An unknown ``slam``/``nav``/``log_level`` (the message names the argument and the
+        allowed values), or an unreadable or mismatched template.
+
+    Examples
+    --------
+    >>> from maes_sim.core.config import config_from_dict
+    >>> plan = plan_launch(config_from_dict({"number_of_robots": 2}), config_path="c.yaml",
+    ...                    params_dir="src/maes_bringup/params", rviz_config="maes.rviz",
+    ...                    out_dir="/tmp/p", slam="slam_toolbox", nav="nav2")  # doctest: +SKIP
+    >>> [n.name for n in plan.robots[1].nodes]  # doctest: +SKIP
+    ['slam_toolbox', 'lifecycle_manager_slam', 'controller']
+    """
+    if not isinstance(config, SimConfig):
+        raise TypeError(f"config must be a SimConfig (load_config), got {type(config).__name__}")
+    slam = _choice("slam", slam or config.stack.slam, SLAM_CHOICES)
+    nav = _choice("nav", nav or config.stack.nav, NAV_CHOICES)
+    level = _choice("log_level", log_level, LOG_LEVELS)
+    use_rviz = parse_bool("use_rviz", use_rviz)
+    config_file = os.fspath(config_path)
+    values = stack_values(config, map_size)
+
+    nav2_template = (load_template(os.path.join(params_dir, NAV2_TEMPLATE))
+                     if nav == "nav2" else None)
+    slam_template = (load_template(os.path.join(params_dir, SLAM_TEMPLATE))
+                     if slam == "slam_toolbox" else None)
+    files: list[ParamsFile] = []
+    robots: list[RobotPlan] = []
+    for i in range(config.number_of_robots):
+        ns = robot_namespace(i)
+        nav2_file = slam_file = None
+        if nav2_template is not None:
+            nav2_file = os.path.join(os.fspath(out_dir), ns, NAV2_TEMPLATE)
+            files.append(ParamsFile(nav2_file, dump_params(
+                nav2_params(nav2_template, values, ns, cmd_vel_stamped))))
+        if slam_template is not None:
+            slam_file = os.path.join(os.fspath(out_dir), ns, SLAM_TEMPLATE)
+            files.append(ParamsFile(slam_file, dump_params(
+                slam_toolbox_params(slam_template, values, ns))))
+        robots.append(_robot_plan(i, slam=slam, nav=nav, level=level, nav2_file=nav2_file,
+                                  slam_file=slam_file))
+
+    nodes = [NodeSpec(
+        package="maes_sim", executable="maes_sim_node", name="maes_sim",
+        parameters=(("config_file", config_file), ("real_time_factor", 1.0),
+                    ("cmd_vel_stamped", bool(cmd_vel_stamped)),
+                    ("publish_slam_map", slam == "simulated"), ("use_sim_time", True)),
+        arguments=_args(level))]
+    if nav == "builtin":
+        nodes.append(NodeSpec(
+            package="maes_controller", executable="navigator_node", name="navigator",
+            parameters=(("config_file", config_file), ("use_sim_time", True)),
+            arguments=_args(level)))
+    if use_rviz:
+        nodes.append(NodeSpec(
+            package="rviz2", executable="rviz2", name="rviz2",
+            parameters=(("use_sim_time", True),),
+            arguments=("-d", os.fspath(rviz_config)) + _args(level)))
+    return LaunchPlan(slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots),
+                      files=tuple(files))
+
+
+def write_params_files(plan: LaunchPlan) -> list[str]:
+    """Write the plan's rewritten parameter files (creating folders); return their paths."""
+    written = []
+    for item in plan.files:
+        os.makedirs(os.path.dirname(item.path) or ".", exist_ok=True)
+        with open(item.path, "w", encoding="utf-8") as handle:
+            handle.write(item.text)
+        written.append(item.path)
+    return written
+

@@ -1,0 +1,312 @@
+"""The launch plan (what multi_robot.launch.py starts), tested without ``launch`` installed.
+
+The launch file itself cannot run here (no ``launch``/``launch_ros`` on PyPI): it is checked by
+compiling it and reading its syntax tree, never by importing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import itertools
+import py_compile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from maes_bringup import launch_plan as L
+from maes_sim.core.config import config_from_dict
+
+PKG = Path(__file__).resolve().parents[1]
+PARAMS_DIR = PKG / "params"
+LAUNCH_FILE = PKG / "launch" / "multi_robot.launch.py"
+RVIZ = "/share/maes_bringup/rviz/maes.rviz"
+MODES = list(itertools.product(L.SLAM_CHOICES, L.NAV_CHOICES))
+
+
+def make_plan(n=3, tmp="/tmp/maes-plan", config=None, **kwargs):
+    cfg = config or config_from_dict({"number_of_robots": n})
+    kwargs.setdefault("config_path", "/cfg/run.yaml")
+    return L.plan_launch(cfg, params_dir=PARAMS_DIR, rviz_config=RVIZ, out_dir=tmp, **kwargs)
+
+
+def all_nodes(plan):
+    """(namespace or None, NodeSpec) for every node of the plan."""
+    yield from ((None, n) for n in plan.nodes)
+    for robot in plan.robots:
+        yield from ((robot.namespace, n) for n in robot.nodes)
+
+
+def names(nodes):
+    return [n.name for n in nodes]
+
+
+# --- what starts, per mode ----------------------------------------------------------------
+
+@pytest.mark.parametrize("slam, nav", MODES)
+@pytest.mark.parametrize("n", [1, 3])
+def test_node_counts_per_mode(slam, nav, n):
+    plan = make_plan(n, slam=slam, nav=nav)
+    assert (plan.slam, plan.nav) == (slam, nav)
+    assert [r.namespace for r in plan.robots] == [f"robot{i}" for i in range(n)]
+    assert [r.index for r in plan.robots] == list(range(n))
+    expected_global = ["maes_sim"] + (["navigator"] if nav == "builtin" else [])
+    assert names(plan.nodes) == expected_global
+    per_robot = (["slam_toolbox", "lifecycle_manager_slam"] if slam == "slam_toolbox"
+                 else []) + ["controller"]
+    for robot in plan.robots:
+        assert names(robot.nodes) == per_robot
+        assert len(robot.includes) == (1 if nav == "nav2" else 0)
+    assert len(plan.files) == n * ((nav == "nav2") + (slam == "slam_toolbox"))
+
+
+def test_executables_are_the_documented_ones():
+    plan = make_plan(2, slam="slam_toolbox", nav="nav2", use_rviz=True)
+    found = {(n.package, n.executable) for _, n in all_nodes(plan)}
+    assert found == {("maes_sim", "maes_sim_node"), ("maes_controller", "controller_node"),
+                     ("slam_toolbox", "async_slam_toolbox_node"),
+                     ("nav2_lifecycle_manager", "lifecycle_manager"), ("rviz2", "rviz2")}
+    include = plan.robots[0].includes[0]
+    assert (include.package, include.launch_file) == ("nav2_bringup",
+                                                      "launch/navigation_launch.py")
+    builtin = make_plan(2, nav="builtin").node("navigator")
+    assert (builtin.package, builtin.executable) == ("maes_controller", "navigator_node")
+
+
+@pytest.mark.parametrize("slam, nav", MODES)
+def test_every_node_uses_sim_time(slam, nav):
+    plan = make_plan(2, slam=slam, nav=nav, use_rviz=True)
+    for ns, node in all_nodes(plan):
+        assert node.parameter_dict["use_sim_time"] is True, (ns, node.name)
+    for robot in plan.robots:
+        for include in robot.includes:
+            assert include.argument_dict["use_sim_time"] == "True"
+
+
+@pytest.mark.parametrize("slam, nav", MODES)
+def test_namespaced_nodes_use_the_namespace_tf(slam, nav):
+    plan = make_plan(2, slam=slam, nav=nav)
+    for ns, node in all_nodes(plan):
+        remaps = dict(node.remappings)
+        if node.package == "nav2_lifecycle_manager":
+            continue  # only calls lifecycle services; no TF
+        if ns is None:
+            assert "/tf" not in remaps, node.name  # global nodes keep the global /tf
+        else:
+            assert remaps["/tf"] == "tf" and remaps["/tf_static"] == "tf_static", node.name
+
+
+def test_slam_toolbox_keeps_its_map_in_the_namespace():
+    plan = make_plan(2, slam="slam_toolbox")
+    for robot in plan.robots:
+        slam_node, manager = robot.nodes[0], robot.nodes[1]
+        remaps = dict(slam_node.remappings)
+        assert remaps["/map"] == "map" and remaps["/map_metadata"] == "map_metadata"
+        # The lifecycle manager brings up exactly this node, without a bond.
+        params = manager.parameter_dict
+        assert params["node_names"] == [slam_node.name]
+        assert params["autostart"] is True and params["bond_timeout"] == 0.0
+
+
+@pytest.mark.parametrize("slam", L.SLAM_CHOICES)
+def test_simulator_publishes_maps_only_with_simulated_slam(slam):
+    sim = make_plan(2, slam=slam).node("maes_sim").parameter_dict
+    assert sim["publish_slam_map"] is (slam == "simulated")
+    assert sim["config_file"] == "/cfg/run.yaml"
+    assert sim["real_time_factor"] == 1.0
+
+
+def test_controllers_know_their_robot():
+    plan = make_plan(4)
+    ids = [r.nodes[-1].parameter_dict["robot_id"] for r in plan.robots]
+    assert ids == [0, 1, 2, 3]
+
+
+def test_builtin_navigator_serves_every_robot_from_the_config():
+    plan = make_plan(5, nav="builtin")
+    assert names(plan.nodes).count("navigator") == 1
+    assert plan.node("navigator").parameter_dict["config_file"] == "/cfg/run.yaml"
+
+
+def test_nav2_include_arguments(tmp_path):
+    plan = make_plan(2, tmp=tmp_path, nav="nav2", log_level="debug")
+    for robot in plan.robots:
+        args = robot.includes[0].argument_dict
+        assert args == {
+            "namespace": robot.namespace, "use_sim_time": "True",
+            "params_file": str(tmp_path / robot.namespace / "nav2_params.yaml"),
+            "autostart": "True", "use_composition": "False", "use_respawn": "False",
+            "log_level": "debug",
+        }
+        assert all(isinstance(value, str) for value in args.values())
+
+
+def test_rviz_only_when_asked():
+    assert "rviz2" not in names(make_plan(1).nodes)
+    rviz = make_plan(1, use_rviz=True).node("rviz2")
+    assert rviz.arguments[:2] == ("-d", RVIZ)
+    assert make_plan(1, use_rviz="true").node("rviz2") == rviz
+
+
+def test_log_level_reaches_every_node():
+    plan = make_plan(2, slam="slam_toolbox", nav="builtin", log_level="warn")
+    for _, node in all_nodes(plan):
+        assert node.arguments[-3:] == ("--ros-args", "--log-level", "warn")
+
+
+# --- defaults and overrides -----------------------------------------------------------------
+
+def test_modes_default_to_the_config_stack_section():
+    cfg = config_from_dict({"number_of_robots": 2,
+                            "stack": {"slam": "slam_toolbox", "nav": "nav2"}})
+    plan = make_plan(config=cfg)
+    assert (plan.slam, plan.nav) == ("slam_toolbox", "nav2")
+    # Empty launch arguments mean "from the config" too.
+    assert make_plan(config=cfg, slam="", nav="").slam == "slam_toolbox"
+    overridden = make_plan(config=cfg, slam="simulated", nav="builtin")
+    assert (overridden.slam, overridden.nav) == ("simulated", "builtin")
+
+
+def test_default_config_runs_the_embedded_choices():
+    plan = make_plan(3)
+    assert (plan.slam, plan.nav) == ("simulated", "builtin")
+
+
+@pytest.mark.parametrize("argument, value, allowed", [
+    ("slam", "gmapping", "'simulated', 'slam_toolbox'"),
+    ("nav", "move_base", "'builtin', 'nav2'"),
+    ("log_level", "verbose", "'debug', 'info', 'warn', 'error', 'fatal'"),
+])
+def test_unknown_choice_names_argument_and_allowed_values(argument, value, allowed):
+    with pytest.raises(ValueError) as err:
+        make_plan(1, **{argument: value})
+    message = str(err.value)
+    assert f"launch argument {argument}" in message
+    assert repr(value) in message and allowed in message
+
+
+@pytest.mark.parametrize("text, expected", [("true", True), ("False", False), ("1", True),
+                                            ("off", False), (True, True)])
+def test_parse_bool(text, expected):
+    assert L.parse_bool("use_rviz", text) is expected
+
+
+def test_parse_bool_rejects_other_words():
+    with pytest.raises(ValueError, match="use_rviz.*'maybe'.*true or false"):
+        L.parse_bool("use_rviz", "maybe")
+    with pytest.raises(ValueError, match="use_rviz"):
+        make_plan(1, use_rviz="maybe")
+
+
+def test_config_must_be_loaded_first():
+    with pytest.raises(TypeError, match="SimConfig"):
+        L.plan_launch({"number_of_robots": 2}, config_path="c.yaml", params_dir=PARAMS_DIR,
+                      rviz_config=RVIZ, out_dir="/tmp/x")
+
+
+def test_missing_template_folder_is_reported(tmp_path):
+    with pytest.raises(ValueError, match="nav2_params.yaml"):
+        L.plan_launch(config_from_dict({}), config_path="c.yaml", nav="nav2",
+                      params_dir=tmp_path, rviz_config=RVIZ, out_dir=tmp_path)
+
+
+# --- the parameter files ----------------------------------------------------------------------
+
+def test_plan_writes_nothing_and_write_params_files_writes_all(tmp_path):
+    plan = make_plan(3, tmp=tmp_path / "out", slam="slam_toolbox", nav="nav2")
+    assert not (tmp_path / "out").exists()
+    written = L.write_params_files(plan)
+    assert sorted(written) == sorted(f.path for f in plan.files)
+    for robot in plan.robots:
+        nav2_file = Path(robot.includes[0].argument_dict["params_file"])
+        slam_file = Path(robot.nodes[0].params_files[0])
+        assert nav2_file.parent == slam_file.parent == tmp_path / "out" / robot.namespace
+        nav2 = yaml.safe_load(nav2_file.read_text())
+        assert (nav2["global_costmap"]["global_costmap"]["ros__parameters"]["static_layer"]
+                ["map_topic"]) == f"/{robot.namespace}/map"
+        slam = yaml.safe_load(slam_file.read_text())
+        assert list(slam) == [robot.namespace]
+
+
+def test_map_size_reaches_the_costmap(tmp_path):
+    plan = make_plan(1, tmp=tmp_path, nav="nav2", map_size=(80, 40))
+    doc = yaml.safe_load(plan.files[0].text)
+    glob = doc["global_costmap"]["global_costmap"]["ros__parameters"]
+    assert (glob["width"], glob["height"], glob["origin_x"]) == (80, 40, -40.0)
+
+
+@pytest.mark.parametrize("stamped", [False, True])
+def test_simulator_and_nav2_agree_on_stamped_cmd_vel(stamped):
+    plan = make_plan(1, nav="nav2", cmd_vel_stamped=stamped)
+    assert plan.node("maes_sim").parameter_dict["cmd_vel_stamped"] is stamped
+    doc = yaml.safe_load(plan.files[0].text)
+    assert doc["controller_server"]["ros__parameters"]["enable_stamped_cmd_vel"] is stamped
+
+
+def test_plan_is_deterministic():
+    assert make_plan(3, slam="slam_toolbox", nav="nav2") == make_plan(
+        3, slam="slam_toolbox", nav="nav2")
+
+
+def test_ros_parameters_lists_files_before_values():
+    node = make_plan(1, slam="slam_toolbox").robots[0].nodes[0]
+    params = node.ros_parameters()
+    assert params[0] == node.params_files[0]
+    assert params[1] == {"use_sim_time": True}
+
+
+def test_docstring_examples():
+    result = doctest.testmod(L)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# --- the launch file (compiled and read, never imported) -----------------------------------
+
+@pytest.fixture(scope="module")
+def launch_tree(tmp_path_factory) -> ast.Module:
+    cfile = tmp_path_factory.mktemp("pyc") / "multi_robot.launch.pyc"
+    py_compile.compile(str(LAUNCH_FILE), cfile=str(cfile), doraise=True)
+    return ast.parse(LAUNCH_FILE.read_text(), filename=str(LAUNCH_FILE))
+
+
+def _arguments_table(tree: ast.Module) -> list[tuple]:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "ARGUMENTS" for t in stmt.targets):
+            return [tuple(elt.elts) for elt in stmt.value.elts]
+    raise AssertionError("multi_robot.launch.py has no ARGUMENTS table")
+
+
+def test_launch_declares_each_argument_once_with_a_description(launch_tree):
+    table = _arguments_table(launch_tree)
+    declared = [row[0].value for row in table]
+    assert sorted(declared) == sorted(["config", "use_rviz", "slam", "nav", "log_level"])
+    assert len(set(declared)) == len(declared)
+    for name, _default, description in table:
+        assert isinstance(description, ast.Constant) and len(description.value) > 15, name.value
+    defaults = {row[0].value: row[1] for row in table}
+    assert defaults["use_rviz"].value == "false"
+    assert defaults["log_level"].value == "info"
+    # The installed default config: <share>/config/maes_config.yaml
+    assert "maes_config.yaml" in ast.unparse(defaults["config"])
+    assert "'config'" in ast.unparse(defaults["config"])
+    calls = [n for n in ast.walk(launch_tree) if isinstance(n, ast.Call)
+             and getattr(n.func, "id", None) == "DeclareLaunchArgument"]
+    assert len(calls) == 1  # one declaration, looped over ARGUMENTS
+
+
+def test_launch_loads_the_config_and_plans_before_starting_nodes(launch_tree):
+    setup = next(n for n in launch_tree.body
+                 if isinstance(n, ast.FunctionDef) and n.name == "_launch_setup")
+    called = [getattr(c.func, "id", getattr(c.func, "attr", None))
+              for c in ast.walk(setup) if isinstance(c, ast.Call)]
+    order = [name for name in called if name in ("load_config", "plan_launch",
+                                                 "write_params_files", "_node", "GroupAction")]
+    assert order[:3] == ["load_config", "plan_launch", "write_params_files"]
+    assert {"PushRosNamespace", "GroupAction", "_include"} <= set(called)
+    # The loader's errors are not swallowed: no try/except in the setup.
+    assert not any(isinstance(n, ast.Try) for n in ast.walk(setup))
+    imported = {alias.name for n in ast.walk(launch_tree) if isinstance(n, ast.ImportFrom)
+                for alias in n.names}
+    assert {"load_config", "plan_launch", "OpaqueFunction"} <= imported
