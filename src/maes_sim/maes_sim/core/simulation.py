@@ -243,10 +243,12 @@ class Simulation:
     def robot_state(self, robot: int) -> RobotState:
         """The ``maes_interfaces/State`` of ``robot`` for the current tick (world tiles)."""
         i = self._index(robot)
-        est = self.estimated_poses[i]
+        world_xy = self._motion.positions - self._offset
+        est_xy = world_xy[i] + self.slam.offsets[i]
         lo, hi = np.searchsorted(self._nearby[0], [i, i + 1])
         nearby = [
-            NearbyRobot(id=robot_name(j), pos=Vector2D(*map(float, self.poses[j, :2])))
+            NearbyRobot(id=robot_name(j), pos=Vector2D(float(world_xy[j, 0]),
+                                                      float(world_xy[j, 1])))
             for j in self._nearby[1][lo:hi].tolist()
         ]
         return RobotState(
@@ -259,8 +261,8 @@ class Simulation:
                 for t in self._tags_for()[i]
             ],
             nearby_robots=nearby,
-            position=Vector2D(float(est[0]), float(est[1])),
-            heading=float(est[2]),
+            position=Vector2D(float(est_xy[0]), float(est_xy[1])),
+            heading=float(self._motion.headings[i]),
         )
 
     def _tags_for(self) -> list[list]:

@@ -281,17 +281,25 @@ class SimNode(Node):
                 robot.map.publish(cv.occupancy_to_msg(
                     to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m))
         self.tf_pub.publish(global_tf)
-        if force_maps or sim.tick % self.heatmap_period_ticks == 0:
+        if force_maps:
             occ = np.where(sim.walls, 100, 0).astype(np.int8)
-            if force_maps:
-                self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile,
-                                                           self._origin_m))
+            self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile, self._origin_m))
+        # The inspection topics are for people: build them only when someone listens.
+        if force_maps or (sim.tick % self.heatmap_period_ticks == 0 and (
+                self.explore_pub.get_subscription_count()
+                or self.cover_pub.get_subscription_count())):
             self.explore_pub.publish(cv.occupancy_to_msg(
                 cv.heatmap_to_values(sim.exploration_heatmap()), stamp, "world", tile,
                 self._origin_m))
             self.cover_pub.publish(cv.occupancy_to_msg(
                 cv.heatmap_to_values(sim.coverage_heatmap()), stamp, "world", tile,
                 self._origin_m))
+        if self.marker_pub.get_subscription_count():
+            self._publish_markers(stamp, poses)
+        self.stats_pub.publish(self._stats_msg())
+
+    def _publish_markers(self, stamp, poses: np.ndarray) -> None:
+        sim, tile = self.sim, self.tile
         draw = sim.config.global_settings.draw_communication
         tags = (sim.tags.grid_positions - np.array([sim.shape[1], sim.shape[0]]) / 2.0) * tile
         if not sim.config.global_settings.show_environment_tags:
@@ -301,7 +309,6 @@ class SimNode(Node):
         self.marker_pub.publish(simulation_markers(
             poses_m, sim.radius * tile, sim.colliding, tags,
             sim.communication_links() if draw else None, stamp))
-        self.stats_pub.publish(self._stats_msg())
 
     def _scaled(self, pose) -> tuple[float, float, float]:
         return (pose[0] * self.tile, pose[1] * self.tile, pose[2])

@@ -36,7 +36,6 @@ from maes_sim.ros import conversions as cv  # noqa: E402
 from maes_sim.ros.sim_node import (  # noqa: E402
     DEFAULT_QOS,
     LATCHED_QOS,
-    SCAN_QOS,
     STATE_QOS,
     TF_QOS,
 )

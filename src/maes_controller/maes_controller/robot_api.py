@@ -1,0 +1,134 @@
+"""The robot API a logic callback sees: one contract, two implementations.
+
+A user writes ``logic(robot)`` (see :mod:`maes_controller.logic`) against the attributes below,
+with MAES 2.0's names. The same callback runs
+
+* on ROS (``maes_controller.controller_node``): ``robot`` is backed by topics, tf, services and
+  the ``navigate_to_pose`` action of the robot's namespace, on the full stack (Nav2 +
+  slam_toolbox) or the embedded one (built-in navigator + simulated SLAM);
+* in direct mode (``maes_bringup.direct``): ``robot`` is backed by an in-process Simulation and
+  the navigator's planning/following code, lockstep and deterministic.
+
+Units: metres and radians in the ``map`` frame (world origin at the map centre), as on ROS.
+Nothing here blocks: navigation, broadcasts and tags are fire-and-forget; their outcome shows in
+``nav_status`` / ``is_nav_complete()`` and in the next states.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Callable, Protocol, runtime_checkable
+
+
+class NavStatus(enum.Enum):
+    """Where the current navigation goal stands (Nav2's TaskResult plus IDLE/ACTIVE)."""
+
+    IDLE = "idle"  # no goal sent yet
+    PENDING = "pending"  # sent, not yet accepted
+    ACTIVE = "active"  # accepted, driving
+    SUCCEEDED = "succeeded"
+    ABORTED = "aborted"  # failed: unreachable goal, timeout, planner failure
+    CANCELED = "canceled"
+    REJECTED = "rejected"  # the navigator refused the goal
+
+    @property
+    def done(self) -> bool:
+        """True when no goal is in progress."""
+        return self not in (NavStatus.PENDING, NavStatus.ACTIVE)
+
+
+@runtime_checkable
+class Robot(Protocol):
+    """What ``logic(robot)`` may use. Attributes mirror MAES 2.0's controller.
+
+    Attributes
+    ----------
+    robot_id : int
+        Index ``i`` of the robot (namespace ``robot<i>``).
+    namespace : str
+        ``"robot<i>"``.
+    tick : int
+        The logic tick of :attr:`state`.
+    state : object
+        The latest ``maes_interfaces/State`` (same attribute names in direct mode:
+        ``tick, status, colliding, incoming_broadcast_msgs, tags_nearby, nearby_robots,
+        position, heading``), or None before the first one arrives.
+    robot_position : tuple of float or None
+        ``(x, y)`` in metres, map frame (map -> base_footprint via tf), None until known.
+    robot_heading : float or None
+        Yaw in radians, map frame.
+    global_costmap : maes_controller.maes_compat.MaesCostmap
+        The latest ``global_costmap/costmap`` wrapped with MAES 2.0's helpers
+        (``.costmap`` is None until the first one arrives).
+    nav_status : NavStatus
+        State of the current or last goal.
+    nav_feedback : object or None
+        Latest ``NavigateToPose`` feedback (``current_pose``, ``distance_remaining``,
+        ``navigation_time``...), or None.
+    nav_error : str
+        Error message of the last failed goal ("" otherwise).
+    logger : object
+        ``info/warning/error/debug(text)``.
+    memory : dict
+        Free per-robot storage kept between calls.
+    """
+
+    robot_id: int
+    namespace: str
+    tick: int
+    state: Any
+    robot_position: tuple[float, float] | None
+    robot_heading: float | None
+    global_costmap: Any
+    nav_status: NavStatus
+    nav_feedback: Any
+    nav_error: str
+    logger: Any
+    memory: dict
+
+    def nav_to_pos(self, x: float, y: float) -> None:
+        """Start navigating to ``(x, y)`` metres in the map frame; replaces any current goal."""
+
+    def cancel_nav(self) -> None:
+        """Cancel the current goal (no-op when none)."""
+
+    def is_nav_complete(self) -> bool:
+        """True when no goal is in progress (never sent, succeeded, failed or canceled)."""
+
+    def broadcast_msg(self, text: str) -> None:
+        """Broadcast ``text``; robots in range get it in their next state."""
+
+    def deposit_tag(self, text: str) -> None:
+        """Leave an environment tag with ``text`` at the robot's position."""
+
+
+#: A logic callback: called once per logic tick with the robot's API.
+LogicFunction = Callable[[Robot], None]
+
+
+def load_logic(spec: str) -> LogicFunction:
+    """Import a logic callback from ``"package.module:function"``.
+
+    Raises ValueError naming the spec when it is malformed, cannot be imported, or is not
+    callable.
+
+    Examples
+    --------
+    >>> load_logic("maes_controller.robot_api:load_logic").__name__
+    'load_logic'
+    """
+    import importlib
+
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"logic spec {spec!r} must look like 'package.module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any import-time failure of user code: report it by name
+        raise ValueError(f"cannot import logic module {module_name!r} (from {spec!r}): "
+                         f"{type(exc).__name__}: {exc}") from exc
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ValueError(f"{attr!r} in {module_name!r} (from {spec!r}) is not a callable "
+                         f"logic function")
+    return fn
