@@ -1,0 +1,96 @@
+# MAES-ROS: set up the pip environment, build, test, lint.
+#
+#   make setup   create what is missing: .venv (ROS 2 Jazzy wheels), the tf2_msgs / nav2_msgs
+#                stand-ins, the workspace in install/. Idempotent: with nothing to do it takes
+#                seconds.
+#   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
+#   make build   rebuild the workspace (colcon) even if nothing seems changed
+#   make lint    ruff over the repository
+#   make clean   remove build outputs (build/ install/ log/ .standins/), keep the venv
+#   make distclean   clean, and remove the venv too
+#   make constraints regenerate requirements/constraints.txt from a fresh venv
+#
+# Each setup step writes a stamp file only after it fully succeeded; make compares the stamps
+# with their inputs, so an interrupted step is redone and a finished one is not.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3.11
+export PYTHON
+
+VENV := .venv
+VENV_STAMP := $(VENV)/.maes-venv-ok
+STANDINS_STAMP := .standins/install/.maes-build-ok
+WS_STAMP := install/.maes-build-ok
+
+VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
+	scripts/setup_venv.sh scripts/patch_ros_cmake.py
+STANDINS_INPUTS := $(shell find standins -type f -not -name COLCON_IGNORE 2>/dev/null) \
+	scripts/build_ws.sh
+# What a colcon rebuild depends on. Python modules are not listed: --symlink-install makes
+# edits (and new modules) visible without a rebuild.
+WS_INPUTS := $(shell find src \( -name test -o -name __pycache__ \) -prune -o -type f \( \
+	-name package.xml -o -name setup.py -o -name setup.cfg -o -name CMakeLists.txt \
+	-o -name '*.msg' -o -name '*.srv' -o -name '*.action' -o -path '*/resource/*' \
+	-o -path '*/launch/*' -o -path '*/config/*' -o -path '*/params/*' -o -path '*/rviz/*' \
+	\) -print 2>/dev/null) scripts/build_ws.sh
+
+# Concurrent `make setup`s in one tree (several engineers, or two terminals) take turns: the
+# second one re-checks the stamps after the first finished, and so does nothing.
+SETUP_LOCK := /tmp/maes-ros-setup-$(shell printf '%s' "$(CURDIR)" | cksum | cut -d' ' -f1).lock
+LOCKED := $(shell command -v flock >/dev/null 2>&1 && echo "flock $(SETUP_LOCK)")
+
+PYTEST_ARGS ?=
+
+.PHONY: help setup test build lint clean distclean constraints check-system _setup _build
+
+help:
+	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/)"
+	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
+	@echo "make build        rebuild the workspace with colcon"
+	@echo "make lint         ruff check over the repository"
+	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
+	@echo "make clean        remove build outputs; make distclean also removes .venv"
+	@echo "make constraints  regenerate requirements/constraints.txt (after editing venv.txt)"
+
+setup:
+	@$(LOCKED) $(MAKE) --no-print-directory _setup
+
+_setup: $(WS_STAMP)
+	@echo "[maes setup] environment up to date (.venv, .standins/install, install/)"
+
+$(VENV_STAMP): $(VENV_INPUTS)
+	scripts/setup_venv.sh
+
+$(STANDINS_STAMP): $(VENV_STAMP) $(STANDINS_INPUTS)
+	scripts/build_ws.sh standins
+
+$(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
+	scripts/build_ws.sh workspace
+
+check-system:
+	@scripts/check_system.sh
+
+test: setup
+	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)
+
+build:
+	@$(LOCKED) $(MAKE) --no-print-directory _build
+
+_build: $(STANDINS_STAMP)
+	scripts/build_ws.sh workspace
+
+lint:
+	@$(LOCKED) $(MAKE) --no-print-directory $(VENV_STAMP)
+	$(VENV)/bin/ruff check .
+
+constraints:
+	@$(LOCKED) scripts/regenerate_constraints.sh
+
+clean:
+	rm -rf build install log .standins .pytest_cache .ruff_cache .hypothesis
+	find src tests scripts -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Build with colcon, in the pip environment:
+#   build_ws.sh standins    the tf2_msgs / nav2_msgs stand-ins (standins/) into .standins/install
+#   build_ws.sh workspace   the packages in src/ into install/ (--symlink-install)
+#
+# Each writes its stamp (<install base>/.maes-build-ok) only after colcon succeeded. If the venv
+# was rebuilt since the last build, the old build and install trees are removed first: their CMake
+# caches point at the previous venv's files.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+what=${1:-}
+case "$what" in
+    standins)
+        layers="venv"
+        base_paths=("$MAES_ROOT/standins/tf2_msgs" "$MAES_ROOT/standins/nav2_msgs")
+        build_base="$MAES_ROOT/.standins/build"
+        install_base="$MAES_ROOT/.standins/install"
+        log_base="$MAES_ROOT/.standins/log"
+        # One prefix for both stand-ins; nothing edits them, so plain copies.
+        extra=(--merge-install)
+        name="build the tf2_msgs / nav2_msgs stand-ins (colcon)"
+        ;;
+    workspace)
+        layers="venv standins"
+        base_paths=("$MAES_ROOT/src")
+        build_base="$MAES_ROOT/build"
+        install_base="$MAES_ROOT/install"
+        log_base="$MAES_ROOT/log"
+        # Python packages are symlinked, so edits to their .py files need no rebuild.
+        extra=(--symlink-install)
+        name="build the workspace src/ (colcon)"
+        ;;
+    *)
+        echo "usage: $0 standins|workspace" >&2
+        exit 2
+        ;;
+esac
+
+"$MAES_ROOT/scripts/check_system.sh"
+
+# shellcheck source=scripts/env.sh
+MAES_ENV_LAYERS=$layers source "$MAES_ROOT/scripts/env.sh"
+
+stamp="$install_base/.maes-build-ok"
+venv_id_file="$build_base/.maes-venv-id"
+venv_id=$(head -n 1 "$VIRTUAL_ENV/.maes-venv-ok")
+rm -f "$stamp"
+if [ -f "$venv_id_file" ] && [ "$(cat "$venv_id_file")" != "$venv_id" ]; then
+    say "the venv was rebuilt since the last build: removing $build_base and $install_base"
+    rm -rf "$build_base" "$install_base"
+fi
+mkdir -p "$build_base"
+echo "$venv_id" >"$venv_id_file"
+
+cd "$MAES_ROOT"
+run_step "$name" \
+    "read the compiler / colcon error above (colcon's own logs: $log_base/latest_build); after fixing it run 'make build'. If the error names a stale path, 'make clean' and try again" \
+    "colcon-$what" \
+    colcon --log-base "$log_base" build \
+    --base-paths "${base_paths[@]}" \
+    --build-base "$build_base" --install-base "$install_base" \
+    "${extra[@]}" \
+    --event-handlers console_cohesion+ status- \
+    --cmake-args -DBUILD_TESTING=OFF
+
+echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) against: $venv_id" >"$stamp"

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# Helpers shared by the setup scripts (sourced, not run).
+#
+# Every setup action runs through `run_step`, so a failure always says which step failed,
+# where its log is and what to do, and the caller's stamp file is never written after a
+# failed step (the scripts use `set -e`).
+
+MAES_ROOT=${MAES_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+MAES_LOG_DIR=${MAES_LOG_DIR:-$MAES_ROOT/log/setup}
+
+say() {
+    printf '[maes setup] %s\n' "$*"
+}
+
+die() {
+    printf '[maes setup] ERROR: %s\n' "$*" >&2
+    exit 1
+}
+
+# run_step NAME HINT LOGNAME CMD...
+#   Runs CMD with its output in $MAES_LOG_DIR/LOGNAME.log. On failure prints the last lines
+#   of the log, then the step name and HINT, and exits 1.
+run_step() {
+    local name=$1 hint=$2 logname=$3
+    shift 3
+    local log="$MAES_LOG_DIR/$logname.log"
+    mkdir -p "$MAES_LOG_DIR"
+    local start=$SECONDS
+    say "$name ..."
+    if "$@" >"$log" 2>&1; then
+        say "$name: done in $((SECONDS - start)) s"
+        return 0
+    fi
+    local rc=$?
+    {
+        echo "----- last 40 lines of $log -----"
+        tail -n 40 "$log"
+        echo "-----"
+        echo "[maes setup] ERROR: step '$name' failed (exit code $rc)."
+        echo "[maes setup] Full log: $log"
+        echo "[maes setup] What to do: $hint"
+    } >&2
+    exit 1
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Run pytest over every package (what `make test` runs, inside scripts/with_env).
+# Arguments go to pytest; with none, pytest's testpaths (pyproject.toml) are used: src/*/test
+# and tests/. The ROS domain is chosen per run by the root conftest.py.
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# Discovery stays on this machine; the per-run ROS_DOMAIN_ID (conftest.py) keeps two runs apart.
+export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+# The pytest console script, not `python -m pytest`, which would put the repo root on sys.path.
+pytest "$@"
+rc=$?
+if [ "$rc" -eq 5 ]; then
+    echo "[maes test] pytest collected no tests: check the paths / -k expression given (PYTEST_ARGS='$*')" >&2
+fi
+exit "$rc"
