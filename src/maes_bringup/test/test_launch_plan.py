@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import inspect
 import itertools
 import py_compile
 from pathlib import Path
@@ -310,3 +311,24 @@ def test_launch_loads_the_config_and_plans_before_starting_nodes(launch_tree):
     imported = {alias.name for n in ast.walk(launch_tree) if isinstance(n, ast.ImportFrom)
                 for alias in n.names}
     assert {"load_config", "plan_launch", "OpaqueFunction"} <= imported
+
+
+def test_launch_uses_only_what_the_plan_offers(launch_tree):
+    # The launch file cannot run here; at least every plan attribute and keyword it uses
+    # must exist, so a rename in launch_plan.py cannot silently break it.
+    owners = {"spec": (L.NodeSpec, L.IncludeSpec), "robot": (L.RobotPlan,),
+              "plan": (L.LaunchPlan,)}
+    used = {(n.value.id, n.attr) for n in ast.walk(launch_tree)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+            and n.value.id in owners}
+    assert {name for name, _ in used} == set(owners)
+    for name, attr in used:
+        assert any(hasattr(cls, attr) or attr in cls.__dataclass_fields__
+                   for cls in owners[name]), f"{name}.{attr}"
+    call = next(n for n in ast.walk(launch_tree) if isinstance(n, ast.Call)
+                and getattr(n.func, "id", None) == "plan_launch")
+    signature = inspect.signature(L.plan_launch)
+    signature.bind(*[None] * len(call.args), **{k.arg: None for k in call.keywords})
+    assert {k.arg for k in call.keywords} >= {"config_path", "slam", "nav", "use_rviz",
+                                              "log_level", "params_dir", "rviz_config",
+                                              "out_dir", "map_size"}
