@@ -1,0 +1,300 @@
+"""MAES-style movement commands held as a struct of arrays (robot axis first).
+
+One active command per robot; a new command replaces the current one at once (MAES asserts the
+robot is idle instead; preempting is what a ROS user expects from ``cmd_vel`` and goals). The
+command functions write into a :class:`Commands` **in place** (so a thousand robots issuing a
+command each per tick cost nothing) and are atomic: every value is checked first, and a bad one
+raises :class:`CommandError` naming the robot and the value with nothing changed.
+
+Conventions: distances in tiles, angles in radians, counter-clockwise positive (REP-103; MAES's
+``Rotate(degrees)`` turns clockwise for positive degrees), speeds in tiles/s and rad/s.
+
+Command kinds (``Commands.kind``)
+    ``NONE``          no command: the robot brakes to a standstill (also what :func:`stop` sets)
+    ``MOVE``          move ``target`` tiles along the heading (negative = reverse), then stop
+    ``ROTATE``        turn by ``target`` radians in place, then stop
+    ``MOVE_CONT``     move at top speed until told otherwise (``target`` = +1 forward, -1 reverse)
+    ``ROTATE_CONT``   turn at top angular speed (``target`` = +1 counter-clockwise, -1 clockwise)
+    ``VELOCITY``      hold the velocity ``(linear, angular)``, mapped through the motion model
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+NONE, MOVE, ROTATE, MOVE_CONT, ROTATE_CONT, VELOCITY = range(6)
+#: Names of the command kinds, indexed by kind code.
+KIND_NAMES = ("none", "move", "rotate", "move_continuous", "rotate_continuous", "velocity")
+#: Largest magnitude accepted for any command value (tiles, rad, tiles/s or rad/s). Larger
+#: values are certainly a bug upstream (unit mix-ups, uninitialised memory); velocities below it
+#: are clamped to the motion model's limits instead.
+MAX_COMMAND_MAGNITUDE = 1e6
+
+
+class Status(IntEnum):
+    """What a robot is doing, MAES's ``RobotStatus`` plus ``ROTATING``.
+
+    ``str(Status.MOVING)`` gives ``"moving"``, the string used in ``maes_interfaces/State``.
+    """
+
+    IDLE = 0
+    MOVING = 1
+    ROTATING = 2
+    STOPPING = 3
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+class CommandError(ValueError):
+    """A rejected command (non-finite or absurd value, bad robot index).
+
+    Attributes
+    ----------
+    robot : int or None
+        Index of the robot whose command was rejected.
+    value : float or None
+        The offending value.
+    """
+
+    def __init__(self, message: str, robot: int | None = None, value: float | None = None):
+        super().__init__(message)
+        self.robot = robot
+        self.value = value
+
+
+@dataclass(frozen=True)
+class Commands:
+    """Current command of every robot (arrays of shape (N,), modified in place by commands).
+
+    Attributes
+    ----------
+    kind : ndarray of int8
+        Command kind code (``NONE`` ... ``VELOCITY``).
+    target : ndarray of float64
+        ``MOVE``: signed distance (tiles); ``ROTATE``: signed angle (rad); continuous kinds:
+        direction +1 / -1; unused otherwise.
+    progress : ndarray of float64
+        ``MOVE``: distance covered along the heading; ``ROTATE``: angle turned (same sign
+        convention as ``target``).
+    linear, angular : ndarray of float64
+        ``VELOCITY``: requested speeds (tiles/s, rad/s) before clamping and mapping.
+    stopping : ndarray of bool
+        ``MOVE``/``ROTATE``: braking onto the target has begun.
+    """
+
+    kind: np.ndarray
+    target: np.ndarray
+    progress: np.ndarray
+    linear: np.ndarray
+    angular: np.ndarray
+    stopping: np.ndarray
+
+    @classmethod
+    def idle(cls, n: int) -> Commands:
+        """No command for ``n`` robots.
+
+        Examples
+        --------
+        >>> Commands.idle(2).kind.tolist()
+        [0, 0]
+        """
+        z = np.zeros(int(n), dtype=np.float64)
+        return cls(
+            np.zeros(int(n), dtype=np.int8), z.copy(), z.copy(), z.copy(), z.copy(),
+            np.zeros(int(n), dtype=np.bool_),
+        )
+
+    def __post_init__(self) -> None:
+        n = self.kind.shape[0] if self.kind.ndim == 1 else -1
+        for name in ("kind", "target", "progress", "linear", "angular", "stopping"):
+            arr = getattr(self, name)
+            if not isinstance(arr, np.ndarray) or arr.shape != (n,):
+                raise ValueError(f"Commands.{name} must be a 1-D array of length {n}")
+
+    @property
+    def n(self) -> int:
+        """Number of robots."""
+        return self.kind.shape[0]
+
+    def copy(self) -> Commands:
+        """Deep copy (the arrays are copied)."""
+        return Commands(*(getattr(self, f).copy() for f in _FIELDS))
+
+
+_FIELDS = ("kind", "target", "progress", "linear", "angular", "stopping")
+
+
+def _robots(cmds: Commands, robots) -> np.ndarray:
+    idx = np.atleast_1d(np.asarray(robots))
+    if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
+        raise CommandError(f"robot indices must be integers, got {robots!r}")
+    bad = (idx < 0) | (idx >= cmds.n)
+    if bad.any():
+        i = int(idx[np.argmax(bad)])
+        raise CommandError(f"robot index {i} out of range [0, {cmds.n})", robot=i)
+    return idx.astype(np.int64)
+
+
+def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
+    vals = np.broadcast_to(np.asarray(values, dtype=np.float64), idx.shape)
+    bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
+    if bad.any():
+        k = int(np.argmax(bad))
+        robot, value = int(idx[k]), float(vals[k])
+        raise CommandError(
+            f"robot {robot}: {name} = {value!r} rejected (must be finite and at most "
+            f"{MAX_COMMAND_MAGNITUDE:g} in magnitude)",
+            robot=robot,
+            value=value,
+        )
+    return vals
+
+
+def _set(cmds: Commands, idx, kind, target=0.0, linear=0.0, angular=0.0) -> None:
+    cmds.kind[idx] = kind
+    cmds.target[idx] = target
+    cmds.progress[idx] = 0.0
+    cmds.linear[idx] = linear
+    cmds.angular[idx] = angular
+    cmds.stopping[idx] = False
+
+
+def move(cmds: Commands, robots, distance) -> None:
+    """Move ``distance`` tiles straight along the heading (negative = reverse), then stop.
+
+    Parameters
+    ----------
+    cmds : Commands
+        Modified in place.
+    robots : int or array_like of int, shape (K,)
+        Robot indices.
+    distance : float or array_like, shape (K,)
+        Signed distance, tiles.
+
+    Raises
+    ------
+    CommandError
+        A distance that is not finite or exceeds :data:`MAX_COMMAND_MAGNITUDE`, or a bad index;
+        no command is changed.
+
+    Examples
+    --------
+    >>> c = Commands.idle(3)
+    >>> move(c, [0, 2], [1.5, -2.0])
+    >>> c.kind.tolist(), c.target.tolist()
+    ([1, 0, 1], [1.5, 0.0, -2.0])
+    """
+    idx = _robots(cmds, robots)
+    d = _values("distance", idx, distance)
+    _set(cmds, idx, MOVE, target=d)
+
+
+def rotate(cmds: Commands, robots, angle) -> None:
+    """Turn in place by ``angle`` radians (counter-clockwise positive), then stop.
+
+    Parameters
+    ----------
+    cmds : Commands
+        Modified in place.
+    robots : int or array_like of int, shape (K,)
+    angle : float or array_like, shape (K,)
+        Signed angle, radians; may exceed a full turn.
+
+    Raises
+    ------
+    CommandError
+        Non-finite or absurd angle, or a bad index; nothing is changed.
+
+    Examples
+    --------
+    >>> c = Commands.idle(1)
+    >>> rotate(c, 0, -np.pi / 2)
+    >>> KIND_NAMES[c.kind[0]], round(float(c.target[0]), 4)
+    ('rotate', -1.5708)
+    """
+    idx = _robots(cmds, robots)
+    a = _values("angle", idx, angle)
+    _set(cmds, idx, ROTATE, target=a)
+
+
+def move_continuous(cmds: Commands, robots, reverse: bool = False) -> None:
+    """Move straight at top speed until another command (or a collision) ends it.
+
+    Examples
+    --------
+    >>> c = Commands.idle(2)
+    >>> move_continuous(c, 1, reverse=True)
+    >>> c.kind.tolist(), c.target.tolist()
+    ([0, 3], [0.0, -1.0])
+    """
+    idx = _robots(cmds, robots)
+    _set(cmds, idx, MOVE_CONT, target=-1.0 if reverse else 1.0)
+
+
+def rotate_continuous(cmds: Commands, robots, counter_clockwise: bool = True) -> None:
+    """Turn in place at top angular speed until another command ends it.
+
+    Examples
+    --------
+    >>> c = Commands.idle(1)
+    >>> rotate_continuous(c, 0, counter_clockwise=False)
+    >>> c.kind.tolist(), c.target.tolist()
+    ([4], [-1.0])
+    """
+    idx = _robots(cmds, robots)
+    _set(cmds, idx, ROTATE_CONT, target=1.0 if counter_clockwise else -1.0)
+
+
+def stop(cmds: Commands, robots) -> None:
+    """Cancel the current command; the robot brakes to a standstill.
+
+    Examples
+    --------
+    >>> c = Commands.idle(1)
+    >>> move(c, 0, 3.0); stop(c, 0)
+    >>> c.kind.tolist()
+    [0]
+    """
+    idx = _robots(cmds, robots)
+    _set(cmds, idx, NONE)
+
+
+def set_velocity(cmds: Commands, robots, linear, angular) -> None:
+    """Hold a velocity (``cmd_vel``): ``linear`` tiles/s along the heading, ``angular`` rad/s.
+
+    The request is clamped to the motion model's limits at every physics step and, under the
+    MAES model (rotate xor move), reduced to whichever of the two has the larger share of its
+    limit (see :func:`maes_sim.core.motion.map_velocity`). It is held until replaced; a
+    collision does not cancel it (the controller decides).
+
+    Parameters
+    ----------
+    cmds : Commands
+        Modified in place.
+    robots : int or array_like of int, shape (K,)
+    linear, angular : float or array_like, shape (K,)
+
+    Raises
+    ------
+    CommandError
+        A non-finite or absurd value, or a bad index; nothing is changed.
+
+    Examples
+    --------
+    >>> c = Commands.idle(1)
+    >>> set_velocity(c, 0, 0.5, 0.1)
+    >>> KIND_NAMES[c.kind[0]], c.linear.tolist(), c.angular.tolist()
+    ('velocity', [0.5], [0.1])
+    >>> set_velocity(c, 0, float("nan"), 0.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.commands.CommandError: robot 0: linear = nan rejected (must be finite ...)
+    """
+    idx = _robots(cmds, robots)
+    lin = _values("linear", idx, linear)
+    ang = _values("angular", idx, angular)
+    _set(cmds, idx, VELOCITY, linear=lin, angular=ang)
