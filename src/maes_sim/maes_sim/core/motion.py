@@ -1,0 +1,434 @@
+"""Robot motion: the MAES movement model, a differential-drive option, and the tick integrator.
+
+State is a struct of arrays (:class:`MotionState`, robot axis first, grid coordinates). One call
+of :func:`advance_tick` advances every robot by one logic tick, i.e. ``physics_steps`` physics
+steps of ``dt`` seconds, each split into ``substeps`` collision sub-steps; it returns a new state
+and never modifies its inputs.
+
+Speed response (both models, each axis: linear and angular)
+    *Driving* towards a target speed ``u`` is a first-order lag,
+    ``v <- u + (v - u) * p`` with ``p = 0.5 ** (dt / 0.4 s)``: from standstill a robot reaches
+    half its target speed after exactly 0.4 s (4 logic ticks), 99.5 % after 3 s. This is Unity's
+    rigid body with linear drag, ``v <- (v + a dt) / (1 + k dt)`` with ``a = k u``, for
+    ``k = (2 ** (dt / 0.4) - 1) / dt`` (1.748 /s at dt = 0.01 s, so a = 5.24 tiles/s^2 at top
+    speed 3 tiles/s).
+    *Braking* (slowing down, reversing, stopping) is a faster lag towards the lower speed,
+    ``v <- v * exp(-dt / tau)``, with MAES's own stop-time figures: ``tau = 0.055 s`` linear
+    (MAES's ``FiniteMovementTask`` assumes the speed decays by ``e^(-2/11)`` per 10 ms physics
+    step) and ``tau = 0.0381 s`` angular (its ``FiniteRotationTask``: ``e^(-1/3.81)``). From top
+    speed a robot coasts 0.15 tiles / 0.10 rad and is still after about 0.35 s. A speed below
+    0.2 % of the top speed snaps to zero.
+
+Limits
+    Top speed ``3 * relative_move_speed`` tiles/s (MAES). Top angular speed
+    ``pi * relative_move_speed`` rad/s (180 deg/s): MAES turns with a third of its driving force
+    (``RotateForce = 5`` vs ``MoveForce = 15``), i.e. a wheel rim speed of about 1 tile/s, which
+    for its default 0.6-tile robot is ~190 deg/s; we keep it independent of the robot's size.
+
+Finite commands (``move``, ``rotate``) brake ahead, as MAES does: at every step the speed is the
+largest one (within what driving and braking allow) from which braking lands exactly on the
+target, so a robot never overshoots; it stops within ``snap * dt / (1 - q)`` (below 1e-3 tiles /
+rad) of the target, and the command completes when the robot is still.
+
+Models
+    ``"maes"`` (default): a robot rotates in place or moves straight, never both (MAES). A
+    command for the other axis first brakes the current one to zero. Velocity commands keep
+    only the component with the larger share of its limit (:func:`map_velocity`).
+    ``"differential_drive"``: both axes at once with the same limits and response; velocity
+    commands map directly, so a Nav2 controller's arcs are followed.
+
+Odometry (the pose a robot believes, with optional noise) is :mod:`maes_sim.core.odometry`.
+
+Collisions (:mod:`maes_sim.core.collision`) stop penetration and let robots slide along walls;
+a new collision cancels a MAES-style command (``move``, ``rotate`` and the continuous ones), as
+MAES's ``NotifyCollided`` does, but not a velocity command (the controller decides). Starting a
+command that presses into an obstacle the robot rests against is a new collision too (MAES
+re-declares the collision then).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import commands as C
+from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
+from .odometry import advance_odometry
+from .physics_kernels import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
+
+__all__ = [
+    "MODELS",
+    "MotionParams",
+    "MotionState",
+    "TickResult",
+    "advance_odometry",  # lives in .odometry; re-exported for the motion API's users
+    "advance_tick",
+    "map_velocity",
+    "robot_status",
+]
+
+#: Top linear speed per unit of ``relative_move_speed``, tiles/s (MAES).
+TOP_SPEED = 3.0
+#: Top angular speed per unit of ``relative_move_speed``, rad/s.
+TOP_ANGULAR_SPEED = math.pi
+#: Time from standstill to half the target speed while driving, s (4 MAES logic ticks).
+RISE_HALF_LIFE = 0.4
+#: Time constant of braking, linear and angular, s (MAES's stop-time estimators).
+BRAKE_TAU = 0.055
+ANGULAR_BRAKE_TAU = 0.0381
+#: Speeds below this fraction of the top speed snap to zero.
+SNAP_FRACTION = 2e-3
+MODELS = ("maes", "differential_drive")
+
+
+def _positive(name: str, value: float) -> float:
+    value = float(value)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"MotionParams.{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class MotionParams:
+    """Constants of the motion model (build with :meth:`from_values`).
+
+    Attributes
+    ----------
+    radius : float
+        Robot disc radius, tiles (``agent_relative_size / 2``).
+    max_speed, max_angular_speed : float
+        Top speeds, tiles/s and rad/s.
+    dt : float
+        Physics step, s.
+    physics_steps : int
+        Physics steps per logic tick.
+    substeps : int
+        Collision sub-steps per physics step; at least enough that a robot at top speed moves
+        at most ``MAX_STEP_FRACTION * radius`` per sub-step (raised to that if given lower).
+    model : str
+        ``"maes"`` or ``"differential_drive"``.
+    rise_half_life, brake_tau, angular_brake_tau : float
+        Response times, s (see the module docstring).
+    stop_on_collision : bool
+        Cancel MAES-style commands on a collision (MAES's behaviour).
+    """
+
+    radius: float = 0.3
+    max_speed: float = TOP_SPEED
+    max_angular_speed: float = TOP_ANGULAR_SPEED
+    dt: float = 0.01
+    physics_steps: int = 10
+    substeps: int = 1
+    model: str = "maes"
+    rise_half_life: float = RISE_HALF_LIFE
+    brake_tau: float = BRAKE_TAU
+    angular_brake_tau: float = ANGULAR_BRAKE_TAU
+    stop_on_collision: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("radius", "max_speed", "max_angular_speed", "dt", "rise_half_life",
+                     "brake_tau", "angular_brake_tau"):
+            _positive(name, getattr(self, name))
+        if self.model not in MODELS:
+            raise ValueError(f"MotionParams.model must be one of {MODELS}, got {self.model!r}")
+        for name in ("physics_steps", "substeps"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"MotionParams.{name} must be an integer >= 1, got {v!r}")
+        # Sub-steps are what rules out tunnelling, so never fewer than the speed requires.
+        need = math.ceil(self.max_speed * self.dt / (MAX_STEP_FRACTION * self.radius) - 1e-12)
+        object.__setattr__(self, "substeps", max(int(self.substeps), need, 1))
+
+    @classmethod
+    def from_values(
+        cls,
+        relative_move_speed: float = 1.0,
+        agent_relative_size: float = 0.6,
+        logic_ticks_delta_millis: float = 100,
+        physics_ticks_per_logic_update: int = 10,
+        model: str = "maes",
+        substeps: int = 1,
+    ) -> MotionParams:
+        """Parameters from MAES's config values.
+
+        Examples
+        --------
+        >>> p = MotionParams.from_values(relative_move_speed=2.0)
+        >>> p.max_speed, round(p.max_angular_speed, 4), p.dt, p.radius, p.substeps
+        (6.0, 6.2832, 0.01, 0.3, 1)
+        """
+        rms = _positive("relative_move_speed", relative_move_speed)
+        size = _positive("agent_relative_size", agent_relative_size)
+        millis = _positive("logic_ticks_delta_millis", logic_ticks_delta_millis)
+        steps = physics_ticks_per_logic_update
+        if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+            raise ValueError(
+                f"physics_ticks_per_logic_update must be an integer >= 1, got {steps!r}"
+            )
+        return cls(
+            radius=size / 2.0,
+            max_speed=TOP_SPEED * rms,
+            max_angular_speed=TOP_ANGULAR_SPEED * rms,
+            dt=millis / 1000.0 / int(steps),
+            physics_steps=int(steps),
+            substeps=substeps,
+            model=model,
+        )
+
+    @property
+    def tick_duration(self) -> float:
+        """Length of a logic tick, s."""
+        return self.dt * self.physics_steps
+
+    @property
+    def drag_coefficient(self) -> float:
+        """Unity-style linear drag ``k`` (1/s) equivalent to the driving response at ``dt``."""
+        return (2.0 ** (self.dt / self.rise_half_life) - 1.0) / self.dt
+
+
+@dataclass(frozen=True)
+class MotionState:
+    """Kinematic state of N robots.
+
+    Attributes
+    ----------
+    positions : ndarray, shape (N, 2)
+        Disc centres, grid coordinates (tiles).
+    headings : ndarray, shape (N,)
+        Radians, counter-clockwise from +x, wrapped to [-pi, pi).
+    linear : ndarray, shape (N,)
+        Signed speed along the heading, tiles/s.
+    angular : ndarray, shape (N,)
+        Turn rate, rad/s (counter-clockwise positive).
+    pressing : ndarray of bool, shape (N,), optional
+        The robot pressed into a wall or robot in the last sub-step (contact memory, so that
+        :attr:`TickResult.collided` reports only new contacts). Defaults to all False.
+
+    ``linear`` and ``angular`` are drive (wheel) speeds: against a wall a robot moves slower
+    than ``linear`` says (the blocked part of the motion is projected away, see
+    :mod:`maes_sim.core.collision`); the motion actually made is in :class:`TickResult`.
+    """
+
+    positions: np.ndarray
+    headings: np.ndarray
+    linear: np.ndarray
+    angular: np.ndarray
+    pressing: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        pos = np.array(self.positions, dtype=np.float64)
+        if pos.ndim != 2 or pos.shape[1] != 2:
+            raise ValueError(f"MotionState.positions must have shape (N, 2), got {pos.shape}")
+        n = pos.shape[0]
+        object.__setattr__(self, "positions", pos)
+        for name in ("headings", "linear", "angular"):
+            arr = np.array(getattr(self, name), dtype=np.float64)
+            if arr.shape != (n,):
+                raise ValueError(f"MotionState.{name} must have shape ({n},), got {arr.shape}")
+            object.__setattr__(self, name, arr)
+        for name in ("positions", "headings", "linear", "angular"):
+            if not np.isfinite(getattr(self, name)).all():
+                raise ValueError(f"MotionState.{name} holds non-finite values")
+        pressing = np.zeros(n, dtype=np.bool_) if self.pressing is None else self.pressing
+        pressing = np.array(pressing, dtype=np.bool_)
+        if pressing.shape != (n,):
+            raise ValueError(f"MotionState.pressing must have shape ({n},), got {pressing.shape}")
+        object.__setattr__(self, "pressing", pressing)
+
+    @classmethod
+    def at_rest(cls, positions: np.ndarray, headings: np.ndarray | None = None) -> MotionState:
+        """Robots standing still at ``positions`` (N, 2) with ``headings`` (N,) (default 0).
+
+        Examples
+        --------
+        >>> MotionState.at_rest(np.array([[1.5, 2.5]])).linear.tolist()
+        [0.0]
+        """
+        pos = np.asarray(positions, dtype=np.float64)
+        n = pos.shape[0] if pos.ndim == 2 else -1
+        head = np.zeros(max(n, 0)) if headings is None else headings
+        return cls(pos, head, np.zeros(max(n, 0)), np.zeros(max(n, 0)))
+
+    @property
+    def n(self) -> int:
+        """Number of robots."""
+        return self.positions.shape[0]
+
+
+@dataclass(frozen=True)
+class TickResult:
+    """Outcome of one logic tick (arrays of shape (N,) unless stated).
+
+    Attributes
+    ----------
+    state : MotionState
+        State at the end of the tick.
+    commands : Commands
+        Commands after the tick (finished/cancelled ones reset to ``NONE``).
+    distance : ndarray
+        Path length travelled this tick, tiles (including being pushed).
+    odom_delta : ndarray, shape (N, 3)
+        True pose increment ``(dx, dy, dtheta)``: translation in the robot frame at the start of
+        the tick, rotation unwrapped. Input of :func:`advance_odometry`.
+    colliding : ndarray of bool
+        Touching a wall or robot at the end of the tick (within ``TOUCH_TOL``).
+    collided : ndarray of bool
+        A new contact began during the tick: the robot pressed into a wall or robot that it was
+        not pressing into in the sub-step before (Unity's ``OnCollisionEnter``). Pressing on
+        (sliding along a wall, braking against it) is not a new collision.
+    completed : ndarray of bool
+        A ``move``/``rotate`` reached its target and the robot came to rest this tick.
+    aborted : ndarray of bool
+        A command was cancelled by a collision this tick.
+    status : ndarray of int8
+        :class:`~maes_sim.core.commands.Status` codes after the tick.
+    """
+
+    state: MotionState
+    commands: C.Commands
+    distance: np.ndarray
+    odom_delta: np.ndarray
+    colliding: np.ndarray
+    collided: np.ndarray
+    completed: np.ndarray
+    aborted: np.ndarray
+    status: np.ndarray
+
+
+def _model_code(params: MotionParams) -> int:
+    return MODELS.index(params.model)
+
+
+def advance_tick(
+    state: MotionState, commands: C.Commands, walls: np.ndarray, params: MotionParams
+) -> TickResult:
+    """Advance every robot by one logic tick (pure: inputs are not modified).
+
+    Parameters
+    ----------
+    state : MotionState
+        N robots at the start of the tick (discs clear of walls and of each other).
+    commands : Commands
+        Their current commands.
+    walls : ndarray of bool, shape (H, W)
+        ``walls[iy, ix]``; outside the array counts as wall.
+    params : MotionParams
+
+    Returns
+    -------
+    TickResult
+
+    Examples
+    --------
+    >>> from maes_sim.core import commands as C
+    >>> walls = np.zeros((5, 20), dtype=bool)
+    >>> s, c = MotionState.at_rest(np.array([[2.5, 2.5]])), C.Commands.idle(1)
+    >>> C.move(c, 0, 1.0)
+    >>> p = MotionParams.from_values()
+    >>> for _ in range(30):
+    ...     r = advance_tick(s, c, walls, p)
+    ...     s, c = r.state, r.commands
+    >>> round(float(s.positions[0, 0]), 3), str(C.Status(r.status[0]))
+    (3.5, 'idle')
+    """
+    n = state.n
+    if commands.n != n:
+        raise ValueError(f"commands hold {commands.n} robots, state holds {n}")
+    w = np.ascontiguousarray(walls, dtype=np.bool_)
+    if w.ndim != 2:
+        raise ValueError(f"walls must have shape (H, W), got {w.shape}")
+    pos = state.positions.copy()
+    head = state.headings.copy()
+    lin = state.linear.copy()
+    ang = state.angular.copy()
+    pressing = state.pressing.copy()
+    cmds = commands.copy()
+    out_dist = np.zeros(n)
+    out_dtheta = np.zeros(n)
+    collided = np.zeros(n, dtype=np.bool_)
+    completed = np.zeros(n, dtype=np.bool_)
+    aborted = np.zeros(n, dtype=np.bool_)
+    grid = RobotGrid(w.shape, params.radius, n)
+    sub_dt = params.dt / params.substeps
+    advance_kernel(
+        pos, head, lin, ang,
+        cmds.kind, cmds.target, cmds.progress, cmds.linear, cmds.angular, cmds.stopping,
+        w, params.radius, params.max_speed, params.max_angular_speed, sub_dt,
+        params.physics_steps * params.substeps, _model_code(params),
+        0.5 ** (sub_dt / params.rise_half_life),
+        math.exp(-sub_dt / params.brake_tau),
+        math.exp(-sub_dt / params.angular_brake_tau),
+        SNAP_FRACTION * params.max_speed, SNAP_FRACTION * params.max_angular_speed,
+        bool(params.stop_on_collision),
+        grid.cell, grid.gw, grid.gh, grid.starts, grid.order,
+        pressing, out_dist, out_dtheta, collided, completed, aborted,
+    )
+    colliding = np.zeros(n, dtype=np.bool_)
+    touching_kernel(
+        w, pos, params.radius, TOUCH_TOL, grid.cell, grid.gw, grid.gh, grid.starts, grid.order,
+        colliding,
+    )
+    d = pos - state.positions
+    c0, s0 = np.cos(state.headings), np.sin(state.headings)
+    odom = np.stack([c0 * d[:, 0] + s0 * d[:, 1], -s0 * d[:, 0] + c0 * d[:, 1], out_dtheta], 1)
+    new_state = MotionState(pos, head, lin, ang, pressing)
+    return TickResult(
+        state=new_state,
+        commands=cmds,
+        distance=out_dist,
+        odom_delta=odom,
+        colliding=colliding,
+        collided=collided,
+        completed=completed,
+        aborted=aborted,
+        status=robot_status(new_state, cmds, params),
+    )
+
+
+def robot_status(state: MotionState, commands: C.Commands, params: MotionParams) -> np.ndarray:
+    """Status code (:class:`~maes_sim.core.commands.Status`) of every robot, shape (N,) int8.
+
+    ``MOVING``/``ROTATING`` while a command drives that axis (also while it waits for the other
+    axis to brake under the MAES model), ``STOPPING`` while braking (after ``stop``, a
+    cancelled command, or a ``move``/``rotate`` braking onto its target), else ``IDLE``.
+
+    Examples
+    --------
+    >>> from maes_sim.core import commands as C
+    >>> s, c = MotionState.at_rest(np.zeros((2, 2))), C.Commands.idle(2)
+    >>> C.rotate(c, 1, 1.0)
+    >>> [str(C.Status(k)) for k in robot_status(s, c, MotionParams())]
+    ['idle', 'rotating']
+    """
+    out = np.zeros(state.n, dtype=np.int8)
+    status_kernel(
+        state.linear, state.angular, commands.kind, commands.linear, commands.angular,
+        commands.stopping, params.max_speed, params.max_angular_speed, _model_code(params), out,
+    )
+    return out
+
+
+def map_velocity(
+    linear: np.ndarray, angular: np.ndarray, params: MotionParams
+) -> tuple[np.ndarray, np.ndarray]:
+    """Speeds a velocity command actually asks of the model, shapes (N,) each.
+
+    Both are clamped to the top speeds. Under ``"maes"`` only one survives: linear when
+    ``|linear| / max_speed > |angular| / max_angular_speed``, else angular (a tie turns: a robot
+    should face its way before driving). ``"differential_drive"`` keeps both.
+
+    Examples
+    --------
+    >>> p = MotionParams()
+    >>> lin, ang = map_velocity(np.array([1.0, 0.3, 9.0]), np.array([0.5, 2.0, 0.0]), p)
+    >>> lin.tolist(), ang.tolist()
+    ([1.0, 0.0, 3.0], [0.0, 2.0, 0.0])
+    """
+    lin = np.array(linear, dtype=np.float64, ndmin=1)
+    ang = np.array(angular, dtype=np.float64, ndmin=1)
+    lin, ang = np.broadcast_arrays(lin, ang)
+    lin, ang = lin.copy(), ang.copy()
+    map_velocity_kernel(lin, ang, params.max_speed, params.max_angular_speed, _model_code(params))
+    return lin, ang

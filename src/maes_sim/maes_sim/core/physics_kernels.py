@@ -1,0 +1,489 @@
+"""Compiled inner loops (numba, single-threaded) of :mod:`maes_sim.core.motion` and
+:mod:`maes_sim.core.collision`; those modules are the documented faces, this one is private.
+
+Everything works on plain arrays in place. Each sub-step of :func:`advance_kernel`: every robot
+updates its speeds from its command and integrates (midpoint heading), then
+:func:`resolve_contacts` removes penetrations (the contact model is described in
+:mod:`maes_sim.core.collision`), then progress, path length and collision flags are booked.
+Robots, tiles and robot pairs are processed in a fixed order, so equal inputs give bit-identical
+outputs.
+
+All compiled code lives in this one file on purpose: numba's on-disk cache is invalidated only
+when a function's own source file changes, so a cached kernel calling compiled code in another
+module would silently keep running the old callee after that module is edited.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
+
+try:  # numba is a hard dependency of the project; the fallback only keeps imports working.
+    from numba import njit
+except ImportError:  # pragma: no cover - exercised only without numba
+    def njit(*args, **kwargs):  # noqa: ARG001 - mirrors numba.njit
+        """Stand-in for ``numba.njit`` leaving the function as plain Python."""
+        return args[0] if len(args) == 1 and callable(args[0]) else (lambda f: f)
+
+#: Penetration deeper than this (tiles) counts as a contact.
+CONTACT_EPS = 1e-9
+#: A robot whose disc is within this gap (tiles) of a wall or another robot is "colliding".
+TOUCH_TOL = 1e-6
+#: Largest travel of a robot in one collision sub-step, as a fraction of its radius.
+MAX_STEP_FRACTION = 0.25
+#: Passes of the wall projection per sub-step (concave corners need two; four is ample).
+_WALL_PASSES = 4
+
+_JIT = {"cache": True, "fastmath": False, "nogil": True}
+
+
+# ---------------------------------------------------------------------------------- contacts
+
+@njit(inline="always", **_JIT)
+def _is_wall(walls, ix, iy):
+    if ix < 0 or iy < 0 or iy >= walls.shape[0] or ix >= walls.shape[1]:
+        return True
+    return walls[iy, ix]
+
+
+@njit(**_JIT)
+def _wall_depth(walls, x, y, r):
+    """Deepest penetration of a disc into wall tiles (0.0 when clear, >= r if centre inside)."""
+    best = 0.0
+    for iy in range(math.floor(y - r), math.floor(y + r) + 1):
+        for ix in range(math.floor(x - r), math.floor(x + r) + 1):
+            if not _is_wall(walls, ix, iy):
+                continue
+            dx = x - min(max(x, float(ix)), ix + 1.0)
+            dy = y - min(max(y, float(iy)), iy + 1.0)
+            d2 = dx * dx + dy * dy
+            if d2 < r * r:
+                best = max(best, r - math.sqrt(d2))
+    return best
+
+
+@njit(inline="always", **_JIT)
+def _reduce_speed(v, dx, dy, nx, ny):
+    """Cut the drive speed ``v`` by the part of this sub-step's motion ``(dx, dy)`` that points
+    into the contact normal ``n`` (the motion, not the heading: a robot sliding along a wall
+    into another one is heading elsewhere)."""
+    d = math.sqrt(dx * dx + dy * dy)
+    if d == 0.0:
+        return v
+    c = (dx * nx + dy * ny) / d
+    if c < 0.0:
+        return v * (1.0 - c * c)
+    return v
+
+
+@njit(**_JIT)
+def _push_out_of_walls(walls, x, y, r):
+    """Project one disc out of the wall tiles around it.
+
+    Returns ``(x, y, hit, clear)``; ``hit``: a penetration deeper than CONTACT_EPS was
+    removed; ``clear``: a full pass found no penetration (else the caller must check).
+    """
+    hit = False
+    for _ in range(_WALL_PASSES):
+        moved = False
+        for iy in range(math.floor(y - r), math.floor(y + r) + 1):
+            for ix in range(math.floor(x - r), math.floor(x + r) + 1):
+                if not _is_wall(walls, ix, iy):
+                    continue
+                qx = min(max(x, float(ix)), ix + 1.0)
+                qy = min(max(y, float(iy)), iy + 1.0)
+                dx = x - qx
+                dy = y - qy
+                d2 = dx * dx + dy * dy
+                if d2 >= r * r:
+                    continue
+                if d2 > 0.0:
+                    d = math.sqrt(d2)
+                    nx = dx / d
+                    ny = dy / d
+                    depth = r - d
+                else:
+                    # Centre inside the tile (only from a bad start): leave by the nearest face.
+                    faces = (x - ix, ix + 1.0 - x, y - iy, iy + 1.0 - y)
+                    k = 0
+                    for m in range(1, 4):
+                        if faces[m] < faces[k]:
+                            k = m
+                    nx = (-1.0, 1.0, 0.0, 0.0)[k]
+                    ny = (0.0, 0.0, -1.0, 1.0)[k]
+                    depth = faces[k] + r
+                x += nx * depth
+                y += ny * depth
+                moved = True
+                if depth > CONTACT_EPS:
+                    hit = True
+        if not moved:
+            return x, y, hit, True
+    return x, y, hit, False
+
+
+@njit(**_JIT)
+def _walls_pass(walls, pos, prev, r, lin, hit, only):
+    """Push robots out of walls (all, or those with ``only[i]`` when ``only`` is non-empty).
+
+    A robot the projection cannot clear (wedged between robots and walls) goes back to its
+    position at the start of the sub-step, which was clear, and its drive speed is zeroed: the
+    hard no-tunnelling guarantee.
+    """
+    for i in range(pos.shape[0]):
+        if only.shape[0] and not only[i]:
+            continue
+        x, y, h, clear = _push_out_of_walls(walls, pos[i, 0], pos[i, 1], r)
+        if not clear and _wall_depth(walls, x, y, r) > CONTACT_EPS:
+            if _wall_depth(walls, prev[i, 0], prev[i, 1], r) < _wall_depth(walls, x, y, r):
+                x = prev[i, 0]
+                y = prev[i, 1]
+                lin[i] = 0.0
+            h = True
+        pos[i, 0] = x
+        pos[i, 1] = y
+        if h:
+            hit[i] = True
+
+
+@njit(**_JIT)
+def _build_cells(pos, cell, gw, gh, starts, order):
+    """Counting sort of robots into a uniform grid.
+
+    Afterwards the robots of cell ``c`` are ``order[starts[c]:starts[c + 1]]``.
+    """
+    n = pos.shape[0]
+    starts[:] = 0
+    cid = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
+        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
+        cid[i] = cy * gw + cx
+        starts[cid[i] + 1] += 1
+    for c in range(gw * gh):
+        starts[c + 1] += starts[c]
+    fill = starts[:-1].copy()
+    for i in range(n):  # robot-index order inside each cell: deterministic
+        order[fill[cid[i]]] = i
+        fill[cid[i]] += 1
+
+
+@njit(**_JIT)
+def _robots_pass(pos, prev, r, lin, hit, pushed, cell, gw, gh, starts, order):
+    """Separate overlapping robot pairs (Gauss-Seidel, fixed order); flag moved robots."""
+    _build_cells(pos, cell, gw, gh, starts, order)
+    two_r = 2.0 * r
+    max_shift = MAX_STEP_FRACTION * r
+    for i in range(pos.shape[0]):
+        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
+        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
+        for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
+            for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
+                c = yy * gw + xx
+                for s in range(starts[c], starts[c + 1]):
+                    j = order[s]
+                    if j <= i:
+                        continue
+                    dx = pos[i, 0] - pos[j, 0]
+                    dy = pos[i, 1] - pos[j, 1]
+                    d2 = dx * dx + dy * dy
+                    if d2 >= two_r * two_r:
+                        continue
+                    if d2 > 0.0:
+                        d = math.sqrt(d2)
+                        nx = dx / d
+                        ny = dy / d
+                    else:  # coincident centres (bad start): split along x, lower index to the right
+                        d = 0.0
+                        nx = 1.0
+                        ny = 0.0
+                    overlap = two_r - d
+                    lin[i] = _reduce_speed(
+                        lin[i], pos[i, 0] - prev[i, 0], pos[i, 1] - prev[i, 1], nx, ny
+                    )
+                    lin[j] = _reduce_speed(
+                        lin[j], pos[j, 0] - prev[j, 0], pos[j, 1] - prev[j, 1], -nx, -ny
+                    )
+                    shift_i = min(0.5 * overlap, max_shift)
+                    shift_j = shift_i
+                    pos[i, 0] += nx * shift_i
+                    pos[i, 1] += ny * shift_i
+                    pos[j, 0] -= nx * shift_j
+                    pos[j, 1] -= ny * shift_j
+                    pushed[i] = pushed[i] or shift_i > 0.0
+                    pushed[j] = pushed[j] or shift_j > 0.0
+                    if overlap > CONTACT_EPS:
+                        hit[i] = True
+                        hit[j] = True
+
+
+@njit(**_JIT)
+def resolve_contacts(walls, pos, prev, r, lin, hit, cell, gw, gh, starts, order):
+    """One sub-step of contact resolution for all robots, in place.
+
+    ``pos`` (N, 2) are the positions after integration, ``prev`` (N, 2) those at the start of the
+    sub-step (wall-free), ``lin`` (N,) the drive speeds (cut by robot contacts);
+    ``hit`` (N,) is set True for every robot that had a real contact. ``starts``/``order`` are
+    scratch arrays for the robot grid (sizes ``gw * gh + 1`` and N). Robot overlaps left when
+    robots are wedged are removed in the following sub-steps.
+    """
+    n = pos.shape[0]
+    everyone = np.zeros(0, dtype=np.bool_)
+    _walls_pass(walls, pos, prev, r, lin, hit, everyone)
+    if n > 1:
+        pushed = np.zeros(n, dtype=np.bool_)
+        _robots_pass(pos, prev, r, lin, hit, pushed, cell, gw, gh, starts, order)
+        _walls_pass(walls, pos, prev, r, lin, hit, pushed)
+
+
+@njit(**_JIT)
+def wall_depth_kernel(walls, pos, r, out):
+    """``out[i]`` = penetration depth of robot i's disc into wall tiles, ``pos`` (N, 2)."""
+    for i in range(pos.shape[0]):
+        out[i] = _wall_depth(walls, pos[i, 0], pos[i, 1], r)
+
+
+@njit(**_JIT)
+def touching_kernel(walls, pos, r, tol, cell, gw, gh, starts, order, out):
+    """Set ``out[i]`` for every robot within ``tol`` of a wall tile or another robot."""
+    n = pos.shape[0]
+    reach = r + tol
+    for i in range(n):
+        x = pos[i, 0]
+        y = pos[i, 1]
+        for iy in range(math.floor(y - reach), math.floor(y + reach) + 1):
+            for ix in range(math.floor(x - reach), math.floor(x + reach) + 1):
+                if out[i] or not _is_wall(walls, ix, iy):
+                    continue
+                dx = x - min(max(x, float(ix)), ix + 1.0)
+                dy = y - min(max(y, float(iy)), iy + 1.0)
+                if dx * dx + dy * dy <= reach * reach:
+                    out[i] = True
+    if n < 2:
+        return
+    _build_cells(pos, cell, gw, gh, starts, order)
+    lim = 2.0 * r + tol
+    for i in range(n):
+        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
+        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
+        for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
+            for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
+                c = yy * gw + xx
+                for s in range(starts[c], starts[c + 1]):
+                    j = order[s]
+                    if j <= i:
+                        continue
+                    dx = pos[i, 0] - pos[j, 0]
+                    dy = pos[i, 1] - pos[j, 1]
+                    if dx * dx + dy * dy <= lim * lim:
+                        out[i] = True
+                        out[j] = True
+
+
+# ------------------------------------------------------------------------------------ motion
+
+MAES = 0
+DIFFERENTIAL_DRIVE = 1
+# Status codes (mirror commands.Status; plain ints for numba).
+_IDLE, _MOVING, _ROTATING, _STOPPING = 0, 1, 2, 3
+_TWO_PI = 2.0 * math.pi
+
+
+@njit(**_JIT)
+def _lag(v, goal, p, q, snap):
+    """One step of the speed response towards ``goal``: drive with factor p, brake with q."""
+    if goal == 0.0 or v * goal < 0.0 or abs(v) > abs(goal):
+        g = goal if v * goal > 0.0 else 0.0  # reversing brakes to zero first
+        out = g + (v - g) * q
+        if abs(out - g) < snap:
+            out = g
+        return out
+    return goal + (v - goal) * p
+
+
+@njit(**_JIT)
+def _track(v, remaining, sign, vmax, p, q, snap, dt):
+    """Speed of a finite command on its axis for this step: ``(v_new, braking, done)``.
+
+    ``done`` means the robot reaches the target in this step and must be still after it.
+
+    Braking from speed ``u`` for ever (``u <- u q`` per step, position ``+= u dt``) covers
+    ``u dt q / (1 - q)`` more, so the speed that still lands exactly on the target after this
+    step is ``remaining (1 - q) / dt``. Take it, bounded by full drive above and full braking
+    below; once it is the binding bound the robot is braking onto the target.
+    """
+    u = v * sign
+    u_full = _lag(u, vmax, p, q, snap)
+    if u > 0.0:
+        u_lo = u * q
+    elif u < 0.0:
+        u_lo = u_full  # moving the wrong way: the only option is to brake
+    else:
+        u_lo = 0.0
+    u_need = sign * remaining * (1.0 - q) / dt
+    if u_need >= u_full:
+        return u_full * sign, False, False
+    u_new = max(u_lo, u_need)
+    if abs(u_new) < snap:
+        # Settle: cover what is left in this last step (it lies between full braking and full
+        # drive, so it is a speed the robot can have), then stand still.
+        u_last = sign * remaining / dt
+        if u_last < u_lo or u_last > u_full:
+            u_last = 0.0
+        return u_last * sign, True, True
+    return u_new * sign, True, False
+
+
+@njit(**_JIT)
+def _map_velocity(tv, tw, vmax, wmax, model):
+    tv = min(max(tv, -vmax), vmax)
+    tw = min(max(tw, -wmax), wmax)
+    if model == MAES:
+        if abs(tv) / vmax > abs(tw) / wmax:
+            tw = 0.0
+        else:
+            tv = 0.0
+    return tv, tw
+
+
+@njit(**_JIT)
+def map_velocity_kernel(lin, ang, vmax, wmax, model):
+    """In place: clamp and (MAES model) reduce velocity requests, arrays (N,)."""
+    for i in range(lin.shape[0]):
+        lin[i], ang[i] = _map_velocity(lin[i], ang[i], vmax, wmax, model)
+
+
+@njit(**_JIT)
+def _wrap(a):
+    return a - _TWO_PI * math.floor((a + math.pi) / _TWO_PI)
+
+
+@njit(**_JIT)
+def _command_speeds(v, w, k, target, progress, req_lin, req_ang, vmax, wmax, dt, model, p,
+                    q_lin, q_ang, snap_lin, snap_ang):
+    """Speeds of one robot for one sub-step from its command (scalars only: no array refcounts).
+
+    Returns ``(v, w, braking, settle)``: ``braking`` - a finite command is braking onto its
+    target; ``settle`` - the finite command ends with this step (1 = zero the linear speed after
+    it, 2 = the angular speed), 0 otherwise.
+    """
+    if k == MOVE or k == ROTATE:
+        linear_axis = k == MOVE
+        other = w if linear_axis else v
+        if model == MAES and other != 0.0:  # rotate xor move: the other axis stops first
+            return _lag(v, 0.0, p, q_lin, snap_lin), _lag(w, 0.0, p, q_ang, snap_ang), False, 0
+        sign = -1.0 if target < 0.0 else 1.0
+        rem = target - progress
+        if linear_axis:
+            v, braking, done = _track(v, rem, sign, vmax, p, q_lin, snap_lin, dt)
+            w = _lag(w, 0.0, p, q_ang, snap_ang)
+            other = w
+        else:
+            w, braking, done = _track(w, rem, sign, wmax, p, q_ang, snap_ang, dt)
+            v = _lag(v, 0.0, p, q_lin, snap_lin)
+            other = v
+        settle = 0
+        if done and other == 0.0:
+            settle = 1 if linear_axis else 2
+        return v, w, braking, settle
+    tv = 0.0
+    tw = 0.0
+    if k == MOVE_CONT:
+        tv = target * vmax
+    elif k == ROTATE_CONT:
+        tw = target * wmax
+    elif k == VELOCITY:
+        tv, tw = _map_velocity(req_lin, req_ang, vmax, wmax, model)
+    if model == MAES and ((tv != 0.0 and w != 0.0) or (tw != 0.0 and v != 0.0)):
+        tv = 0.0
+        tw = 0.0
+    return _lag(v, tv, p, q_lin, snap_lin), _lag(w, tw, p, q_ang, snap_ang), False, 0
+
+
+@njit(**_JIT)
+def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang, stopping,
+                   walls, r, vmax, wmax, dt, n_steps, model, p, q_lin, q_ang, snap_lin,
+                   snap_ang, stop_on_collision, cell, gw, gh, starts, order,
+                   pressing, out_dist, out_dtheta, collided, completed, aborted):
+    """Advance all robots by ``n_steps`` sub-steps of ``dt`` seconds, in place (see module).
+
+    ``pressing`` (N,) carries which robots pressed into an obstacle in the previous sub-step; a
+    contact is a new collision only when the robot was not pressing before.
+    """
+    n = pos.shape[0]
+    prev = pos.copy()
+    hx = head.copy()
+    hy = head.copy()
+    hit = collided.copy()
+    for _ in range(n_steps):
+        for i in range(n):
+            v, w, braking, settle = _command_speeds(
+                lin[i], ang[i], kind[i], target[i], progress[i], req_lin[i], req_ang[i], vmax,
+                wmax, dt, model, p, q_lin, q_ang, snap_lin, snap_ang,
+            )
+            if braking:
+                stopping[i] = True
+            if settle:
+                kind[i] = NONE
+                stopping[i] = False
+                completed[i] = True
+            lin[i] = v
+            ang[i] = w
+            prev[i, 0] = pos[i, 0]
+            prev[i, 1] = pos[i, 1]
+            mid = head[i] + 0.5 * w * dt
+            hx[i] = math.cos(mid)
+            hy[i] = math.sin(mid)
+            pos[i, 0] += v * dt * hx[i]
+            pos[i, 1] += v * dt * hy[i]
+            head[i] = _wrap(head[i] + w * dt)
+            out_dtheta[i] += w * dt
+            if kind[i] == ROTATE:
+                progress[i] += w * dt
+            if settle == 1:
+                lin[i] = 0.0
+            elif settle == 2:
+                ang[i] = 0.0
+            hit[i] = False
+        resolve_contacts(walls, pos, prev, r, lin, hit, cell, gw, gh, starts, order)
+        for i in range(n):
+            dx = pos[i, 0] - prev[i, 0]
+            dy = pos[i, 1] - prev[i, 1]
+            out_dist[i] += math.sqrt(dx * dx + dy * dy)
+            if kind[i] == MOVE:
+                progress[i] += dx * hx[i] + dy * hy[i]
+            if hit[i] and not pressing[i]:
+                collided[i] = True
+                k = kind[i]
+                if stop_on_collision and k != NONE and k != VELOCITY:
+                    kind[i] = NONE
+                    stopping[i] = False
+                    aborted[i] = True
+            pressing[i] = hit[i]
+
+
+@njit(**_JIT)
+def status_kernel(lin, ang, kind, req_lin, req_ang, stopping, vmax, wmax, model, out):
+    """Status code of every robot into ``out`` (N,) int8 (see ``motion.robot_status``)."""
+    for i in range(lin.shape[0]):
+        k = kind[i]
+        axis = -1
+        if k == MOVE or k == MOVE_CONT:
+            axis = 0
+        elif k == ROTATE or k == ROTATE_CONT:
+            axis = 1
+        elif k == VELOCITY:
+            tv, tw = _map_velocity(req_lin[i], req_ang[i], vmax, wmax, model)
+            if tv != 0.0:
+                axis = 0
+            elif tw != 0.0:
+                axis = 1
+        if axis >= 0 and not stopping[i]:
+            out[i] = _MOVING if axis == 0 else _ROTATING
+        elif stopping[i] or lin[i] != 0.0 or ang[i] != 0.0:
+            out[i] = _STOPPING
+        else:
+            out[i] = _IDLE
