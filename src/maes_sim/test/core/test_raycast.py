@@ -287,6 +287,27 @@ def test_kernel_matches_reference_on_random_maps(seed):
         compare_with_reference(walls, origins, ray_directions(headings, 36), max_range, seed=seed)
 
 
+def test_cast_rays_rotates_in_the_kernel_exactly_like_ray_directions():
+    # cast_rays rotates the ray fan inside the kernel; the reference gets ray_directions()
+    rng = np.random.default_rng(21)
+    for _ in range(20):
+        walls, origins, headings = random_case(rng, n=8, size=14)
+        explored = [np.zeros(walls.shape, np.int32) for _ in range(2)]
+        slams = [np.zeros((8, *walls.shape), np.uint8) for _ in range(2)]
+        index = np.arange(8)
+        got = cast_rays(
+            walls, origins, headings, 7.0, 60,
+            explored_tick=explored[0], tick=4, slam=slams[0], slam_index=index,
+        )  # fmt: skip
+        want = trace_rays_reference(
+            walls, origins + 0.0, ray_directions(headings, 60), 7.0, explored[1], 4, slams[1], index
+        )
+        assert got[0].tobytes() == want[0].tobytes()
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(explored[0], explored[1])
+        np.testing.assert_array_equal(slams[0], slams[1])
+
+
 def test_kernel_matches_reference_with_exact_diagonals_and_axes():
     rng = np.random.default_rng(11)
     base = np.array(
