@@ -52,6 +52,30 @@ def inverse(a: tuple[float, float, float]):
     return (-c * a[0] - s * a[1], s * a[0] - c * a[1], -a[2])
 
 
+def compose_many(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise 2-D pose composition ``a[k] * b[k]`` of (N, 3) arrays (x, y, yaw)."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
+                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
+
+
+def inverse_many(a: np.ndarray) -> np.ndarray:
+    """Row-wise inverse of (N, 3) poses (x, y, yaw)."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
+
+
+def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
+    """Update a planar TransformStamped in place (cheaper than building a new one per tick)."""
+    msg.header.stamp = stamp
+    t = msg.transform
+    t.translation.x = float(pose[0])
+    t.translation.y = float(pose[1])
+    half = 0.5 * float(pose[2])
+    t.rotation.z = math.sin(half)
+    t.rotation.w = math.cos(half)
+
+
 def transform_to_msg(pose: tuple[float, float, float], parent: str, child: str,
                      stamp: Time) -> TransformStamped:
     """A planar transform ``parent -> child`` (x, y in metres, yaw in rad)."""
@@ -98,6 +122,20 @@ def scan_to_msg(ranges_tiles: np.ndarray, stamp: Time, frame_id: str, tile_size:
 def scan_from_msg(msg: LaserScan, tile_size: float) -> np.ndarray:
     """Ranges (R,) in tiles from a LaserScan."""
     return np.asarray(msg.ranges, dtype=np.float64) / tile_size
+
+
+def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float,
+                 stamp: Time) -> None:
+    """Update an Odometry message in place (frames are left as they are)."""
+    msg.header.stamp = stamp
+    p = msg.pose.pose
+    p.position.x = float(pose_m[0])
+    p.position.y = float(pose_m[1])
+    half = 0.5 * float(pose_m[2])
+    p.orientation.z = math.sin(half)
+    p.orientation.w = math.cos(half)
+    msg.twist.twist.linear.x = float(linear_mps)
+    msg.twist.twist.angular.z = float(angular_rps)
 
 
 def odometry_to_msg(pose_m: tuple[float, float, float], linear_mps: float, angular_rps: float,

@@ -15,6 +15,7 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
+import array
 import sys
 import time
 from pathlib import Path
@@ -89,6 +90,16 @@ class _Robot:
         node.create_service(DepositTag, f"{ns}/maes_deposit_tag",
                             lambda req, res, i=i: node.deposit_tag_callback(i, req, res),
                             qos_profile=SERVICE_QOS)
+        # Messages built once and updated in place every tick: constructing nested rosidl
+        # messages costs more than publishing them.
+        zero = cv.time_to_msg(0.0)
+        frames = [(ODOM, BASE)] + ([(MAP, ODOM)] if node.publish_slam_map else [])
+        self.tf_msg = TFMessage(transforms=[
+            cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero) for parent, child in frames])
+        self.odom_msg = cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero)
+        rc = node.sim.config.robot_constraints
+        self.scan_msg = cv.scan_to_msg(np.zeros(180), zero, SCAN, node.tile,
+                                       rc.slam_raytrace_range, node.sim.tick_duration)
 
 
 class SimNode(Node):
@@ -140,7 +151,7 @@ class SimNode(Node):
         self.on_finished: list[Callable[[SimNode], None]] = []
         h, w = sim.shape
         self._origin_m = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
-        self._start_odom = [tuple(p) for p in sim.odometry_poses]
+        self._start_odom = sim.odometry_poses  # (N, 3) world tiles: each odom frame's origin
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._rtf = 0.0
@@ -155,6 +166,12 @@ class SimNode(Node):
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
+        zero = cv.time_to_msg(0.0)
+        self._global_tf = TFMessage(transforms=[
+            cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+            for i in range(sim.n_robots)
+            for parent, child in (("world", f"{robot_name(i)}/{ODOM}"),
+                                  (f"{robot_name(i)}/{ODOM}", f"{robot_name(i)}/{BASE}"))])
 
         self._publish_static()
         self._publish_tick(force_maps=True)
@@ -249,33 +266,34 @@ class SimNode(Node):
         stamp = self._stamp()
         self.clock_pub.publish(Clock(clock=stamp))
         poses = sim.poses
-        odom_world = sim.odometry_poses
         est = sim.estimated_poses
         vel = sim.velocities
         slam_update = force_maps or (
             sim.config.robot_constraints.automatically_update_slam
             and sim.tick % sim.config.robot_constraints.slam_update_interval_in_ticks == 0)
-        global_tf = TFMessage()
+        # All pose algebra vectorized over robots (metres, radians).
+        scale = np.array([tile, tile, 1.0])
+        odom_rel = cv.compose_many(cv.inverse_many(self._start_odom * scale),
+                                   sim.odometry_poses * scale)
+        odom_inv = cv.inverse_many(odom_rel)
+        world_to_odom = cv.compose_many(poses * scale, odom_inv)
+        map_to_odom = cv.compose_many(est * scale, odom_inv)
+        ranges = sim.lidar_ranges * tile
+        global_tf = self._global_tf
         for i, robot in enumerate(self.robots):
-            ns = robot_name(i)
-            true_m = (poses[i, 0] * tile, poses[i, 1] * tile, poses[i, 2])
-            odom_rel = cv.compose(cv.inverse(self._scaled(self._start_odom[i])),
-                                  self._scaled(odom_world[i]))
-            tfs = [cv.transform_to_msg(odom_rel, ODOM, BASE, stamp)]
+            tf_msg = robot.tf_msg
+            cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
             if self.publish_slam_map:
-                est_m = (est[i, 0] * tile, est[i, 1] * tile, est[i, 2])
-                tfs.append(cv.transform_to_msg(cv.compose(est_m, cv.inverse(odom_rel)),
-                                               MAP, ODOM, stamp))
-            robot.tf.publish(TFMessage(transforms=tfs))
-            world_to_odom = cv.compose(true_m, cv.inverse(odom_rel))
-            global_tf.transforms.append(
-                cv.transform_to_msg(world_to_odom, "world", f"{ns}/{ODOM}", stamp))
-            global_tf.transforms.append(
-                cv.transform_to_msg(odom_rel, f"{ns}/{ODOM}", f"{ns}/{BASE}", stamp))
-            robot.odom.publish(cv.odometry_to_msg(odom_rel, vel[i, 0] * tile, vel[i, 1], stamp))
-            robot.scan.publish(cv.scan_to_msg(
-                sim.lidar_ranges[i], stamp, SCAN, tile,
-                sim.config.robot_constraints.slam_raytrace_range, sim.tick_duration))
+                cv.set_transform(tf_msg.transforms[1], map_to_odom[i], stamp)
+            robot.tf.publish(tf_msg)
+            cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
+            cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
+            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0] * tile, vel[i, 1], stamp)
+            robot.odom.publish(robot.odom_msg)
+            scan = robot.scan_msg
+            scan.header.stamp = stamp
+            scan.ranges = array.array("f", ranges[i].astype(np.float32).tobytes())
+            robot.scan.publish(scan)
             robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile))
             if robot.map is not None and slam_update:
                 robot.map.publish(cv.occupancy_to_msg(
@@ -309,9 +327,6 @@ class SimNode(Node):
         self.marker_pub.publish(simulation_markers(
             poses_m, sim.radius * tile, sim.colliding, tags,
             sim.communication_links() if draw else None, stamp))
-
-    def _scaled(self, pose) -> tuple[float, float, float]:
-        return (pose[0] * self.tile, pose[1] * self.tile, pose[2])
 
     def _stats_msg(self) -> Stats:
         sim = self.sim
