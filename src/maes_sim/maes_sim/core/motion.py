@@ -27,8 +27,10 @@ Limits
 
 Finite commands (``move``, ``rotate``) brake ahead, as MAES does: at every step the speed is the
 largest one (within what driving and braking allow) from which braking lands exactly on the
-target, so a robot never overshoots; it stops within ``snap * dt / (1 - q)`` (below 1e-3 tiles /
-rad) of the target, and the command completes when the robot is still.
+target, so a robot never overshoots; once the braking speed falls below the snap threshold the
+last step covers what is left (at most ``snap * dt / (1 - q)``, < 1e-3 tiles / rad, at a speed
+between full braking and full drive), so it stops on the target to rounding error (MAES's own
+tests allow 0.1 tiles and 0.5 deg). The command completes when the robot is still.
 
 Models
     ``"maes"`` (default): a robot rotates in place or moves straight, never both (MAES). A

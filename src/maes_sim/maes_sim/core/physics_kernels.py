@@ -21,12 +21,8 @@ import numpy as np
 
 from .commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
 
-try:  # numba is a hard dependency of the project; the fallback only keeps imports working.
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only without numba
-    def njit(*args, **kwargs):  # noqa: ARG001 - mirrors numba.njit
-        """Stand-in for ``numba.njit`` leaving the function as plain Python."""
-        return args[0] if len(args) == 1 and callable(args[0]) else (lambda f: f)
+# The project's numba shim: disk cache where writable, plain Python if numba is missing.
+from .kernels._compat import JIT_OPTIONS, njit
 
 #: Penetration deeper than this (tiles) counts as a contact.
 CONTACT_EPS = 1e-9
@@ -37,7 +33,9 @@ MAX_STEP_FRACTION = 0.25
 #: Passes of the wall projection per sub-step (concave corners need two; four is ample).
 _WALL_PASSES = 4
 
-_JIT = {"cache": True, "fastmath": False, "nogil": True}
+# No fastmath (bit-identical results), disk cache, no GIL, numpy error model (no zero-division
+# checks: every division here has a non-zero divisor by construction).
+_JIT = dict(JIT_OPTIONS)
 
 
 # ---------------------------------------------------------------------------------- contacts
