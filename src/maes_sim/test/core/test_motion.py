@@ -295,3 +295,10 @@ def test_substeps_scale_with_speed_and_bad_params_raise():
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_zero_robots_is_a_valid_fleet():
+    res = advance_tick(MotionState.at_rest(np.zeros((0, 2))), C.Commands.idle(0), OPEN,
+                       MotionParams.from_values())
+    assert res.state.positions.shape == (0, 2) and res.odom_delta.shape == (0, 3)
+    assert res.status.shape == res.colliding.shape == (0,)
