@@ -423,7 +423,9 @@ class Simulation:
             self.walls, pos, self._motion.headings, rc.slam_raytrace_range, N_RAYS,
             explored_tick=self.metrics.explored_tick if mark else None, tick=self.tick,
             slam=self.slam.maps if slam_due else None, slam_index=slam_index,
-            parallel=self.n_robots >= 200,
+            # serial: the targets are per core, and on a busy 2-core machine numba's thread
+            # pool adds milliseconds of waiting
+            parallel=False,
         )
         if slam_due:
             self.slam.redraw_offsets(self.rng)

@@ -95,13 +95,21 @@ def transform_from_msg(msg: TransformStamped) -> tuple[float, float, float]:
     return (t.translation.x, t.translation.y, yaw_from_quaternion(t.rotation))
 
 
+def scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> array.array:
+    """LaserScan ``ranges`` (float32, metres) of one robot: rays that hit nothing within range
+    are ``+inf`` (REP-117: no return), so Nav2 and slam_toolbox can clear along them."""
+    out = np.asarray(ranges_tiles, dtype=np.float64) * tile_size
+    out = np.where(hit, out, np.inf).astype(np.float32)
+    return array.array("f", out.tobytes())
+
+
 def scan_to_msg(ranges_tiles: np.ndarray, stamp: Time, frame_id: str, tile_size: float,
-                range_max_tiles: float, scan_time: float) -> LaserScan:
+                range_max_tiles: float, scan_time: float,
+                hit: np.ndarray | None = None) -> LaserScan:
     """A 360-degree LaserScan from one robot's lidar ranges (R,) in tiles.
 
-    Ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the core's convention). Rays that
-    hit nothing report ``range_max`` (as MAES 2.0 did); consumers treat ``range >= range_max``
-    as no return.
+    Ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the core's convention). Rays with
+    ``hit`` False report ``+inf`` (REP-117); without ``hit`` every ray counts as a return.
     """
     n = len(ranges_tiles)
     msg = LaserScan()
@@ -114,14 +122,16 @@ def scan_to_msg(ranges_tiles: np.ndarray, stamp: Time, frame_id: str, tile_size:
     msg.scan_time = float(scan_time)
     msg.range_min = 0.0
     msg.range_max = float(range_max_tiles * tile_size)
-    scaled = (np.asarray(ranges_tiles, dtype=np.float64) * tile_size).astype(np.float32)
-    msg.ranges = array.array("f", scaled.tobytes())
+    hits = np.ones(n, dtype=bool) if hit is None else hit
+    msg.ranges = scan_ranges(ranges_tiles, hits, tile_size)
     return msg
 
 
-def scan_from_msg(msg: LaserScan, tile_size: float) -> np.ndarray:
-    """Ranges (R,) in tiles from a LaserScan."""
-    return np.asarray(msg.ranges, dtype=np.float64) / tile_size
+def scan_from_msg(msg: LaserScan, tile_size: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ranges (R,) in tiles with no-return rays at ``range_max``, hit (R,) bool)."""
+    r = np.asarray(msg.ranges, dtype=np.float64)
+    hit = np.isfinite(r)
+    return np.where(hit, r, msg.range_max) / tile_size, hit
 
 
 def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float,

@@ -15,7 +15,6 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
-import array
 import sys
 import time
 from pathlib import Path
@@ -278,7 +277,6 @@ class SimNode(Node):
         odom_inv = cv.inverse_many(odom_rel)
         world_to_odom = cv.compose_many(poses * scale, odom_inv)
         map_to_odom = cv.compose_many(est * scale, odom_inv)
-        ranges = sim.lidar_ranges * tile
         global_tf = self._global_tf
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
@@ -292,7 +290,7 @@ class SimNode(Node):
             robot.odom.publish(robot.odom_msg)
             scan = robot.scan_msg
             scan.header.stamp = stamp
-            scan.ranges = array.array("f", ranges[i].astype(np.float32).tobytes())
+            scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
             robot.scan.publish(scan)
             robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile))
             if robot.map is not None and slam_update:
@@ -383,6 +381,20 @@ class SimNode(Node):
         return response
 
 
+def _optional_bool(value) -> bool | None:
+    """A parameter that may be a bool, "true"/"false", or ""/None (= not given)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    text = str(value).strip().lower()
+    if text in ("", "none"):
+        return None
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise ValueError(f"publish_slam_map must be true, false or empty, got {value!r}")
+
+
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``maes_sim_node``: parameters carry only the wiring."""
     rclpy.init(args=args)
@@ -393,6 +405,8 @@ def main(args: list[str] | None = None) -> None:
         "cmd_vel_stamped": loader.declare_parameter("cmd_vel_stamped", False).value,
         "stay_alive_after_end": loader.declare_parameter("stay_alive_after_end", False).value,
         "results_dir": loader.declare_parameter("results_dir", "").value,
+        # "" = from the config's stack.slam; "true"/"false" when a launch file decides
+        "publish_slam_map": loader.declare_parameter("publish_slam_map", "").value,
     }
     loader.destroy_node()
     node = None
@@ -401,7 +415,8 @@ def main(args: list[str] | None = None) -> None:
         node = SimNode(sim, real_time_factor=params["real_time_factor"],
                        cmd_vel_stamped=params["cmd_vel_stamped"],
                        stay_alive_after_end=params["stay_alive_after_end"],
-                       results_dir=params["results_dir"] or None)
+                       results_dir=params["results_dir"] or None,
+                       publish_slam_map=_optional_bool(params["publish_slam_map"]))
         while rclpy.ok() and not node.done:
             rclpy.spin_once(node, timeout_sec=0.1)
     except (ConfigError, MapError) as exc:

@@ -83,7 +83,7 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     ranges_at = {}
     for _ in range(12):
         h.step()
-        ranges_at[sim.tick] = sim.lidar_ranges[0].copy()
+        ranges_at[sim.tick] = (sim.lidar_ranges[0].copy(), sim.lidar_hits[0].copy())
     assert h.spin_until(lambda: len(states) >= 10 and len(scans) >= 10 and stats, 10.0)
 
     # maes_state: consecutive ticks, one per logic tick
@@ -98,7 +98,11 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     stamps = [cv.time_from_msg(m.header.stamp) for m in scans]
     assert np.allclose(np.diff(stamps), 0.1)
     tick = round(stamps[-1] / 0.1)
-    np.testing.assert_allclose(np.asarray(s.ranges), ranges_at[tick] * 0.5, rtol=1e-6)
+    core_ranges, core_hit = ranges_at[tick]
+    got = np.asarray(s.ranges)
+    assert (~core_hit).any() and core_hit.any()  # the room has walls in and out of range
+    assert np.isinf(got[~core_hit]).all()  # REP-117: no return within range_max is +inf
+    np.testing.assert_allclose(got[core_hit], core_ranges[core_hit] * 0.5, rtol=1e-6)
     # odom and tf agree at the same stamp; the robot moved forward (+x) in odom
     by_stamp = {cv.time_from_msg(m.header.stamp): m for m in odoms}
     for m in tfs[-5:]:
