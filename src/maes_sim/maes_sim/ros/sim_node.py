@@ -146,6 +146,8 @@ class SimNode(Node):
         self.paused = bool(start_paused)
         self.done = False
         self.results_path: Path | None = None
+        #: Write the results folder when the run ends (an embedding runner may do it itself).
+        self.write_results_on_finish = True
         self.on_tick: list[Callable[[SimNode], None]] = []
         self.on_finished: list[Callable[[SimNode], None]] = []
         h, w = sim.shape
@@ -235,7 +237,8 @@ class SimNode(Node):
 
     def _finish(self) -> None:
         self.stats_pub.publish(self._stats_msg())
-        if self.sim.config.global_settings.should_write_csv_results and self.results_path is None:
+        if (self.write_results_on_finish and self.results_path is None
+                and self.sim.config.global_settings.should_write_csv_results):
             self.results_path = write_run_results(self.sim, self.results_dir)
             self.get_logger().info(f"results written to {self.results_path}")
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
