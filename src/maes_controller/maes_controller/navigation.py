@@ -1,0 +1,527 @@
+"""A navigation session: plan on the robot's map, follow with the MAES motion model, recover.
+
+The built-in navigator's whole behaviour as pure Python, one :class:`Navigator` per robot. The
+ROS navigator node (``navigator_node``) and direct mode both drive it, so a goal is navigated
+identically on either. Call :meth:`Navigator.update` once per control tick with the robot's pose
+and its latest map; it returns a :class:`NavStep`: the velocity command to send and everything
+``NavigateToPose`` feedback and results report.
+
+Behaviour (metres, seconds, radians; map frame)
+    * Plans with :func:`~.global_planner.plan_route` (A* over the robot's map inflated by its
+      radius, unknown cells allowed, pruned to line-of-sight waypoints) on the first update
+      with a map, and follows with :func:`~.following.follow_path` (rotate in place to the next
+      waypoint, then drive straight).
+    * Replans when a new map blocks the remaining route, and (a recovery) when the follower
+      reports no progress; every second recovery first backs up a little, as Nav2's backup
+      behaviour does. Too many recoveries in a row abort.
+    * Aborts with a Nav2 error code (:class:`NavErrorCode`) and a message on a goal outside the
+      map, a goal no path reaches, no pose or no map for too long, or the goal timeout.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from ._segment import segment_clear
+from .costmap import GridMap
+from .following import FollowParams, FollowState, FollowStatus, follow_path
+from .global_planner import Route, plan_route
+from .inflation import costmap_from_occupancy
+from .planning import traversable_mask
+from .robot_api import NavStatus
+
+
+class NavErrorCode(enum.IntEnum):
+    """Error codes of a failed goal, Nav2 Jazzy's numbers.
+
+    ``NavigateToPose`` reports the code of the task that failed: its own (9000+), the planner's
+    (``ComputePathToPose``, 200+) or the controller's (``FollowPath``, 100+).
+    """
+
+    NONE = 0
+    FOLLOW_UNKNOWN = 100
+    FAILED_TO_MAKE_PROGRESS = 105
+    CONTROLLER_TIMED_OUT = 107
+    PLANNER_UNKNOWN = 200
+    START_OUTSIDE_MAP = 203
+    GOAL_OUTSIDE_MAP = 204
+    NO_VALID_PATH = 208
+    UNKNOWN = 9000
+    TF_ERROR = 9002
+
+
+@dataclass(frozen=True)
+class NavParams:
+    """Tuning of a :class:`Navigator`; invalid values raise ``ValueError`` naming the field.
+
+    Parameters
+    ----------
+    robot_radius : float
+        Metres (> 0); obstacles are inflated by it.
+    max_linear_speed, max_angular_speed : float
+        Top commanded speeds, m/s and rad/s (> 0).
+    inflation_radius : float
+        Metres (>= ``robot_radius``): the costmap's cost decays to zero this far from walls.
+    cost_scaling_factor : float
+        Decay of the inflated cost per metre (Nav2's ``cost_scaling_factor``).
+    goal_tolerance, waypoint_tolerance, lateral_tolerance, heading_tolerance,
+    slowdown_distance, blocked_timeout : float
+        Passed to :class:`~.following.FollowParams` (metres, rad, seconds).
+    goal_timeout : float
+        Seconds from :meth:`Navigator.start` before a goal aborts (``CONTROLLER_TIMED_OUT``).
+    input_timeout : float
+        Seconds without a pose (``TF_ERROR``) or a map (``NO_VALID_PATH``) before aborting.
+    max_recoveries : int
+        Consecutive recoveries (no progress) allowed before ``FAILED_TO_MAKE_PROGRESS``.
+    backup_distance, backup_speed : float
+        Nav2-style backup recovery: reverse this far (m) at this speed (m/s).
+    allow_unknown : bool
+        Plan through unknown cells (Nav2's global planner default).
+
+    Examples
+    --------
+    >>> p = NavParams(robot_radius=0.3, max_linear_speed=3.0, max_angular_speed=3.14)
+    >>> p.follow_params().max_linear_speed
+    3.0
+    """
+
+    robot_radius: float
+    max_linear_speed: float
+    max_angular_speed: float
+    inflation_radius: float = 0.0
+    cost_scaling_factor: float = 3.0
+    goal_tolerance: float = 0.25
+    waypoint_tolerance: float = 0.25
+    lateral_tolerance: float = 0.1
+    heading_tolerance: float = 0.5
+    slowdown_distance: float = 1.0
+    blocked_timeout: float = 3.0
+    goal_timeout: float = 300.0
+    input_timeout: float = 5.0
+    max_recoveries: int = 6
+    backup_distance: float = 0.3
+    backup_speed: float = 0.5
+    allow_unknown: bool = True
+
+    def __post_init__(self) -> None:
+        positive = ("robot_radius", "max_linear_speed", "max_angular_speed", "goal_tolerance",
+                    "waypoint_tolerance", "lateral_tolerance", "heading_tolerance",
+                    "slowdown_distance", "blocked_timeout", "goal_timeout", "input_timeout",
+                    "backup_speed")
+        non_negative = ("inflation_radius", "cost_scaling_factor", "backup_distance")
+        for name in positive + non_negative:
+            value = getattr(self, name)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            low_ok = value > 0 if name in positive else value >= 0
+            if not (ok and low_ok and math.isfinite(value)):
+                need = "> 0" if name in positive else ">= 0"
+                raise ValueError(f"NavParams.{name} must be a finite number {need}, got {value!r}")
+        if isinstance(self.max_recoveries, bool) or not isinstance(self.max_recoveries, int) \
+                or self.max_recoveries < 0:
+            raise ValueError(
+                f"NavParams.max_recoveries must be an int >= 0, got {self.max_recoveries!r}")
+        self.follow_params()  # validates the follower's share now, not at the first goal
+
+    @classmethod
+    def from_config(cls, cfg: Any, **overrides: Any) -> NavParams:
+        """Parameters for the robots of a ``SimConfig``, in metres.
+
+        Robot radius ``agent_relative_size / 2``, top speeds of the MAES motion model
+        (``3 * relative_move_speed`` tiles/s, ``pi * relative_move_speed`` rad/s), tolerances
+        scaled by ``tile_size``, and a goal timeout long enough to cross the map ten times.
+        ``overrides`` replace any field.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace as NS
+        >>> cfg = NS(world=NS(tile_size=0.5), map=NS(width_in_tiles=20, height_in_tiles=10),
+        ...          robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=1.0))
+        >>> p = NavParams.from_config(cfg)
+        >>> p.robot_radius, p.max_linear_speed, p.goal_timeout
+        (0.15, 1.5, 100.0)
+        """
+        tile = float(cfg.world.tile_size)
+        rc = cfg.robot_constraints
+        radius = rc.agent_relative_size / 2.0 * tile
+        speed = 3.0 * rc.relative_move_speed * tile
+        crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
+        values: dict[str, Any] = dict(
+            robot_radius=radius,
+            max_linear_speed=speed,
+            max_angular_speed=math.pi * rc.relative_move_speed,
+            inflation_radius=radius + tile,
+            cost_scaling_factor=3.0 / tile,
+            goal_tolerance=0.25 * tile,
+            waypoint_tolerance=0.25 * tile,
+            lateral_tolerance=0.1 * tile,
+            slowdown_distance=1.0 * tile,
+            goal_timeout=max(60.0, 10.0 * crossing),
+            backup_distance=0.3 * tile,
+            backup_speed=0.2 * speed,
+        )
+        values.update(overrides)
+        return cls(**values)
+
+    def follow_params(self) -> FollowParams:
+        """The :class:`~.following.FollowParams` share of these parameters."""
+        return FollowParams(
+            max_linear_speed=self.max_linear_speed,
+            max_angular_speed=self.max_angular_speed,
+            heading_tolerance=self.heading_tolerance,
+            lateral_tolerance=self.lateral_tolerance,
+            waypoint_tolerance=self.waypoint_tolerance,
+            goal_tolerance=self.goal_tolerance,
+            slowdown_distance=self.slowdown_distance,
+            blocked_timeout=self.blocked_timeout,
+        )
+
+
+@dataclass(frozen=True)
+class NavStep:
+    """What one :meth:`Navigator.update` decided.
+
+    Attributes
+    ----------
+    linear, angular : float
+        Velocity command, m/s and rad/s (zero unless ``status`` is ACTIVE).
+    status : NavStatus
+        IDLE before the first goal; ACTIVE while navigating; then SUCCEEDED, ABORTED or
+        CANCELED.
+    distance_remaining : float
+        Path length left, metres (``nan`` before the first plan).
+    navigation_time : float
+        Seconds since the goal started.
+    estimated_time_remaining : float
+        ``distance_remaining / max_linear_speed`` seconds.
+    number_of_recoveries : int
+        Recoveries (replans after no progress) during this goal.
+    error_code : int
+        A :class:`NavErrorCode` value; 0 unless ABORTED.
+    error_msg : str
+        Why it aborted ("" otherwise).
+    path : list of (x, y)
+        The current plan, dense (one point per map cell), from the robot to the goal; empty
+        without one.
+    replanned : bool
+        True when ``path`` is new since the previous step (publish it).
+    """
+
+    linear: float = 0.0
+    angular: float = 0.0
+    status: NavStatus = NavStatus.IDLE
+    distance_remaining: float = math.nan
+    navigation_time: float = 0.0
+    estimated_time_remaining: float = 0.0
+    number_of_recoveries: int = 0
+    error_code: int = 0
+    error_msg: str = ""
+    path: list[tuple[float, float]] = field(default_factory=list)
+    replanned: bool = False
+
+
+def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
+    """The Nav2-style costmap the navigator plans on, as published on ``global_costmap/costmap``.
+
+    Parameters
+    ----------
+    grid : GridMap
+        The robot's map.
+    params : NavParams
+
+    Returns
+    -------
+    int8 (H, W)
+        0 free, 1..98 inflated, 99 inscribed, 100 lethal, -1 unknown.
+
+    Examples
+    --------
+    >>> g = GridMap.from_array(np.array([[0, 0, 100, -1]]), resolution=1.0)
+    >>> p = NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0,
+    ...               inflation_radius=1.3)
+    >>> costmap_values(g, p)
+    array([[  0,  12, 100,  -1]], dtype=int8)
+    """
+    res = grid.resolution
+    return costmap_from_occupancy(
+        grid.array,
+        params.robot_radius / res,
+        max(params.inflation_radius, params.robot_radius) / res,
+        params.cost_scaling_factor * res,
+        occupied_threshold=grid.occupied_threshold,
+    )
+
+
+def _pose(pose: Sequence[float] | None) -> tuple[float, float, float] | None:
+    if pose is None:
+        return None
+    try:
+        x, y, yaw = (float(v) for v in pose)
+    except (TypeError, ValueError):
+        raise ValueError(f"pose must be (x, y, yaw) or None, got {pose!r}") from None
+    if not all(math.isfinite(v) for v in (x, y, yaw)):
+        raise ValueError(f"pose must be finite, got {(x, y, yaw)}")
+    return x, y, yaw
+
+
+class Navigator:
+    """One robot's navigation session (see the module docstring).
+
+    Parameters
+    ----------
+    params : NavParams
+
+    Examples
+    --------
+    A 7 x 3 room with a wall stub; the robot at the left end, facing +x:
+
+    >>> walls = np.zeros((3, 7), dtype=np.int8); walls[0:2, 3] = 100
+    >>> grid = GridMap.from_array(walls, resolution=1.0, origin_x=-3.5, origin_y=-1.5)
+    >>> nav = Navigator(NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0))
+    >>> nav.start((3.0, -1.0), now=0.0)
+    >>> step = nav.update((-3.0, -1.0, 0.0), grid, now=0.1)
+    >>> step.status.name, step.linear, round(step.angular, 2), round(step.distance_remaining, 2)
+    ('ACTIVE', 0.0, 1.96, 7.66)
+    >>> nav.cancel(now=0.2).status.name
+    'CANCELED'
+    """
+
+    def __init__(self, params: NavParams) -> None:
+        if not isinstance(params, NavParams):
+            raise TypeError(f"params must be NavParams, got {type(params).__name__}")
+        self.params = params
+        self._follow = params.follow_params()
+        self._status = NavStatus.IDLE
+        self._goal: tuple[float, float] | None = None
+        self._last = NavStep()
+        self._costs_for: GridMap | None = None
+        self._costs: np.ndarray | None = None
+        self._reset_goal(0.0)
+
+    # -- public -------------------------------------------------------------------------------
+
+    @property
+    def status(self) -> NavStatus:
+        """The session's :class:`~.robot_api.NavStatus`."""
+        return self._status
+
+    @property
+    def goal(self) -> tuple[float, float] | None:
+        """The current or last goal ``(x, y)``, or None."""
+        return self._goal
+
+    @property
+    def last_step(self) -> NavStep:
+        """The :class:`NavStep` of the latest update (or of start/cancel)."""
+        return self._last
+
+    def start(self, goal_xy: Sequence[float], now: float) -> None:
+        """Begin navigating to ``goal_xy`` (metres, map frame), replacing any current goal."""
+        try:
+            gx, gy = (float(v) for v in goal_xy)
+        except (TypeError, ValueError):
+            raise ValueError(f"goal_xy must be an (x, y) pair, got {goal_xy!r}") from None
+        if not (math.isfinite(gx) and math.isfinite(gy)):
+            raise ValueError(f"goal_xy must be finite, got {(gx, gy)}")
+        self._goal = (gx, gy)
+        self._reset_goal(float(now))
+        self._status = NavStatus.ACTIVE
+        self._last = NavStep(status=NavStatus.ACTIVE)
+
+    def cancel(self, now: float) -> NavStep:
+        """Stop the current goal (CANCELED); no effect when none is active."""
+        if self._status is NavStatus.ACTIVE:
+            self._status = NavStatus.CANCELED
+            self._last = self._finished(float(now), NavStatus.CANCELED, self._last)
+        return self._last
+
+    def costmap_values(self, grid: GridMap) -> np.ndarray:
+        """:func:`costmap_values` of ``grid``, cached for the last grid object given."""
+        if grid is not self._costs_for:
+            self._costs = costmap_values(grid, self.params)
+            self._costs_for = grid
+        return self._costs
+
+    def update(self, pose_xyyaw: Sequence[float] | None, grid: GridMap | None,
+               now: float) -> NavStep:
+        """One control step.
+
+        Parameters
+        ----------
+        pose_xyyaw : (x, y, yaw) or None
+            The robot's pose in the map frame; None while unknown (no tf yet).
+        grid : GridMap or None
+            The robot's latest map (pass the same object until a new map arrives: a new object
+            triggers the route check); None before the first.
+        now : float
+            Seconds (sim time).
+
+        Returns
+        -------
+        NavStep
+        """
+        pose = _pose(pose_xyyaw)
+        now = float(now)
+        if self._status is not NavStatus.ACTIVE:
+            self._last = replace(self._last, linear=0.0, angular=0.0, replanned=False)
+            return self._last
+        p = self.params
+        elapsed = now - self._started
+        if elapsed > p.goal_timeout:
+            return self._abort(now, NavErrorCode.CONTROLLER_TIMED_OUT,
+                               f"goal {self._goal} not reached within the goal timeout "
+                               f"({p.goal_timeout:g} s)")
+        if pose is None or grid is None:
+            waited = now - self._started
+            if waited > p.input_timeout:
+                if pose is None:
+                    return self._abort(now, NavErrorCode.TF_ERROR,
+                                       f"no robot pose (map -> base_footprint) for "
+                                       f"{waited:g} s")
+                return self._abort(now, NavErrorCode.NO_VALID_PATH,
+                                   f"no map to plan on for {waited:g} s")
+            return self._emit(now, 0.0, 0.0, replanned=False)
+
+        replanned = False
+        if self._route is None or (grid is not self._grid and not self._route_clear(pose, grid)):
+            failure = self._plan(pose, grid, now)
+            if failure is not None:
+                return failure
+            replanned = True
+        self._grid = grid
+
+        if self._backup_until is not None:
+            if now < self._backup_until:
+                return self._emit(now, -p.backup_speed, 0.0, replanned)
+            self._backup_until = None
+            failure = self._plan(pose, grid, now)
+            if failure is not None:
+                return failure
+            replanned = True
+
+        cmd = follow_path(pose, self._route.waypoints, self._follow, self._follow_state, now)
+        self._follow_state = cmd.state
+        self._remaining = cmd.remaining
+        if cmd.status is FollowStatus.SUCCEEDED:
+            self._status = NavStatus.SUCCEEDED
+            self._last = self._finished(now, NavStatus.SUCCEEDED, self._emit(now, 0, 0, False))
+            return self._last
+        if cmd.status is FollowStatus.BLOCKED:
+            return self._recover(pose, grid, now)
+        if cmd.state.best_remaining < self._best_remaining_at_recovery - p.goal_tolerance:
+            self._consecutive_recoveries = 0  # real progress since the last recovery
+        return self._emit(now, cmd.linear, cmd.angular, replanned)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _reset_goal(self, now: float) -> None:
+        self._started = now
+        self._route: Route | None = None
+        self._dense: list[tuple[float, float]] = []
+        self._grid: GridMap | None = None
+        self._follow_state: FollowState | None = None
+        self._remaining = math.nan
+        self._recoveries = 0
+        self._consecutive_recoveries = 0
+        self._best_remaining_at_recovery = math.inf
+        self._backup_until: float | None = None
+
+    def _plan(self, pose: tuple[float, float, float], grid: GridMap,
+              now: float) -> NavStep | None:
+        """Plan from the pose; the aborted step on failure, None on success."""
+        p = self.params
+        goal = self._goal
+        if not grid.in_bounds(*grid.pos_to_cell(*goal)):
+            return self._abort(now, NavErrorCode.GOAL_OUTSIDE_MAP,
+                               f"goal {goal} lies outside the robot's map")
+        if not grid.in_bounds(*grid.pos_to_cell(pose[0], pose[1])):
+            return self._abort(now, NavErrorCode.START_OUTSIDE_MAP,
+                               f"robot position {pose[:2]} lies outside its map")
+        route = plan_route(grid, pose[:2], goal, p.robot_radius,
+                           costs=self.costmap_values(grid), allow_unknown=p.allow_unknown)
+        if route is None:
+            return self._abort(now, NavErrorCode.NO_VALID_PATH,
+                               f"no path from {tuple(round(v, 2) for v in pose[:2])} to goal "
+                               f"{goal} on the robot's map")
+        self._route = route
+        dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
+        dense[0] = (pose[0], pose[1])
+        dense[-1] = route.waypoints[-1]
+        self._dense = dense
+        self._follow_state = None
+        self._grid = grid
+        return None
+
+    def _route_clear(self, pose: tuple[float, float, float], grid: GridMap) -> bool:
+        """Whether the remaining route's segments are still clear on ``grid``."""
+        if grid.shape != self._grid.shape or (
+            grid.resolution, grid.origin_x, grid.origin_y) != (
+                self._grid.resolution, self._grid.origin_x, self._grid.origin_y):
+            return False
+        costs = self.costmap_values(grid)
+        trav = traversable_mask(costs, self.params.allow_unknown)
+        res = grid.resolution
+        radius = self.params.robot_radius / res
+        clearance = radius if radius < 0.5 else 0.0
+        target = self._follow_state.target if self._follow_state is not None else 0
+        wps = self._route.waypoints
+        prev = wps[target - 1] if target > 0 else (
+            self._follow_state.start if self._follow_state and self._follow_state.start
+            else pose[:2])
+        points = [prev, *wps[target:]]
+        for (ax, ay), (bx, by) in zip(points[:-1], points[1:]):
+            if not segment_clear(trav, (ax - grid.origin_x) / res, (ay - grid.origin_y) / res,
+                                 (bx - grid.origin_x) / res, (by - grid.origin_y) / res,
+                                 clearance):
+                return False
+        return True
+
+    def _recover(self, pose: tuple[float, float, float], grid: GridMap, now: float) -> NavStep:
+        p = self.params
+        self._consecutive_recoveries += 1
+        if self._consecutive_recoveries > p.max_recoveries:
+            return self._abort(now, NavErrorCode.FAILED_TO_MAKE_PROGRESS,
+                               f"no progress towards {self._goal} after {p.max_recoveries} "
+                               f"recoveries")
+        self._recoveries += 1
+        self._best_remaining_at_recovery = self._remaining
+        if self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
+            self._backup_until = now + p.backup_distance / p.backup_speed
+            return self._emit(now, -p.backup_speed, 0.0, False)
+        failure = self._plan(pose, grid, now)
+        if failure is not None:
+            return failure
+        return self._emit(now, 0.0, 0.0, True)
+
+    def _emit(self, now: float, linear: float, angular: float, replanned: bool) -> NavStep:
+        remaining = self._remaining
+        if math.isnan(remaining) and self._route is not None:
+            remaining = self._route.length
+        self._last = NavStep(
+            linear=float(linear),
+            angular=float(angular),
+            status=self._status,
+            distance_remaining=remaining,
+            navigation_time=now - self._started,
+            estimated_time_remaining=(remaining / self.params.max_linear_speed
+                                      if math.isfinite(remaining) else 0.0),
+            number_of_recoveries=self._recoveries,
+            path=self._dense,
+            replanned=replanned,
+        )
+        return self._last
+
+    def _abort(self, now: float, code: NavErrorCode, msg: str) -> NavStep:
+        self._status = NavStatus.ABORTED
+        step = self._emit(now, 0.0, 0.0, False)
+        self._last = replace(step, status=NavStatus.ABORTED, error_code=int(code), error_msg=msg)
+        return self._last
+
+    def _finished(self, now: float, status: NavStatus, step: NavStep) -> NavStep:
+        return replace(step, linear=0.0, angular=0.0, status=status,
+                       navigation_time=now - self._started, replanned=False)
