@@ -118,6 +118,11 @@ class CommsRule:
         if n < 2 or senders.size == 0:
             empty = np.empty(0, dtype=np.int64)
             return empty, empty.copy()
+        if self.signal_function is None and senders.size == n:
+            ia, ib, _ = pairs_within(positions, None, self.broadcast_range)
+            if self.blocked_by_walls:
+                return clear_pairs(walls, positions, ia, ib)
+            return ia, ib
         if self.signal_function is None:
             ia, ib, _ = pairs_within(positions[senders], positions, self.broadcast_range)
             ia = senders[ia]
@@ -159,6 +164,31 @@ class CommsRule:
                 )
             ok[k] = bool(result)
         return ia[ok], ib[ok]
+
+
+def clear_pairs(walls: np.ndarray, positions: np.ndarray, ia: np.ndarray,
+                ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the pairs of a *symmetric* pair list (both (i, j) and (j, i) present) that have a
+    line of sight, testing each unordered pair once; sorted by (ia, ib).
+
+    Examples
+    --------
+    >>> walls = np.zeros((3, 5), dtype=bool); walls[:, 2] = True
+    >>> pos = np.array([[0.5, 1.5], [1.5, 1.5], [3.5, 1.5]])
+    >>> a, b = clear_pairs(walls, pos, np.array([0, 0, 1, 1, 2, 2]), np.array([1, 2, 0, 2, 0, 1]))
+    >>> list(zip(a.tolist(), b.tolist()))
+    [(0, 1), (1, 0)]
+    """
+    upper = ia < ib
+    ua, ub = ia[upper], ib[upper]
+    if ua.size == 0:
+        return ua, ub
+    ok = line_of_sight(walls, positions[ua], positions[ub])
+    ua, ub = ua[ok], ub[ok]
+    a = np.concatenate([ua, ub])
+    b = np.concatenate([ub, ua])
+    order = np.lexsort((b, a))
+    return a[order], b[order]
 
 
 def _takes_three_args(fn: Callable) -> bool:

@@ -28,10 +28,17 @@ import numpy as np
 
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
-from .comms import CommsRule, Mailbox, SignalFunction, communication_groups, robot_name
+from .comms import (
+    CommsRule,
+    Mailbox,
+    SignalFunction,
+    clear_pairs,
+    communication_groups,
+    robot_name,
+)
 from .config import SimConfig
 from .grid import grid_offset
-from .kernels import cast_rays, line_of_sight
+from .kernels import cast_rays
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -287,12 +294,10 @@ class Simulation:
         idx = np.atleast_1d(np.asarray(robot))
         for r in idx.tolist():
             self._index(r)
-        try:
-            trial = self._commands.copy()
-            fn(trial, idx, *args)
+        try:  # the command functions check every value first: all or nothing, no copy needed
+            fn(self._commands, idx, *args)
         except C.CommandError as exc:
             raise CommandRejected(str(exc)) from exc
-        self._commands = trial
 
     def set_velocity(self, robot: int, linear: float, angular: float) -> None:
         """Velocity command (tiles/s, rad/s) mapped through the motion model (cmd_vel)."""
@@ -434,8 +439,7 @@ class Simulation:
             self.metrics.refresh_counts()
         ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
         if rc.sense_nearby_agents_blocked_by_walls and ia.size:
-            clear = line_of_sight(self.walls, pos[ia], pos[ib])
-            ia, ib = ia[clear], ib[clear]
+            ia, ib = clear_pairs(self.walls, pos, ia, ib)
         self._nearby = (ia, ib)
         self._tags_nearby = None
 

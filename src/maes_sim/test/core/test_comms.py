@@ -89,3 +89,20 @@ def test_message_checks_and_per_tick_limit():
     box.deliver(np.array([0]), np.array([1]))
     assert len(box.inbox[1]) == MAX_BROADCASTS_PER_TICK
     assert box.post(0, "new tick, new budget") is None
+
+
+def test_all_pairs_fast_path_equals_the_per_sender_path():
+    rng = np.random.default_rng(5)
+    walls = rng.random((20, 20)) < 0.25
+    pos = rng.uniform(0, 20, size=(40, 2))
+    for blocked in (True, False):
+        rule = CommsRule(6.0, blocked)
+        everyone = rule.links(walls, pos, np.random.default_rng(0))
+        per_sender = rule.links(walls, pos, np.random.default_rng(0), np.arange(39))
+        last = rule.links(walls, pos, np.random.default_rng(0), np.array([39]))
+        merged = (np.concatenate([per_sender[0], last[0]]),
+                  np.concatenate([per_sender[1], last[1]]))
+        order = np.lexsort((merged[1], merged[0]))
+        np.testing.assert_array_equal(everyone[0], merged[0][order])
+        np.testing.assert_array_equal(everyone[1], merged[1][order])
+        assert everyone[0].size > 0
