@@ -1,0 +1,177 @@
+"""2-D poses from tf messages without tf2_ros: keep the latest transforms, compose a chain.
+
+tf2_ros is not on PyPI, so the controller and the navigator read their namespace's ``tf`` topic
+(``tf2_msgs/TFMessage``) themselves and compose ``map -> odom`` (the simulator's simulated SLAM,
+or slam_toolbox) with ``odom -> base_footprint`` (the simulator). The world is planar: a pose is
+``(x, y, yaw)``; z, roll and pitch are ignored.
+
+Pure Python: messages are read by attribute (``transforms[i].header.frame_id``,
+``.child_frame_id``, ``.transform.translation``/``.rotation``, ``.header.stamp``), so anything
+shaped like a ``TFMessage`` works and nothing here imports ROS.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+Pose2D = tuple[float, float, float]
+
+
+def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
+    """Yaw (rotation about z, rad) of a quaternion.
+
+    Examples
+    --------
+    >>> round(yaw_from_quaternion(0.0, 0.0, math.sin(0.5), math.cos(0.5)), 6)
+    1.0
+    """
+    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def compose(a: Pose2D, b: Pose2D) -> Pose2D:
+    """``a * b``: pose ``b`` given in frame ``a``, expressed in ``a``'s parent frame.
+
+    Examples
+    --------
+    >>> x, y, yaw = compose((1.0, 0.0, math.pi / 2), (2.0, 0.0, 0.0))
+    >>> round(x, 6), round(y, 6), round(yaw, 6)
+    (1.0, 2.0, 1.570796)
+    """
+    ax, ay, ath = a
+    bx, by, bth = b
+    c, s = math.cos(ath), math.sin(ath)
+    yaw = math.atan2(math.sin(ath + bth), math.cos(ath + bth))
+    return ax + c * bx - s * by, ay + s * bx + c * by, yaw
+
+
+def inverse(a: Pose2D) -> Pose2D:
+    """The inverse transform: ``compose(a, inverse(a))`` is the identity.
+
+    Examples
+    --------
+    >>> [round(v, 6) + 0.0 for v in compose((1.0, 2.0, 0.5), inverse((1.0, 2.0, 0.5)))]
+    [0.0, 0.0, 0.0]
+    """
+    ax, ay, ath = a
+    c, s = math.cos(ath), math.sin(ath)
+    return -c * ax - s * ay, s * ax - c * ay, -ath
+
+
+def stamp_seconds(stamp: Any) -> float:
+    """Seconds of a ``builtin_interfaces/Time``-like object (``sec``, ``nanosec``).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> stamp_seconds(NS(sec=3, nanosec=500_000_000))
+    3.5
+    """
+    return float(stamp.sec) + float(stamp.nanosec) * 1e-9
+
+
+class Transform(NamedTuple):
+    """One planar transform ``parent -> child`` at ``stamp`` seconds."""
+
+    parent: str
+    child: str
+    pose: Pose2D
+    stamp: float
+
+
+def transform_from_msg(msg: Any) -> Transform:
+    """A :class:`Transform` from a ``geometry_msgs/TransformStamped``-like object.
+
+    Frame names lose a leading ``/`` (tf2 ignores it too).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> t = NS(header=NS(frame_id="odom", stamp=NS(sec=1, nanosec=0)),
+    ...        child_frame_id="base_footprint",
+    ...        transform=NS(translation=NS(x=1.0, y=2.0, z=0.0),
+    ...                     rotation=NS(x=0.0, y=0.0, z=0.0, w=1.0)))
+    >>> transform_from_msg(t)
+    Transform(parent='odom', child='base_footprint', pose=(1.0, 2.0, 0.0), stamp=1.0)
+    """
+    tr = msg.transform.translation
+    q = msg.transform.rotation
+    pose = (float(tr.x), float(tr.y), yaw_from_quaternion(q.x, q.y, q.z, q.w))
+    return Transform(_frame(msg.header.frame_id), _frame(msg.child_frame_id), pose,
+                     stamp_seconds(msg.header.stamp))
+
+
+def _frame(name: str) -> str:
+    return name[1:] if name.startswith("/") else name
+
+
+class FrameTree:
+    """The latest transform of every child frame, and poses along parent chains.
+
+    Examples
+    --------
+    >>> tree = FrameTree()
+    >>> tree.set_transform("map", "odom", (1.0, 0.0, 0.0), stamp=0.5)
+    >>> tree.set_transform("odom", "base_footprint", (2.0, 1.0, 0.0), stamp=0.5)
+    >>> tree.lookup("map", "base_footprint")
+    (3.0, 1.0, 0.0)
+    >>> tree.lookup("base_footprint", "map") is None  # only down a parent chain
+    True
+    """
+
+    #: Longest parent chain followed (guards against a cycle in bad data).
+    MAX_DEPTH = 32
+
+    def __init__(self) -> None:
+        self._edges: dict[str, Transform] = {}
+
+    def set_transform(self, parent: str, child: str, pose: Pose2D, stamp: float = 0.0) -> None:
+        """Store ``parent -> child`` (replacing the child's previous parent and transform)."""
+        parent, child = _frame(parent), _frame(child)
+        if not parent or not child or parent == child:
+            raise ValueError(f"a transform needs two different frame names, got {parent!r} -> "
+                             f"{child!r}")
+        self._edges[child] = Transform(parent, child, tuple(float(v) for v in pose), float(stamp))
+
+    def update(self, tf_msg: Any) -> int:
+        """Store every transform of a ``tf2_msgs/TFMessage``-like object; returns how many."""
+        count = 0
+        for t in tf_msg.transforms:
+            tr = transform_from_msg(t)
+            self.set_transform(tr.parent, tr.child, tr.pose, tr.stamp)
+            count += 1
+        return count
+
+    def get(self, child: str) -> Transform | None:
+        """The stored transform into ``child``, or None."""
+        return self._edges.get(_frame(child))
+
+    def lookup(self, target: str, source: str) -> Pose2D | None:
+        """Pose of frame ``source`` in frame ``target`` (``target`` an ancestor), else None."""
+        target, source = _frame(target), _frame(source)
+        pose: Pose2D = (0.0, 0.0, 0.0)
+        frame = source
+        for _ in range(self.MAX_DEPTH):
+            if frame == target:
+                return pose
+            edge = self._edges.get(frame)
+            if edge is None:
+                return None
+            pose = compose(edge.pose, pose)
+            frame = edge.parent
+        return None
+
+    def stamp(self, target: str, source: str) -> float | None:
+        """Oldest stamp along the chain of :meth:`lookup` (None when there is no chain)."""
+        target, source = _frame(target), _frame(source)
+        oldest = math.inf
+        frame = source
+        for _ in range(self.MAX_DEPTH):
+            if frame == target:
+                return oldest if math.isfinite(oldest) else None
+            edge = self._edges.get(frame)
+            if edge is None:
+                return None
+            oldest = min(oldest, edge.stamp)
+            frame = edge.parent
+        return None
