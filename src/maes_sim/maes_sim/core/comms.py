@@ -21,7 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernels import line_of_sight, wall_distance
-from .neighbors import pairs_within
+
+try:  # numba is a hard dependency; the fallback only keeps imports working
+    from numba import njit
+except ImportError:  # pragma: no cover
+    njit = None
+from .neighbors import mirror_symmetric, pairs_within
 
 #: Longest accepted broadcast or tag text, in UTF-8 bytes.
 MAX_MESSAGE_BYTES = 1024
@@ -180,15 +185,11 @@ def clear_pairs(walls: np.ndarray, positions: np.ndarray, ia: np.ndarray,
     [(0, 1), (1, 0)]
     """
     upper = ia < ib
-    ua, ub = ia[upper], ib[upper]
-    if ua.size == 0:
-        return ua, ub
-    ok = line_of_sight(walls, positions[ua], positions[ub])
-    ua, ub = ua[ok], ub[ok]
-    a = np.concatenate([ua, ub])
-    b = np.concatenate([ub, ua])
-    order = np.lexsort((b, a))
-    return a[order], b[order]
+    if not upper.any():
+        return ia[:0], ib[:0]
+    ok_upper = line_of_sight(walls, positions[ia[upper]], positions[ib[upper]])
+    keep = mirror_symmetric(ia, ib, ok_upper, len(positions))
+    return ia[keep], ib[keep]
 
 
 def _takes_three_args(fn: Callable) -> bool:
@@ -202,6 +203,29 @@ def _takes_three_args(fn: Callable) -> bool:
     return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
+def _groups_py(n, ia, ib):
+    parent = np.arange(n)
+    for k in range(ia.shape[0]):
+        a, b = ia[k], ib[k]
+        while parent[a] != a:  # find with path halving
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        if a != b:  # union: the smaller root wins, so labels are the smallest index
+            if a < b:
+                parent[b] = a
+            else:
+                parent[a] = b
+    for i in range(n):  # parents always point to smaller indices: one pass resolves roots
+        parent[i] = parent[parent[i]]
+    return parent
+
+
+_groups = njit(cache=True)(_groups_py) if njit else _groups_py
+
+
 def communication_groups(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     """Label (n,) of the connected groups formed by links (ia, ib), taken as undirected.
 
@@ -212,31 +236,25 @@ def communication_groups(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     >>> communication_groups(5, np.array([0, 3]), np.array([1, 4])).tolist()
     [0, 0, 2, 3, 3]
     """
-    parent = np.arange(n, dtype=np.int64)
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return int(x)
-
-    for a, b in zip(ia.tolist(), ib.tolist()):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    return np.array([find(i) for i in range(n)], dtype=np.int64)
+    return _groups(int(n), np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64))
 
 
 class Mailbox:
-    """Outgoing broadcasts of the current tick and the inboxes delivered at the last step."""
+    """Outgoing broadcasts of the current tick and those delivered at the last step.
+
+    Delivery is recorded as links, and a robot's inbox is built when it is read
+    (:meth:`inbox_of`): a thousand robots in range of each other exchange a million deliveries
+    per tick, and only the inboxes somebody reads need to exist as lists.
+    """
 
     def __init__(self, n_robots: int) -> None:
         self.n = n_robots
         self.outbox: list[tuple[int, str]] = []
         self.sent_this_tick = np.zeros(n_robots, dtype=np.int64)
-        self.inbox: list[list[Broadcast]] = [[] for _ in range(n_robots)]
         self.total_sent = 0
         self.total_delivered = 0
+        self._by_sender: dict[int, list[Broadcast]] = {}
+        self._senders_of = (np.zeros(n_robots + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def post(self, robot: int, text: str) -> str | None:
         """Queue ``text`` from ``robot``; returns why it was refused, or None when accepted."""
@@ -254,17 +272,29 @@ class Mailbox:
         return np.unique(np.array([s for s, _ in self.outbox], dtype=np.int64))
 
     def deliver(self, ia: np.ndarray, ib: np.ndarray) -> None:
-        """Replace the inboxes with the queued messages sent along links (ia -> ib)."""
-        receivers: dict[int, list[int]] = {}
-        for a, b in zip(ia.tolist(), ib.tolist()):
-            receivers.setdefault(a, []).append(b)
-        inbox: list[list[Broadcast]] = [[] for _ in range(self.n)]
+        """Deliver the queued messages along links (ia -> ib); they replace the last delivery."""
+        by_sender: dict[int, list[Broadcast]] = {}
         for sender, text in self.outbox:
-            message = Broadcast(msg=text, sender=robot_name(sender))
-            for r in receivers.get(sender, ()):
-                inbox[r].append(message)
-                self.total_delivered += 1
+            by_sender.setdefault(sender, []).append(Broadcast(msg=text, sender=robot_name(sender)))
+        counts = np.zeros(self.n, dtype=np.int64)
+        for sender, msgs in by_sender.items():
+            counts[sender] = len(msgs)
+        ia = np.asarray(ia, dtype=np.int64)
+        ib = np.asarray(ib, dtype=np.int64)
+        self.total_delivered += int(counts[ia].sum()) if ia.size else 0
+        # CSR of senders per receiver, senders ascending within each receiver
+        order = np.lexsort((ia, ib))
+        starts = np.searchsorted(ib[order], np.arange(self.n + 1))
+        self._senders_of = (starts, ia[order])
+        self._by_sender = by_sender
         self.total_sent += len(self.outbox)
-        self.inbox = inbox
         self.outbox = []
         self.sent_this_tick[:] = 0
+
+    def inbox_of(self, robot: int) -> list[Broadcast]:
+        """Messages ``robot`` received at the last step, by sender index then sending order."""
+        starts, senders = self._senders_of
+        out: list[Broadcast] = []
+        for s in senders[starts[robot]:starts[robot + 1]].tolist():
+            out.extend(self._by_sender.get(s, ()))
+        return out

@@ -17,6 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+try:  # numba is a hard dependency; the fallback only keeps imports working
+    from numba import njit
+except ImportError:  # pragma: no cover
+    njit = None
+
 #: Columns of a statistics snapshot, in CSV order.
 SNAPSHOT_COLUMNS = (
     "tick",
@@ -32,6 +37,25 @@ SNAPSHOT_COLUMNS = (
     "broadcasts_delivered",
     "tags_deposited",
 )
+
+
+def _mark_covered_py(covered_tick, positions, radius, tick):
+    h, w = covered_tick.shape
+    r2 = radius * radius
+    for n in range(positions.shape[0]):
+        px, py = positions[n, 0], positions[n, 1]
+        cx, cy = int(np.floor(px)), int(np.floor(py))
+        if 0 <= cx < w and 0 <= cy < h:  # the tile under the centre, always
+            covered_tick[cy, cx] = tick
+        for iy in range(int(np.floor(py - radius)), int(np.floor(py + radius)) + 1):
+            for ix in range(int(np.floor(px - radius)), int(np.floor(px + radius)) + 1):
+                if 0 <= ix < w and 0 <= iy < h:
+                    dx, dy = ix + 0.5 - px, iy + 0.5 - py
+                    if dx * dx + dy * dy <= r2:  # tile centre under the disc
+                        covered_tick[iy, ix] = tick
+
+
+_mark_covered = njit(cache=True)(_mark_covered_py) if njit else _mark_covered_py
 
 
 @dataclass
@@ -82,19 +106,8 @@ class Metrics:
 
     def mark_covered(self, positions: np.ndarray, radius: float, tick: int) -> None:
         """Mark the tiles under robot footprints at ``positions`` (N, 2) grid coords."""
-        h, w = self.covered_tick.shape
-        reach = int(np.ceil(radius))
-        offsets = np.arange(-reach, reach + 1)
-        base = np.floor(positions).astype(np.int64)  # (N, 2)
-        ix = base[:, 0, None, None] + offsets[None, None, :]  # (N, 1, K)
-        iy = base[:, 1, None, None] + offsets[None, :, None]  # (N, K, 1)
-        ix, iy = np.broadcast_arrays(ix, iy)
-        dx = ix + 0.5 - positions[:, 0, None, None]
-        dy = iy + 0.5 - positions[:, 1, None, None]
-        under = dx * dx + dy * dy <= radius * radius
-        centre = (ix == base[:, 0, None, None]) & (iy == base[:, 1, None, None])
-        sel = (under | centre) & (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-        self.covered_tick[iy[sel], ix[sel]] = tick
+        _mark_covered(self.covered_tick, np.ascontiguousarray(positions, dtype=np.float64),
+                      float(radius), np.int32(tick))
 
     def heatmap(self, which: str, tick: int, cold_after: int) -> np.ndarray:
         """Recency heatmap (H, W) float32: 1 just now, falling linearly to 0 when cold,

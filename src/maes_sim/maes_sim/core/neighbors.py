@@ -30,46 +30,65 @@ def _pairs_within_reference(a: np.ndarray, b: np.ndarray, radius: float, exclude
 
 
 def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
-    # Cell list over b; every a-point scans the 3x3 block of cells around it.
+    # Cell list over b; every a-point scans the 3x3 block of cells around it. Two passes (count,
+    # then fill) so the output is allocated once; each a-point's targets are sorted, so the
+    # result comes out sorted by (ia, ib) with no global sort.
     bx = np.floor(b[:, 0] / cell).astype(np.int64)
     by = np.floor(b[:, 1] / cell).astype(np.int64)
     minx, miny = bx.min(), by.min()
     w = bx.max() - minx + 1
     h = by.max() - miny + 1
     key = (by - miny) * w + (bx - minx)
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key, kind="mergesort")
     sorted_key = key[order]
     starts = np.searchsorted(sorted_key, np.arange(w * h + 1))
-    out_a = []
-    out_b = []
-    out_d = []
     r2 = radius * radius
-    for i in range(a.shape[0]):
-        cx = int(np.floor(a[i, 0] / cell)) - minx
-        cy = int(np.floor(a[i, 1] / cell)) - miny
-        for yy in range(cy - 1, cy + 2):
-            if yy < 0 or yy >= h:
-                continue
-            for xx in range(cx - 1, cx + 2):
-                if xx < 0 or xx >= w:
+    na = a.shape[0]
+    counts = np.zeros(na + 1, dtype=np.int64)
+    for fill in range(2):
+        if fill == 1:
+            offsets = np.cumsum(counts)
+            out_a = np.empty(offsets[na], dtype=np.int64)
+            out_b = np.empty(offsets[na], dtype=np.int64)
+            out_d = np.empty(offsets[na], dtype=np.float64)
+        for i in range(na):
+            cx = int(np.floor(a[i, 0] / cell)) - minx
+            cy = int(np.floor(a[i, 1] / cell)) - miny
+            k = 0
+            for yy in range(cy - 1, cy + 2):
+                if yy < 0 or yy >= h:
                     continue
-                c = yy * w + xx
-                for s in range(starts[c], starts[c + 1]):
-                    j = order[s]
-                    if exclude_same and j == i:
+                for xx in range(cx - 1, cx + 2):
+                    if xx < 0 or xx >= w:
                         continue
-                    dx = a[i, 0] - b[j, 0]
-                    dy = a[i, 1] - b[j, 1]
-                    d2 = dx * dx + dy * dy
-                    if d2 <= r2:
-                        out_a.append(i)
-                        out_b.append(j)
-                        out_d.append(np.sqrt(d2))
-    return (
-        np.array(out_a, dtype=np.int64),
-        np.array(out_b, dtype=np.int64),
-        np.array(out_d, dtype=np.float64),
-    )
+                    c = yy * w + xx
+                    for s in range(starts[c], starts[c + 1]):
+                        j = order[s]
+                        if exclude_same and j == i:
+                            continue
+                        dx = a[i, 0] - b[j, 0]
+                        dy = a[i, 1] - b[j, 1]
+                        d2 = dx * dx + dy * dy
+                        if d2 <= r2:
+                            if fill == 1:
+                                out_b[offsets[i] + k] = j
+                                out_d[offsets[i] + k] = np.sqrt(d2)
+                            k += 1
+            if fill == 0:
+                counts[i + 1] = k
+            else:
+                lo, hi = offsets[i], offsets[i] + k
+                for u in range(lo + 1, hi):  # insertion sort: rows are short and nearly sorted
+                    jb, jd = out_b[u], out_d[u]
+                    v = u - 1
+                    while v >= lo and out_b[v] > jb:
+                        out_b[v + 1] = out_b[v]
+                        out_d[v + 1] = out_d[v]
+                        v -= 1
+                    out_b[v + 1] = jb
+                    out_d[v + 1] = jd
+                out_a[lo:hi] = i
+    return out_a, out_b, out_d
 
 
 _pairs_within_cells = njit(cache=True)(_pairs_within_cells_py) if njit else _pairs_within_cells_py
@@ -112,6 +131,56 @@ def pairs_within(
     # the cell table small (at most ~1024 x 1024) when the radius is tiny.
     extent = float(np.max(b.max(axis=0) - b.min(axis=0)))
     cell = max(float(radius), extent / 1024.0, 1e-9)
-    ia, ib, dist = _pairs_within_cells(a, b, float(radius), exclude_same, cell)
-    order = np.lexsort((ib, ia))
-    return ia[order], ib[order], dist[order]
+    return _pairs_within_cells(a, b, float(radius), exclude_same, cell)
+
+
+def _mirror_py(ia, ib, upper_ok, n):
+    # For a symmetric pair list sorted by (ia, ib): ok[k] for ia < ib is given in order; for
+    # ia > ib look up the mirrored pair (ib, ia) by binary search in row ib.
+    starts = np.searchsorted(ia, np.arange(n + 1))
+    ok = np.zeros(ia.shape[0], dtype=np.bool_)
+    upper_index = np.full(ia.shape[0], -1, dtype=np.int64)
+    u = 0
+    for k in range(ia.shape[0]):
+        if ia[k] < ib[k]:
+            upper_index[k] = u
+            ok[k] = upper_ok[u]
+            u += 1
+    for k in range(ia.shape[0]):
+        if ia[k] > ib[k]:
+            row = ib[k]
+            lo, hi = starts[row], starts[row + 1]
+            m = lo + np.searchsorted(ib[lo:hi], ia[k])
+            ok[k] = ok[m]
+    return ok
+
+
+_mirror = njit(cache=True)(_mirror_py) if njit else _mirror_py
+
+
+def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray,
+                     n: int) -> np.ndarray:
+    """Extend a per-unordered-pair result to a symmetric pair list.
+
+    Parameters
+    ----------
+    ia, ib : ndarray of int64, shape (P,)
+        A symmetric pair list (each (i, j) also present as (j, i)), sorted by (ia, ib), no
+        self-pairs (as :func:`pairs_within` with ``b=None`` returns).
+    upper_ok : ndarray of bool, shape (U,)
+        The result for the pairs with ``ia < ib``, in list order.
+    n : int
+        Number of points (indices are in ``0..n-1``).
+
+    Returns
+    -------
+    ndarray of bool, shape (P,)
+
+    Examples
+    --------
+    >>> ia, ib = np.array([0, 0, 1, 2]), np.array([1, 2, 0, 0])
+    >>> mirror_symmetric(ia, ib, np.array([True, False]), 3).tolist()
+    [True, False, True, False]
+    """
+    return _mirror(np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64),
+                   np.asarray(upper_ok, dtype=np.bool_), int(n))

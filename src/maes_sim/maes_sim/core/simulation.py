@@ -262,7 +262,7 @@ class Simulation:
             tick=self.tick,
             status=str(C.Status(int(self._status[i]))),
             colliding=bool(self.colliding[i]),
-            incoming_broadcast_msgs=list(self.mailbox.inbox[i]),
+            incoming_broadcast_msgs=self.mailbox.inbox_of(i),
             tags_nearby=[
                 TagView(msg=t.msg, pos=Vector2D(*t.pos), sender=t.sender, tick=t.tick)
                 for t in self._tags_for()[i]

@@ -87,7 +87,8 @@ def test_message_checks_and_per_tick_limit():
     assert "already sent" in box.post(0, "m")
     assert box.post(1, "other robot is not limited by robot 0") is None
     box.deliver(np.array([0]), np.array([1]))
-    assert len(box.inbox[1]) == MAX_BROADCASTS_PER_TICK
+    assert len(box.inbox_of(1)) == MAX_BROADCASTS_PER_TICK
+    assert box.inbox_of(0) == []
     assert box.post(0, "new tick, new budget") is None
 
 
@@ -106,3 +107,35 @@ def test_all_pairs_fast_path_equals_the_per_sender_path():
         np.testing.assert_array_equal(everyone[0], merged[0][order])
         np.testing.assert_array_equal(everyone[1], merged[1][order])
         assert everyone[0].size > 0
+
+
+def test_groups_match_a_plain_flood_fill_on_random_graphs():
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        n = int(rng.integers(1, 60))
+        m = int(rng.integers(0, 80))
+        ia, ib = rng.integers(0, n, m), rng.integers(0, n, m)
+        labels = communication_groups(n, ia, ib)
+        adj = {i: set() for i in range(n)}
+        for a, b in zip(ia.tolist(), ib.tolist()):
+            adj[a].add(b)
+            adj[b].add(a)
+        for i in range(n):  # the label is the smallest index reachable from i
+            seen, todo = {i}, [i]
+            while todo:
+                for j in adj[todo.pop()] - seen:
+                    seen.add(j)
+                    todo.append(j)
+            assert labels[i] == min(seen)
+
+
+def test_inboxes_are_ordered_by_sender_and_counted():
+    box = Mailbox(4)
+    box.post(2, "from two")
+    box.post(0, "from zero")
+    box.post(2, "two again")
+    box.deliver(np.array([0, 2, 2, 0]), np.array([1, 1, 3, 3]))
+    assert [(m.sender, m.msg) for m in box.inbox_of(1)] == [
+        ("robot0", "from zero"), ("robot2", "from two"), ("robot2", "two again")]
+    assert box.total_sent == 3 and box.total_delivered == 6
+    assert box.inbox_of(0) == [] and box.inbox_of(2) == []

@@ -43,3 +43,19 @@ def test_tiny_radius_over_large_extent_stays_cheap():
     pts = np.array([[0.0, 0.0], [1e6, 1e6], [1e6, 1e6 + 1e-7]])
     ia, ib, _ = pairs_within(pts, None, 1e-6)
     assert list(zip(ia.tolist(), ib.tolist())) == [(1, 2), (2, 1)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mirror_symmetric_matches_a_dictionary_lookup(seed):
+    from maes_sim.core.neighbors import mirror_symmetric
+
+    rng = np.random.default_rng(seed)
+    pts = rng.uniform(0, 10, size=(50, 2))
+    ia, ib, _ = pairs_within(pts, None, 2.5)
+    upper = ia < ib
+    truth = {(a, b): bool(rng.random() < 0.5) for a, b in zip(ia[upper].tolist(),
+                                                               ib[upper].tolist())}
+    ok = mirror_symmetric(ia, ib, np.array([truth[p] for p in zip(ia[upper].tolist(),
+                                                                  ib[upper].tolist())]), 50)
+    expected = [truth[(min(a, b), max(a, b))] for a, b in zip(ia.tolist(), ib.tolist())]
+    assert ok.tolist() == expected
