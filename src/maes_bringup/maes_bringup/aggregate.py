@@ -1,0 +1,222 @@
+"""Summaries of a batch's tidy CSV files: the aggregate table and the plots.
+
+Reads ``results.csv``, ``timeseries.csv`` and ``experiment.json`` of a ``maes-batch`` output
+folder and writes
+
+* ``aggregate.csv``: one row per condition (parameter values + controller) and metric, with
+  ``runs`` (runs of the condition), ``failed``, ``n`` (runs with a value), ``missing`` (finished
+  runs without a value, e.g. 99 % never reached), ``mean``, ``std`` (sample, n - 1), ``min``,
+  ``q25``, ``median``, ``q75``, ``max``;
+* ``exploration_vs_time.png``: mean exploration per condition over simulated time, with the
+  min..max band of its runs (a run that ended keeps its last value);
+* ``<metric>_vs_<parameter>.png`` for each numeric parameter: the last ``time_to_*`` metric
+  (else ``ticks_to_end``) against it, mean and std per value, one line per controller and
+  combination of the other listed parameters (runs as points for sampled parameters).
+
+Run again by hand with ``python -m maes_bringup.aggregate OUT_DIR``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+AGGREGATE = "aggregate.csv"
+STAT_COLUMNS = ("runs", "failed", "n", "missing", "mean", "std", "min", "q25", "median", "q75",
+                "max")
+
+
+def _float(text: str) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def describe(values: list[float]) -> dict[str, float | None]:
+    """n, mean, std (n - 1), min, quartiles, max of ``values`` (None where undefined).
+
+    Examples
+    --------
+    >>> d = describe([1.0, 2.0, 3.0, 4.0])
+    >>> d["n"], d["mean"], round(d["std"], 4), d["median"], d["q25"]
+    (4, 2.5, 1.291, 2.5, 1.75)
+    """
+    if not values:
+        return {k: None for k in ("mean", "std", "min", "q25", "median", "q75", "max")} | {"n": 0}
+    a = np.asarray(values, dtype=np.float64)
+    q = np.quantile(a, [0.25, 0.5, 0.75])
+    return {"n": int(a.size), "mean": float(a.mean()),
+            "std": float(a.std(ddof=1)) if a.size > 1 else None, "min": float(a.min()),
+            "q25": float(q[0]), "median": float(q[1]), "q75": float(q[2]), "max": float(a.max())}
+
+
+def _conditions(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
+    groups: dict[str, list[dict[str, str]]] = {}
+    for r in rows:
+        groups.setdefault(r["condition_id"], []).append(r)
+    return groups
+
+
+def aggregate_rows(rows: list[dict[str, str]], parameters: list[str],
+                   metrics: list[str]) -> list[dict[str, Any]]:
+    """The ``aggregate.csv`` rows of ``results.csv`` rows (conditions in first-seen order)."""
+    out = []
+    for cid, runs in _conditions(rows).items():
+        ok = [r for r in runs if r["status"] == "ok"]
+        head = {"condition_id": cid, **{p: runs[0][p] for p in parameters},
+                "controller": runs[0]["controller"]}
+        for metric in metrics:
+            values = [v for v in (_float(r[metric]) for r in ok) if v is not None]
+            stats = describe(values)
+            out.append({**head, "metric": metric, "runs": len(runs),
+                        "failed": len(runs) - len(ok), "missing": len(ok) - len(values),
+                        **stats})
+    return out
+
+
+def _label(row: dict[str, str], parameters: list[str], controllers: list[str]) -> str:
+    parts = [f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in parameters]
+    if len(controllers) > 1:
+        parts.append(row["controller"].rsplit(":", 1)[-1] if ":" in row["controller"]
+                     else row["controller"])
+    return ", ".join(parts) or "base config"
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # plots are optional; the CSV files are the results
+        return None
+    return plt
+
+
+def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[str, str]],
+                     parameters: list[str], controllers: list[str]) -> Path | None:
+    """Mean exploration % vs simulated time per condition, with the runs' min..max band."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    per_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for s in series:
+        per_case[s["case_id"]].append((float(s["sim_time"]), float(s["exploration_percent"])))
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    groups = _conditions([r for r in rows if r["status"] == "ok"])
+    for k, runs in enumerate(groups.values()):
+        curves = [np.asarray(per_case[r["case_id"]]) for r in runs if per_case[r["case_id"]]]
+        if not curves:
+            continue
+        t = np.unique(np.concatenate([c[:, 0] for c in curves]))
+        # each run holds its last value after it ended
+        ys = np.stack([np.interp(t, c[:, 0], c[:, 1], right=c[-1, 1]) for c in curves])
+        colour = f"C{k % 10}"
+        ax.plot(t, ys.mean(axis=0), color=colour, label=_label(runs[0], parameters, controllers))
+        if len(curves) > 1:
+            ax.fill_between(t, ys.min(axis=0), ys.max(axis=0), color=colour, alpha=0.15, lw=0)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("exploration (% of reachable area)")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    if len(groups) <= 12:
+        ax.legend(loc="lower right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_metric_vs(path: Path, rows: list[dict[str, str]], metric: str, parameter: str,
+                   others: list[str], sampled: bool) -> Path | None:
+    """``metric`` against ``parameter``: mean +- std per value and line, or points if sampled."""
+    plt = _pyplot()
+    if plt is None:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    lines: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for r in rows:
+        x, y = _float(r[parameter]), _float(r[metric])
+        if r["status"] != "ok" or x is None or y is None:
+            continue
+        key = ", ".join([f"{p.rsplit('.', 1)[-1]}={r[p]}" for p in others]
+                        + [r["controller"].rsplit(":", 1)[-1]])
+        lines[key][x].append(y)
+    for k, (key, points) in enumerate(lines.items()):
+        xs = sorted(points)
+        if sampled:
+            ax.plot([x for x in xs for _ in points[x]], [y for x in xs for y in points[x]], "o",
+                    color=f"C{k % 10}", label=key, alpha=0.7)
+            continue
+        mean = [float(np.mean(points[x])) for x in xs]
+        std = [float(np.std(points[x], ddof=1)) if len(points[x]) > 1 else 0.0 for x in xs]
+        ax.errorbar(xs, mean, yerr=std, marker="o", capsize=3, color=f"C{k % 10}", label=key)
+    ax.set_xlabel(parameter)
+    ax.set_ylabel(metric + (" (s)" if metric.startswith("time_to") else ""))
+    ax.grid(alpha=0.3)
+    if 1 < len(lines) <= 12:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def aggregate(out_dir: str | Path) -> list[Path]:
+    """Write ``aggregate.csv`` and the plots of a batch output folder; returns the paths.
+
+    Examples
+    --------
+    >>> aggregate("results/experiments/robots_vs_time")  # doctest: +SKIP
+    [PosixPath('results/experiments/robots_vs_time/aggregate.csv'), ...]
+    """
+    from .batch import RESULTS, SERIES_COLUMNS, TIMESERIES, _rewrite, read_rows
+
+    out = Path(out_dir)
+    meta = json.loads((out / "experiment.json").read_text())
+    params, metrics = list(meta["parameters"]), list(meta["metrics"])
+    rows = read_rows(out / RESULTS)
+    table = aggregate_rows(rows, params, metrics)
+    columns = ["condition_id", *params, "controller", "metric", *STAT_COLUMNS]
+    _rewrite(out / AGGREGATE, columns, table)
+    written = [out / AGGREGATE]
+    series = read_rows(out / TIMESERIES, list(SERIES_COLUMNS))
+    p = plot_exploration(out / "exploration_vs_time.png", rows, series, params,
+                         list(meta["controllers"]))
+    written += [p] if p else []
+    times = [m for m in metrics if m.startswith("time_to_")]
+    target = times[-1] if times else ("ticks_to_end" if "ticks_to_end" in metrics else None)
+    kinds = meta.get("parameter_kinds", {})
+    for param in params:
+        numeric = all(_float(r[param]) is not None for r in rows)
+        if target is None or not numeric or not rows:
+            continue
+        others = [q for q in params if q != param and kinds.get(q) != "lhs"]
+        name = f"{target}_vs_{param.rsplit('.', 1)[-1]}.png"
+        p = plot_metric_vs(out / name, rows, target, param, others, kinds.get(param) == "lhs")
+        written += [p] if p else []
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m maes_bringup.aggregate OUT_DIR``: redo the aggregate table and plots."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1 or not (Path(args[0]) / "experiment.json").is_file():
+        print("usage: python -m maes_bringup.aggregate OUT_DIR  (a maes-batch output folder)",
+              file=sys.stderr)
+        return 2
+    for path in aggregate(args[0]):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,461 @@
+"""``maes-batch``: every case of an experiment, in parallel, resumable, as tidy CSV.
+
+::
+
+    maes-batch experiment.yaml [--workers N] [--scheduler tcp://host:8786] [--out DIR] [--resume]
+
+Cases run in direct mode (:func:`maes_bringup.direct.run`) on the local cores (a process
+pool, ``--workers`` default: the usable cores) or, given ``--scheduler``, on a Dask distributed
+cluster; every run is deterministic, so both give the same numbers. Files in ``--out``
+(default ``results/experiments/<name>``):
+
+=========================== ======================================================================
+``results.csv``             one row per run: case and condition ids, parameters, controller, seed,
+                            status (``ok``/``failed``), error, end reason, ticks, the metrics
+``timeseries.csv``          exploration and coverage of every run at each statistics snapshot
+``aggregate.csv``           per condition and metric: n, mean, std, min, quartiles, max
+``*.png``                   exploration vs time per condition; the last time metric vs each
+                            numeric parameter (e.g. time to 99 % vs number of robots)
+``timing.csv``              wall time and real-time factor per run (machine-dependent)
+``errors.log``              the traceback of every failed run
+``cases.csv``, ``experiment.json``, ``experiment.yaml``   what was planned, for the record
+=========================== ======================================================================
+
+A row is appended and flushed to disk as each run finishes, so an interrupted batch keeps what
+finished; ``--resume`` skips the cases already in ``results.csv`` (failed ones are retried). When
+the last case is done the CSV files are rewritten in case order, so a resumed batch leaves the
+same files as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import multiprocessing
+import os
+import shutil
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .experiment import Case, Experiment, ExperimentError, load_experiment
+
+RESULTS = "results.csv"
+TIMESERIES = "timeseries.csv"
+TIMING = "timing.csv"
+ERRORS = "errors.log"
+SERIES_COLUMNS = ("case_id", "tick", "sim_time", "exploration_percent", "coverage_percent")
+TIMING_COLUMNS = ("case_id", "wall_time_s", "real_time_factor", "worker")
+
+
+def result_columns(experiment: Experiment) -> list[str]:
+    """The columns of ``results.csv`` for ``experiment``, in order."""
+    return (["case_id", "condition_id", *experiment.parameter_names, "controller", "seed",
+             "status", "error", "end_reason", "ticks", "sim_time", *experiment.metrics])
+
+
+# ---------------------------------------------------------------------------------- one run
+def run_case(case: Case) -> dict[str, Any]:
+    """Run one case in this process; never raises for a failing run.
+
+    Returns ``{"case_id", "row", "series", "timing", "traceback"}``: the ``results.csv`` row
+    (``status`` "ok" or "failed" with the error), the time-series rows, the timing row and the
+    traceback text of a failure ("" otherwise). Used by the local pool and by Dask workers.
+    """
+    from maes_sim.core.config import config_from_dict
+
+    from .direct import run
+    from .run_metrics import compute_metrics
+
+    started = time.perf_counter()
+    row: dict[str, Any] = {"case_id": case.case_id, "condition_id": case.condition_id,
+                           **dict(case.parameters), "controller": case.controller,
+                           "seed": case.seed, "status": "ok", "error": "", "end_reason": ""}
+    series: list[list[Any]] = []
+    tb = ""
+    rtf: float | None = None
+    try:
+        result = run(config_from_dict(case.config), case.controller_ref, seed=case.seed,
+                     max_ticks=case.max_ticks)
+        row.update(end_reason=result.end_reason or f"max_ticks {case.max_ticks} reached",
+                   ticks=result.ticks, sim_time=round(result.sim_time, 6))
+        row.update(compute_metrics(result, case.metrics))
+        series = [[case.case_id, s["tick"], s["sim_time"], s["exploration_percent"],
+                   s["coverage_percent"]] for s in result.snapshots]
+        rtf = result.real_time_factor
+    except Exception as exc:  # a run that raises is recorded, and the batch goes on
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())
+        row.update(status="failed", error=message[:500])
+        tb = traceback.format_exc()
+    wall = time.perf_counter() - started
+    timing = [case.case_id, round(wall, 3), "" if rtf is None else round(rtf, 3),
+              f"{socket.gethostname()}:{os.getpid()}"]
+    return {"case_id": case.case_id, "row": row, "series": series, "timing": timing,
+            "traceback": tb}
+
+
+# ---------------------------------------------------------------------------------- files
+def _cell(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value
+
+
+class _CsvLog:
+    """An append-only CSV file whose rows reach the disk as they are written."""
+
+    def __init__(self, path: Path, columns: Iterable[str]) -> None:
+        self.path = path
+        self.columns = list(columns)
+        new = not path.exists() or path.stat().st_size == 0
+        self._fh = path.open("a", newline="", encoding="utf-8")
+        self._writer = csv.writer(self._fh)
+        if new:
+            self._writer.writerow(self.columns)
+            self.sync()
+
+    def write(self, rows: Iterable[Iterable[Any]]) -> None:
+        for r in rows:
+            self._writer.writerow([_cell(v) for v in r])
+
+    def sync(self) -> None:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def read_rows(path: Path, columns: list[str] | None = None) -> list[dict[str, str]]:
+    """Complete rows of a CSV file written by this module (a torn last line is dropped).
+
+    With ``columns``, a file whose header differs raises ExperimentError (it was written by
+    another experiment).
+    """
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]  # the writer died mid-row
+    reader = csv.reader(io.StringIO(text))
+    header = next(reader, None)
+    if header is None:
+        return []
+    if columns is not None and header != columns:
+        raise ExperimentError(f"{path}: its columns differ from this experiment's; it was written "
+                              "by another experiment (use another --out, or delete the folder)")
+    return [dict(zip(header, r, strict=True)) for r in reader if len(r) == len(header)]
+
+
+def _rewrite(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> None:
+    """Replace ``path`` atomically with ``rows`` (dicts keyed by ``columns``)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(columns)
+        for r in rows:
+            writer.writerow([_cell(r.get(c)) for c in columns])
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _write_plan(experiment: Experiment, out: Path) -> None:
+    shutil.copyfile(experiment.path, out / "experiment.yaml")
+    meta = {"name": experiment.name, "parameters": list(experiment.parameter_names),
+            "parameter_kinds": _parameter_kinds(experiment), "controllers":
+            list(experiment.controllers), "seeds": list(experiment.seeds),
+            "metrics": list(experiment.metrics), "max_ticks": experiment.max_ticks,
+            "cases": len(experiment.cases)}
+    (out / "experiment.json").write_text(json.dumps(meta, indent=2) + "\n")
+    cols = ["case_id", "condition_id", *experiment.parameter_names, "controller", "seed"]
+    _rewrite(out / "cases.csv", cols, (
+        {"case_id": c.case_id, "condition_id": c.condition_id, **dict(c.parameters),
+         "controller": c.controller, "seed": c.seed} for c in experiment.cases))
+
+
+def _parameter_kinds(experiment: Experiment) -> dict[str, str]:
+    import yaml
+
+    raw = yaml.safe_load(experiment.path.read_text(encoding="utf-8")).get("parameters") or {}
+    return {p: (next(iter(s)) if isinstance(s, dict) else "values") for p, s in raw.items()}
+
+
+# ---------------------------------------------------------------------------------- progress
+class Progress:
+    """A one-line progress bar on stderr (one line per run when stderr is not a terminal)."""
+
+    def __init__(self, total: int, already: int, stream: Any = None, enabled: bool = True):
+        self.total, self.done, self.failed = total, already, 0
+        self._start_done = already
+        self._t0 = time.monotonic()
+        self._stream = stream or sys.stderr
+        self._enabled = enabled
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+
+    def update(self, ok: bool, case_id: str = "") -> None:
+        self.done += 1
+        self.failed += 0 if ok else 1
+        if not self._enabled:
+            return
+        elapsed = time.monotonic() - self._t0
+        new = self.done - self._start_done
+        left = (self.total - self.done) * elapsed / new if new else 0.0
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        line = (f"maes-batch [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+                f"{f' ({self.failed} failed)' if self.failed else ''}  {_clock(elapsed)} elapsed"
+                f", ~{_clock(left)} left")
+        if self._tty:
+            self._stream.write("\r" + line + ("\n" if self.done == self.total else ""))
+        else:
+            self._stream.write(f"{line}  {case_id}{'' if ok else ' FAILED'}\n")
+        self._stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    if s >= 3600:
+        return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+# ---------------------------------------------------------------------------------- executors
+def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
+    if workers <= 1:
+        for case in cases:
+            yield run_case(case)
+        return
+    # spawn: workers start clean (no inherited threads or half-initialised numba state)
+    pool = ProcessPoolExecutor(max_workers=workers,
+                               mp_context=multiprocessing.get_context("spawn"))
+    futures = {pool.submit(run_case, c): c for c in cases}
+    try:
+        for fut in as_completed(futures):
+            yield _outcome(fut, futures[fut])
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _dask(cases: list[Case], scheduler: str) -> Iterator[dict[str, Any]]:
+    try:
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError:
+        raise ExperimentError("--scheduler needs the 'distributed' package "
+                              "(pip install dask distributed)") from None
+    client = Client(scheduler, timeout="20s")
+    try:
+        futures = {client.submit(run_case, c, pure=False): c for c in cases}
+        try:
+            for fut in dask_completed(list(futures)):
+                yield _outcome(fut, futures[fut])
+        finally:
+            client.cancel(list(futures))
+    finally:
+        client.close()
+
+
+def _outcome(fut: Any, case: Case) -> dict[str, Any]:
+    """The worker's answer, or a failed row when the worker itself died."""
+    try:
+        return fut.result()
+    except Exception as exc:
+        row = {"case_id": case.case_id, "condition_id": case.condition_id,
+               **dict(case.parameters), "controller": case.controller, "seed": case.seed,
+               "status": "failed", "error": f"worker failed: {type(exc).__name__}: {exc}"[:500]}
+        return {"case_id": case.case_id, "row": row, "series": [],
+                "timing": [case.case_id, "", "", ""], "traceback": traceback.format_exc()}
+
+
+# ---------------------------------------------------------------------------------- batch
+@dataclass
+class BatchSummary:
+    """What :func:`run_experiment` did."""
+
+    out_dir: Path
+    total: int
+    skipped: int
+    completed: int
+    failed: int
+    interrupted: bool
+    wall_time: float
+
+
+def _clean_previous(out: Path, columns: list[str]) -> set[str]:
+    """On resume: keep only the finished (ok) runs' rows; returns their case ids."""
+    rows = read_rows(out / RESULTS, columns)
+    done = [r for r in rows if r["status"] == "ok"]
+    ids = {r["case_id"] for r in done}
+    _rewrite(out / RESULTS, columns, done)
+    for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
+        kept = [r for r in read_rows(out / name, list(cols)) if r["case_id"] in ids]
+        _rewrite(out / name, list(cols), kept)
+    return ids
+
+
+def _finalize(experiment: Experiment, out: Path, columns: list[str]) -> None:
+    """Rewrite the CSV files in case order, then the aggregate table and plots."""
+    from .aggregate import aggregate
+
+    order = {c.case_id: k for k, c in enumerate(experiment.cases)}
+    rows = read_rows(out / RESULTS, columns)
+    _rewrite(out / RESULTS, columns, sorted(rows, key=lambda r: order[r["case_id"]]))
+    for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
+        rows = read_rows(out / name, list(cols))
+        rows.sort(key=lambda r: (order.get(r["case_id"], -1), int(r.get("tick") or 0)))
+        _rewrite(out / name, list(cols), rows)
+    aggregate(out)
+
+
+def run_experiment(
+    experiment: Experiment | str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | None = None,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    resume: bool = False,
+    stop_after: int | None = None,
+    show_progress: bool = True,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> BatchSummary:
+    """Run an experiment's cases and write its result files.
+
+    Parameters
+    ----------
+    experiment : Experiment or path
+        A loaded experiment or its YAML file (validated before anything runs).
+    out_dir : path, optional
+        Output folder (default ``results/experiments/<name>``).
+    workers : int, optional
+        Local worker processes (default: the usable cores; 1 runs in this process).
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://host:port``); the cases run on its workers instead.
+    resume : bool
+        Continue in an existing output folder, skipping finished cases. Without it, a folder
+        that already holds results is an error.
+    stop_after : int, optional
+        Stop after this many runs finished (simulates an interruption; for tests).
+    show_progress : bool
+        Draw the progress bar on stderr.
+    on_result : callable, optional
+        Called with each run's outcome (see :func:`run_case`) as it arrives.
+
+    Returns
+    -------
+    BatchSummary
+
+    Examples
+    --------
+    >>> s = run_experiment("experiments/robots_vs_time.yaml", workers=2)  # doctest: +SKIP
+    >>> s.completed, s.failed  # doctest: +SKIP
+    (12, 0)
+    """
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
+    out = Path(out_dir) if out_dir is not None else Path("results/experiments") / experiment.name
+    columns = result_columns(experiment)
+    if (out / RESULTS).exists() and not resume:
+        raise ExperimentError(f"{out / RESULTS} exists: pass --resume to continue that batch, "
+                              "or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    done = _clean_previous(out, columns) if resume else set()
+    _write_plan(experiment, out)
+    todo = [c for c in experiment.cases if c.case_id not in done]
+    if workers is None:
+        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+            else os.cpu_count() or 1
+    workers = max(1, min(int(workers), len(todo) or 1))
+
+    logs = {RESULTS: _CsvLog(out / RESULTS, columns), TIMESERIES: _CsvLog(out / TIMESERIES,
+            SERIES_COLUMNS), TIMING: _CsvLog(out / TIMING, TIMING_COLUMNS)}
+    progress = Progress(len(experiment.cases), len(done), enabled=show_progress)
+    started = time.monotonic()
+    completed = failed = 0
+    interrupted = False
+    outcomes = _dask(todo, scheduler) if scheduler else _local(todo, workers)
+    try:
+        for outcome in outcomes:
+            # series first: a results row marks the run as finished
+            logs[TIMESERIES].write(outcome["series"])
+            logs[TIMING].write([outcome["timing"]])
+            logs[TIMESERIES].sync()
+            logs[TIMING].sync()
+            logs[RESULTS].write([[outcome["row"].get(c) for c in columns]])
+            logs[RESULTS].sync()
+            if outcome["traceback"]:
+                with (out / ERRORS).open("a", encoding="utf-8") as fh:
+                    fh.write(f"=== case {outcome['case_id']}\n{outcome['traceback']}\n")
+            ok = outcome["row"]["status"] == "ok"
+            completed += 1
+            failed += 0 if ok else 1
+            progress.update(ok, outcome["case_id"])
+            if on_result is not None:
+                on_result(outcome)
+            if stop_after is not None and completed >= stop_after and completed < len(todo):
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        close = getattr(outcomes, "close", None)
+        if close is not None:
+            close()  # cancels the cases not yet started
+        for log in logs.values():
+            log.close()
+    if not interrupted:
+        _finalize(experiment, out, columns)
+    return BatchSummary(out, len(experiment.cases), len(done), completed, failed, interrupted,
+                        time.monotonic() - started)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point ``maes-batch``; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="maes-batch",
+        description="Run every case of a MAES experiment file in direct mode, in parallel.")
+    parser.add_argument("experiment", help="experiment YAML file (see docs/experiments.md)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="local worker processes (default: the usable cores)")
+    parser.add_argument("--scheduler", default=None,
+                        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (instead of "
+                             "local workers)")
+    parser.add_argument("--out", default=None,
+                        help="output folder (default: results/experiments/<name>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue an interrupted batch in --out, skipping finished cases")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
+    try:
+        experiment = load_experiment(args.experiment)
+        print(f"maes-batch: {experiment.name}: {len(experiment.cases)} runs", file=sys.stderr)
+        summary = run_experiment(experiment, args.out, workers=args.workers,
+                                 scheduler=args.scheduler, resume=args.resume,
+                                 show_progress=not args.quiet)
+    except ExperimentError as err:
+        print(f"maes-batch: error: {err}", file=sys.stderr)
+        return 2
+    if summary.interrupted:
+        print(f"maes-batch: interrupted after {summary.skipped + summary.completed} of "
+              f"{summary.total} runs; continue with --resume --out {summary.out_dir}",
+              file=sys.stderr)
+        return 130
+    print(f"maes-batch: {summary.completed} runs in {summary.wall_time:.1f} s "
+          f"({summary.skipped} skipped, {summary.failed} failed); results in {summary.out_dir}",
+          file=sys.stderr)
+    return 1 if summary.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The metrics a batch experiment can collect from a run, by name.
+
+========================== =========================================================== =======
+name                       meaning                                                     unit
+========================== =========================================================== =======
+``ticks_to_end``           tick at which an end criterion was met (empty if            ticks
+                           ``max_ticks`` stopped the run first)
+``time_to_end``            the same in simulated seconds                               s
+``time_to_exploration_P``  first simulated time at which exploration reached P %       s
+                           (P any number in ]0, 100], e.g. 50, 90, 99; empty if never)
+``time_to_coverage_P``     the same for coverage                                       s
+``final_exploration``      exploration at the end of the run                           %
+``final_coverage``         coverage at the end of the run                              %
+``distance``               distance travelled, all robots together                     m
+``distance_per_robot``     mean distance travelled per robot                           m
+``collisions``             collisions started, all robots together                     count
+``messages_sent``          broadcasts sent                                             count
+``messages_delivered``     broadcasts received (one per receiving robot)               count
+``tags_deposited``         environment tags deposited                                  count
+========================== =========================================================== =======
+
+Every row also holds ``ticks``, ``sim_time`` and ``end_reason``. Exploration and coverage are
+the simulator's (share of the reachable open area seen by a lidar / driven over).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+_FIXED = ("ticks_to_end", "time_to_end", "final_exploration", "final_coverage", "distance",
+          "distance_per_robot", "collisions", "messages_sent", "messages_delivered",
+          "tags_deposited")
+_THRESHOLD = re.compile(r"^time_to_(exploration|coverage)_(\d+(?:\.\d+)?)$")
+
+
+def check_metric_names(names: Any) -> tuple[str, ...]:
+    """Validate metric names; returns them as a tuple.
+
+    Raises ValueError naming an unknown or repeated metric, with the closest known one.
+
+    Examples
+    --------
+    >>> check_metric_names(["time_to_exploration_99", "distance"])
+    ('time_to_exploration_99', 'distance')
+    >>> check_metric_names(["distanse"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown metric 'distanse'; did you mean 'distance'? (see maes_bringup.run_metrics)
+    """
+    import difflib
+
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"got {names!r}, expected a non-empty list of metric names")
+    for name in names:
+        m = _THRESHOLD.match(name)
+        if m is not None:
+            if not 0 < float(m.group(2)) <= 100:
+                raise ValueError(f"metric {name!r}: the percentage must be in ]0, 100]")
+            continue
+        if name not in _FIXED:
+            known = list(_FIXED) + ["time_to_exploration_99", "time_to_coverage_99"]
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
+            raise ValueError(f"unknown metric {name!r}{hint} (see maes_bringup.run_metrics)")
+    if len(set(names)) != len(names):
+        raise ValueError(f"a metric is listed twice in {names!r}")
+    return tuple(names)
+
+
+def _none_if_missing(value: float | None) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int | None]:
+    """The named metrics of a :class:`~maes_bringup.direct.RunResult` (None = not reached).
+
+    Examples
+    --------
+    >>> from maes_bringup.direct import run
+    >>> from maes_sim.core import config_from_dict
+    >>> cfg = config_from_dict({"end_criteria": {"tick": 3},
+    ...                         "map": {"width_in_tiles": 20, "height_in_tiles": 20}})
+    >>> m = compute_metrics(run(cfg, lambda robot: None), ["ticks_to_end", "distance"])
+    >>> m["ticks_to_end"], m["distance"]
+    (3, 0.0)
+    """
+    out: dict[str, float | int | None] = {}
+    n = max(len(result.distance), 1)
+    fixed = {
+        "ticks_to_end": result.ticks if result.finished else None,
+        "time_to_end": round(result.sim_time, 6) if result.finished else None,
+        "final_exploration": round(float(result.exploration[-1]), 4),
+        "final_coverage": round(float(result.coverage[-1]), 4),
+        "distance": round(float(result.distance.sum()), 6),
+        "distance_per_robot": round(float(result.distance.sum()) / n, 6),
+        "collisions": int(result.collisions.sum()),
+        "messages_sent": result.messages_sent,
+        "messages_delivered": result.messages_delivered,
+        "tags_deposited": result.tags_deposited,
+    }
+    for name in names:
+        m = _THRESHOLD.match(name)
+        if m is None:
+            out[name] = fixed[name]
+            continue
+        kind, percent = m.group(1), float(m.group(2))
+        t = (result.time_to_exploration(percent) if kind == "exploration"
+             else result.time_to_coverage(percent))
+        out[name] = None if t is None else round(t, 6)
+    return {k: _none_if_missing(v) for k, v in out.items()}
