@@ -82,7 +82,7 @@ _build: $(STANDINS_STAMP)
 	scripts/build_ws.sh workspace
 
 lint:
-	@$(LOCKED) $(MAKE) --no-print-directory $(VENV_STAMP)
+	@$(LOCKED) $(MAKE) --no-print-directory -s $(VENV_STAMP)
 	$(VENV)/bin/ruff check .
 
 constraints:
