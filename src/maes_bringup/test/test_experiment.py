@@ -1,0 +1,198 @@
+"""Experiment files: expansion into cases, stable ids, and every bad input caught before a run."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from maes_bringup.experiment import (
+    DEFAULT_METRICS,
+    ExperimentError,
+    latin_hypercube,
+    load_experiment,
+    range_values,
+)
+
+BASE = """\
+number_of_robots: 2
+end_criteria: {exploration_percent: 95.0, tick: 50}
+map: {width_in_tiles: 20, height_in_tiles: 20, cave_config: {}}
+"""
+
+CONTROLLER = "def logic(robot):\n    pass\n"
+
+
+def write(folder: Path, experiment: str, base: str = BASE) -> Path:
+    (folder / "base.yaml").write_text(base)
+    (folder / "ctrl.py").write_text(CONTROLLER)
+    path = folder / "exp.yaml"
+    path.write_text(textwrap.dedent(experiment))
+    return path
+
+
+def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
+    exp = load_experiment(write(tmp_path, """\
+        base_config: base.yaml
+        parameters:
+          number_of_robots: [1, 3]
+          robot_constraints.broadcast_range: {range: {start: 5, stop: 15, step: 5}}
+        repetitions: 2
+        controllers: [ctrl.py:logic, maes_controller.logic:logic]
+        max_ticks: 40
+        """))
+    assert exp.name == "exp" and exp.seeds == (0, 1) and exp.metrics == DEFAULT_METRICS
+    assert exp.parameter_names == ("number_of_robots", "robot_constraints.broadcast_range")
+    assert len(exp.cases) == 2 * 3 * 2 * 2
+    combos = {(c.parameters, c.controller, c.seed) for c in exp.cases}
+    assert len(combos) == len(exp.cases)
+    assert {dict(c.parameters)["robot_constraints.broadcast_range"] for c in exp.cases} \
+        == {5, 10, 15}
+    case = next(c for c in exp.cases if dict(c.parameters)["number_of_robots"] == 3)
+    # each case carries its whole resolved config, with its own seed
+    assert case.config["number_of_robots"] == 3
+    assert case.config["random_seeds"] == [case.seed]
+    assert case.config["map"]["cave_config"]["random_fill_percent"] == 40
+    refs = {c.controller: c.controller_ref for c in exp.cases}
+    assert refs == {"ctrl.py:logic": f"{tmp_path / 'ctrl.py'}:logic",  # made absolute
+                    "maes_controller.logic:logic": "maes_controller.logic:logic"}
+    assert case.max_ticks == 40
+    # runs of one condition share its id; different conditions do not
+    by_condition: dict[str, set] = {}
+    for c in exp.cases:
+        by_condition.setdefault(c.condition_id, set()).add((c.parameters, c.controller))
+    assert len(by_condition) == 12 and all(len(v) == 1 for v in by_condition.values())
+
+
+def test_case_ids_are_stable_and_follow_the_content(tmp_path):
+    text = """\
+        base_config: base.yaml
+        parameters: {number_of_robots: [1, 2]}
+        seeds: [3, 4]
+        controllers: [ctrl.py:logic]
+        """
+    first = [c.case_id for c in load_experiment(write(tmp_path, text)).cases]
+    again = [c.case_id for c in load_experiment(write(tmp_path, text)).cases]
+    assert first == again and len(set(first)) == 4
+    # a changed base config (even a setting not varied) makes new cases
+    changed = load_experiment(write(tmp_path, text, BASE.replace("tick: 50", "tick: 60")))
+    assert not set(first) & {c.case_id for c in changed.cases}
+    # the same experiment from another folder keeps its ids
+    other = tmp_path / "moved"
+    other.mkdir()
+    assert [c.case_id for c in load_experiment(write(other, text)).cases] == first
+
+
+def test_latin_hypercube_puts_one_sample_in_each_stratum(tmp_path):
+    exp = load_experiment(write(tmp_path, """\
+        base_config: base.yaml
+        parameters:
+          number_of_robots: [1, 2]
+          robot_constraints.slam_raytrace_range: {lhs: {low: 3.0, high: 9.0}}
+          map.cave_config.random_fill_percent: {lhs: {low: 30, high: 50}}
+        lhs_samples: 5
+        lhs_seed: 11
+        seeds: [0]
+        controllers: [ctrl.py:logic]
+        """))
+    assert len(exp.cases) == 2 * 5
+    samples = {c.parameters[1:] for c in exp.cases}
+    assert len(samples) == 5  # the same 5 samples crossed with both team sizes
+    ranges = sorted(dict(s)["robot_constraints.slam_raytrace_range"] for s in samples)
+    strata = np.floor((np.array(ranges) - 3.0) / 6.0 * 5).astype(int)
+    assert strata.tolist() == [0, 1, 2, 3, 4]
+    fills = [dict(s)["map.cave_config.random_fill_percent"] for s in samples]
+    assert all(isinstance(f, int) and 30 <= f <= 50 for f in fills)  # an int setting stays int
+    again = load_experiment(exp.path)
+    assert [c.parameters for c in again.cases] == [c.parameters for c in exp.cases]
+
+
+def test_latin_hypercube_and_range_helpers():
+    s = latin_hypercube(8, [0.0, -1.0], [1.0, 1.0], np.random.default_rng(1))
+    assert s.shape == (8, 2)
+    for d, (lo, hi) in enumerate([(0.0, 1.0), (-1.0, 1.0)]):
+        assert sorted(np.floor((s[:, d] - lo) / (hi - lo) * 8).astype(int)) == list(range(8))
+    assert not np.array_equal(s, latin_hypercube(8, [0.0, -1.0], [1.0, 1.0],
+                                                 np.random.default_rng(2)))
+    assert range_values(1, 4, 1) == [1, 2, 3, 4]
+    assert range_values(10, 2, -4) == [10, 6, 2]
+    assert range_values(0.1, 0.3, 0.1) == [0.1, 0.2, 0.3]
+    for bad in [(1, 5, 0), (5, 1, 1)]:
+        with pytest.raises(ValueError, match="empty range"):
+            range_values(*bad)
+
+
+def test_seeds_default_to_the_config(tmp_path):
+    exp = load_experiment(write(tmp_path, """\
+        base_config: base.yaml
+        controllers: [ctrl.py:logic]
+        """, BASE + "random_seeds: [7, 9]\n"))
+    assert exp.seeds == (7, 9) and len(exp.cases) == 2 and exp.parameter_names == ()
+
+
+@pytest.mark.parametrize("body, needle", [
+    ("parameters: {number_of_robot: [1]}",
+     "parameters.number_of_robot: unknown config key path 'number_of_robot'; did you mean "
+     "'number_of_robots'?"),
+    ("parameters: {robot_constraints.broadcast_rang: [1]}",
+     "did you mean 'robot_constraints.broadcast_range'?"),
+    ("parameters: {tile_size: [1.0]}", "did you mean 'world.tile_size'?"),
+    ("parameters: {random_seeds: [[1]]}", "vary seeds with the experiment's 'seeds'"),
+    ("parameters: {number_of_robots: {range: {start: 4, stop: 1, step: 1}}}",
+     "parameters.number_of_robots.range: empty range"),
+    ("parameters: {number_of_robots: {range: {start: 1, stop: 4, step: 0}}}", "empty range"),
+    ("parameters: {number_of_robots: []}", "expected a non-empty list"),
+    ("parameters: {number_of_robots: {lhs: {low: 5, high: 5}}}\nlhs_samples: 3", "empty range"),
+    ("parameters: {number_of_robots: {lhs: {low: 1, high: 5}}}", "lhs_samples: needed"),
+    ("parameters: {motion.model: {lhs: {low: 1, high: 5}}}\nlhs_samples: 2", "numeric setting"),
+    ("parameters: {number_of_robots: {between: [1, 2]}}", "exactly one of values"),
+    ("parameters: {number_of_robots: [1, 0]}", "number_of_robots: got 0, expected an integer"),
+    ("parametrs: {}", "unknown key 'parametrs'; did you mean 'parameters'?"),
+    ("seeds: [1]\nrepetitions: 2", "seeds or repetitions, not both"),
+    ("seeds: [1, 1]", "a seed is repeated"),
+    ("repetitions: 0", "repetitions: got 0"),
+    ("metrics: [time_to_exploraton_99]", "did you mean 'time_to_exploration_99'?"),
+    ("metrics: [time_to_exploration_150]", "percentage must be in ]0, 100]"),
+    ("max_ticks: -3", "max_ticks: got -3"),
+])
+def test_bad_input_fails_before_any_run_naming_the_problem(tmp_path, body, needle):
+    text = "base_config: base.yaml\ncontrollers: [ctrl.py:logic]\n" + body + "\n"
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(write(tmp_path, text))
+    assert needle in str(info.value)
+    assert str(tmp_path / "exp.yaml") in str(info.value)
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("no_such_package.logic:logic", "cannot import logic module 'no_such_package.logic'"),
+    ("maes_controller.logic:no_such_function", "'no_such_function' in 'maes_controller.logic'"),
+    ("missing.py:logic", "controller file"),
+    ("ctrl.py:nothing", "'nothing'"),
+    ("broken.py:logic", "ZeroDivisionError"),
+    ("no-colon", "must look like 'package.module:function'"),
+])
+def test_controllers_are_imported_before_any_run(tmp_path, spec, needle):
+    (tmp_path / "broken.py").write_text("1 / 0\n")
+    text = f"base_config: base.yaml\ncontrollers: ['{spec}']\n"
+    with pytest.raises(ExperimentError, match="controllers: ") as info:
+        load_experiment(write(tmp_path, text))
+    assert needle in str(info.value)
+
+
+def test_a_config_that_never_ends_needs_max_ticks(tmp_path):
+    base = "map: {width_in_tiles: 20, height_in_tiles: 20}\n"
+    with pytest.raises(ExperimentError, match="max_ticks: needed"):
+        load_experiment(write(tmp_path, "base_config: base.yaml\ncontrollers: [ctrl.py:logic]\n",
+                              base))
+
+
+def test_a_missing_or_invalid_base_config_is_named(tmp_path):
+    with pytest.raises(ExperimentError, match="base_config: .*file not found"):
+        load_experiment(write(tmp_path, "base_config: nope.yaml\ncontrollers: [ctrl.py:logic]"))
+    with pytest.raises(ExperimentError, match="number_of_robots: got 'x'"):
+        load_experiment(write(tmp_path, "base_config: base.yaml\ncontrollers: [ctrl.py:logic]",
+                              "number_of_robots: x\n"))
+    with pytest.raises(ExperimentError, match="file not found"):
+        load_experiment(tmp_path / "absent.yaml")
