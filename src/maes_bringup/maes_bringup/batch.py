@@ -246,14 +246,26 @@ def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _dask(cases: list[Case], scheduler: str) -> Iterator[dict[str, Any]]:
+#: How long to try reaching a Dask scheduler before giving up.
+DASK_CONNECT_TIMEOUT = "20s"
+
+
+def _connect(scheduler: str) -> Any:
+    """A Dask client of ``scheduler``; ExperimentError when the package or scheduler is missing."""
     try:
         from distributed import Client
-        from distributed import as_completed as dask_completed
     except ImportError:
         raise ExperimentError("--scheduler needs the 'distributed' package "
                               "(pip install dask distributed)") from None
-    client = Client(scheduler, timeout="20s")
+    try:
+        return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
+    except (OSError, ValueError, TypeError) as err:
+        raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None
+
+
+def _dask(cases: list[Case], client: Any) -> Iterator[dict[str, Any]]:
+    from distributed import as_completed as dask_completed
+
     try:
         futures = {client.submit(run_case, c, pure=False): c for c in cases}
         try:
@@ -367,6 +379,7 @@ def run_experiment(
     if (out / RESULTS).exists() and not resume:
         raise ExperimentError(f"{out / RESULTS} exists: pass --resume to continue that batch, "
                               "or choose another --out")
+    client = _connect(scheduler) if scheduler else None  # fail before writing anything
     out.mkdir(parents=True, exist_ok=True)
     done = _clean_previous(out, columns) if resume else set()
     _write_plan(experiment, out)
@@ -382,7 +395,7 @@ def run_experiment(
     started = time.monotonic()
     completed = failed = 0
     interrupted = False
-    outcomes = _dask(todo, scheduler) if scheduler else _local(todo, workers)
+    outcomes = _dask(todo, client) if client is not None else _local(todo, workers)
     try:
         for outcome in outcomes:
             # series first: a results row marks the run as finished
