@@ -175,3 +175,61 @@ class FrameTree:
             oldest = min(oldest, edge.stamp)
             frame = edge.parent
         return None
+
+
+class SmoothedTransform:
+    """Running average of a transform whose samples scatter around a slowly moving value.
+
+    The navigator's estimate of ``map -> odom``: the simulated SLAM reports the robot's map pose
+    with a fresh random error (``slam_position_inaccuracy``) at every SLAM update, while
+    odometry is smooth. Averaging ``map -> odom`` (a plain mean over the first ``1 / min_alpha``
+    samples, then an exponential average with weight ``min_alpha``) removes most of that error
+    and still follows odometry drift. Yaw is averaged on the circle.
+
+    Parameters
+    ----------
+    min_alpha : float
+        Weight of a new sample once warmed up, in (0, 1]; 1 disables smoothing.
+    reset_distance : float
+        A sample this far (in x, y) from the average restarts it: a real jump (e.g. a loop
+        closure), not noise.
+
+    Examples
+    --------
+    >>> f = SmoothedTransform(min_alpha=0.5)
+    >>> _ = f.add((1.0, 0.0, 0.0))
+    >>> f.add((3.0, 2.0, 0.0))
+    (2.0, 1.0, 0.0)
+    >>> f.add((4.0, 1.0, 0.0))
+    (3.0, 1.0, 0.0)
+    """
+
+    def __init__(self, min_alpha: float = 0.02, reset_distance: float = math.inf) -> None:
+        if not (isinstance(min_alpha, (int, float)) and 0.0 < min_alpha <= 1.0):
+            raise ValueError(f"min_alpha must be in (0, 1], got {min_alpha!r}")
+        if not (isinstance(reset_distance, (int, float)) and reset_distance > 0.0):
+            raise ValueError(f"reset_distance must be > 0, got {reset_distance!r}")
+        self.min_alpha = float(min_alpha)
+        self.reset_distance = float(reset_distance)
+        self.samples = 0
+        self._x = self._y = self._c = self._s = 0.0
+
+    @property
+    def value(self) -> Pose2D | None:
+        """The current average, None before the first sample."""
+        if self.samples == 0:
+            return None
+        return self._x, self._y, math.atan2(self._s, self._c)
+
+    def add(self, pose: Pose2D) -> Pose2D:
+        """Fold in one sample; returns the new average."""
+        x, y, yaw = (float(v) for v in pose)
+        if self.samples and math.hypot(x - self._x, y - self._y) > self.reset_distance:
+            self.samples = 0
+        self.samples += 1
+        a = max(1.0 / self.samples, self.min_alpha)
+        self._x += a * (x - self._x)
+        self._y += a * (y - self._y)
+        self._c += a * (math.cos(yaw) - self._c)
+        self._s += a * (math.sin(yaw) - self._s)
+        return self.value

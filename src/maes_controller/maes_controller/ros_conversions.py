@@ -1,0 +1,114 @@
+"""Message conversions of the controller and navigator nodes, in one place (``*_to_msg``).
+
+The nodes stay thin: everything that builds or reads a message lives here, and every decision
+lives in the pure modules (:mod:`.navigation`, :mod:`.tf_pose`, :mod:`.frontier`, ...).
+"""
+
+from __future__ import annotations
+
+import array
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from builtin_interfaces.msg import Duration, Time
+from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
+from nav2_msgs.action import NavigateToPose
+from nav_msgs.msg import OccupancyGrid, Path
+
+from .navigation import NavStep
+
+
+def time_to_msg(seconds: float) -> Time:
+    """``builtin_interfaces/Time`` of ``seconds`` (>= 0)."""
+    ns = int(round(seconds * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def duration_to_msg(seconds: float) -> Duration:
+    """``builtin_interfaces/Duration`` of ``seconds`` (negative and nan count as 0)."""
+    ns = int(round(seconds * 1e9)) if math.isfinite(seconds) and seconds > 0 else 0
+    return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def pose_to_msg(x: float, y: float, yaw: float, stamp: Time, frame_id: str = "map") -> PoseStamped:
+    """A planar ``geometry_msgs/PoseStamped``."""
+    msg = PoseStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    msg.pose.position.x = float(x)
+    msg.pose.position.y = float(y)
+    msg.pose.orientation.z = math.sin(0.5 * yaw)
+    msg.pose.orientation.w = math.cos(0.5 * yaw)
+    return msg
+
+
+def goal_to_msg(x: float, y: float, stamp: Time, frame_id: str = "map") -> NavigateToPose.Goal:
+    """A ``NavigateToPose`` goal at ``(x, y)`` (identity orientation, as MAES 2.0 sent)."""
+    goal = NavigateToPose.Goal()
+    goal.pose = pose_to_msg(x, y, 0.0, stamp, frame_id)
+    return goal
+
+
+def goal_from_msg(goal: NavigateToPose.Goal) -> tuple[str, float, float]:
+    """``(frame_id without a leading '/', x, y)`` of a ``NavigateToPose`` goal."""
+    frame = goal.pose.header.frame_id
+    frame = frame[1:] if frame.startswith("/") else frame
+    return frame, float(goal.pose.pose.position.x), float(goal.pose.pose.position.y)
+
+
+def feedback_to_msg(step: NavStep, pose: Sequence[float] | None,
+                    stamp: Time) -> NavigateToPose.Feedback:
+    """``NavigateToPose`` feedback of a navigation step at the robot's pose."""
+    fb = NavigateToPose.Feedback()
+    if pose is not None:
+        fb.current_pose = pose_to_msg(pose[0], pose[1], pose[2], stamp)
+    fb.navigation_time = duration_to_msg(step.navigation_time)
+    fb.estimated_time_remaining = duration_to_msg(step.estimated_time_remaining)
+    fb.number_of_recoveries = int(min(step.number_of_recoveries, 32767))
+    remaining = step.distance_remaining
+    fb.distance_remaining = float(remaining) if math.isfinite(remaining) else 0.0
+    return fb
+
+
+def result_to_msg(step: NavStep) -> NavigateToPose.Result:
+    """``NavigateToPose`` result: the step's error code and message."""
+    return NavigateToPose.Result(error_code=int(step.error_code), error_msg=step.error_msg)
+
+
+def twist_to_msg(linear: float, angular: float, stamped: bool = False,
+                 stamp: Time | None = None, frame_id: str = "base_footprint"):
+    """``Twist`` (or ``TwistStamped``) with forward and yaw speeds."""
+    twist = Twist()
+    twist.linear.x = float(linear)
+    twist.angular.z = float(angular)
+    if not stamped:
+        return twist
+    msg = TwistStamped(twist=twist)
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
+def costmap_to_msg(map_msg: OccupancyGrid, costs: np.ndarray) -> OccupancyGrid:
+    """A costmap with the header and geometry of the map it was computed from."""
+    msg = OccupancyGrid()
+    msg.header = map_msg.header
+    msg.info = map_msg.info
+    msg.data = array.array("b", np.ascontiguousarray(costs, dtype=np.int8).tobytes())
+    return msg
+
+
+def path_to_msg(points: Sequence[Sequence[float]], stamp: Time, frame_id: str = "map") -> Path:
+    """``nav_msgs/Path`` through ``points``, each pose facing the next point."""
+    msg = Path()
+    msg.header.stamp = stamp
+    msg.header.frame_id = frame_id
+    poses = []
+    for k, (x, y) in enumerate(points):
+        nx, ny = points[min(k + 1, len(points) - 1)]
+        yaw = math.atan2(ny - y, nx - x) if (nx, ny) != (x, y) else 0.0
+        poses.append(pose_to_msg(x, y, yaw, stamp, frame_id))
+    msg.poses = poses
+    return msg
