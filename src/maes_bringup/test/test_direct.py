@@ -321,6 +321,35 @@ def test_example_explorer_finishes_a_small_map(tmp_path):
     assert summary["mode"] == "direct" and summary["finished"] and summary["ticks"] == result.ticks
 
 
+SMALL_MAP_RUN = """\
+number_of_robots: 3
+end_criteria: {exploration_percent: 99.0, tick: 3000}
+robot_constraints: {slam_position_inaccuracy: 0.0}
+map: {width_in_tiles: 30, height_in_tiles: 30, cave_config: {}}
+"""
+
+
+def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp_path):
+    pytest.importorskip("rclpy", reason="ROS mode needs the project environment")
+    config = tmp_path / "small.yaml"
+    config.write_text(SMALL_MAP_RUN)
+    direct = run(config, EXPLORER)
+    assert direct.end_reason.startswith("exploration reached")
+    # the embedded ROS stack (simulator, navigator and controller nodes over DDS) on the same
+    # file; the per-run ROS domain comes from the root conftest through the environment
+    out = subprocess.run(
+        [sys.executable, "-m", "maes_bringup.embedded", "--config", str(config),
+         "--real-time-factor", "0", "--results", str(tmp_path / "ros")],
+        capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (folder,) = (tmp_path / "ros").iterdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["finished"] and summary["end_reason"].startswith("exploration reached")
+    assert summary["seed"] == direct.seed
+    mine = direct.write(tmp_path / "direct")  # the very same map in both modes
+    assert (mine / "ground_truth.pgm").read_bytes() == (folder / "ground_truth.pgm").read_bytes()
+
+
 def test_direct_mode_imports_no_ros():
     code = (
         "import sys\n"
