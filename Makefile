@@ -42,12 +42,26 @@ SETUP_LOCK := /tmp/maes-ros-setup-$(shell printf '%s' "$(CURDIR)" | cksum | cut 
 LOCKED := $(shell command -v flock >/dev/null 2>&1 && echo "flock $(SETUP_LOCK)")
 
 PYTEST_ARGS ?=
+# make run: the run's config, whether the built-in controllers drive the robots (builtin|none),
+# the real-time factor (0 = as fast as possible) and extra maes_run arguments.
+CONFIG ?= maes_config.yaml
+CONTROLLERS ?= builtin
+RTF ?= 1
+RUN_ARGS ?=
+# make batch: the experiment file and extra maes-batch arguments.
+EXPERIMENT ?= experiments/robots_vs_time.yaml
+BATCH_ARGS ?=
 
-.PHONY: help setup test build lint clean distclean constraints check-system _setup _build
+.PHONY: help run batch bench setup test build lint clean distclean constraints check-system \
+	_setup _build
 
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/)"
+	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
+	@echo "                  CONTROLLERS=builtin|none, RTF=1 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
+	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
+	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
 	@echo "make build        rebuild the workspace with colcon"
 	@echo "make lint         ruff check over the repository"
 	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
@@ -71,6 +85,19 @@ $(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
 
 check-system:
 	@scripts/check_system.sh
+
+run: setup
+	@scripts/with_env python -m maes_bringup.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
+		--real-time-factor "$(RTF)" $(RUN_ARGS)
+
+batch: setup
+	@scripts/with_env python -m maes_bringup.batch "$(EXPERIMENT)" $(BATCH_ARGS)
+
+bench: setup
+	@scripts/with_env python bench/bench_core.py
+	@scripts/with_env python bench/bench_sim_node.py
+	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py; do \
+		if [ -f $$b ]; then scripts/with_env python $$b || exit 1; fi; done
 
 test: setup
 	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)
