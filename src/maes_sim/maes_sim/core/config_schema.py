@@ -3,7 +3,7 @@
 Every section is a frozen dataclass that validates itself in ``__post_init__``, so a config built
 in Python (or changed with ``dataclasses.replace``) obeys exactly the rules a YAML file does.
 Sections, keys and defaults follow MAES 2.0 (its C# YAML loader and its ROS ``maes_config.yaml``);
-``world``, ``motion`` and ``stack`` are MAES-ROS additions. See ``docs/config_reference.md``.
+``world``, ``motion`` and ``stack`` are MAES-ROS additions. See the README's configuration reference.
 """
 
 from __future__ import annotations
