@@ -102,7 +102,8 @@ def _pyplot():
 
 
 def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[str, str]],
-                     parameters: list[str], controllers: list[str]) -> Path | None:
+                     parameters: list[str], controllers: list[str],
+                     title: str = "") -> Path | None:
     """Mean exploration % vs simulated time per condition, with the runs' min..max band."""
     plt = _pyplot()
     if plt is None:
@@ -123,6 +124,7 @@ def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[s
         ax.plot(t, ys.mean(axis=0), color=colour, label=_label(runs[0], parameters, controllers))
         if len(curves) > 1:
             ax.fill_between(t, ys.min(axis=0), ys.max(axis=0), color=colour, alpha=0.15, lw=0)
+    ax.set_title(title, fontsize="medium")
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("exploration (% of reachable area)")
     ax.set_ylim(0, 100)
@@ -136,7 +138,7 @@ def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[s
 
 
 def plot_metric_vs(path: Path, rows: list[dict[str, str]], metric: str, parameter: str,
-                   others: list[str], sampled: bool) -> Path | None:
+                   others: list[str], sampled: bool, title: str = "") -> Path | None:
     """``metric`` against ``parameter``: mean +- std per value and line, or points if sampled."""
     plt = _pyplot()
     if plt is None:
@@ -159,6 +161,7 @@ def plot_metric_vs(path: Path, rows: list[dict[str, str]], metric: str, paramete
         mean = [float(np.mean(points[x])) for x in xs]
         std = [float(np.std(points[x], ddof=1)) if len(points[x]) > 1 else 0.0 for x in xs]
         ax.errorbar(xs, mean, yerr=std, marker="o", capsize=3, color=f"C{k % 10}", label=key)
+    ax.set_title(title, fontsize="medium")
     ax.set_xlabel(parameter)
     ax.set_ylabel(metric + (" (s)" if metric.startswith("time_to") else ""))
     ax.grid(alpha=0.3)
@@ -190,7 +193,7 @@ def aggregate(out_dir: str | Path) -> list[Path]:
     written = [out / AGGREGATE]
     series = read_rows(out / TIMESERIES, list(SERIES_COLUMNS))
     p = plot_exploration(out / "exploration_vs_time.png", rows, series, params,
-                         list(meta["controllers"]))
+                         list(meta["controllers"]), meta["name"])
     written += [p] if p else []
     times = [m for m in metrics if m.startswith("time_to_")]
     target = times[-1] if times else ("ticks_to_end" if "ticks_to_end" in metrics else None)
@@ -201,7 +204,8 @@ def aggregate(out_dir: str | Path) -> list[Path]:
             continue
         others = [q for q in params if q != param and kinds.get(q) != "lhs"]
         name = f"{target}_vs_{param.rsplit('.', 1)[-1]}.png"
-        p = plot_metric_vs(out / name, rows, target, param, others, kinds.get(param) == "lhs")
+        p = plot_metric_vs(out / name, rows, target, param, others, kinds.get(param) == "lhs",
+                           meta["name"])
         written += [p] if p else []
     return written
 

@@ -172,7 +172,7 @@ def _rewrite(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> 
 def _write_plan(experiment: Experiment, out: Path) -> None:
     shutil.copyfile(experiment.path, out / "experiment.yaml")
     meta = {"name": experiment.name, "parameters": list(experiment.parameter_names),
-            "parameter_kinds": _parameter_kinds(experiment), "controllers":
+            "parameter_kinds": experiment.parameter_kinds, "controllers":
             list(experiment.controllers), "seeds": list(experiment.seeds),
             "metrics": list(experiment.metrics), "max_ticks": experiment.max_ticks,
             "cases": len(experiment.cases)}
@@ -181,13 +181,6 @@ def _write_plan(experiment: Experiment, out: Path) -> None:
     _rewrite(out / "cases.csv", cols, (
         {"case_id": c.case_id, "condition_id": c.condition_id, **dict(c.parameters),
          "controller": c.controller, "seed": c.seed} for c in experiment.cases))
-
-
-def _parameter_kinds(experiment: Experiment) -> dict[str, str]:
-    import yaml
-
-    raw = yaml.safe_load(experiment.path.read_text(encoding="utf-8")).get("parameters") or {}
-    return {p: (next(iter(s)) if isinstance(s, dict) else "values") for p, s in raw.items()}
 
 
 # ---------------------------------------------------------------------------------- progress

@@ -118,6 +118,8 @@ class Experiment:
         The experiment file.
     parameter_names : tuple of str
         Varied key paths, in file order (the CSV's parameter columns).
+    parameter_kinds : dict
+        ``"values"``, ``"range"`` or ``"lhs"`` for each parameter.
     controllers : tuple of str
     seeds : tuple of int
     metrics : tuple of str
@@ -128,6 +130,7 @@ class Experiment:
     name: str
     path: Path
     parameter_names: tuple[str, ...]
+    parameter_kinds: dict
     controllers: tuple[str, ...]
     seeds: tuple[int, ...]
     metrics: tuple[str, ...]
@@ -221,7 +224,7 @@ def _number(value: Any, key: str, source: str) -> float | int:
 
 
 def _parameter_values(path: str, spec: Any, source: str) -> tuple[str, Any]:
-    """``("grid", [values])`` or ``("lhs", (low, high))`` for one parameter."""
+    """``(kind, [values])`` for a list or range, ``("lhs", (low, high))`` for sampling."""
     key = f"parameters.{path}"
     if isinstance(spec, list):
         spec = {"values": spec}
@@ -232,7 +235,7 @@ def _parameter_values(path: str, spec: Any, source: str) -> tuple[str, Any]:
     if kind == "values":
         if not isinstance(body, list) or not body:
             raise _fail(source, f"{key}.values", f"got {body!r}, expected a non-empty list")
-        return "grid", list(body)
+        return "values", list(body)
     want = ("start", "stop", "step") if kind == "range" else ("low", "high")
     if not isinstance(body, Mapping) or set(body) != set(want):
         raise _fail(source, f"{key}.{kind}", f"got {body!r}, expected a mapping with keys "
@@ -240,7 +243,7 @@ def _parameter_values(path: str, spec: Any, source: str) -> tuple[str, Any]:
     nums = [_number(body[k], f"{key}.{kind}.{k}", source) for k in want]
     if kind == "range":
         try:
-            return "grid", range_values(*nums)
+            return "range", range_values(*nums)
         except ValueError as err:
             raise _fail(source, f"{key}.range", str(err)) from None
     low, high = nums
@@ -392,10 +395,11 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     params = data.get("parameters") or {}
     if not isinstance(params, Mapping):
         raise _fail(source, "parameters", f"got {params!r}, expected a mapping of key paths")
-    grid, lhs = [], []
+    grid, lhs, kinds = [], [], {}
     for p, spec in params.items():
         kind, values = _parameter_values(_check_path(p, source), spec, source)
-        (grid if kind == "grid" else lhs).append((p, values))
+        (lhs if kind == "lhs" else grid).append((p, values))
+        kinds[p] = kind
     samples = _int_or_none(data, "lhs_samples", source, 1)
     if lhs and samples is None:
         raise _fail(source, "lhs_samples", "needed: how many Latin hypercube samples to draw")
@@ -413,7 +417,7 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         sampled = []
         for row in points:
             sampled.append({
-                p: (int(round(v)) if isinstance(_leaf_check(p), Int) else float(v))
+                p: (int(round(v)) if isinstance(_leaf_check(p), Int) else round(float(v), 6))
                 for (p, _), v in zip(lhs, row.tolist(), strict=True)
             })
         combos = [{**c, **s} for c in combos for s in sampled]
@@ -455,5 +459,5 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     if len(set(ids)) != len(ids):
         raise _fail(source, "parameters", "two cases are identical (a value repeated?); "
                     "every combination must be distinct")
-    return Experiment(name.strip(), file, names, tuple(s for s, _ in controllers), seeds,
+    return Experiment(name.strip(), file, names, kinds, tuple(s for s, _ in controllers), seeds,
                       metrics, max_ticks, tuple(cases))

@@ -45,6 +45,8 @@ def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
         """))
     assert exp.name == "exp" and exp.seeds == (0, 1) and exp.metrics == DEFAULT_METRICS
     assert exp.parameter_names == ("number_of_robots", "robot_constraints.broadcast_range")
+    assert exp.parameter_kinds == {"number_of_robots": "values",
+                                   "robot_constraints.broadcast_range": "range"}
     assert len(exp.cases) == 2 * 3 * 2 * 2
     combos = {(c.parameters, c.controller, c.seed) for c in exp.cases}
     assert len(combos) == len(exp.cases)
@@ -98,6 +100,7 @@ def test_latin_hypercube_puts_one_sample_in_each_stratum(tmp_path):
         controllers: [ctrl.py:logic]
         """))
     assert len(exp.cases) == 2 * 5
+    assert exp.parameter_kinds["robot_constraints.slam_raytrace_range"] == "lhs"
     samples = {c.parameters[1:] for c in exp.cases}
     assert len(samples) == 5  # the same 5 samples crossed with both team sizes
     ranges = sorted(dict(s)["robot_constraints.slam_raytrace_range"] for s in samples)
