@@ -43,7 +43,7 @@ from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
 from .slam import SlamState
-from .state import NearbyRobot, RobotState, TagView, Vector2D
+from .state import NearbyRobot, RobotState, Vector2D
 from .tags import TagStore
 from .world import (
     WorldMap,
@@ -263,10 +263,7 @@ class Simulation:
             status=str(C.Status(int(self._status[i]))),
             colliding=bool(self.colliding[i]),
             incoming_broadcast_msgs=self.mailbox.inbox_of(i),
-            tags_nearby=[
-                TagView(msg=t.msg, pos=Vector2D(*t.pos), sender=t.sender, tick=t.tick)
-                for t in self._tags_for()[i]
-            ],
+            tags_nearby=list(self._tags_for()[i]),
             nearby_robots=nearby,
             position=Vector2D(float(est_xy[0]), float(est_xy[1])),
             heading=float(self._motion.headings[i]),

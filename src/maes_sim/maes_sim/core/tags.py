@@ -1,36 +1,24 @@
 """Environment tags: short texts robots leave at their position for others to read (MAES 3.2).
 
+Each tag is a :class:`~maes_sim.core.state.TagView` (message text, world position in tiles, the
+sender's namespace, the deposit tick), created once and shared by every state that shows it.
+
 A tag is placed at the depositing robot's true position and can be read by any robot within
 ``environment_tag_read_range`` tiles (no line of sight needed, as in MAES).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .comms import check_message, robot_name
 from .neighbors import pairs_within
+from .state import TagView, Vector2D
 
 #: Tags one robot may deposit per logic tick.
 MAX_TAGS_PER_TICK = 5
 #: Tags the whole simulation keeps; deposits beyond it are refused (memory stays bounded).
 MAX_TAGS_TOTAL = 1_000_000
-
-
-@dataclass(frozen=True)
-class EnvironmentTag:
-    """A deposited tag; fields as ``maes_interfaces/EnvironmentTag``.
-
-    ``pos`` is the world position in tiles, ``sender`` the robot's namespace, ``tick`` the
-    deposit tick.
-    """
-
-    msg: str
-    pos: tuple[float, float]
-    sender: str
-    tick: int
 
 
 class TagStore:
@@ -39,7 +27,7 @@ class TagStore:
     def __init__(self, n_robots: int) -> None:
         self._grid_pos = np.empty((0, 2), dtype=np.float64)
         self._chunks: list[np.ndarray] = []
-        self.tags: list[EnvironmentTag] = []
+        self.tags: list[TagView] = []  # immutable: shared by every state that shows them
         self.deposited_this_tick = np.zeros(n_robots, dtype=np.int64)
 
     def __len__(self) -> int:
@@ -67,9 +55,9 @@ class TagStore:
         self.deposited_this_tick[robot] += 1
         self._chunks.append(np.asarray(grid_xy, dtype=np.float64).reshape(1, 2))
         self.tags.append(
-            EnvironmentTag(
+            TagView(
                 msg=text,
-                pos=(float(world_xy[0]), float(world_xy[1])),
+                pos=Vector2D(float(world_xy[0]), float(world_xy[1])),
                 sender=robot_name(robot),
                 tick=int(tick),
             )
@@ -80,7 +68,7 @@ class TagStore:
         """Reset the per-tick deposit counters."""
         self.deposited_this_tick[:] = 0
 
-    def nearby(self, positions: np.ndarray, read_range: float) -> list[list[EnvironmentTag]]:
+    def nearby(self, positions: np.ndarray, read_range: float) -> list[list[TagView]]:
         """Tags within ``read_range`` of each robot at ``positions`` (N, 2) grid coords.
 
         Each robot's list is in deposit order.
@@ -92,7 +80,7 @@ class TagStore:
         >>> [[t.msg for t in ts] for ts in store.nearby(np.array([[1.5, 1], [9, 9]]), 2.0)]
         [['here'], []]
         """
-        out: list[list[EnvironmentTag]] = [[] for _ in range(len(positions))]
+        out: list[list[TagView]] = [[] for _ in range(len(positions))]
         if not self.tags:
             return out
         ia, ib, _ = pairs_within(positions, self.grid_positions, read_range)

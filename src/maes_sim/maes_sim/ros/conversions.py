@@ -202,8 +202,19 @@ def heatmap_to_values(heat: np.ndarray) -> np.ndarray:
     return vals
 
 
-def state_to_msg(state: RobotState, tile_size: float) -> State:
-    """maes_interfaces/State from the core's RobotState (tiles -> metres)."""
+def tag_to_msg(tag, tile_size: float) -> EnvironmentTag:
+    """maes_interfaces/EnvironmentTag from a core tag (tiles -> metres)."""
+    return EnvironmentTag(msg=tag.msg, pos=Vector2D(x=tag.pos.x * tile_size,
+                                                    y=tag.pos.y * tile_size),
+                          sender=tag.sender, tick=int(tag.tick))
+
+
+def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = None) -> State:
+    """maes_interfaces/State from the core's RobotState (tiles -> metres).
+
+    ``tag_cache`` (a dict kept by the caller) maps ``id(core tag)`` to its message: tags never
+    change, so each is converted once however many states show it.
+    """
     msg = State()
     msg.tick = int(state.tick)
     msg.status = state.status
@@ -211,11 +222,16 @@ def state_to_msg(state: RobotState, tile_size: float) -> State:
     msg.incoming_broadcast_msgs = [
         Broadcast(msg=b.msg, sender=b.sender) for b in state.incoming_broadcast_msgs
     ]
-    msg.tags_nearby = [
-        EnvironmentTag(msg=t.msg, pos=Vector2D(x=t.pos.x * tile_size, y=t.pos.y * tile_size),
-                       sender=t.sender, tick=int(t.tick))
-        for t in state.tags_nearby
-    ]
+    if tag_cache is None:
+        msg.tags_nearby = [tag_to_msg(t, tile_size) for t in state.tags_nearby]
+    else:
+        tags = []
+        for t in state.tags_nearby:
+            m = tag_cache.get(id(t))
+            if m is None:
+                m = tag_cache[id(t)] = tag_to_msg(t, tile_size)
+            tags.append(m)
+        msg.tags_nearby = tags
     msg.nearby_robots = [
         NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size))
         for r in state.nearby_robots

@@ -156,6 +156,7 @@ class SimNode(Node):
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._rtf = 0.0
+        self._tag_msgs: dict[int, object] = {}  # id(core tag) -> its message (tags never change)
 
         self.clock_pub = self.create_publisher(Clock, "/clock", DEFAULT_QOS)
         self.tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
@@ -295,7 +296,7 @@ class SimNode(Node):
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
             robot.scan.publish(scan)
-            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile))
+            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(cv.occupancy_to_msg(
                     to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m))

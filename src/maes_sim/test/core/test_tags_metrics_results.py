@@ -15,7 +15,7 @@ def test_tags_in_range_in_deposit_order_and_rate_limited():
     near = store.nearby(np.array([[2.0, 1.0], [20.0, 20.0]]), 1.0)
     assert [t.msg for t in near[0]] == ["t0", "t1"]
     assert near[1] == []
-    assert near[0][1].pos == (-2.0, -4.0) and near[0][1].tick == 7
+    assert (near[0][1].pos.x, near[0][1].pos.y) == (-2.0, -4.0) and near[0][1].tick == 7
     for _ in range(MAX_TAGS_PER_TICK - 3):
         store.deposit(0, "x", np.zeros(2), np.zeros(2), 7)
     assert "already deposited" in store.deposit(0, "x", np.zeros(2), np.zeros(2), 7)
