@@ -13,7 +13,9 @@ Behaviour (metres, seconds, radians; map frame)
       waypoint, then drive straight).
     * Replans when a new map blocks the remaining route, and (a recovery) when the follower
       reports no progress; every second recovery first backs up a little, as Nav2's backup
-      behaviour does. Too many recoveries in a row abort.
+      behaviour does. Recovery plans treat the other robots nearby (``robots``) as obstacles,
+      so two robots meeting head-on plan around each other (the map holds only walls). Too
+      many recoveries without getting closer to the goal abort.
     * Aborts with a Nav2 error code (:class:`NavErrorCode`) and a message on a goal outside the
       map, a goal no path reaches, no pose or no map for too long, or the goal timeout.
 """
@@ -70,8 +72,12 @@ class NavParams:
         Metres (>= ``robot_radius``): the costmap's cost decays to zero this far from walls.
     cost_scaling_factor : float
         Decay of the inflated cost per metre (Nav2's ``cost_scaling_factor``).
+    safety_margin : float
+        Metres (>= 0) of extra clearance the planner keeps from walls beyond the radius, so
+        the follower's sideways tolerance cannot bring the robot into contact (capped below
+        half a map cell, where the planner's clearance rule applies).
     goal_tolerance, waypoint_tolerance, lateral_tolerance, heading_tolerance,
-    slowdown_distance, blocked_timeout : float
+    slowdown_distance, blocked_timeout, progress_epsilon : float
         Passed to :class:`~.following.FollowParams` (metres, rad, seconds).
     goal_timeout : float
         Seconds from :meth:`Navigator.start` before a goal aborts (``CONTROLLER_TIMED_OUT``).
@@ -96,12 +102,14 @@ class NavParams:
     max_angular_speed: float
     inflation_radius: float = 0.0
     cost_scaling_factor: float = 3.0
+    safety_margin: float = 0.0
     goal_tolerance: float = 0.25
     waypoint_tolerance: float = 0.25
     lateral_tolerance: float = 0.1
     heading_tolerance: float = 0.5
     slowdown_distance: float = 1.0
     blocked_timeout: float = 3.0
+    progress_epsilon: float = 0.05
     goal_timeout: float = 300.0
     input_timeout: float = 5.0
     max_recoveries: int = 6
@@ -112,9 +120,10 @@ class NavParams:
     def __post_init__(self) -> None:
         positive = ("robot_radius", "max_linear_speed", "max_angular_speed", "goal_tolerance",
                     "waypoint_tolerance", "lateral_tolerance", "heading_tolerance",
-                    "slowdown_distance", "blocked_timeout", "goal_timeout", "input_timeout",
-                    "backup_speed")
-        non_negative = ("inflation_radius", "cost_scaling_factor", "backup_distance")
+                    "slowdown_distance", "blocked_timeout", "progress_epsilon", "goal_timeout",
+                    "input_timeout", "backup_speed")
+        non_negative = ("inflation_radius", "cost_scaling_factor", "safety_margin",
+                        "backup_distance")
         for name in positive + non_negative:
             value = getattr(self, name)
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -157,16 +166,34 @@ class NavParams:
             max_angular_speed=math.pi * rc.relative_move_speed,
             inflation_radius=radius + tile,
             cost_scaling_factor=3.0 / tile,
+            safety_margin=0.1 * tile,
             goal_tolerance=0.25 * tile,
             waypoint_tolerance=0.25 * tile,
             lateral_tolerance=0.1 * tile,
             slowdown_distance=1.0 * tile,
+            progress_epsilon=0.25 * tile,
             goal_timeout=max(60.0, 10.0 * crossing),
             backup_distance=0.3 * tile,
             backup_speed=0.2 * speed,
         )
         values.update(overrides)
         return cls(**values)
+
+    def planning_radius(self, resolution: float) -> float:
+        """Radius the planner keeps clear on a map of ``resolution``: radius plus margin.
+
+        Examples
+        --------
+        >>> p = NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0,
+        ...               safety_margin=0.3)
+        >>> p.planning_radius(1.0), p.planning_radius(0.25)
+        (0.49, 0.6)
+        """
+        padded = self.robot_radius + self.safety_margin
+        half = 0.5 * resolution
+        if self.robot_radius < half <= padded:
+            return min(padded, 0.98 * half)  # keep the sub-cell clearance rule of the planner
+        return padded
 
     def follow_params(self) -> FollowParams:
         """The :class:`~.following.FollowParams` share of these parameters."""
@@ -179,6 +206,7 @@ class NavParams:
             goal_tolerance=self.goal_tolerance,
             slowdown_distance=self.slowdown_distance,
             blocked_timeout=self.blocked_timeout,
+            progress_epsilon=self.progress_epsilon,
         )
 
 
@@ -255,6 +283,32 @@ def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
         params.cost_scaling_factor * res,
         occupied_threshold=grid.occupied_threshold,
     )
+
+
+def robots_as_obstacles(costs: np.ndarray, grid: GridMap, positions: Sequence[Sequence[float]],
+                        radius: float) -> np.ndarray:
+    """A copy of ``costs`` with lethal discs of ``radius`` (metres) around other robots.
+
+    A cell is marked when its centre lies within ``radius`` of a position; use twice the
+    robot radius (two discs touching).
+
+    Examples
+    --------
+    >>> g = GridMap.from_array(np.zeros((3, 4), dtype=np.int8), 1.0)
+    >>> robots_as_obstacles(g.array, g, [(2.0, 1.5)], 0.6)
+    array([[  0,   0,   0,   0],
+           [  0, 100, 100,   0],
+           [  0,   0,   0,   0]], dtype=int8)
+    """
+    out = np.array(costs, dtype=np.int8, copy=True)
+    if len(positions) == 0:
+        return out
+    xs = grid.origin_x + (np.arange(grid.width) + 0.5) * grid.resolution
+    ys = grid.origin_y + (np.arange(grid.height) + 0.5) * grid.resolution
+    for px, py in positions:
+        near = (xs[None, :] - px) ** 2 + (ys[:, None] - py) ** 2 <= radius * radius
+        out[near] = 100
+    return out
 
 
 def _pose(pose: Sequence[float] | None) -> tuple[float, float, float] | None:
@@ -348,7 +402,7 @@ class Navigator:
         return self._costs
 
     def update(self, pose_xyyaw: Sequence[float] | None, grid: GridMap | None,
-               now: float) -> NavStep:
+               now: float, robots: Sequence[Sequence[float]] = ()) -> NavStep:
         """One control step.
 
         Parameters
@@ -360,6 +414,9 @@ class Navigator:
             triggers the route check); None before the first.
         now : float
             Seconds (sim time).
+        robots : sequence of (x, y)
+            Positions (map frame) of other robots nearby, e.g. ``State.nearby_robots``;
+            recovery plans go around them.
 
         Returns
         -------
@@ -367,6 +424,7 @@ class Navigator:
         """
         pose = _pose(pose_xyyaw)
         now = float(now)
+        self._robots = [(float(x), float(y)) for x, y in robots]
         if self._status is not NavStatus.ACTIVE:
             self._last = replace(self._last, linear=0.0, angular=0.0, replanned=False)
             return self._last
@@ -399,7 +457,7 @@ class Navigator:
             if now < self._backup_until:
                 return self._emit(now, -p.backup_speed, 0.0, replanned)
             self._backup_until = None
-            failure = self._plan(pose, grid, now)
+            failure = self._plan(pose, grid, now, avoid_robots=True)
             if failure is not None:
                 return failure
             replanned = True
@@ -430,9 +488,10 @@ class Navigator:
         self._consecutive_recoveries = 0
         self._best_remaining_at_recovery = math.inf
         self._backup_until: float | None = None
+        self._robots: list[tuple[float, float]] = []
 
-    def _plan(self, pose: tuple[float, float, float], grid: GridMap,
-              now: float) -> NavStep | None:
+    def _plan(self, pose: tuple[float, float, float], grid: GridMap, now: float,
+              avoid_robots: bool = False) -> NavStep | None:
         """Plan from the pose; the aborted step on failure, None on success."""
         p = self.params
         goal = self._goal
@@ -442,8 +501,16 @@ class Navigator:
         if not grid.in_bounds(*grid.pos_to_cell(pose[0], pose[1])):
             return self._abort(now, NavErrorCode.START_OUTSIDE_MAP,
                                f"robot position {pose[:2]} lies outside its map")
-        route = plan_route(grid, pose[:2], goal, p.robot_radius,
-                           costs=self.costmap_values(grid), allow_unknown=p.allow_unknown)
+        radius = p.planning_radius(grid.resolution)
+        costs = self.costmap_values(grid)
+        route = None
+        if avoid_robots and self._robots:
+            blocked = robots_as_obstacles(costs, grid, self._robots, 2.0 * p.robot_radius)
+            route = plan_route(grid, pose[:2], goal, radius, costs=blocked,
+                               allow_unknown=p.allow_unknown)
+        if route is None:  # no robots to avoid, or no way around them: plan on walls alone
+            route = plan_route(grid, pose[:2], goal, radius, costs=costs,
+                               allow_unknown=p.allow_unknown)
         if route is None:
             return self._abort(now, NavErrorCode.NO_VALID_PATH,
                                f"no path from {tuple(round(v, 2) for v in pose[:2])} to goal "
@@ -466,7 +533,7 @@ class Navigator:
         costs = self.costmap_values(grid)
         trav = traversable_mask(costs, self.params.allow_unknown)
         res = grid.resolution
-        radius = self.params.robot_radius / res
+        radius = self.params.planning_radius(res) / res
         clearance = radius if radius < 0.5 else 0.0
         target = self._follow_state.target if self._follow_state is not None else 0
         wps = self._route.waypoints
@@ -489,11 +556,13 @@ class Navigator:
                                f"no progress towards {self._goal} after {p.max_recoveries} "
                                f"recoveries")
         self._recoveries += 1
-        self._best_remaining_at_recovery = self._remaining
+        # Only getting closer than at any earlier blockage resets the count: backing up and
+        # driving back into the same obstacle is no progress.
+        self._best_remaining_at_recovery = min(self._best_remaining_at_recovery, self._remaining)
         if self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
             self._backup_until = now + p.backup_distance / p.backup_speed
             return self._emit(now, -p.backup_speed, 0.0, False)
-        failure = self._plan(pose, grid, now)
+        failure = self._plan(pose, grid, now, avoid_robots=True)
         if failure is not None:
             return failure
         return self._emit(now, 0.0, 0.0, True)

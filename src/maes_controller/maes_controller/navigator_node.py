@@ -4,7 +4,9 @@ Embedded stack only (the full stack runs Nav2). Per namespace ``robot<i>`` it se
 ``navigate_to_pose`` action (``nav2_msgs/action/NavigateToPose``), reads ``map`` (the robot's
 simulated-SLAM map) and ``tf`` (map -> odom -> base_footprint), publishes
 ``global_costmap/costmap`` (0..100, -1 unknown; on every map) and ``plan`` (``nav_msgs/Path``; on
-every new plan), and drives the robot through ``cmd_vel``. The navigation itself is
+every new plan), and drives the robot through ``cmd_vel``. It also reads ``maes_state`` for the
+other robots nearby: the map holds only walls, so plans made to recover from a blockage go
+around them. The navigation itself is
 :class:`maes_controller.navigation.Navigator`, also used by direct mode.
 
 One control step per robot runs for every new ``odom -> base_footprint`` transform, i.e. once
@@ -24,6 +26,7 @@ from typing import Any
 
 import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
+from maes_interfaces.msg import State
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
@@ -44,6 +47,8 @@ LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 #: tf: reliable, a deep queue (the tf2 default).
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+#: maes_state: reliable, depth 1 (as the simulator publishes it).
+STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 #: cmd_vel: reliable, shallow.
 CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
@@ -78,6 +83,7 @@ class _Namespace:
         self.handle = None  # the executing ServerGoalHandle
         self.done: Future | None = None  # completed with the result when the goal ends
         self.last_control_stamp: float | None = None
+        self.nearby_robots: list[tuple[float, float]] = []  # from maes_state, map frame
         self.lock = threading.RLock()
         self.stamped = stamped
         self.cmd_pub = node.create_publisher(TwistStamped if stamped else Twist,
@@ -89,6 +95,9 @@ class _Namespace:
                                  lambda msg: node.map_callback(self, msg), LATCHED_QOS)
         node.create_subscription(TFMessage, f"{ns}/tf",
                                  lambda msg: node.tf_callback(self, msg), TF_QOS)
+        node.create_subscription(State, f"{ns}/maes_state",
+                                 lambda msg: node.state_callback(self, msg), STATE_QOS)
+
         async def execute(handle):  # rclpy awaits only true coroutine functions
             return await node.execute_callback(self, handle)
 
@@ -133,6 +142,11 @@ class NavigatorNode(Node):
             costs = ns.navigator.costmap_values(grid)
         ns.costmap_pub.publish(cv.costmap_to_msg(msg, costs))
 
+    def state_callback(self, ns: _Namespace, msg: State) -> None:
+        """Keep where the other robots nearby are (recovery plans go around them)."""
+        with ns.lock:
+            ns.nearby_robots = [(r.pos.x, r.pos.y) for r in msg.nearby_robots]
+
     def tf_callback(self, ns: _Namespace, msg: TFMessage) -> None:
         """Keep the robot's transforms; run one control step per new robot pose."""
         with ns.lock:
@@ -151,7 +165,7 @@ class NavigatorNode(Node):
                 self._finish(ns, ns.navigator.cancel(base.stamp))
                 return
             pose = self._pose(ns)
-            step = ns.navigator.update(pose, ns.grid, base.stamp)
+            step = ns.navigator.update(pose, ns.grid, base.stamp, ns.nearby_robots)
             stamp = cv.time_to_msg(base.stamp)
             if step.replanned:
                 ns.plan_pub.publish(cv.path_to_msg(step.path, stamp))

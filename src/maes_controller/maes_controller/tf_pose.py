@@ -184,7 +184,8 @@ class SmoothedTransform:
     with a fresh random error (``slam_position_inaccuracy``) at every SLAM update, while
     odometry is smooth. Averaging ``map -> odom`` (a plain mean over the first ``1 / min_alpha``
     samples, then an exponential average with weight ``min_alpha``) removes most of that error
-    and still follows odometry drift. Yaw is averaged on the circle.
+    and still follows odometry drift. Yaw is averaged on the circle. A sample equal to the
+    previous one is ignored: tf repeats the same estimate every tick between SLAM updates.
 
     Parameters
     ----------
@@ -204,7 +205,7 @@ class SmoothedTransform:
     (3.0, 1.0, 0.0)
     """
 
-    def __init__(self, min_alpha: float = 0.02, reset_distance: float = math.inf) -> None:
+    def __init__(self, min_alpha: float = 0.1, reset_distance: float = math.inf) -> None:
         if not (isinstance(min_alpha, (int, float)) and 0.0 < min_alpha <= 1.0):
             raise ValueError(f"min_alpha must be in (0, 1], got {min_alpha!r}")
         if not (isinstance(reset_distance, (int, float)) and reset_distance > 0.0):
@@ -213,6 +214,7 @@ class SmoothedTransform:
         self.reset_distance = float(reset_distance)
         self.samples = 0
         self._x = self._y = self._c = self._s = 0.0
+        self._last: Pose2D | None = None
 
     @property
     def value(self) -> Pose2D | None:
@@ -224,6 +226,11 @@ class SmoothedTransform:
     def add(self, pose: Pose2D) -> Pose2D:
         """Fold in one sample; returns the new average."""
         x, y, yaw = (float(v) for v in pose)
+        last = self._last
+        if last is not None and math.hypot(x - last[0], y - last[1]) < 1e-6 and abs(
+                math.sin(yaw - last[2])) < 1e-9:
+            return self.value  # a repeat (tf is republished every tick): not new evidence
+        self._last = (x, y, yaw)
         if self.samples and math.hypot(x - self._x, y - self._y) > self.reset_distance:
             self.samples = 0
         self.samples += 1
