@@ -14,9 +14,10 @@ Usage::
     python bench/bench_direct.py --robots 120 --ticks 600
 
 Prints per case: wall ms per tick, the real-time factor (sim seconds per wall second; 100 ms
-ticks), the same from the process's CPU time (steadier on a shared machine), the share of the
-time spent in ``Simulation.step`` (the rest: states, logic and navigation), and the exploration
-reached.
+ticks), the same from the process's CPU time (steadier on a shared machine), the shares of the
+wall time spent stepping the simulation, building the robots' states (``Simulation.robot_state``),
+in the logic callbacks and in navigation (the rest: costmaps, pose conversion, bookkeeping), and
+the exploration reached.
 """
 
 from __future__ import annotations
@@ -44,37 +45,45 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-    from maes_bringup.direct import run
+    from maes_bringup import direct
+    from maes_controller.robot_api import load_logic
     from maes_sim.core import Simulation, load_config
 
-    step_time = [0.0]
-    original_step = Simulation.step
+    spent = {"state": 0.0, "logic": 0.0, "nav": 0.0, "sim": 0.0}
 
-    def timed_step(self):  # the share of the simulation itself
-        t0 = time.perf_counter()
-        original_step(self)
-        step_time[0] += time.perf_counter() - t0
+    def timed(name, fn):  # wall time of one phase of the tick loop, for the breakdown
+        def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[name] += time.perf_counter() - t0
+        return wrapper
 
-    Simulation.step = timed_step
+    Simulation.robot_state = timed("state", Simulation.robot_state)
+    Simulation.step = timed("sim", Simulation.step)
+    direct._navigate = timed("nav", direct._navigate)
+    logic = timed("logic", load_logic(args.logic))
 
     base = load_config(args.config)
 
     def config(n: int):
         return replace(base, number_of_robots=n)
 
-    run(config(2), args.logic, max_ticks=20, seed=args.seed)  # warm-up: JIT and caches
-    print(f"{'robots':>6} {'ticks':>6} {'ms/tick':>8} {'RTF':>7} {'CPU RTF':>8} {'sim %':>6}"
-          f"  explored", flush=True)
+    direct.run(config(2), logic, max_ticks=20, seed=args.seed)  # warm-up: JIT and caches
+    print(f"{'robots':>6} {'ticks':>6} {'ms/tick':>8} {'RTF':>7} {'CPU RTF':>8} "
+          f"{'sim %':>6} {'state %':>7} {'logic %':>7} {'nav %':>6}  explored", flush=True)
     for n in args.robots:
-        step_time[0] = 0.0
+        spent.update(dict.fromkeys(spent, 0.0))
         cpu0 = time.process_time()
-        result = run(config(n), args.logic, max_ticks=args.ticks, seed=args.seed)
+        result = direct.run(config(n), logic, max_ticks=args.ticks, seed=args.seed)
         cpu = time.process_time() - cpu0
         per_tick = result.wall_time / max(result.ticks, 1)
+        share = {k: 100 * v / result.wall_time for k, v in spent.items()}
         print(f"{n:>6} {result.ticks:>6} {per_tick * 1e3:>8.2f} {result.real_time_factor:>7.1f} "
-              f"{result.sim_time / cpu:>8.1f} {100 * step_time[0] / result.wall_time:>6.0f}"
-              f"  {result.exploration[-1]:.1f} %", flush=True)
-    Simulation.step = original_step
+              f"{result.sim_time / cpu:>8.1f} {share['sim']:>6.0f} {share['state']:>7.0f} "
+              f"{share['logic']:>7.0f} {share['nav']:>6.0f}  {result.exploration[-1]:.1f} %",
+              flush=True)
     return 0
 
 
