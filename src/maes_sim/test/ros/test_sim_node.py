@@ -268,3 +268,19 @@ def test_console_script_runs_and_reports_a_bad_config_clearly(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "run finished at tick 20" in out.stderr + out.stdout
     assert list(tmp_path.glob("*/statistics.csv"))
+
+
+def test_non_finite_cmd_vel_is_dropped_and_the_last_good_command_holds(harness):
+    sim = Simulation(SimConfig(number_of_robots=1), world=room())
+    place(sim, [[5.5, 7.0]])
+    h = harness(sim, start_paused=True)
+    pub = h.client.create_publisher(Twist, "/robot0/cmd_vel", DEFAULT_QOS)
+    assert h.spin_until(lambda: pub.get_subscription_count() > 0, 10.0)
+    pub.publish(Twist(linear=Vector3(x=1.0)))
+    assert h.spin_until(lambda: h.node._driven[0], 5.0)
+    for bad in (float("nan"), float("inf")):
+        pub.publish(Twist(linear=Vector3(x=bad), angular=Vector3(z=0.5)))
+    h.spin_for(0.3)
+    h.step(3)
+    assert np.isfinite(sim.poses).all()
+    assert sim.velocities[0, 0] > 0 and sim.velocities[0, 1] == 0.0  # still the good command
