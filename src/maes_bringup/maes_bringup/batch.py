@@ -18,6 +18,7 @@ cluster; every run is deterministic, so both give the same numbers. Files in ``-
                             numeric parameter (e.g. time to 99 % vs number of robots)
 ``timing.csv``              wall time and real-time factor per run (machine-dependent)
 ``errors.log``              the traceback of every failed run
+``stale_results.csv``       on resume: rows of cases the (edited) experiment no longer has
 ``cases.csv``, ``experiment.json``, ``experiment.yaml``   what was planned, for the record
 =========================== ======================================================================
 
@@ -53,6 +54,7 @@ RESULTS = "results.csv"
 TIMESERIES = "timeseries.csv"
 TIMING = "timing.csv"
 ERRORS = "errors.log"
+STALE = "stale_results.csv"
 SERIES_COLUMNS = ("case_id", "tick", "sim_time", "exploration_percent", "coverage_percent")
 TIMING_COLUMNS = ("case_id", "wall_time_s", "real_time_factor", "worker")
 
@@ -296,10 +298,21 @@ class BatchSummary:
     wall_time: float
 
 
-def _clean_previous(out: Path, columns: list[str]) -> set[str]:
-    """On resume: keep only the finished (ok) runs' rows; returns their case ids."""
+def _clean_previous(out: Path, columns: list[str], experiment: Experiment) -> set[str]:
+    """On resume: keep only the finished (ok) runs' rows; returns their case ids.
+
+    Rows of cases this experiment no longer has (its base config or a setting changed) move to
+    ``stale_results.csv``, so the results never mix two versions of an experiment.
+    """
+    known = {c.case_id for c in experiment.cases}
     rows = read_rows(out / RESULTS, columns)
-    done = [r for r in rows if r["status"] == "ok"]
+    done = [r for r in rows if r["status"] == "ok" and r["case_id"] in known]
+    stale = [r for r in rows if r["case_id"] not in known]
+    if stale:
+        previous = read_rows(out / STALE, columns)
+        _rewrite(out / STALE, columns, previous + stale)
+        print(f"maes-batch: {len(stale)} rows of {RESULTS} belong to cases this experiment no "
+              f"longer has (it changed); moved to {out / STALE}", file=sys.stderr)
     ids = {r["case_id"] for r in done}
     _rewrite(out / RESULTS, columns, done)
     for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
@@ -374,7 +387,7 @@ def run_experiment(
                               "or choose another --out")
     client = _connect(scheduler) if scheduler else None  # fail before writing anything
     out.mkdir(parents=True, exist_ok=True)
-    done = _clean_previous(out, columns) if resume else set()
+    done = _clean_previous(out, columns, experiment) if resume else set()
     _write_plan(experiment, out)
     todo = [c for c in experiment.cases if c.case_id not in done]
     if workers is None:

@@ -260,7 +260,14 @@ def _digest(obj: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _content_view(config: dict) -> dict:
+def _file_digest(path: str, cache: dict[str, str]) -> str:
+    if path not in cache:
+        with open(path, "rb") as fh:
+            cache[path] = hashlib.sha256(fh.read()).hexdigest()
+    return cache[path]
+
+
+def _content_view(config: dict, cache: dict[str, str]) -> dict:
     """The config with its custom map path replaced by the file's content hash.
 
     Case ids then survive moving the experiment folder, and change when the map file does.
@@ -268,10 +275,8 @@ def _content_view(config: dict) -> dict:
     name = config["map"].get("custom_map_filename")
     if name is None:
         return config
-    with open(name, "rb") as fh:
-        content = hashlib.sha256(fh.read()).hexdigest()
     view = json.loads(json.dumps(config))
-    view["map"]["custom_map_filename"] = f"sha256:{content}{Path(name).suffix}"
+    view["map"]["custom_map_filename"] = f"sha256:{_file_digest(name, cache)}{Path(name).suffix}"
     return view
 
 
@@ -433,6 +438,7 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     base_data = config_to_dict(base)
 
     cases = []
+    map_digests: dict[str, str] = {}
     for combo in combos:
         cfg_data = json.loads(json.dumps(base_data))  # deep copy of plain data
         for p in names:
@@ -445,13 +451,14 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         if cfg.end_criteria.never_ends and max_ticks is None:
             raise _fail(source, "max_ticks", f"needed: the config ({shown}) has no end criteria, "
                         "so a run would never end")
+        resolved = json.dumps(config_to_dict(cfg))
         for spec, ref in controllers:
             condition = _digest({"parameters": [[p, combo[p]] for p in names],
                                  "controller": spec})
             for seed in seeds:
-                run_data = json.loads(json.dumps(config_to_dict(cfg)))
+                run_data = json.loads(resolved)
                 run_data["random_seeds"] = [seed]
-                case_id = _digest({"config": _content_view(run_data), "seed": seed,
+                case_id = _digest({"config": _content_view(run_data, map_digests), "seed": seed,
                                    "controller": spec, "max_ticks": max_ticks})
                 cases.append(Case(case_id, condition, tuple((p, combo[p]) for p in names), seed,
                                   spec, ref, run_data, max_ticks, metrics))

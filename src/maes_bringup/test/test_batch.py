@@ -231,3 +231,25 @@ def test_read_rows_drops_a_torn_last_row(tmp_path):
     assert read_rows(path) == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
     with pytest.raises(Exception, match="written by another experiment"):
         read_rows(path, ["a", "c"])
+
+
+def test_resuming_an_edited_experiment_keeps_what_still_belongs_to_it(tmp_path, capsys):
+    exp = experiment_file(tmp_path)
+    out = tmp_path / "out"
+    run_experiment(exp, out, workers=1, show_progress=False)
+    first = {r["case_id"] for r in read_rows(out / "results.csv")}
+    # one more team size: the 12 finished runs stay, 4 new ones run
+    exp.write_text(exp.read_text().replace("[1, 2, 3]", "[1, 2, 3, 4]"))
+    more = run_experiment(exp, out, workers=1, resume=True, show_progress=False)
+    assert (more.skipped, more.completed) == (12, 4)
+    rows = read_rows(out / "results.csv")
+    assert len(rows) == 16 and first < {r["case_id"] for r in rows}
+    # a changed base config makes every case new: the old rows move aside, never mixed in
+    (tmp_path / "base.yaml").write_text(BASE.replace("tick: 60", "tick: 50"))
+    again = run_experiment(exp, out, workers=1, resume=True, show_progress=False)
+    assert (again.skipped, again.completed) == (0, 16)
+    assert "16 rows of results.csv belong to cases this experiment no longer has" in \
+        capsys.readouterr().err
+    assert {r["case_id"] for r in read_rows(out / "stale_results.csv")} == \
+        {r["case_id"] for r in rows}
+    assert all(r["ticks"] == "50" for r in read_rows(out / "results.csv"))
