@@ -205,9 +205,13 @@ class DirectRobot:
         self._feedback_step: Any = None
         self._feedback_pose = np.zeros(3)
         self._feedback_time = 0.0
-        self.stop_requested = False
+        self._stop_requested = False
 
     # -- filled in by the runner each tick ---------------------------------------------------
+    def _receive_map(self, grid: GridMap) -> None:
+        """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
+        self._grid = grid
+
     def _observe(self, state: RobotState, pose_m: np.ndarray) -> None:
         self.state = state
         self.tick = state.tick
@@ -261,7 +265,7 @@ class DirectRobot:
         """Cancel the current goal (no-op when none); the robot is stopped."""
         if self._nav.status is NavStatus.ACTIVE:
             self._nav.cancel(self._sim.sim_time)
-            self.stop_requested = True
+            self._stop_requested = True
 
     def is_nav_complete(self) -> bool:
         """True when no goal is in progress."""
@@ -449,7 +453,7 @@ def run(
                              and sim.tick % rc.slam_update_interval_in_ticks == 0):
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
-                robot._grid = GridMap.from_array(to_occupancy(maps[i]), tile, *origin)
+                robot._receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
         poses = sim.estimated_poses
         poses[:, :2] *= tile
         for i, robot in enumerate(robots):
@@ -492,10 +496,10 @@ def _navigate(sim: Simulation, robots: list[DirectRobot], poses: np.ndarray, til
             idx.append(i)
             linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s
             angular.append(step.angular)
-        elif robot.stop_requested:  # canceled by the logic: the last cmd_vel is a zero
+        elif robot._stop_requested:  # canceled by the logic: the last cmd_vel is a zero
             idx.append(i)
             linear.append(0.0)
             angular.append(0.0)
-        robot.stop_requested = False
+        robot._stop_requested = False
     if idx:
         sim.set_velocity(np.asarray(idx), np.asarray(linear), np.asarray(angular))
