@@ -289,25 +289,25 @@ def robots_as_obstacles(costs: np.ndarray, grid: GridMap, positions: Sequence[Se
                         radius: float) -> np.ndarray:
     """A copy of ``costs`` with lethal discs of ``radius`` (metres) around other robots.
 
-    A cell is marked when its centre lies within ``radius`` of a position; use twice the
-    robot radius (two discs touching).
+    A cell is marked when any part of it lies within ``radius`` of a position (a robot centre
+    there would come that close); use twice the robot radius (two discs touching).
 
     Examples
     --------
-    >>> g = GridMap.from_array(np.zeros((3, 4), dtype=np.int8), 1.0)
+    >>> g = GridMap.from_array(np.zeros((3, 5), dtype=np.int8), 1.0)
     >>> robots_as_obstacles(g.array, g, [(2.0, 1.5)], 0.6)
-    array([[  0,   0,   0,   0],
-           [  0, 100, 100,   0],
-           [  0,   0,   0,   0]], dtype=int8)
+    array([[  0, 100, 100,   0,   0],
+           [  0, 100, 100,   0,   0],
+           [  0, 100, 100,   0,   0]], dtype=int8)
     """
     out = np.array(costs, dtype=np.int8, copy=True)
-    if len(positions) == 0:
-        return out
+    half = 0.5 * grid.resolution
     xs = grid.origin_x + (np.arange(grid.width) + 0.5) * grid.resolution
     ys = grid.origin_y + (np.arange(grid.height) + 0.5) * grid.resolution
     for px, py in positions:
-        near = (xs[None, :] - px) ** 2 + (ys[:, None] - py) ** 2 <= radius * radius
-        out[near] = 100
+        gap_x = np.maximum(np.abs(xs - px) - half, 0.0)
+        gap_y = np.maximum(np.abs(ys - py) - half, 0.0)
+        out[gap_x[None, :] ** 2 + gap_y[:, None] ** 2 <= radius * radius] = 100
     return out
 
 

@@ -92,7 +92,15 @@ class Stack:
             self.executor.add_node(node)
         self.cmd_sent = 0
         self.cmd_taken = 0
+        self.caught_up: list[Callable[[], bool]] = []
         self._count_commands()
+
+    def add_node(self, node, caught_up: Callable[[], bool] | None = None) -> None:
+        """Spin another node too; ``caught_up()`` joins the per-tick settle condition."""
+        self.nodes.append(node)
+        self.executor.add_node(node)
+        if caught_up is not None:
+            self.caught_up.append(caught_up)
 
     def _count_commands(self) -> None:
         taken = self.sim_node.cmd_vel_callback
@@ -133,6 +141,8 @@ class Stack:
                 for ns in self.navigator.robots):
             return False
         if any(c.robot.tick != tick for c in self.controllers.values()):
+            return False
+        if not all(check() for check in self.caught_up):
             return False
         return self.cmd_taken == self.cmd_sent
 

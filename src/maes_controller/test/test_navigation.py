@@ -44,17 +44,20 @@ def disc_hits_wall(occ: np.ndarray, x: float, y: float, r: float) -> bool:
     return False
 
 
-def drive(nav, pose, grids, max_time=120.0, moves=True, on_step=None):
+def drive(nav, pose, grids, max_time=120.0, moves=True, on_step=None, robots=(),
+          blocked=None):
     """Integrate a unicycle under the navigator's commands until it finishes.
 
-    ``grids(t)`` gives the map at time t. Returns (last step, (T, 3) poses, steps).
+    ``grids(t)`` gives the map at time t; ``robots`` other robots' positions passed to the
+    navigator; ``blocked(x, y)`` refuses moves into positions (an obstacle not in the map).
+    Returns (last step, (T, 3) poses, steps).
     """
     x, y, yaw = pose
     t = 0.0
     poses, steps = [(x, y, yaw)], []
     while t < max_time:
         t += DT
-        step = nav.update((x, y, yaw), grids(t), t)
+        step = nav.update((x, y, yaw), grids(t), t, robots)
         steps.append(step)
         if on_step is not None:
             on_step(t, step)
@@ -62,8 +65,10 @@ def drive(nav, pose, grids, max_time=120.0, moves=True, on_step=None):
             return step, np.array(poses), steps
         assert step.linear == 0.0 or step.angular == 0.0, "rotate xor move"
         if moves:
-            x += step.linear * math.cos(yaw) * DT
-            y += step.linear * math.sin(yaw) * DT
+            nx = x + step.linear * math.cos(yaw) * DT
+            ny = y + step.linear * math.sin(yaw) * DT
+            if blocked is None or not blocked(nx, ny):
+                x, y = nx, ny
             yaw += step.angular * DT
         poses.append((x, y, yaw))
     raise AssertionError(f"navigation did not finish within {max_time} s")
@@ -144,6 +149,30 @@ def test_unreachable_goal_aborts_with_code_and_message(goal, code):
     assert step.error_code == code and str(goal[0]) in step.error_msg
     assert (step.linear, step.angular) == (0.0, 0.0)
     assert nav.update((-4.5, 0.5, 0.0), grid_of(occ), 0.2).status is NavStatus.ABORTED
+
+
+def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
+    params = NavParams.from_config(
+        NS(world=NS(tile_size=1.0), map=NS(width_in_tiles=12, height_in_tiles=8),
+           robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5)))
+    other = (0.0, 0.5)  # standing in the middle of the straight line, invisible in the map
+
+    def touches(x, y):
+        return math.dist((x, y), other) < 2 * params.robot_radius
+
+    nav = Navigator(params)
+    nav.start((4.5, 0.5), now=0.0)
+    step, poses, steps = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()),
+                               robots=[other], blocked=touches)
+    assert step.status is NavStatus.SUCCEEDED
+    assert step.number_of_recoveries >= 1
+    assert steps[0].path[1][1] == pytest.approx(0.5)  # the first plan went straight through
+    assert max(abs(py - 0.5) for _, py, _ in poses) > 0.5  # the detour
+    # Without the other robot's position, the blockage is never resolved.
+    nav = Navigator(params)
+    nav.start((4.5, 0.5), now=0.0)
+    step, _, _ = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), blocked=touches)
+    assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
 
 
 def test_goal_snaps_out_of_a_thin_wall_but_not_out_of_a_thick_one():

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from maes_controller.tf_pose import (
     FrameTree,
+    SmoothedTransform,
     compose,
     inverse,
     transform_from_msg,
@@ -96,6 +97,31 @@ def test_transform_from_msg_reads_frames_stamp_and_yaw():
     t = transform_from_msg(tf_msg("map", "odom", 1.0, 2.0, -0.5, sec=7, nanosec=250_000_000))
     assert (t.parent, t.child, t.stamp) == ("map", "odom", 7.25)
     assert t.pose == pytest.approx((1.0, 2.0, -0.5))
+
+
+def test_smoothing_averages_scattered_samples_and_ignores_repeats():
+    rng = np.random.default_rng(0)
+    f = SmoothedTransform(min_alpha=0.1)
+    assert f.value is None
+    truth = (2.0, -1.0, 3.1)
+    for _ in range(200):
+        noisy = (truth[0] + rng.uniform(-0.5, 0.5), truth[1] + rng.uniform(-0.5, 0.5), 3.1)
+        for _ in range(10):  # tf repeats one estimate every tick until the next SLAM update
+            f.add(noisy)
+    assert f.samples == 200
+    x, y, yaw = f.value
+    assert math.hypot(x - truth[0], y - truth[1]) < 0.15 and yaw == pytest.approx(3.1)
+
+
+def test_smoothing_averages_yaw_across_the_wrap_and_resets_on_a_jump():
+    f = SmoothedTransform(min_alpha=0.5, reset_distance=1.0)
+    f.add((0.0, 0.0, math.pi - 0.1))
+    _, _, yaw = f.add((0.0, 0.01, -math.pi + 0.1))
+    assert abs(abs(yaw) - math.pi) < 1e-9  # the mean of +-(pi - 0.1) is pi, not 0
+    assert f.add((5.0, 0.0, 0.0)) == (5.0, 0.0, 0.0)  # a jump: start over
+    assert f.samples == 1
+    with pytest.raises(ValueError, match="min_alpha must be in"):
+        SmoothedTransform(min_alpha=0.0)
 
 
 def test_docstring_examples():

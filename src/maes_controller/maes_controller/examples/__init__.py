@@ -1,0 +1,1 @@
+"""Example controllers (run them with ``python -m maes_controller.examples.<name>``)."""
