@@ -14,7 +14,8 @@ for the ROS stack runs here unchanged, and the reverse:
                        robot's SLAM map, which is "published" on SLAM update ticks, as the
                        simulator node publishes ``map``
 ``nav_to_pos`` ...     a :class:`maes_controller.navigation.Navigator` per robot, updated once a
-                       tick with the believed pose and the latest map, as the navigator node does
+                       tick as the navigator node does: with its smoothed pose
+                       (:class:`NavigatorPoses`), the latest map and the robots nearby
 ``broadcast_msg``      ``Simulation.broadcast``; a refused message is logged, as on ROS
 =====================  ==========================================================================
 
@@ -137,12 +138,67 @@ def state_to_metres(state: RobotState, tile: float) -> RobotState:
     )
 
 
+def _metres(poses: np.ndarray, tile: float) -> np.ndarray:
+    """(N, 3) poses with x, y scaled from tiles to metres (a copy)."""
+    out = np.array(poses, dtype=np.float64)
+    out[:, :2] *= tile
+    return out
+
+
+def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise planar pose composition ``a[k] * b[k]`` of (N, 3) arrays."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
+                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    """Row-wise inverse of (N, 3) planar poses."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
+
+
+class NavigatorPoses:
+    """The poses the navigator node navigates with, from the simulation's arrays.
+
+    On the embedded ROS stack the simulator publishes ``odom -> base_footprint`` (odometry since
+    the start) and ``map -> odom`` (so that ``map -> base_footprint`` is the SLAM-believed pose);
+    the navigator smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which
+    averages out the SLAM's random pose error) and composes it with odometry. Same here, every
+    tick, so a goal is followed as on ROS. Metres and radians, map frame.
+    """
+
+    def __init__(self, sim: Simulation) -> None:
+        from maes_controller.tf_pose import SmoothedTransform
+
+        self._tile = float(sim.config.world.tile_size)
+        self._start_inv = _inverse(_metres(sim.odometry_poses, self._tile))
+        # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
+        jump = 2.0 * self._tile * max(
+            1.0, 1.5 * sim.config.robot_constraints.slam_position_inaccuracy)
+        self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
+        self._odom_rel = np.zeros((sim.n_robots, 3))
+
+    def observe(self, sim: Simulation, believed_m: np.ndarray) -> None:
+        """Take this tick's transforms; ``believed_m`` (N, 3) is ``map -> base_footprint``."""
+        self._odom_rel = _compose(self._start_inv, _metres(sim.odometry_poses, self._tile))
+        map_odom = _compose(believed_m, _inverse(self._odom_rel))
+        for smoother, sample in zip(self._map_odom, map_odom.tolist(), strict=True):
+            smoother.add(tuple(sample))
+
+    def pose(self, i: int) -> tuple[float, float, float]:
+        """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
+        from maes_controller.tf_pose import compose
+
+        return compose(self._map_odom[i].value, tuple(self._odom_rel[i].tolist()))
+
+
 def _duration(seconds: float) -> SimpleNamespace:
     sec = math.floor(seconds)
     return SimpleNamespace(sec=int(sec), nanosec=int(round((seconds - sec) * 1e9)))
 
 
-def _feedback(step: Any, pose: np.ndarray, now: float) -> SimpleNamespace:
+def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
     """``NavigateToPose`` feedback's attribute names from a navigator step."""
     ns = SimpleNamespace
     yaw = float(pose[2])
@@ -203,7 +259,7 @@ class DirectRobot:
         self._costmap = MaesCostmap(self.logger)
         self._costmap_for: GridMap | None = None
         self._feedback_step: Any = None
-        self._feedback_pose = np.zeros(3)
+        self._feedback_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self._feedback_time = 0.0
         self._stop_requested = False
 
@@ -441,6 +497,7 @@ def run(
     params = NavParams.from_config(config)
     robots = [DirectRobot(sim, i, Navigator(params),
                           np.random.default_rng([sim.seed, i, _RNG_SALT])) for i in range(n)]
+    nav_poses = NavigatorPoses(sim)
     rc = config.robot_constraints
     exploration = [sim.exploration_percent]
     coverage = [sim.coverage_percent]
@@ -454,8 +511,8 @@ def run(
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
                 robot._receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
-        poses = sim.estimated_poses
-        poses[:, :2] *= tile
+        poses = _metres(sim.estimated_poses, tile)  # tf map -> base_footprint
+        nav_poses.observe(sim, poses)
         for i, robot in enumerate(robots):
             robot._observe(state_to_metres(sim.robot_state(i), tile), poses[i])
             try:
@@ -463,7 +520,7 @@ def run(
             except Exception as exc:
                 raise LogicError(f"logic of {robot.namespace} raised at tick {sim.tick}: "
                                  f"{type(exc).__name__}: {exc}") from exc
-        _navigate(sim, robots, poses, tile)
+        _navigate(sim, robots, nav_poses, tile)
         sim.step()
         done += 1
         exploration.append(sim.exploration_percent)
@@ -483,15 +540,22 @@ def run(
     )
 
 
-def _navigate(sim: Simulation, robots: list[DirectRobot], poses: np.ndarray, tile: float) -> None:
-    """One navigator step for every robot with a goal; their commands in one call."""
+def _navigate(sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses,
+              tile: float) -> None:
+    """One navigator step for every robot with a goal; their commands in one call.
+
+    As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and
+    the other robots its state reports nearby (recovery plans go around them).
+    """
     now = sim.sim_time
     idx, linear, angular = [], [], []
     for i, robot in enumerate(robots):
         nav = robot._nav
         if nav.status is NavStatus.ACTIVE:
-            step = nav.update(poses[i], robot._grid, now)
-            robot._feedback_step, robot._feedback_pose = step, poses[i]
+            pose = poses.pose(i)
+            others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+            step = nav.update(pose, robot._grid, now, others)
+            robot._feedback_step, robot._feedback_pose = step, pose
             robot._feedback_time = now
             idx.append(i)
             linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s

@@ -206,6 +206,31 @@ def test_nav_to_pos_reaches_a_goal_with_feedback_in_metres():
     assert remaining[-1] < remaining[0]
 
 
+def test_navigation_uses_the_navigator_nodes_smoothed_pose():
+    # the SLAM pose error jumps at every SLAM update; the navigator (as its ROS node) averages
+    # map -> odom, so the pose it drives with is closer to the truth than the believed one
+    cfg = small_config(number_of_robots=1, end_criteria={"tick": 300},
+                       robot_constraints={"slam_position_inaccuracy": 0.5,
+                                          "slam_update_interval_in_ticks": 2})
+    believed, navigated, true = {}, {}, {}
+
+    def go(robot):
+        if robot.is_nav_complete():
+            robot.nav_to_pos(*goal_in_sight(robot, 3.0))
+        believed[robot.tick] = robot.robot_position
+        if robot.nav_feedback is not None:
+            p = robot.nav_feedback.current_pose.pose.position
+            navigated[robot.tick - 1] = (p.x, p.y)
+
+    run(cfg, go, max_ticks=150, progress=lambda sim: true.setdefault(sim.tick, sim.poses[0, :2]))
+    ticks = [t for t in navigated if t >= 40 and t in true]
+    assert len(ticks) > 50
+    err_believed = np.mean([math.dist(believed[t], true[t]) for t in ticks])
+    err_navigated = np.mean([math.dist(navigated[t], true[t]) for t in ticks])
+    assert err_believed > 0.2  # uniform in a 0.5-tile square: about 0.38 on average
+    assert err_navigated < 0.5 * err_believed
+
+
 def test_nav_goal_reached_within_tolerance():
     cfg = small_config(number_of_robots=1, world={"tile_size": 0.5}, end_criteria={"tick": 300})
     out = {}
