@@ -52,6 +52,9 @@ STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 #: cmd_vel: reliable, shallow.
 CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 
+#: error_msg of a goal aborted because a new one arrived for the same robot.
+_PREEMPTED = "preempted by a new goal"
+
 #: Frames inside a namespace (REP-105, no prefixes).
 MAP, ODOM, BASE = "map", "odom", "base_footprint"
 
@@ -183,7 +186,7 @@ class NavigatorNode(Node):
             if ns.handle is not None:
                 self._finish(ns, NavStep(status=NavStatus.ABORTED,
                                          error_code=int(NavErrorCode.UNKNOWN),
-                                         error_msg="preempted by a new goal"))
+                                         error_msg=_PREEMPTED))
             ns.handle, ns.done = handle, done
             frame, x, y = cv.goal_from_msg(handle.request)
             now = self._now(ns)
@@ -224,7 +227,9 @@ class NavigatorNode(Node):
             handle.abort()
         ns.cmd_pub.publish(cv.twist_to_msg(0.0, 0.0, ns.stamped,
                                            cv.time_to_msg(self._now(ns))))
-        if step.error_code:
+        if step.error_code == NavErrorCode.UNKNOWN and step.error_msg == _PREEMPTED:
+            self.get_logger().info(f"{ns.name}: goal preempted by a new goal")
+        elif step.error_code:
             self.get_logger().warning(f"{ns.name}: goal {step.status.value} (error "
                                       f"{step.error_code}: {step.error_msg})")
         else:

@@ -196,3 +196,79 @@ def test_shipped_logic_is_the_default(tools):
         node.destroy_node()
     finally:
         shutdown(context=ctx)
+
+
+def test_console_scripts_run_the_stack_as_processes(tmp_path):
+    """maes_sim_node + navigator_node + controller_node (shipped logic) as separate processes."""
+    import subprocess
+    import time
+    from pathlib import Path
+
+    from maes_interfaces.msg import Stats
+    from rclpy import init, shutdown
+    from rclpy.executors import SingleThreadedExecutor
+    from rclpy.node import Node
+
+    prefix = Path(__file__).resolve().parents[3] / "install"
+    exe = {name: prefix / pkg / "lib" / pkg / name for pkg, name in (
+        ("maes_sim", "maes_sim_node"), ("maes_controller", "navigator_node"),
+        ("maes_controller", "controller_node"))}
+    if not all(p.exists() for p in exe.values()):
+        pytest.skip("console scripts not installed (make build)")
+    config = tmp_path / "run.yaml"
+    config.write_text("number_of_robots: 1\nrandom_seeds: [3]\nend_criteria:\n  tick: null\n"
+                      "  exploration_percent: null\nglobal_settings:\n"
+                      "  should_write_csv_results: false\n")
+    cfg = f"config_file:={config}"
+    procs = [
+        subprocess.Popen([str(exe["maes_sim_node"]), "--ros-args", "-p", cfg,
+                          "-p", "real_time_factor:=1.0"]),
+        subprocess.Popen([str(exe["navigator_node"]), "--ros-args", "-p", cfg]),
+        subprocess.Popen([str(exe["controller_node"]), "--ros-args", "-p", "robot_id:=0"]),
+    ]
+    ctx = Context()
+    init(context=ctx)
+    node = Node("stats_reader", context=ctx)
+    stats: list = []
+    node.create_subscription(Stats, "/maes/stats", stats.append, 10)
+    executor = SingleThreadedExecutor(context=ctx)
+    executor.add_node(node)
+    try:
+        end = time.monotonic() + 90.0
+        while time.monotonic() < end and not (stats and stats[-1].distance_travelled[0] > 2.0):
+            executor.spin_once(timeout_sec=0.1)
+            assert all(p.poll() is None for p in procs), "a node exited"
+        assert stats and stats[-1].distance_travelled[0] > 2.0, "the robot did not drive"
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        executor.shutdown()
+        node.destroy_node()
+        shutdown(context=ctx)
+
+
+def test_console_scripts_report_bad_parameters_clearly(tmp_path):
+    import os
+    import subprocess
+    from pathlib import Path
+
+    lib = Path(__file__).resolve().parents[3] / "install" / "maes_controller" / "lib"
+    if not (lib / "maes_controller" / "navigator_node").exists():
+        pytest.skip("console scripts not installed (make build)")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("number_of_robots: 2\nrobot_constraints:\n  agent_relative_sise: 0.5\n")
+    runs = {
+        "navigator_node": (["-p", f"config_file:={bad}"], "agent_relative_size"),
+        "controller_node": (["-p", "robot_id:=1", "-p", "logic:=no_such_pkg.mod:logic"],
+                            "cannot import logic module 'no_such_pkg.mod'"),
+    }
+    for name, (args, expected) in runs.items():
+        out = subprocess.run([str(lib / "maes_controller" / name), "--ros-args", *args],
+                             capture_output=True, text=True, timeout=60, env=os.environ.copy())
+        assert out.returncode == 2, (name, out.stderr)
+        assert expected in out.stderr, (name, out.stderr)

@@ -11,9 +11,9 @@ from maes_controller.logic import CLAIM_PREFIX, logic, parse_claim  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 #: Sim seconds for three robots to see 95 % of a 30x30 building (default config otherwise).
-#: Measured in lockstep (deterministic): seeds 0..9 took 33.2, 56.6, 73.0, 42.3, 52.3, 66.2,
-#: 70.3, 65.9, 77.8 and 85.2 s; the test runs seed 2 (73.0 s). The bound is about twice that,
-#: and 1.75 times the slowest seed measured.
+#: Measured in lockstep (deterministic): seeds 0..9 took 33.2, 40.1, 83.1, 35.7, 63.0, 68.2,
+#: 64.3, 49.9, 40.6 and 85.2 s (mean 56 s); the test runs seed 2 (83.1 s). The bound is 1.8
+#: times that, and 1.76 times the slowest seed measured.
 EXPLORATION_BOUND = 150.0
 
 
