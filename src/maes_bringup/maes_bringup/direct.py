@@ -213,26 +213,33 @@ def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
 
 # ---------------------------------------------------------------------------------- robot
 class DirectLogger:
-    """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``."""
+    """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``.
+
+    Keyword arguments of rclpy's logger (``throttle_duration_sec``, ``once``, ...) are accepted
+    and ignored, so logic written for ROS logs here unchanged.
+    """
 
     def __init__(self, robot: DirectRobot) -> None:
         self._robot = robot
         self._log = logging.getLogger(f"maes.direct.{robot.namespace}")
 
-    def _emit(self, level: int, text: str) -> None:
+    def _emit(self, level: int, text: Any) -> None:
         if self._log.isEnabledFor(level):
             self._log.log(level, "[tick %d] %s", self._robot.tick, text)
 
-    def debug(self, text: str) -> None:
+    def debug(self, text: Any, **_rclpy_options: Any) -> None:
         self._emit(logging.DEBUG, text)
 
-    def info(self, text: str) -> None:
+    def info(self, text: Any, **_rclpy_options: Any) -> None:
         self._emit(logging.INFO, text)
 
-    def warning(self, text: str) -> None:
+    def warning(self, text: Any, **_rclpy_options: Any) -> None:
         self._emit(logging.WARNING, text)
 
-    def error(self, text: str) -> None:
+    def warn(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.WARNING, text)
+
+    def error(self, text: Any, **_rclpy_options: Any) -> None:
         self._emit(logging.ERROR, text)
 
 
@@ -309,13 +316,16 @@ class DirectRobot:
 
     @property
     def nav_error(self) -> str:
-        """Error message of the last failed goal ("" otherwise)."""
+        """``"error <code>: <message>"`` of the last failed goal ("" otherwise), as on ROS."""
         last = self._nav.last_step
-        return last.error_msg if self._nav.status is NavStatus.ABORTED else ""
+        if self._nav.status is not NavStatus.ABORTED:
+            return ""
+        return f"error {last.error_code}: {last.error_msg}"
 
     def nav_to_pos(self, x: float, y: float) -> None:
         """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal."""
         self._nav.start((x, y), self._sim.sim_time)
+        self._feedback_step = None  # feedback belongs to a goal
 
     def cancel_nav(self) -> None:
         """Cancel the current goal (no-op when none); the robot is stopped."""
@@ -330,14 +340,14 @@ class DirectRobot:
     def broadcast_msg(self, text: str) -> None:
         """Broadcast ``text``; a refused message (empty, too long, over the limit) is logged."""
         try:
-            self._sim.broadcast(self.robot_id, text)
+            self._sim.broadcast(self.robot_id, str(text))
         except CommandRejected as err:
             self.logger.warning(str(err))
 
     def deposit_tag(self, text: str) -> None:
         """Leave a tag at the robot's position; a refused tag is logged."""
         try:
-            self._sim.deposit_tag(self.robot_id, text)
+            self._sim.deposit_tag(self.robot_id, str(text))
         except CommandRejected as err:
             self.logger.warning(str(err))
 
