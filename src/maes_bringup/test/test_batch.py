@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import csv
 import io
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from maes_bringup import aggregate
 from maes_bringup.batch import Progress, main, read_rows, run_experiment
 from maes_bringup.experiment import load_experiment
 
@@ -253,3 +255,8 @@ def test_resuming_an_edited_experiment_keeps_what_still_belongs_to_it(tmp_path, 
     assert {r["case_id"] for r in read_rows(out / "stale_results.csv")} == \
         {r["case_id"] for r in rows}
     assert all(r["ticks"] == "50" for r in read_rows(out / "results.csv"))
+
+
+def test_docstring_examples():
+    result = doctest.testmod(aggregate, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

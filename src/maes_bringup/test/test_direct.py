@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import hashlib
 import json
 import logging
@@ -14,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from maes_bringup import direct
 from maes_bringup.direct import LogicError, RunResult, run, state_to_metres
 from maes_controller.costmap import GridMap
 from maes_controller.navigation import NavParams, costmap_values
@@ -398,3 +400,8 @@ def test_direct_mode_imports_no_ros():
                          timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_docstring_examples():
+    result = doctest.testmod(direct, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

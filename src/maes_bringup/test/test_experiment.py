@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import doctest
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from maes_bringup import experiment, run_metrics
 from maes_bringup.experiment import (
     DEFAULT_METRICS,
     ExperimentError,
@@ -199,3 +201,9 @@ def test_a_missing_or_invalid_base_config_is_named(tmp_path):
                               "number_of_robots: x\n"))
     with pytest.raises(ExperimentError, match="file not found"):
         load_experiment(tmp_path / "absent.yaml")
+
+
+@pytest.mark.parametrize("module", [experiment, run_metrics])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
