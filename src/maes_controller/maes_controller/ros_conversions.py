@@ -20,19 +20,40 @@ from .navigation import NavStep
 
 
 def time_to_msg(seconds: float) -> Time:
-    """``builtin_interfaces/Time`` of ``seconds`` (>= 0)."""
+    """``builtin_interfaces/Time`` of ``seconds`` (>= 0).
+
+    Examples
+    --------
+    >>> t = time_to_msg(12.3)
+    >>> t.sec, t.nanosec
+    (12, 300000000)
+    """
     ns = int(round(seconds * 1e9))
     return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
 def duration_to_msg(seconds: float) -> Duration:
-    """``builtin_interfaces/Duration`` of ``seconds`` (negative and nan count as 0)."""
+    """``builtin_interfaces/Duration`` of ``seconds`` (negative and nan count as 0).
+
+    Examples
+    --------
+    >>> d = duration_to_msg(1.5)
+    >>> d.sec, d.nanosec, duration_to_msg(float("nan")).sec
+    (1, 500000000, 0)
+    """
     ns = int(round(seconds * 1e9)) if math.isfinite(seconds) and seconds > 0 else 0
     return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
 
 
 def pose_to_msg(x: float, y: float, yaw: float, stamp: Time, frame_id: str = "map") -> PoseStamped:
-    """A planar ``geometry_msgs/PoseStamped``."""
+    """A planar ``geometry_msgs/PoseStamped``.
+
+    Examples
+    --------
+    >>> p = pose_to_msg(1.0, 2.0, math.pi, time_to_msg(0.0))
+    >>> p.header.frame_id, p.pose.position.x, round(p.pose.orientation.z, 6)
+    ('map', 1.0, 1.0)
+    """
     msg = PoseStamped()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id
@@ -44,7 +65,13 @@ def pose_to_msg(x: float, y: float, yaw: float, stamp: Time, frame_id: str = "ma
 
 
 def goal_to_msg(x: float, y: float, stamp: Time, frame_id: str = "map") -> NavigateToPose.Goal:
-    """A ``NavigateToPose`` goal at ``(x, y)`` (identity orientation, as MAES 2.0 sent)."""
+    """A ``NavigateToPose`` goal at ``(x, y)`` (identity orientation, as MAES 2.0 sent).
+
+    Examples
+    --------
+    >>> goal_from_msg(goal_to_msg(1.0, -2.0, time_to_msg(0.0), "/map"))
+    ('map', 1.0, -2.0)
+    """
     goal = NavigateToPose.Goal()
     goal.pose = pose_to_msg(x, y, 0.0, stamp, frame_id)
     return goal
@@ -59,7 +86,15 @@ def goal_from_msg(goal: NavigateToPose.Goal) -> tuple[str, float, float]:
 
 def feedback_to_msg(step: NavStep, pose: Sequence[float] | None,
                     stamp: Time) -> NavigateToPose.Feedback:
-    """``NavigateToPose`` feedback of a navigation step at the robot's pose."""
+    """``NavigateToPose`` feedback of a navigation step at the robot's pose.
+
+    Examples
+    --------
+    >>> fb = feedback_to_msg(NavStep(distance_remaining=3.0, navigation_time=2.5),
+    ...                      (1.0, 0.0, 0.0), time_to_msg(2.5))
+    >>> fb.distance_remaining, fb.navigation_time.sec, fb.current_pose.pose.position.x
+    (3.0, 2, 1.0)
+    """
     fb = NavigateToPose.Feedback()
     if pose is not None:
         fb.current_pose = pose_to_msg(pose[0], pose[1], pose[2], stamp)
@@ -72,13 +107,25 @@ def feedback_to_msg(step: NavStep, pose: Sequence[float] | None,
 
 
 def result_to_msg(step: NavStep) -> NavigateToPose.Result:
-    """``NavigateToPose`` result: the step's error code and message."""
+    """``NavigateToPose`` result: the step's error code and message.
+
+    Examples
+    --------
+    >>> result_to_msg(NavStep(error_code=208, error_msg="no path")).error_code
+    208
+    """
     return NavigateToPose.Result(error_code=int(step.error_code), error_msg=step.error_msg)
 
 
 def twist_to_msg(linear: float, angular: float, stamped: bool = False,
                  stamp: Time | None = None, frame_id: str = "base_footprint"):
-    """``Twist`` (or ``TwistStamped``) with forward and yaw speeds."""
+    """``Twist`` (or ``TwistStamped``) with forward and yaw speeds.
+
+    Examples
+    --------
+    >>> twist_to_msg(0.5, 0.0).linear.x, twist_to_msg(0.0, 1.0, stamped=True).twist.angular.z
+    (0.5, 1.0)
+    """
     twist = Twist()
     twist.linear.x = float(linear)
     twist.angular.z = float(angular)
@@ -92,7 +139,14 @@ def twist_to_msg(linear: float, angular: float, stamped: bool = False,
 
 
 def costmap_to_msg(map_msg: OccupancyGrid, costs: np.ndarray) -> OccupancyGrid:
-    """A costmap with the header and geometry of the map it was computed from."""
+    """A costmap with the header and geometry of the map it was computed from.
+
+    Examples
+    --------
+    >>> m = OccupancyGrid(); m.info.width, m.info.height = 2, 1
+    >>> list(costmap_to_msg(m, np.array([[0, 100]])).data)
+    [0, 100]
+    """
     msg = OccupancyGrid()
     msg.header = map_msg.header
     msg.info = map_msg.info
@@ -101,7 +155,14 @@ def costmap_to_msg(map_msg: OccupancyGrid, costs: np.ndarray) -> OccupancyGrid:
 
 
 def path_to_msg(points: Sequence[Sequence[float]], stamp: Time, frame_id: str = "map") -> Path:
-    """``nav_msgs/Path`` through ``points``, each pose facing the next point."""
+    """``nav_msgs/Path`` through ``points``, each pose facing the next point.
+
+    Examples
+    --------
+    >>> path = path_to_msg([(0.0, 0.0), (0.0, 1.0)], time_to_msg(0.0))
+    >>> len(path.poses), round(path.poses[0].pose.orientation.z, 6)
+    (2, 0.707107)
+    """
     msg = Path()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id

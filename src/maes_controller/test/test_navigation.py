@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import doctest
 import math
+import os
+import subprocess
+import sys
 from types import SimpleNamespace as NS
 
 import numpy as np
@@ -297,6 +300,19 @@ def test_from_config_uses_the_motion_model_speeds_in_metres():
         math.pi / 2)
     assert p.goal_tolerance == pytest.approx(0.5) and p.max_recoveries == 2
     assert p.goal_timeout == pytest.approx(10 * 60 * 2.0 / 3.0)
+
+
+def test_pure_modules_import_no_ros():
+    code = (
+        "import importlib, sys\n"
+        "for name in ['navigation', 'tf_pose', 'logic']:\n"
+        "    importlib.import_module('maes_controller.' + name)\n"
+        "roots = {m.split('.')[0] for m in sys.modules}\n"
+        "print(sorted(r for r in roots if r == 'rclpy' or r.endswith(('_msgs', '_interfaces'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=os.environ)
+    assert out.stdout.strip() == "[]"
 
 
 def test_docstring_examples():

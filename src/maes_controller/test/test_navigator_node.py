@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import math
 
 import numpy as np
@@ -21,8 +22,8 @@ from rclpy.action import ActionClient  # noqa: E402
 
 from maes_sim.core import Simulation  # noqa: E402
 
-#: Sim seconds a robot may need for the far goal of the 30x30 building (measured: 18.6 s for
-#: seed 3's 36 m route; the bound leaves room for replanning after surprises in unknown space).
+#: Sim seconds a robot may need for the far goal of the 30x30 building (measured: 24.2 s for
+#: seed 3's 25.7 m route, default SLAM pose error; 2.5 times that leaves room for replanning).
 FAR_GOAL_BOUND = 60.0
 
 
@@ -88,22 +89,24 @@ def test_reaches_a_far_goal_without_entering_walls_with_feedback_plan_and_costma
     assert path_len > 25.0  # a real trip across the building
     goal = Goal(s, action_client(s), gx, gy)
     start_time = sim.sim_time
-    in_wall = []
+    in_wall, touched = [], []
 
     def check_pose():
         px, py = sim.poses[0, :2] + np.array([sim.shape[1], sim.shape[0]]) / 2
         if sim.walls[int(math.floor(py)), int(math.floor(px))]:
             in_wall.append((sim.tick, px, py))
+        if sim.colliding[0]:
+            touched.append(sim.tick)
 
     ticks = s.step_until(lambda: goal.done, max_ticks=int(FAR_GOAL_BOUND / sim.tick_duration),
                          each=check_pose)
     elapsed = sim.sim_time - start_time
     print(f"far goal: {path_len:.1f} m route in {elapsed:.1f} s of sim time, "
-          f"{goal.feedback[-1].number_of_recoveries} recoveries")
+          f"{goal.feedback[-1].number_of_recoveries} recoveries, touched walls {touched}")
     assert goal.result.status == GoalStatus.STATUS_SUCCEEDED, goal.result.result
     assert goal.result.result.error_code == 0
     assert elapsed <= FAR_GOAL_BOUND and ticks > 0
-    assert in_wall == []
+    assert in_wall == [] and touched == []  # not even in contact: the planner keeps a margin
     # Arrived: the true position is within the goal tolerance plus the SLAM pose error.
     err = sim.config.robot_constraints.slam_position_inaccuracy * math.sqrt(2)
     true_xy = sim.poses[0, :2] * sim.config.world.tile_size
@@ -127,6 +130,11 @@ def test_reaches_a_far_goal_without_entering_walls_with_feedback_plan_and_costma
     assert costmaps[-1].info.width == maps[-1].info.width and cost.shape == occ.shape
     assert ((cost == 100) == (occ == 100)).all() and ((cost == -1) == (occ == -1)).all()
     assert set(np.unique(cost)) - {-1, 100} <= set(range(0, 99))
+
+
+def test_conversion_examples():
+    result = doctest.testmod(cv, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
 
 
 def test_cancel_stops_the_robot_and_sends_one_zero_command(stack, tools):
