@@ -33,26 +33,33 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import logging
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from maes_controller.costmap import GridMap
-from maes_controller.maes_compat import MaesCostmap
-from maes_controller.robot_api import LogicFunction, NavStatus, load_logic
-from maes_sim.core import CommandRejected, SimConfig, Simulation, load_config
-from maes_sim.core.comms import robot_name
+from maes_controller.robot_api import LogicFunction, load_logic
+from maes_sim.core import SimConfig, Simulation, load_config
 from maes_sim.core.slam import to_occupancy
-from maes_sim.core.state import NearbyRobot, RobotState, Vector2D
+
+from .direct_robot import (
+    DirectLogger,
+    DirectRobot,
+    NavigatorPoses,
+    poses_in_metres,
+    state_to_metres,
+    step_navigation,
+)
+
+__all__ = ["DirectLogger", "DirectRobot", "LogicError", "NavigatorPoses", "RunResult",
+           "resolve_controller", "run", "state_to_metres"]
 
 #: Mixed into every robot's ``rng`` seed so it never equals the simulation's own stream.
 _RNG_SALT = 0x4D414553  # "MAES"
@@ -109,247 +116,6 @@ def resolve_controller(controller: str | LogicFunction) -> LogicFunction:
     if module.endswith(".py") and sep and attr:
         return _load_file_logic(module, attr, controller)
     return load_logic(controller)
-
-
-# ---------------------------------------------------------------------------------- conversions
-def _scaled(v: Vector2D, tile: float) -> Vector2D:
-    return Vector2D(v.x * tile, v.y * tile)
-
-
-def state_to_metres(state: RobotState, tile: float) -> RobotState:
-    """The core's state (tiles) with every position in metres, as ``maes_state`` carries it.
-
-    The one tiles -> metres conversion of direct mode, the twin of
-    ``maes_sim.ros.conversions.state_to_msg``.
-
-    Examples
-    --------
-    >>> s = RobotState(tick=3, status="idle", colliding=False, position=Vector2D(1.0, -2.0))
-    >>> state_to_metres(s, 0.5).position
-    Vector2D(x=0.5, y=-1.0)
-    """
-    if tile == 1.0:
-        return state
-    return replace(
-        state,
-        tags_nearby=[replace(t, pos=_scaled(t.pos, tile)) for t in state.tags_nearby],
-        nearby_robots=[NearbyRobot(r.id, _scaled(r.pos, tile)) for r in state.nearby_robots],
-        position=_scaled(state.position, tile),
-    )
-
-
-def _metres(poses: np.ndarray, tile: float) -> np.ndarray:
-    """(N, 3) poses with x, y scaled from tiles to metres (a copy)."""
-    out = np.array(poses, dtype=np.float64)
-    out[:, :2] *= tile
-    return out
-
-
-def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise planar pose composition ``a[k] * b[k]`` of (N, 3) arrays."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
-                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
-
-
-def _inverse(a: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of (N, 3) planar poses."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
-
-
-class NavigatorPoses:
-    """The poses the navigator node navigates with, from the simulation's arrays.
-
-    On the embedded ROS stack the simulator publishes ``odom -> base_footprint`` (odometry since
-    the start) and ``map -> odom`` (so that ``map -> base_footprint`` is the SLAM-believed pose);
-    the navigator smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which
-    averages out the SLAM's random pose error) and composes it with odometry. Same here, every
-    tick, so a goal is followed as on ROS. Metres and radians, map frame.
-    """
-
-    def __init__(self, sim: Simulation) -> None:
-        from maes_controller.tf_pose import SmoothedTransform
-
-        self._tile = float(sim.config.world.tile_size)
-        self._start_inv = _inverse(_metres(sim.odometry_poses, self._tile))
-        # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
-        jump = 2.0 * self._tile * max(
-            1.0, 1.5 * sim.config.robot_constraints.slam_position_inaccuracy)
-        self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
-        self._odom_rel = np.zeros((sim.n_robots, 3))
-
-    def observe(self, sim: Simulation, believed_m: np.ndarray) -> None:
-        """Take this tick's transforms; ``believed_m`` (N, 3) is ``map -> base_footprint``."""
-        self._odom_rel = _compose(self._start_inv, _metres(sim.odometry_poses, self._tile))
-        map_odom = _compose(believed_m, _inverse(self._odom_rel))
-        for smoother, sample in zip(self._map_odom, map_odom.tolist(), strict=True):
-            smoother.add(tuple(sample))
-
-    def pose(self, i: int) -> tuple[float, float, float]:
-        """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
-        from maes_controller.tf_pose import compose
-
-        return compose(self._map_odom[i].value, tuple(self._odom_rel[i].tolist()))
-
-
-def _duration(seconds: float) -> SimpleNamespace:
-    sec = math.floor(seconds)
-    return SimpleNamespace(sec=int(sec), nanosec=int(round((seconds - sec) * 1e9)))
-
-
-def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
-    """``NavigateToPose`` feedback's attribute names from a navigator step."""
-    ns = SimpleNamespace
-    yaw = float(pose[2])
-    current = ns(header=ns(stamp=_duration(now), frame_id="map"),
-                 pose=ns(position=ns(x=float(pose[0]), y=float(pose[1]), z=0.0),
-                         orientation=ns(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))))
-    return ns(current_pose=current, navigation_time=_duration(step.navigation_time),
-              estimated_time_remaining=_duration(step.estimated_time_remaining),
-              number_of_recoveries=int(step.number_of_recoveries),
-              distance_remaining=float(step.distance_remaining))
-
-
-# ---------------------------------------------------------------------------------- robot
-class DirectLogger:
-    """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``.
-
-    Keyword arguments of rclpy's logger (``throttle_duration_sec``, ``once``, ...) are accepted
-    and ignored, so logic written for ROS logs here unchanged.
-    """
-
-    def __init__(self, robot: DirectRobot) -> None:
-        self._robot = robot
-        self._log = logging.getLogger(f"maes.direct.{robot.namespace}")
-
-    def _emit(self, level: int, text: Any) -> None:
-        if self._log.isEnabledFor(level):
-            self._log.log(level, "[tick %d] %s", self._robot.tick, text)
-
-    def debug(self, text: Any, **_rclpy_options: Any) -> None:
-        self._emit(logging.DEBUG, text)
-
-    def info(self, text: Any, **_rclpy_options: Any) -> None:
-        self._emit(logging.INFO, text)
-
-    def warning(self, text: Any, **_rclpy_options: Any) -> None:
-        self._emit(logging.WARNING, text)
-
-    def warn(self, text: Any, **_rclpy_options: Any) -> None:
-        self._emit(logging.WARNING, text)
-
-    def error(self, text: Any, **_rclpy_options: Any) -> None:
-        self._emit(logging.ERROR, text)
-
-
-class DirectRobot:
-    """The :class:`~maes_controller.robot_api.Robot` of one robot in direct mode.
-
-    Built by :func:`run`; a logic callback only reads and calls what the protocol lists, plus
-    ``rng`` (a per-robot ``numpy.random.Generator``, seeded from the run seed and the robot id).
-    """
-
-    def __init__(self, sim: Simulation, index: int, navigator: Any, rng: np.random.Generator):
-        self._sim = sim
-        self._nav = navigator
-        self._tile = float(sim.config.world.tile_size)
-        self.robot_id = index
-        self.namespace = robot_name(index)
-        self.memory: dict = {}
-        self.rng = rng
-        self.logger = DirectLogger(self)
-        self.state: RobotState | None = None
-        self.tick = 0
-        self._pose = np.zeros(3)
-        self._grid: GridMap | None = None
-        self._costmap = MaesCostmap(self.logger)
-        self._costmap_for: GridMap | None = None
-        self._feedback_step: Any = None
-        self._feedback_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self._feedback_time = 0.0
-        self._stop_requested = False
-
-    # -- filled in by the runner each tick ---------------------------------------------------
-    def _receive_map(self, grid: GridMap) -> None:
-        """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
-        self._grid = grid
-
-    def _observe(self, state: RobotState, pose_m: np.ndarray) -> None:
-        self.state = state
-        self.tick = state.tick
-        self._pose = pose_m
-
-    # -- Robot protocol ------------------------------------------------------------------------
-    @property
-    def robot_position(self) -> tuple[float, float]:
-        """``(x, y)`` metres, map frame: the pose the robot's SLAM believes."""
-        return float(self._pose[0]), float(self._pose[1])
-
-    @property
-    def robot_heading(self) -> float:
-        """Yaw, radians, map frame."""
-        return float(self._pose[2])
-
-    @property
-    def global_costmap(self) -> MaesCostmap:
-        """The navigator's costmap of the latest published map (built when first read)."""
-        if self._grid is not None and self._costmap_for is not self._grid:
-            g = self._grid
-            values = self._nav.costmap_values(g)
-            msg = GridMap.from_array(values, g.resolution, g.origin_x, g.origin_y).to_msg_like()
-            self._costmap.update_costmap(msg)
-            self._costmap_for = g
-        return self._costmap
-
-    @property
-    def nav_status(self) -> NavStatus:
-        """State of the current or last goal."""
-        return self._nav.status
-
-    @property
-    def nav_feedback(self) -> Any:
-        """``NavigateToPose`` feedback of the latest navigation step, or None."""
-        if self._feedback_step is None:
-            return None
-        return _feedback(self._feedback_step, self._feedback_pose, self._feedback_time)
-
-    @property
-    def nav_error(self) -> str:
-        """``"error <code>: <message>"`` of the last failed goal ("" otherwise), as on ROS."""
-        last = self._nav.last_step
-        if self._nav.status is not NavStatus.ABORTED:
-            return ""
-        return f"error {last.error_code}: {last.error_msg}"
-
-    def nav_to_pos(self, x: float, y: float) -> None:
-        """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal."""
-        self._nav.start((x, y), self._sim.sim_time)
-        self._feedback_step = None  # feedback belongs to a goal
-
-    def cancel_nav(self) -> None:
-        """Cancel the current goal (no-op when none); the robot is stopped."""
-        if self._nav.status is NavStatus.ACTIVE:
-            self._nav.cancel(self._sim.sim_time)
-            self._stop_requested = True
-
-    def is_nav_complete(self) -> bool:
-        """True when no goal is in progress."""
-        return self._nav.status.done
-
-    def broadcast_msg(self, text: str) -> None:
-        """Broadcast ``text``; a refused message (empty, too long, over the limit) is logged."""
-        try:
-            self._sim.broadcast(self.robot_id, str(text))
-        except CommandRejected as err:
-            self.logger.warning(str(err))
-
-    def deposit_tag(self, text: str) -> None:
-        """Leave a tag at the robot's position; a refused tag is logged."""
-        try:
-            self._sim.deposit_tag(self.robot_id, str(text))
-        except CommandRejected as err:
-            self.logger.warning(str(err))
 
 
 # ---------------------------------------------------------------------------------- result
@@ -520,17 +286,17 @@ def run(
                              and sim.tick % rc.slam_update_interval_in_ticks == 0):
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
-                robot._receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
-        poses = _metres(sim.estimated_poses, tile)  # tf map -> base_footprint
+                robot.receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
+        poses = poses_in_metres(sim.estimated_poses, tile)  # tf map -> base_footprint
         nav_poses.observe(sim, poses)
         for i, robot in enumerate(robots):
-            robot._observe(state_to_metres(sim.robot_state(i), tile), poses[i])
+            robot.observe(state_to_metres(sim.robot_state(i), tile), poses[i])
             try:
                 logic[i](robot)
             except Exception as exc:
                 raise LogicError(f"logic of {robot.namespace} raised at tick {sim.tick}: "
                                  f"{type(exc).__name__}: {exc}") from exc
-        _navigate(sim, robots, nav_poses, tile)
+        step_navigation(sim, robots, nav_poses, tile)
         sim.step()
         done += 1
         exploration.append(sim.exploration_percent)
@@ -548,32 +314,3 @@ def run(
         messages_delivered=int(stats["broadcasts_delivered"]),
         tags_deposited=int(stats["tags_deposited"]), wall_time=wall, seed=sim.seed, sim=sim,
     )
-
-
-def _navigate(sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses,
-              tile: float) -> None:
-    """One navigator step for every robot with a goal; their commands in one call.
-
-    As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and
-    the other robots its state reports nearby (recovery plans go around them).
-    """
-    now = sim.sim_time
-    idx, linear, angular = [], [], []
-    for i, robot in enumerate(robots):
-        nav = robot._nav
-        if nav.status is NavStatus.ACTIVE:
-            pose = poses.pose(i)
-            others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
-            step = nav.update(pose, robot._grid, now, others)
-            robot._feedback_step, robot._feedback_pose = step, pose
-            robot._feedback_time = now
-            idx.append(i)
-            linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s
-            angular.append(step.angular)
-        elif robot._stop_requested:  # canceled by the logic: the last cmd_vel is a zero
-            idx.append(i)
-            linear.append(0.0)
-            angular.append(0.0)
-        robot._stop_requested = False
-    if idx:
-        sim.set_velocity(np.asarray(idx), np.asarray(linear), np.asarray(angular))

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maes_bringup import direct
+from maes_bringup import direct, direct_robot
 from maes_bringup.direct import LogicError, RunResult, run, state_to_metres
 from maes_controller.costmap import GridMap
 from maes_controller.navigation import NavParams, costmap_values
@@ -383,7 +383,7 @@ def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp
 def test_direct_mode_imports_no_ros():
     code = (
         "import sys\n"
-        "from maes_bringup import direct, batch, experiment, aggregate, run_metrics\n"
+        "from maes_bringup import direct, direct_robot, batch, experiment, aggregate, run_metrics\n"
         "from maes_sim.core import config_from_dict\n"
         "cfg = config_from_dict({'end_criteria': {'tick': 3},"
         " 'map': {'width_in_tiles': 20, 'height_in_tiles': 20}})\n"
@@ -402,6 +402,7 @@ def test_direct_mode_imports_no_ros():
     assert out.stdout.strip() == "[]"
 
 
-def test_docstring_examples():
-    result = doctest.testmod(direct, optionflags=doctest.ELLIPSIS)
+@pytest.mark.parametrize("module", [direct, direct_robot])
+def test_docstring_examples(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,292 @@
+"""The robot of direct mode: the :class:`~maes_controller.robot_api.Robot` API over an in-process
+simulation, and the tiles -> metres conversions that make it match the ROS stack.
+
+Used by :func:`maes_bringup.direct.run`, which builds one :class:`DirectRobot` per robot and
+feeds it every tick; see :mod:`maes_bringup.direct` for what each attribute holds.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from maes_controller.costmap import GridMap
+from maes_controller.maes_compat import MaesCostmap
+from maes_controller.robot_api import NavStatus
+from maes_controller.tf_pose import SmoothedTransform, compose
+from maes_sim.core import CommandRejected, Simulation
+from maes_sim.core.comms import robot_name
+from maes_sim.core.state import NearbyRobot, RobotState, Vector2D
+
+
+# ---------------------------------------------------------------------------------- conversions
+def _scaled(v: Vector2D, tile: float) -> Vector2D:
+    return Vector2D(v.x * tile, v.y * tile)
+
+
+def state_to_metres(state: RobotState, tile: float) -> RobotState:
+    """The core's state (tiles) with every position in metres, as ``maes_state`` carries it.
+
+    The one tiles -> metres conversion of direct mode, the twin of
+    ``maes_sim.ros.conversions.state_to_msg``.
+
+    Examples
+    --------
+    >>> s = RobotState(tick=3, status="idle", colliding=False, position=Vector2D(1.0, -2.0))
+    >>> state_to_metres(s, 0.5).position
+    Vector2D(x=0.5, y=-1.0)
+    """
+    if tile == 1.0:
+        return state
+    return replace(
+        state,
+        tags_nearby=[replace(t, pos=_scaled(t.pos, tile)) for t in state.tags_nearby],
+        nearby_robots=[NearbyRobot(r.id, _scaled(r.pos, tile)) for r in state.nearby_robots],
+        position=_scaled(state.position, tile),
+    )
+
+
+def poses_in_metres(poses: np.ndarray, tile: float) -> np.ndarray:
+    """(N, 3) poses with x, y scaled from tiles to metres (a copy)."""
+    out = np.array(poses, dtype=np.float64)
+    out[:, :2] *= tile
+    return out
+
+
+def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise planar pose composition ``a[k] * b[k]`` of (N, 3) arrays."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
+                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
+
+
+def _inverse(a: np.ndarray) -> np.ndarray:
+    """Row-wise inverse of (N, 3) planar poses."""
+    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
+    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
+
+
+class NavigatorPoses:
+    """The poses the navigator node navigates with, from the simulation's arrays.
+
+    On the embedded ROS stack the simulator publishes ``odom -> base_footprint`` (odometry since
+    the start) and ``map -> odom`` (so that ``map -> base_footprint`` is the SLAM-believed pose);
+    the navigator smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which
+    averages out the SLAM's random pose error) and composes it with odometry. Same here, every
+    tick, so a goal is followed as on ROS. Metres and radians, map frame.
+    """
+
+    def __init__(self, sim: Simulation) -> None:
+        self._tile = float(sim.config.world.tile_size)
+        self._start_inv = _inverse(poses_in_metres(sim.odometry_poses, self._tile))
+        # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
+        jump = 2.0 * self._tile * max(
+            1.0, 1.5 * sim.config.robot_constraints.slam_position_inaccuracy)
+        self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
+        self._odom_rel = np.zeros((sim.n_robots, 3))
+
+    def observe(self, sim: Simulation, believed_m: np.ndarray) -> None:
+        """Take this tick's transforms; ``believed_m`` (N, 3) is ``map -> base_footprint``."""
+        self._odom_rel = _compose(self._start_inv, poses_in_metres(sim.odometry_poses, self._tile))
+        map_odom = _compose(believed_m, _inverse(self._odom_rel))
+        for smoother, sample in zip(self._map_odom, map_odom.tolist(), strict=True):
+            smoother.add(tuple(sample))
+
+    def pose(self, i: int) -> tuple[float, float, float]:
+        """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
+        return compose(self._map_odom[i].value, tuple(self._odom_rel[i].tolist()))
+
+
+def _duration(seconds: float) -> SimpleNamespace:
+    sec = math.floor(seconds)
+    return SimpleNamespace(sec=int(sec), nanosec=int(round((seconds - sec) * 1e9)))
+
+
+def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
+    """``NavigateToPose`` feedback's attribute names from a navigator step."""
+    ns = SimpleNamespace
+    yaw = float(pose[2])
+    current = ns(header=ns(stamp=_duration(now), frame_id="map"),
+                 pose=ns(position=ns(x=float(pose[0]), y=float(pose[1]), z=0.0),
+                         orientation=ns(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))))
+    return ns(current_pose=current, navigation_time=_duration(step.navigation_time),
+              estimated_time_remaining=_duration(step.estimated_time_remaining),
+              number_of_recoveries=int(step.number_of_recoveries),
+              distance_remaining=float(step.distance_remaining))
+
+
+# ---------------------------------------------------------------------------------- robot
+class DirectLogger:
+    """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``.
+
+    Keyword arguments of rclpy's logger (``throttle_duration_sec``, ``once``, ...) are accepted
+    and ignored, so logic written for ROS logs here unchanged.
+    """
+
+    def __init__(self, robot: DirectRobot) -> None:
+        self._robot = robot
+        self._log = logging.getLogger(f"maes.direct.{robot.namespace}")
+
+    def _emit(self, level: int, text: Any) -> None:
+        if self._log.isEnabledFor(level):
+            self._log.log(level, "[tick %d] %s", self._robot.tick, text)
+
+    def debug(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.DEBUG, text)
+
+    def info(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.INFO, text)
+
+    def warning(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.WARNING, text)
+
+    def warn(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.WARNING, text)
+
+    def error(self, text: Any, **_rclpy_options: Any) -> None:
+        self._emit(logging.ERROR, text)
+
+
+class DirectRobot:
+    """The :class:`~maes_controller.robot_api.Robot` of one robot in direct mode.
+
+    Built by :func:`run`; a logic callback only reads and calls what the protocol lists, plus
+    ``rng`` (a per-robot ``numpy.random.Generator``, seeded from the run seed and the robot id).
+    """
+
+    def __init__(self, sim: Simulation, index: int, navigator: Any, rng: np.random.Generator):
+        self._sim = sim
+        self._nav = navigator
+        self._tile = float(sim.config.world.tile_size)
+        self.robot_id = index
+        self.namespace = robot_name(index)
+        self.memory: dict = {}
+        self.rng = rng
+        self.logger = DirectLogger(self)
+        self.state: RobotState | None = None
+        self.tick = 0
+        self._pose = np.zeros(3)
+        self._grid: GridMap | None = None
+        self._costmap = MaesCostmap(self.logger)
+        self._costmap_for: GridMap | None = None
+        self._feedback_step: Any = None
+        self._feedback_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._feedback_time = 0.0
+        self._stop_requested = False
+
+    # -- fed by the runner (maes_bringup.direct.run) ------------------------------------------
+    def receive_map(self, grid: GridMap) -> None:
+        """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
+        self._grid = grid
+
+    def observe(self, state: RobotState, pose_m: np.ndarray) -> None:
+        """This tick's state and believed pose (x, y, yaw), in metres; fed by the runner."""
+        self.state = state
+        self.tick = state.tick
+        self._pose = pose_m
+
+    # -- Robot protocol ------------------------------------------------------------------------
+    @property
+    def robot_position(self) -> tuple[float, float]:
+        """``(x, y)`` metres, map frame: the pose the robot's SLAM believes."""
+        return float(self._pose[0]), float(self._pose[1])
+
+    @property
+    def robot_heading(self) -> float:
+        """Yaw, radians, map frame."""
+        return float(self._pose[2])
+
+    @property
+    def global_costmap(self) -> MaesCostmap:
+        """The navigator's costmap of the latest published map (built when first read)."""
+        if self._grid is not None and self._costmap_for is not self._grid:
+            g = self._grid
+            values = self._nav.costmap_values(g)
+            msg = GridMap.from_array(values, g.resolution, g.origin_x, g.origin_y).to_msg_like()
+            self._costmap.update_costmap(msg)
+            self._costmap_for = g
+        return self._costmap
+
+    @property
+    def nav_status(self) -> NavStatus:
+        """State of the current or last goal."""
+        return self._nav.status
+
+    @property
+    def nav_feedback(self) -> Any:
+        """``NavigateToPose`` feedback of the latest navigation step, or None."""
+        if self._feedback_step is None:
+            return None
+        return _feedback(self._feedback_step, self._feedback_pose, self._feedback_time)
+
+    @property
+    def nav_error(self) -> str:
+        """``"error <code>: <message>"`` of the last failed goal ("" otherwise), as on ROS."""
+        last = self._nav.last_step
+        if self._nav.status is not NavStatus.ABORTED:
+            return ""
+        return f"error {last.error_code}: {last.error_msg}"
+
+    def nav_to_pos(self, x: float, y: float) -> None:
+        """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal."""
+        self._nav.start((x, y), self._sim.sim_time)
+        self._feedback_step = None  # feedback belongs to a goal
+
+    def cancel_nav(self) -> None:
+        """Cancel the current goal (no-op when none); the robot is stopped."""
+        if self._nav.status is NavStatus.ACTIVE:
+            self._nav.cancel(self._sim.sim_time)
+            self._stop_requested = True
+
+    def is_nav_complete(self) -> bool:
+        """True when no goal is in progress."""
+        return self._nav.status.done
+
+    def broadcast_msg(self, text: str) -> None:
+        """Broadcast ``text``; a refused message (empty, too long, over the limit) is logged."""
+        try:
+            self._sim.broadcast(self.robot_id, str(text))
+        except CommandRejected as err:
+            self.logger.warning(str(err))
+
+    def deposit_tag(self, text: str) -> None:
+        """Leave a tag at the robot's position; a refused tag is logged."""
+        try:
+            self._sim.deposit_tag(self.robot_id, str(text))
+        except CommandRejected as err:
+            self.logger.warning(str(err))
+
+
+def step_navigation(sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses,
+              tile: float) -> None:
+    """One navigator step for every robot with a goal; their commands in one call.
+
+    As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and
+    the other robots its state reports nearby (recovery plans go around them).
+    """
+    now = sim.sim_time
+    idx, linear, angular = [], [], []
+    for i, robot in enumerate(robots):
+        nav = robot._nav
+        if nav.status is NavStatus.ACTIVE:
+            pose = poses.pose(i)
+            others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+            step = nav.update(pose, robot._grid, now, others)
+            robot._feedback_step, robot._feedback_pose = step, pose
+            robot._feedback_time = now
+            idx.append(i)
+            linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s
+            angular.append(step.angular)
+        elif robot._stop_requested:  # canceled by the logic: the last cmd_vel is a zero
+            idx.append(i)
+            linear.append(0.0)
+            angular.append(0.0)
+        robot._stop_requested = False
+    if idx:
+        sim.set_velocity(np.asarray(idx), np.asarray(linear), np.asarray(angular))
