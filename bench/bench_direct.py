@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Simulation.robot_state = timed("state", Simulation.robot_state)
     Simulation.step = timed("sim", Simulation.step)
-    direct._navigate = timed("nav", direct._navigate)
+    direct.step_navigation = timed("nav", direct.step_navigation)
     logic = timed("logic", load_logic(args.logic))
 
     base = load_config(args.config)
