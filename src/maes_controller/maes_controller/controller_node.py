@@ -74,6 +74,8 @@ class RosRobot:
         self.nav_error = ""
         self.logger = node.get_logger()
         self.memory: dict = {}
+        #: Broadcast/tag requests sent and not yet answered by the simulator.
+        self.pending_requests = 0
         self.frames = FrameTree()
         self._goal_seq = 0
         self._goal_handle = None
@@ -172,11 +174,13 @@ class RosRobot:
             return
 
         def done(future) -> None:
+            self.pending_requests -= 1
             response = future.result()
             if response is not None and not response.result:
                 self.logger.warning(f"{self.namespace}: {what} {request.msg!r} refused by the "
                                     f"simulator", throttle_duration_sec=5.0)
 
+        self.pending_requests += 1
         client.call_async(request).add_done_callback(done)
 
 

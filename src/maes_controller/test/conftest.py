@@ -140,8 +140,9 @@ class Stack:
                 ns.last_control_stamp is None or abs(ns.last_control_stamp - t) > 1e-6
                 for ns in self.navigator.robots):
             return False
-        if any(c.robot.tick != tick for c in self.controllers.values()):
-            return False
+        if any(c.robot.tick != tick or c.robot.pending_requests
+               for c in self.controllers.values()):
+            return False  # a state not handled yet, or a broadcast/tag still on its way
         if not all(check() for check in self.caught_up):
             return False
         return self.cmd_taken == self.cmd_sent

@@ -5,7 +5,8 @@ build it in-process around a ready Simulation (``SimNode(sim)``) without spinnin
 embedded runner and the tests do.
 
 Per robot namespace ``robot<i>`` and logic tick: ``scan``, ``odom``, ``tf`` (odom ->
-base_footprint, and map -> odom when the simulated SLAM owns ``map``), ``maes_state``, and on
+base_footprint, odom starting at the world origin; and map -> odom when the simulated SLAM owns
+``map``), ``maes_state``, and on
 SLAM updates ``map``; once, ``tf_static`` (base_footprint -> base_link -> base_scan). It takes
 ``cmd_vel`` and serves ``maes_broadcast`` and ``maes_deposit_tag``. Globally: ``/clock``,
 ``/tf`` (world -> robot<i>/odom -> robot<i>/base_footprint), ``/maes/ground_truth``,
@@ -26,6 +27,7 @@ from geometry_msgs.msg import Twist, TwistStamped
 from maes_interfaces.msg import State, Stats
 from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav_msgs.msg import OccupancyGrid, Odometry
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import (
     DurabilityPolicy,
@@ -152,7 +154,10 @@ class SimNode(Node):
         self.on_finished: list[Callable[[SimNode], None]] = []
         h, w = sim.shape
         self._origin_m = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
-        self._start_odom = sim.odometry_poses  # (N, 3) world tiles: each odom frame's origin
+        # Every robot's odom frame starts at the world origin (REP-105 allows any fixed origin):
+        # MAES 2.0 controllers read their position from odom -> base_footprint and expect map
+        # coordinates, which this gives exactly when odometry is noise-free.
+        self._start_odom = np.zeros((sim.n_robots, 3))
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._rtf = 0.0
@@ -182,8 +187,13 @@ class SimNode(Node):
         self._rate_window: list[tuple[float, int]] = [(self._wall_anchor, sim.tick)]
         self._last_lag_warning = 0.0
         period = sim.tick_duration / self.real_time_factor if self.real_time_factor > 0 else 0.0
+        # The stepping timer gets a callback group of its own: in the default (mutually
+        # exclusive) group an always-ready timer would be picked first on every wait and the
+        # cmd_vel and service callbacks ready in the same wait skipped, starving them. Spin this
+        # node with a single-threaded executor (the simulation is not locked).
         self.timer = self.create_timer(min(period, 0.02) if period > 0 else 0.0,
-                                       self.timer_callback)
+                                       self.timer_callback,
+                                       callback_group=MutuallyExclusiveCallbackGroup())
 
     # ------------------------------------------------------------------ pacing
     def timer_callback(self) -> None:

@@ -80,10 +80,11 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     stats = h.collect(Stats, "/maes/stats", DEFAULT_QOS)
     assert h.spin_until(lambda: statics and truth and maps, 10.0), "latched topics missing"
     sim.set_velocity(0, 1.0, 0.0)
-    ranges_at = {}
+    ranges_at, truth_at = {}, {}
     for _ in range(12):
         h.step()
         ranges_at[sim.tick] = (sim.lidar_ranges[0].copy(), sim.lidar_hits[0].copy())
+        truth_at[sim.tick] = sim.poses[0].copy()
     assert h.spin_until(lambda: len(states) >= 10 and len(scans) >= 10 and stats, 10.0)
 
     # maes_state: consecutive ticks, one per logic tick
@@ -111,7 +112,13 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
         o = by_stamp[cv.time_from_msg(odom_tf.header.stamp)]
         assert o.pose.pose.position.x == pytest.approx(odom_tf.transform.translation.x)
         assert o.pose.pose.position.y == pytest.approx(odom_tf.transform.translation.y)
-    assert odoms[-1].pose.pose.position.x > 0.05 and odoms[-1].twist.twist.linear.x > 0
+    assert odoms[-1].pose.pose.position.x - odoms[0].pose.pose.position.x > 0.05
+    assert odoms[-1].twist.twist.linear.x > 0
+    # odom starts at the world origin: without odometry noise odom -> base is the true pose
+    last = odoms[-1]
+    true_pose = truth_at[round(cv.time_from_msg(last.header.stamp) / 0.1)]
+    assert last.pose.pose.position.x == pytest.approx(true_pose[0] * 0.5, abs=1e-9)
+    assert last.pose.pose.position.y == pytest.approx(true_pose[1] * 0.5, abs=1e-9)
     assert odoms[-1].header.frame_id == "odom" and odoms[-1].child_frame_id == "base_footprint"
     # map -> odom present (simulated SLAM owns map); static chain base_footprint->base_link->scan
     assert any(t.header.frame_id == "map" and t.child_frame_id == "odom"
@@ -206,6 +213,17 @@ def test_pause_freezes_time_and_robots_and_resume_continues(harness):
     assert h.call(Trigger, "/maes/resume", Trigger.Request()).success
     assert h.spin_until(lambda: sim.tick >= tick + 4, 10.0)
     assert sim.poses[0, 0] > pose[0, 0]
+
+
+def test_unpaced_node_still_serves_cmd_vel_and_services(harness):
+    sim = Simulation(SimConfig(number_of_robots=1), world=room())
+    h = harness(sim, real_time_factor=0.0)  # the stepping timer is always ready
+    pub = h.client.create_publisher(Twist, "/robot0/cmd_vel", DEFAULT_QOS)
+    assert h.spin_until(lambda: pub.get_subscription_count() > 0, 10.0)
+    pub.publish(Twist(linear=Vector3(x=1.0)))
+    assert h.spin_until(lambda: h.node._driven[0], 10.0), "cmd_vel starved by the timer"
+    res = h.call(BroadcastToAll, "/robot0/maes_broadcast", BroadcastToAll.Request(msg="x"))
+    assert res.result is True
 
 
 def test_bad_requests_are_refused_and_the_node_keeps_publishing(harness):
