@@ -162,6 +162,7 @@ class Simulation:
         self.links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._nearby = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._tags_nearby: list[list] | None = None
+        self._views: list[NearbyRobot] | None = None
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
 
@@ -250,14 +251,10 @@ class Simulation:
     def robot_state(self, robot: int) -> RobotState:
         """The ``maes_interfaces/State`` of ``robot`` for the current tick (world tiles)."""
         i = self._index(robot)
-        world_xy = self._motion.positions - self._offset
-        est_xy = world_xy[i] + self.slam.offsets[i]
+        est_xy = self._motion.positions[i] - self._offset + self.slam.offsets[i]
         lo, hi = np.searchsorted(self._nearby[0], [i, i + 1])
-        nearby = [
-            NearbyRobot(id=robot_name(j), pos=Vector2D(float(world_xy[j, 0]),
-                                                      float(world_xy[j, 1])))
-            for j in self._nearby[1][lo:hi].tolist()
-        ]
+        views = self._robot_views()
+        nearby = [views[j] for j in self._nearby[1][lo:hi].tolist()]
         return RobotState(
             tick=self.tick,
             status=str(C.Status(int(self._status[i]))),
@@ -268,6 +265,14 @@ class Simulation:
             position=Vector2D(float(est_xy[0]), float(est_xy[1])),
             heading=float(self._motion.headings[i]),
         )
+
+    def _robot_views(self) -> list[NearbyRobot]:
+        # One immutable NearbyRobot per robot and tick, shared by every observer's state.
+        if self._views is None:
+            world_xy = (self._motion.positions - self._offset).tolist()
+            self._views = [NearbyRobot(id=robot_name(j), pos=Vector2D(x, y))
+                           for j, (x, y) in enumerate(world_xy)]
+        return self._views
 
     def _tags_for(self) -> list[list]:
         if self._tags_nearby is None:  # computed on demand: tags are read far less than kept
@@ -439,6 +444,7 @@ class Simulation:
             ia, ib = clear_pairs(self.walls, pos, ia, ib)
         self._nearby = (ia, ib)
         self._tags_nearby = None
+        self._views = None
 
     def _snapshot_and_check_end(self) -> None:
         gs, end = self.config.global_settings, self.config.end_criteria

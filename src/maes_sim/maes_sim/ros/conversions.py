@@ -209,11 +209,25 @@ def tag_to_msg(tag, tile_size: float) -> EnvironmentTag:
                           sender=tag.sender, tick=int(tag.tick))
 
 
-def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = None) -> State:
+def _cached(objects, cache: dict | None, convert) -> list:
+    if cache is None:
+        return [convert(o) for o in objects]
+    out = []
+    for o in objects:
+        m = cache.get(id(o))
+        if m is None:
+            m = cache[id(o)] = convert(o)
+        out.append(m)
+    return out
+
+
+def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = None,
+                 robot_cache: dict | None = None) -> State:
     """maes_interfaces/State from the core's RobotState (tiles -> metres).
 
-    ``tag_cache`` (a dict kept by the caller) maps ``id(core tag)`` to its message: tags never
-    change, so each is converted once however many states show it.
+    The caches (dicts kept by the caller) map ``id(core object)`` to its message, so an object
+    shown in many states is converted once: ``tag_cache`` for the run (tags never change),
+    ``robot_cache`` for one tick (the core shares one NearbyRobot per robot and tick).
     """
     msg = State()
     msg.tick = int(state.tick)
@@ -222,20 +236,11 @@ def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = N
     msg.incoming_broadcast_msgs = [
         Broadcast(msg=b.msg, sender=b.sender) for b in state.incoming_broadcast_msgs
     ]
-    if tag_cache is None:
-        msg.tags_nearby = [tag_to_msg(t, tile_size) for t in state.tags_nearby]
-    else:
-        tags = []
-        for t in state.tags_nearby:
-            m = tag_cache.get(id(t))
-            if m is None:
-                m = tag_cache[id(t)] = tag_to_msg(t, tile_size)
-            tags.append(m)
-        msg.tags_nearby = tags
-    msg.nearby_robots = [
-        NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size))
-        for r in state.nearby_robots
-    ]
+    msg.tags_nearby = _cached(state.tags_nearby, tag_cache, lambda t: tag_to_msg(t, tile_size))
+    msg.nearby_robots = _cached(
+        state.nearby_robots, robot_cache,
+        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size,
+                                                    y=r.pos.y * tile_size)))
     msg.position = Vector2D(x=state.position.x * tile_size, y=state.position.y * tile_size)
     msg.heading = float(state.heading)
     return msg

@@ -292,6 +292,7 @@ class SimNode(Node):
         world_to_odom = cv.compose_many(poses * scale, odom_inv)
         map_to_odom = cv.compose_many(est * scale, odom_inv)
         global_tf = self._global_tf
+        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
             cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
@@ -306,7 +307,8 @@ class SimNode(Node):
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
             robot.scan.publish(scan)
-            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs))
+            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs,
+                                                robot_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(cv.occupancy_to_msg(
                     to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m))
