@@ -46,7 +46,7 @@ PYTEST_ARGS ?=
 # the real-time factor (0 = as fast as possible) and extra maes_run arguments.
 CONFIG ?= maes_config.yaml
 CONTROLLERS ?= builtin
-RTF ?= 1
+RTF ?= 2
 RUN_ARGS ?=
 # make batch: the experiment file and extra maes-batch arguments.
 EXPERIMENT ?= experiments/robots_vs_time.yaml
@@ -58,7 +58,7 @@ BATCH_ARGS ?=
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/)"
 	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
-	@echo "                  CONTROLLERS=builtin|none, RTF=1 (0 = as fast as possible), RUN_ARGS=...)"
+	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
