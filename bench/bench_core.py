@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per case")
     parser.add_argument("--threads", type=int, default=1, help="numba threads")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--slam-interval", type=int, default=1,
+                        help="slam_update_interval_in_ticks (1 = every tick, the heavy default "
+                             "of this bench; MAES 2.0's default is 10)")
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", str(args.threads))
 
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             number_of_robots=n,
             map=MapConfig(width_in_tiles=size, height_in_tiles=size, cave_config=CaveConfig()),
             robot_constraints=RobotConstraints(
-                distribute_slam=True, slam_update_interval_in_ticks=1,
+                distribute_slam=True, slam_update_interval_in_ticks=args.slam_interval,
                 slam_sync_interval_in_ticks=10, broadcast_blocked_by_walls=True,
             ),
         )

@@ -30,9 +30,10 @@ def _pairs_within_reference(a: np.ndarray, b: np.ndarray, radius: float, exclude
 
 
 def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
-    # Cell list over b; every a-point scans the 3x3 block of cells around it. Two passes (count,
-    # then fill) so the output is allocated once; each a-point's targets are sorted, so the
-    # result comes out sorted by (ia, ib) with no global sort.
+    # Cell list over b, its members in ascending index order (stable sort). Every a-point
+    # scans the (up to) 9 cells around it; merging those 9 sorted runs emits its targets in
+    # ascending order, so the result comes out sorted by (ia, ib) without any sort. Two passes
+    # (count, then fill) allocate the output once.
     bx = np.floor(b[:, 0] / cell).astype(np.int64)
     by = np.floor(b[:, 1] / cell).astype(np.int64)
     minx, miny = bx.min(), by.min()
@@ -45,6 +46,12 @@ def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
     r2 = radius * radius
     na = a.shape[0]
     counts = np.zeros(na + 1, dtype=np.int64)
+    head = np.empty(9, dtype=np.int64)
+    stop = np.empty(9, dtype=np.int64)
+    out_a = np.empty(0, dtype=np.int64)
+    out_b = np.empty(0, dtype=np.int64)
+    out_d = np.empty(0, dtype=np.float64)
+    offsets = counts
     for fill in range(2):
         if fill == 1:
             offsets = np.cumsum(counts)
@@ -54,7 +61,7 @@ def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
         for i in range(na):
             cx = int(np.floor(a[i, 0] / cell)) - minx
             cy = int(np.floor(a[i, 1] / cell)) - miny
-            k = 0
+            runs = 0
             for yy in range(cy - 1, cy + 2):
                 if yy < 0 or yy >= h:
                     continue
@@ -62,32 +69,33 @@ def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
                     if xx < 0 or xx >= w:
                         continue
                     c = yy * w + xx
-                    for s in range(starts[c], starts[c + 1]):
-                        j = order[s]
-                        if exclude_same and j == i:
-                            continue
-                        dx = a[i, 0] - b[j, 0]
-                        dy = a[i, 1] - b[j, 1]
-                        d2 = dx * dx + dy * dy
-                        if d2 <= r2:
-                            if fill == 1:
-                                out_b[offsets[i] + k] = j
-                                out_d[offsets[i] + k] = np.sqrt(d2)
-                            k += 1
+                    if starts[c] < starts[c + 1]:
+                        head[runs] = starts[c]
+                        stop[runs] = starts[c + 1]
+                        runs += 1
+            k = 0
+            while True:
+                best = -1
+                for r in range(runs):  # the run whose next member has the smallest index
+                    if head[r] < stop[r] and (best < 0 or order[head[r]] < order[head[best]]):
+                        best = r
+                if best < 0:
+                    break
+                j = order[head[best]]
+                head[best] += 1
+                if exclude_same and j == i:
+                    continue
+                dx = a[i, 0] - b[j, 0]
+                dy = a[i, 1] - b[j, 1]
+                d2 = dx * dx + dy * dy
+                if d2 <= r2:
+                    if fill == 1:
+                        out_a[offsets[i] + k] = i
+                        out_b[offsets[i] + k] = j
+                        out_d[offsets[i] + k] = np.sqrt(d2)
+                    k += 1
             if fill == 0:
                 counts[i + 1] = k
-            else:
-                lo, hi = offsets[i], offsets[i] + k
-                for u in range(lo + 1, hi):  # insertion sort: rows are short and nearly sorted
-                    jb, jd = out_b[u], out_d[u]
-                    v = u - 1
-                    while v >= lo and out_b[v] > jb:
-                        out_b[v + 1] = out_b[v]
-                        out_d[v + 1] = out_d[v]
-                        v -= 1
-                    out_b[v + 1] = jb
-                    out_d[v + 1] = jd
-                out_a[lo:hi] = i
     return out_a, out_b, out_d
 
 
