@@ -134,10 +134,10 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
     """Write a finished (or interrupted) run's results into ``parent/<folder>``; returns it.
 
     Files: ``statistics.csv`` (one row per snapshot), ``summary.json`` (config, seed, end
-    reason, final statistics, per-robot distance and collisions), ``ground_truth.pgm/.yaml``
-    and ``robot<i>_slam.pgm/.yaml`` (Nav2 map_server format, metres), ``exploration.png`` and
-    ``coverage.png`` (recency heatmaps) and, when matplotlib is installed,
-    ``progress.png`` (exploration and coverage over time).
+    reason, final statistics, per-robot distance and collisions, i.e. new contacts with a wall
+    or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml`` (Nav2 map_server
+    format, metres), ``exploration.png`` and ``coverage.png`` (recency heatmaps) and, when
+    matplotlib is installed, ``progress.png`` (exploration and coverage over time).
     """
     import json
 
@@ -174,7 +174,7 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
         "end_reason": sim.end_reason,
         "final": rows[-1],
         "distance_travelled_m": (sim.metrics.distance * tile).round(6).tolist(),
-        "collision_ticks": sim.metrics.collisions.tolist(),
+        "collisions": sim.metrics.collisions.tolist(),  # new contacts, per robot
         "config": config_to_dict(sim.config),
     }
     summary.update(extra_summary or {})

@@ -379,11 +379,17 @@ class Simulation:
         pos0 = self._motion.positions
         next_tick = self.tick + 1
         senders = self.mailbox.pending_senders()
-        links = self.comms.links(self.walls, pos0, self.rng, senders) if senders.size else None
         sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
         gs = self.config.global_settings
         want_all = sync_due or gs.populate_adjacency_and_comm_groups_every_tick
         all_links = self.comms.links(self.walls, pos0, self.rng) if want_all else None
+        if not senders.size:
+            links = None
+        elif all_links is not None:  # one evaluation serves messages and SLAM sync alike
+            keep = np.isin(all_links[0], senders)
+            links = (all_links[0][keep], all_links[1][keep])
+        else:
+            links = self.comms.links(self.walls, pos0, self.rng, senders)
 
         result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
         self._motion, self._commands = result.state, result.commands

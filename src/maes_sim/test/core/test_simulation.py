@@ -259,3 +259,20 @@ def test_place_robots_refuses_walls_and_overlaps_and_changes_nothing_then():
     assert sim.poses[1, 0] - sim.poses[0, 0] == pytest.approx(3.0)
     # observations follow the new poses: robot 0 now sees the west wall 4.5 tiles behind it
     assert sim.lidar_ranges[0, 0] == pytest.approx(4.5)
+
+
+def test_links_are_evaluated_once_when_messages_and_slam_sync_share_a_step():
+    calls = []
+
+    def counting(total, walls):
+        calls.append(total)
+        return True
+
+    rc = RobotConstraints(distribute_slam=True, slam_sync_interval_in_ticks=1)
+    sim = Simulation(small_config(number_of_robots=3, robot_constraints=rc), world=open_room(),
+                     signal_function=counting)
+    sim.broadcast(0, "hi")
+    sim.step()  # a sync tick with a message pending: one evaluation of the 3 x 2 ordered pairs
+    assert len(calls) == 6
+    assert [b.msg for b in sim.robot_state(1).incoming_broadcast_msgs] == ["hi"]
+    np.testing.assert_array_equal(sim.slam_maps[0], sim.slam_maps[2])  # merged via the links
