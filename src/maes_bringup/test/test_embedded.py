@@ -94,3 +94,14 @@ def test_progress_line_shows_tick_time_rate_and_percentages():
     text = Progress.line(sim, 2.5)
     for part in ("tick", "sim", "2.50x", "explored", "covered"):
         assert part in text
+
+
+def test_controllers_none_runs_the_stack_without_controllers(tmp_path, capsys):
+    cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=15)
+    assert main(["--config", str(cfg), "--controllers", "none", "--real-time-factor", "0"]) == 0
+    assert "controllers: none" in capsys.readouterr().err
+    (run,) = (tmp_path / "results").iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["controllers"] == "none" and summary["logic"] is None
+    assert summary["ticks"] == 15
+    assert sum(summary["distance_travelled_m"]) == 0.0  # nobody drove the robots
