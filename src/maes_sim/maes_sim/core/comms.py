@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels import line_of_sight, wall_distance
+from .kernels import line_of_sight, visible_pairs, wall_distance
 
 try:  # numba is a hard dependency; the fallback only keeps imports working
     from numba import njit
@@ -124,9 +124,9 @@ class CommsRule:
             empty = np.empty(0, dtype=np.int64)
             return empty, empty.copy()
         if self.signal_function is None and senders.size == n:
-            ia, ib, _ = pairs_within(positions, None, self.broadcast_range)
             if self.blocked_by_walls:
-                return clear_pairs(walls, positions, ia, ib)
+                return visible_pairs(walls, positions, self.broadcast_range)
+            ia, ib, _ = pairs_within(positions, None, self.broadcast_range)
             return ia, ib
         if self.signal_function is None:
             ia, ib, _ = pairs_within(positions[senders], positions, self.broadcast_range)

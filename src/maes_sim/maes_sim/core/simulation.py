@@ -32,13 +32,12 @@ from .comms import (
     CommsRule,
     Mailbox,
     SignalFunction,
-    clear_pairs,
     communication_groups,
     robot_name,
 )
 from .config import SimConfig
 from .grid import grid_offset
-from .kernels import cast_rays
+from .kernels import cast_rays, visible_pairs
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -445,9 +444,10 @@ class Simulation:
         if mark:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
-        ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
-        if rc.sense_nearby_agents_blocked_by_walls and ia.size:
-            ia, ib = clear_pairs(self.walls, pos, ia, ib)
+        if rc.sense_nearby_agents_blocked_by_walls:
+            ia, ib = visible_pairs(self.walls, pos, rc.sense_nearby_agents_range)
+        else:
+            ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
         self._nearby = (ia, ib)
         self._tags_nearby = None
         self._views = None

@@ -196,3 +196,31 @@ def test_bad_input_raises(walls, a, b, match):
 def test_no_segments():
     assert line_of_sight(np.zeros((2, 2), bool), np.zeros((0, 2)), np.zeros((0, 2))).shape == (0,)
     assert wall_distance(np.zeros((2, 2), bool), np.zeros((0, 2)), np.zeros((0, 2))).shape == (0,)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("radius", [0.0, 1.5, 5.0, np.inf])
+def test_visible_pairs_equals_range_then_line_of_sight(seed, radius):
+    from maes_sim.core.comms import clear_pairs
+    from maes_sim.core.kernels import visible_pairs
+    from maes_sim.core.neighbors import pairs_within
+
+    rng = np.random.default_rng(seed)
+    walls = rng.random((20, 24)) < 0.2
+    pos = rng.uniform(0, 24, size=(int(rng.integers(2, 80)), 2)) * [1, 20 / 24]
+    ia, ib, _ = pairs_within(pos, None, radius)
+    expected = clear_pairs(walls, pos, ia, ib)
+    got = visible_pairs(walls, pos, radius)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    if radius == np.inf:
+        assert got[0].size > 0
+
+
+def test_visible_pairs_of_fewer_than_two_points_is_empty():
+    from maes_sim.core.kernels import visible_pairs
+
+    walls = np.zeros((4, 4), dtype=bool)
+    for pts in (np.empty((0, 2)), np.array([[1.5, 1.5]])):
+        ia, ib = visible_pairs(walls, pts, 3.0)
+        assert ia.size == 0 and ib.size == 0

@@ -28,7 +28,7 @@ from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import line_of_sight_reference, wall_distance_reference
 
-__all__ = ["line_of_sight", "wall_distance"]
+__all__ = ["line_of_sight", "visible_pairs", "wall_distance"]
 
 
 def line_of_sight(
@@ -215,3 +215,115 @@ def _dist_serial(walls, a, b, out):
 def _dist_parallel(walls, a, b, out):
     for j in prange(a.shape[0]):
         out[j] = _dist_one(walls, a, b, j)
+
+
+@njit(**JIT_OPTIONS)
+def _visible_pairs_kernel(walls, pos, radius, cell):
+    n = pos.shape[0]
+    # Cell list of the points, members of a cell in ascending index order.
+    cxs = np.empty(n, dtype=np.int64)
+    cys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        cxs[i] = math.floor(pos[i, 0] / cell)
+        cys[i] = math.floor(pos[i, 1] / cell)
+    minx, miny = cxs.min(), cys.min()
+    gw = cxs.max() - minx + 1
+    gh = cys.max() - miny + 1
+    key = (cys - miny) * gw + (cxs - minx)
+    order = np.argsort(key, kind="mergesort")
+    starts = np.searchsorted(key[order], np.arange(gw * gh + 1))
+    r2 = radius * radius
+    # Each unordered pair within range is tested once (j > i).
+    cap = 1024
+    ui = np.empty(cap, dtype=np.int64)
+    uj = np.empty(cap, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        cx, cy = cxs[i] - minx, cys[i] - miny
+        for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
+            for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
+                c = yy * gw + xx
+                for s in range(starts[c], starts[c + 1]):
+                    j = order[s]
+                    if j <= i:
+                        continue
+                    dx = pos[i, 0] - pos[j, 0]
+                    dy = pos[i, 1] - pos[j, 1]
+                    if dx * dx + dy * dy > r2:
+                        continue
+                    if _walk(walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True)[0]:
+                        continue
+                    if m == cap:
+                        cap *= 2
+                        ui2 = np.empty(cap, dtype=np.int64)
+                        uj2 = np.empty(cap, dtype=np.int64)
+                        ui2[:m] = ui[:m]
+                        uj2[:m] = uj[:m]
+                        ui, uj = ui2, uj2
+                    ui[m] = i
+                    uj[m] = j
+                    m += 1
+    # Both directions, row by row, each row sorted: ordered by (ia, ib).
+    offs = np.zeros(n + 1, dtype=np.int64)
+    for k in range(m):
+        offs[ui[k] + 1] += 1
+        offs[uj[k] + 1] += 1
+    for i in range(n):
+        offs[i + 1] += offs[i]
+    fill = offs[:n].copy()
+    out_a = np.empty(2 * m, dtype=np.int64)
+    out_b = np.empty(2 * m, dtype=np.int64)
+    for k in range(m):
+        a, b = ui[k], uj[k]
+        out_b[fill[a]] = b
+        fill[a] += 1
+        out_b[fill[b]] = a
+        fill[b] += 1
+    for i in range(n):
+        out_a[offs[i]:offs[i + 1]] = i
+        out_b[offs[i]:offs[i + 1]] = np.sort(out_b[offs[i]:offs[i + 1]])
+    return out_a, out_b
+
+
+def visible_pairs(walls: np.ndarray, positions: np.ndarray,
+                  radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """All ordered pairs (i, j), i != j, within ``radius`` of each other with a line of sight.
+
+    The same result as ``pairs_within(positions, None, radius)`` filtered by
+    :func:`line_of_sight`, in one compiled pass that tests each unordered pair once.
+
+    Parameters
+    ----------
+    walls : bool ndarray (H, W)
+    positions : float ndarray (N, 2)
+        Points in grid coordinates.
+    radius : float
+        Inclusive distance bound, tiles (``inf`` allowed).
+
+    Returns
+    -------
+    ia, ib : int64 ndarray (P,)
+        Sorted by ``ia`` then ``ib``.
+
+    Examples
+    --------
+    >>> walls = np.zeros((3, 6), dtype=bool); walls[:, 3] = True
+    >>> ia, ib = visible_pairs(walls, np.array([[0.5, 1.5], [2.5, 1.5], [4.5, 1.5]]), 5.0)
+    >>> list(zip(ia.tolist(), ib.tolist()))
+    [(0, 1), (1, 0)]
+    """
+    walls = _checks.check_walls(walls)
+    pos = _checks.check_points("positions", positions)
+    if pos.shape[0] < 2 or not radius >= 0:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy()
+    extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
+    # cells no smaller than the radius (a 3x3 scan suffices), no more than ~1024 per axis
+    cell = max(min(float(radius), max(extent, 1.0)), extent / 1024.0, 1e-9)
+    if not HAVE_NUMBA:
+        from maes_sim.core.neighbors import pairs_within
+
+        ia, ib, _ = pairs_within(pos, None, radius)
+        ok = line_of_sight_reference(walls, pos[ia], pos[ib])
+        return ia[ok], ib[ok]
+    return _visible_pairs_kernel(walls, pos, float(radius), cell)
