@@ -20,6 +20,8 @@ or build it in-process: ``NavigatorNode(config, context=...)``.
 
 from __future__ import annotations
 
+import math
+
 import sys
 import threading
 from typing import Any
@@ -174,7 +176,9 @@ class NavigatorNode(Node):
                 ns.plan_pub.publish(cv.path_to_msg(step.path, stamp))
             if step.status is NavStatus.ACTIVE:
                 ns.cmd_pub.publish(cv.twist_to_msg(step.linear, step.angular, ns.stamped, stamp))
-                ns.handle.publish_feedback(cv.feedback_to_msg(step, pose, stamp))
+                # No feedback before a route exists: "0 m remaining" would read as arrived.
+                if math.isfinite(step.distance_remaining):
+                    ns.handle.publish_feedback(cv.feedback_to_msg(step, pose, stamp))
             else:
                 self._finish(ns, step)
 
