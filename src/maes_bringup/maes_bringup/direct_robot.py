@@ -278,8 +278,9 @@ def step_navigation(sim: Simulation, robots: list[DirectRobot], poses: Navigator
             pose = poses.pose(i)
             others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
             step = nav.update(pose, robot._grid, now, others)
-            robot._feedback_step, robot._feedback_pose = step, pose
-            robot._feedback_time = now
+            if math.isfinite(step.distance_remaining):  # as the node: none before a route
+                robot._feedback_step, robot._feedback_pose = step, pose
+                robot._feedback_time = now
             idx.append(i)
             linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s
             angular.append(step.angular)
