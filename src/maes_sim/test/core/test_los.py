@@ -217,6 +217,28 @@ def test_visible_pairs_equals_range_then_line_of_sight(seed, radius):
         assert got[0].size > 0
 
 
+@pytest.mark.parametrize("fill", [0.0, 0.03])
+@pytest.mark.parametrize("radius", [0.05, 4.0])
+def test_visible_pairs_of_a_crowd_equals_range_then_line_of_sight(fill, radius):
+    # Mostly open ground and a dense crowd: most pairs take the wall-free-rectangle shortcut,
+    # points sit on tile edges and on the map border, and a tiny radius must not build a huge
+    # cell table.
+    from maes_sim.core.comms import clear_pairs
+    from maes_sim.core.kernels import visible_pairs
+    from maes_sim.core.neighbors import pairs_within
+
+    rng = np.random.default_rng(7)
+    walls = rng.random((40, 60)) < fill
+    pos = rng.uniform(0, 12, size=(300, 2))
+    pos[:40] = np.round(pos[:40])  # on grid lines and corners, some on the map border (0)
+    ia, ib, _ = pairs_within(pos, None, radius)
+    expected = clear_pairs(walls, pos, ia, ib)
+    got = visible_pairs(walls, pos, radius)
+    np.testing.assert_array_equal(got[0], expected[0])
+    np.testing.assert_array_equal(got[1], expected[1])
+    assert got[0].size > 0
+
+
 def test_visible_pairs_of_fewer_than_two_points_is_empty():
     from maes_sim.core.kernels import visible_pairs
 

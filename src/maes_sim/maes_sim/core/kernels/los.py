@@ -223,9 +223,13 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
     # Cell list of the points, members of a cell in ascending index order.
     cxs = np.empty(n, dtype=np.int64)
     cys = np.empty(n, dtype=np.int64)
+    tx = np.empty(n, dtype=np.int64)  # tile of each point
+    ty = np.empty(n, dtype=np.int64)
     for i in range(n):
         cxs[i] = math.floor(pos[i, 0] / cell)
         cys[i] = math.floor(pos[i, 1] / cell)
+        tx[i] = math.floor(pos[i, 0])
+        ty[i] = math.floor(pos[i, 1])
     minx, miny = cxs.min(), cys.min()
     gw = cxs.max() - minx + 1
     gh = cys.max() - miny + 1
@@ -233,12 +237,23 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
     order = np.argsort(key, kind="mergesort")
     starts = np.searchsorted(key[order], np.arange(gw * gh + 1))
     r2 = radius * radius
+    # Summed-area table of the walls: a segment whose end tiles span a wall-free rectangle
+    # inside the map crosses no wall and no closed seam (every tile it enters, and both side
+    # tiles of every corner it passes, lie in that rectangle), so it needs no walk.
+    h, w = walls.shape
+    sat = np.zeros((h + 1, w + 1), dtype=np.int32)
+    for y in range(h):
+        row = 0
+        for x in range(w):
+            row += walls[y, x]
+            sat[y + 1, x + 1] = sat[y, x + 1] + row
     # Each unordered pair within range is tested once (j > i).
     cap = 1024
     ui = np.empty(cap, dtype=np.int64)
     uj = np.empty(cap, dtype=np.int64)
     m = 0
     for i in range(n):
+        row_start = m
         cx, cy = cxs[i] - minx, cys[i] - miny
         for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
             for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
@@ -251,7 +266,22 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
                     dy = pos[i, 1] - pos[j, 1]
                     if dx * dx + dy * dy > r2:
                         continue
-                    if _walk(walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True)[0]:
+                    x0 = tx[i]
+                    x1 = tx[j]
+                    if x0 > x1:
+                        x0, x1 = x1, x0
+                    y0 = ty[i]
+                    y1 = ty[j]
+                    if y0 > y1:
+                        y0, y1 = y1, y0
+                    clear = (
+                        x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
+                        and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0]
+                        == 0
+                    )
+                    if not clear and _walk(
+                        walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True
+                    )[0]:
                         continue
                     if m == cap:
                         cap *= 2
@@ -263,7 +293,16 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
                     ui[m] = i
                     uj[m] = j
                     m += 1
-    # Both directions, row by row, each row sorted: ordered by (ia, ib).
+        # Sort this robot's partners (a few sorted runs, one per cell): insertion sort.
+        for p in range(row_start + 1, m):
+            v = uj[p]
+            q = p - 1
+            while q >= row_start and uj[q] > v:
+                uj[q + 1] = uj[q]
+                q -= 1
+            uj[q + 1] = v
+    # Both directions, row by row: row r gets its partners below r in the order the pairs were
+    # found (ascending i) and then its own sorted partners above r, so every row is sorted.
     offs = np.zeros(n + 1, dtype=np.int64)
     for k in range(m):
         offs[ui[k] + 1] += 1
@@ -281,7 +320,6 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
         fill[b] += 1
     for i in range(n):
         out_a[offs[i]:offs[i + 1]] = i
-        out_b[offs[i]:offs[i + 1]] = np.sort(out_b[offs[i]:offs[i + 1]])
     return out_a, out_b
 
 
@@ -318,8 +356,10 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray,
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
     extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
-    # cells no smaller than the radius (a 3x3 scan suffices), no more than ~1024 per axis
-    cell = max(min(float(radius), max(extent, 1.0)), extent / 1024.0, 1e-9)
+    # Cells no smaller than the radius (a 3x3 scan suffices) and no more cells than ~4 per
+    # point (a tiny radius must not build a huge, mostly empty table).
+    per_axis = min(1024.0, math.ceil(2.0 * math.sqrt(pos.shape[0])))
+    cell = max(min(float(radius), max(extent, 1.0)), extent / per_axis, 1e-9)
     if not HAVE_NUMBA:
         from maes_sim.core.neighbors import pairs_within
 
