@@ -61,29 +61,32 @@ __all__ = [
 
 
 class RobotGrid:
-    """Scratch arrays of the uniform robot grid (spatial hash) for one map size and radius.
+    """Scratch arrays of the uniform robot grid (spatial hash) for N robots of one radius.
 
-    The cell side is at least the robot diameter (so only the 3x3 block of cells around a robot
-    can hold robots it touches) and large enough that there are at most ~4 cells per robot: the
-    grid is rebuilt every sub-step, so its size, not the map's, must set the cost.
+    The grid is rebuilt at every use over the robots' bounding box. Its cell side is at least
+    the robot diameter ``cell_min`` (so only the 3x3 block of cells around a robot can hold
+    robots it touches) and at least the box's longer side / ``per_axis``, so there are at most
+    ``(per_axis + 1) ** 2``, about 9 N, cells: the robots' spread, not the map's size, sets the
+    cost, and a crowd in one room of a big map gets small cells.
 
     Examples
     --------
-    >>> g = RobotGrid((75, 75), 0.3, 1000)
-    >>> round(g.cell, 3), g.gw, g.gh
-    (1.186, 64, 64)
-    >>> g = RobotGrid((75, 75), 0.3, 10)
-    >>> round(g.cell, 3), g.gw, g.gh
-    (11.859, 7, 7)
+    >>> g = RobotGrid(0.3, 1000)
+    >>> g.cell_min, g.per_axis, g.starts.size
+    (0.6, 95, 9217)
     """
 
-    def __init__(self, shape: tuple[int, int], radius: float, n_robots: int) -> None:
-        h, w = shape
-        self.cell = max(2.0 * float(radius), math.sqrt(h * w / (4.0 * max(n_robots, 1))), 1e-6)
-        self.gw = max(1, math.ceil(w / self.cell))
-        self.gh = max(1, math.ceil(h / self.cell))
-        self.starts = np.zeros(self.gw * self.gh + 1, dtype=np.int64)
-        self.order = np.zeros(max(n_robots, 1), dtype=np.int64)
+    def __init__(self, radius: float, n_robots: int) -> None:
+        n = max(int(n_robots), 1)
+        self.cell_min = max(2.0 * float(radius), 1e-6)
+        self.per_axis = max(1, math.ceil(3.0 * math.sqrt(n)))
+        self.starts = np.zeros((self.per_axis + 1) ** 2 + 1, dtype=np.int64)
+        self.order = np.zeros(n, dtype=np.int64)
+        self.cells = np.zeros((n, 2), dtype=np.int64)
+
+    def args(self) -> tuple:
+        """The grid arguments of the kernels: ``cell_min, per_axis, starts, order, cxy``."""
+        return self.cell_min, self.per_axis, self.starts, self.order, self.cells
 
 
 def _as_positions(positions: np.ndarray) -> np.ndarray:
@@ -151,12 +154,9 @@ def touching(
     """
     pos = _as_positions(positions)
     w = np.ascontiguousarray(walls, dtype=np.bool_)
-    grid = RobotGrid(w.shape, radius, len(pos))
+    grid = RobotGrid(radius, len(pos))
     out = np.zeros(len(pos), dtype=np.bool_)
-    touching_kernel(
-        w, pos, float(radius), float(tol), grid.cell, grid.gw, grid.gh, grid.starts, grid.order,
-        out,
-    )
+    touching_kernel(w, pos, float(radius), float(tol), *grid.args(), out)
     return out
 
 

@@ -352,7 +352,7 @@ def advance_tick(
     collided = np.zeros(n, dtype=np.bool_)
     completed = np.zeros(n, dtype=np.bool_)
     aborted = np.zeros(n, dtype=np.bool_)
-    grid = RobotGrid(w.shape, params.radius, n)
+    grid = RobotGrid(params.radius, n)
     sub_dt = params.dt / params.substeps
     advance_kernel(
         pos, head, lin, ang,
@@ -364,13 +364,12 @@ def advance_tick(
         math.exp(-sub_dt / params.angular_brake_tau),
         SNAP_FRACTION * params.max_speed, SNAP_FRACTION * params.max_angular_speed,
         bool(params.stop_on_collision),
-        grid.cell, grid.gw, grid.gh, grid.starts, grid.order,
+        *grid.args(),
         pressing, out_dist, out_dtheta, collided, completed, aborted,
     )
     colliding = np.zeros(n, dtype=np.bool_)
     touching_kernel(
-        w, pos, params.radius, TOUCH_TOL, grid.cell, grid.gw, grid.gh, grid.starts, grid.order,
-        colliding,
+        w, pos, params.radius, TOUCH_TOL, *grid.args(), colliding,
     )
     d = pos - state.positions
     c0, s0 = np.cos(state.headings), np.sin(state.headings)

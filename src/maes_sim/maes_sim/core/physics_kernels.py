@@ -148,36 +148,55 @@ def _walls_pass(walls, pos, prev, r, lin, hit, only):
 
 
 @njit(**_JIT)
-def _build_cells(pos, cell, gw, gh, starts, order):
-    """Counting sort of robots into a uniform grid.
+def _build_cells(pos, cell_min, per_axis, starts, order, cxy):
+    """Counting sort of robots into a uniform grid over their bounding box.
 
-    Afterwards the robots of cell ``c`` are ``order[starts[c]:starts[c + 1]]``.
+    The cell side is at least ``cell_min`` (so only the 3x3 block of cells around a robot can
+    hold robots it touches) and at least the box's longer side / ``per_axis``, so there are at
+    most ``(per_axis + 1) ** 2`` cells however small ``cell_min`` is. Sizing the cells by the
+    robots' spread, not the map's, keeps a crowd in a corner of a big map in small cells.
+    Afterwards the robots of cell ``c`` are ``order[starts[c]:starts[c + 1]]`` (ascending
+    index) and ``cxy[i]`` is robot i's cell column and row. Returns ``(gw, gh)``.
     """
     n = pos.shape[0]
-    starts[:] = 0
-    cid = np.empty(n, dtype=np.int64)
+    minx = pos[0, 0]
+    maxx = pos[0, 0]
+    miny = pos[0, 1]
+    maxy = pos[0, 1]
+    for i in range(1, n):
+        minx = min(minx, pos[i, 0])
+        maxx = max(maxx, pos[i, 0])
+        miny = min(miny, pos[i, 1])
+        maxy = max(maxy, pos[i, 1])
+    cell = max(cell_min, (maxx - minx) / per_axis, (maxy - miny) / per_axis)
+    gw = min(int((maxx - minx) / cell), per_axis) + 1
+    gh = min(int((maxy - miny) / cell), per_axis) + 1
+    starts[: gw * gh + 1] = 0
     for i in range(n):
-        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
-        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
-        cid[i] = cy * gw + cx
-        starts[cid[i] + 1] += 1
+        cx = min(int((pos[i, 0] - minx) / cell), gw - 1)
+        cy = min(int((pos[i, 1] - miny) / cell), gh - 1)
+        cxy[i, 0] = cx
+        cxy[i, 1] = cy
+        starts[cy * gw + cx + 1] += 1
     for c in range(gw * gh):
         starts[c + 1] += starts[c]
-    fill = starts[:-1].copy()
+    fill = starts[: gw * gh].copy()
     for i in range(n):  # robot-index order inside each cell: deterministic
-        order[fill[cid[i]]] = i
-        fill[cid[i]] += 1
+        c = cxy[i, 1] * gw + cxy[i, 0]
+        order[fill[c]] = i
+        fill[c] += 1
+    return gw, gh
 
 
 @njit(**_JIT)
-def _robots_pass(pos, prev, r, lin, hit, pushed, cell, gw, gh, starts, order):
+def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, order, cxy):
     """Separate overlapping robot pairs (Gauss-Seidel, fixed order); flag moved robots."""
-    _build_cells(pos, cell, gw, gh, starts, order)
+    gw, gh = _build_cells(pos, cell_min, per_axis, starts, order, cxy)
     two_r = 2.0 * r
     max_shift = MAX_STEP_FRACTION * r
     for i in range(pos.shape[0]):
-        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
-        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
+        cx = cxy[i, 0]
+        cy = cxy[i, 1]
         for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
             for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
                 c = yy * gw + xx
@@ -219,21 +238,22 @@ def _robots_pass(pos, prev, r, lin, hit, pushed, cell, gw, gh, starts, order):
 
 
 @njit(**_JIT)
-def resolve_contacts(walls, pos, prev, r, lin, hit, cell, gw, gh, starts, order):
+def resolve_contacts(walls, pos, prev, r, lin, hit, cell_min, per_axis, starts, order, cxy):
     """One sub-step of contact resolution for all robots, in place.
 
     ``pos`` (N, 2) are the positions after integration, ``prev`` (N, 2) those at the start of the
     sub-step (wall-free), ``lin`` (N,) the drive speeds (cut by robot contacts);
-    ``hit`` (N,) is set True for every robot that had a real contact. ``starts``/``order`` are
-    scratch arrays for the robot grid (sizes ``gw * gh + 1`` and N). Robot overlaps left when
-    robots are wedged are removed in the following sub-steps.
+    ``hit`` (N,) is set True for every robot that had a real contact. ``cell_min``,
+    ``per_axis`` and the scratch arrays ``starts``/``order``/``cxy`` are the robot grid's (see
+    :class:`maes_sim.core.collision.RobotGrid`). Robot overlaps left when robots are wedged are
+    removed in the following sub-steps.
     """
     n = pos.shape[0]
     everyone = np.zeros(0, dtype=np.bool_)
     _walls_pass(walls, pos, prev, r, lin, hit, everyone)
     if n > 1:
         pushed = np.zeros(n, dtype=np.bool_)
-        _robots_pass(pos, prev, r, lin, hit, pushed, cell, gw, gh, starts, order)
+        _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, order, cxy)
         _walls_pass(walls, pos, prev, r, lin, hit, pushed)
 
 
@@ -245,7 +265,7 @@ def wall_depth_kernel(walls, pos, r, out):
 
 
 @njit(**_JIT)
-def touching_kernel(walls, pos, r, tol, cell, gw, gh, starts, order, out):
+def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, out):
     """Set ``out[i]`` for every robot within ``tol`` of a wall tile or another robot."""
     n = pos.shape[0]
     reach = r + tol
@@ -262,11 +282,11 @@ def touching_kernel(walls, pos, r, tol, cell, gw, gh, starts, order, out):
                     out[i] = True
     if n < 2:
         return
-    _build_cells(pos, cell, gw, gh, starts, order)
+    gw, gh = _build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order, cxy)
     lim = 2.0 * r + tol
     for i in range(n):
-        cx = min(max(int(math.floor(pos[i, 0] / cell)), 0), gw - 1)
-        cy = min(max(int(math.floor(pos[i, 1] / cell)), 0), gh - 1)
+        cx = cxy[i, 0]
+        cy = cxy[i, 1]
         for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
             for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
                 c = yy * gw + xx
@@ -404,7 +424,7 @@ def _command_speeds(v, w, k, target, progress, req_lin, req_ang, vmax, wmax, dt,
 @njit(**_JIT)
 def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang, stopping,
                    walls, r, vmax, wmax, dt, n_steps, model, p, q_lin, q_ang, snap_lin,
-                   snap_ang, stop_on_collision, cell, gw, gh, starts, order,
+                   snap_ang, stop_on_collision, cell_min, per_axis, starts, order, cxy,
                    pressing, out_dist, out_dtheta, collided, completed, aborted):
     """Advance all robots by ``n_steps`` sub-steps of ``dt`` seconds, in place (see module).
 
@@ -446,7 +466,7 @@ def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang
             elif settle == 2:
                 ang[i] = 0.0
             hit[i] = False
-        resolve_contacts(walls, pos, prev, r, lin, hit, cell, gw, gh, starts, order)
+        resolve_contacts(walls, pos, prev, r, lin, hit, cell_min, per_axis, starts, order, cxy)
         for i in range(n):
             dx = pos[i, 0] - prev[i, 0]
             dy = pos[i, 1] - prev[i, 1]

@@ -168,8 +168,22 @@ def test_overlapping_start_does_not_blow_up():
 
 
 def test_robot_grid_is_bounded_by_robot_count():
-    g = RobotGrid((150, 150), 0.05, 1000)
-    assert g.gw * g.gh <= 4 * 1000 + 2 * 64 + 1 and g.cell >= 0.1
+    g = RobotGrid(0.05, 1000)
+    assert g.starts.size <= 9 * 1000 + 12 * 32 + 5 and g.cell_min >= 0.1
+
+
+@pytest.mark.parametrize("spread", [0.5, 3.0, 140.0])
+def test_touching_matches_brute_force_for_crowds_and_spread_robots(spread):
+    # The robot grid is sized by the robots' bounding box: a tight crowd, a room and a whole
+    # big map must all find exactly the brute-force contacts.
+    rng = np.random.default_rng(int(spread * 10))
+    walls = np.zeros((150, 150), dtype=bool)
+    pos = 5.0 + rng.uniform(0.0, spread, size=(300, 2))
+    got = touching(walls, pos, 0.05, 1e-6)
+    d = np.sqrt(((pos[:, None, :] - pos[None, :, :]) ** 2).sum(axis=-1))
+    np.fill_diagonal(d, np.inf)
+    assert got.tolist() == (d.min(axis=1) <= 0.1 + 1e-6).tolist()
+    assert got.any() or spread > 100
 
 
 def open_components(walls):
