@@ -9,9 +9,10 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
 * A ray starts in the tile containing its origin (``floor``: a point on a grid line belongs to the
   tile on its positive side, and a ray running along a grid line runs in those tiles) and walks
   the tiles it crosses in order. The range is the distance from the origin to the boundary of the
-  first wall tile entered, computed afresh at every boundary as ``distance to the boundary /
-  |direction component|`` (no accumulated error). Anything outside the array is wall, so every ray
-  ends at the map edge at the latest.
+  first wall tile entered. Along each axis the first boundary is at ``(distance to it) * (1 /
+  |direction component|)`` and every next one ``1 / |direction component|`` further, added up
+  step by step (a DDA; the rounding this accumulates over a lidar's few tiles is ~1e-15 tiles).
+  Anything outside the array is wall, so every ray ends at the map edge at the latest.
 * No wall within ``max_range``: range ``max_range`` and ``hit`` False. The interval is closed: a
   wall whose boundary is exactly ``max_range`` away is a hit.
 * Origin inside a wall tile: range 0, ``hit`` True, and that tile is the hit tile. Origin outside
@@ -40,14 +41,15 @@ import math
 
 import numpy as np
 
-from maes_sim.core.grid import OPEN, SOLID
+from maes_sim.core.grid import OPEN, SOLID, UNKNOWN
 from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import AXIS_SNAP, trace_rays_reference
 
 __all__ = ["cast_rays", "ray_angle_offsets", "ray_directions", "rotate", "trace_rays"]
 
-_OPEN = int(OPEN)  # plain ints: compile-time constants in the kernel
+_UNKNOWN = int(UNKNOWN)  # plain ints: compile-time constants in the kernel
+_OPEN = int(OPEN)
 _SOLID = int(SOLID)
 
 
@@ -223,47 +225,69 @@ def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam
         )
     ranges = np.empty((n, r), dtype=np.float64)
     hit = np.empty((n, r), dtype=np.bool_)
-    do_explored = explored_tick is not None
-    do_slam = slam is not None
+    # The kernel always marks (flag tests in its inner loop cost ~10 %): what the caller does not
+    # want marked goes to a scratch map of the same size, which is never read.
+    if explored_tick is None:
+        explored_tick = _scratch(walls.shape, np.int32)
+    robots = np.arange(n, dtype=np.int64)
+    if slam is None:
+        runs = [(_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64), robots)]
+    else:
+        skip = slam_index < 0
+        runs = [(slam, slam_index, robots[~skip])]
+        if skip.any():
+            runs.append((_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64),
+                         robots[skip]))
     kernel = _trace_parallel if parallel else _trace_serial
-    kernel(
-        walls,
-        origins,
-        rot,
-        base,
-        max_range,
-        explored_tick if do_explored else _NO_EXPLORED,
-        np.int32(tick),
-        do_explored,
-        slam if do_slam else _NO_SLAM,
-        slam_index if do_slam else _NO_INDEX,
-        do_slam,
-        ranges,
-        hit,
-    )
+    for slam_maps, index, which in runs:
+        kernel(walls, origins, rot, base, max_range, explored_tick, np.int32(tick), slam_maps,
+               index, which, ranges, hit)
     return ranges, hit
 
 
-# Placeholders for absent marking arrays: one compiled signature, no None specialisation.
-_NO_EXPLORED = np.zeros((1, 1), dtype=np.int32)
-_NO_SLAM = np.zeros((1, 1, 1), dtype=np.uint8)
-_NO_INDEX = np.zeros(0, dtype=np.int64)
+_SCRATCH: dict[tuple, np.ndarray] = {}
+
+
+def _scratch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """A reusable array to mark into when the caller wants no marks (contents are garbage)."""
+    key = (shape, np.dtype(dtype).str)
+    arr = _SCRATCH.get(key)
+    if arr is None:
+        if len(_SCRATCH) > 8:
+            _SCRATCH.clear()
+        arr = _SCRATCH[key] = np.zeros(shape, dtype=dtype)
+    return arr
 
 
 @njit(**JIT_OPTIONS)
-def _trace_robot(
-    walls, origins, rot, base, max_range, explored, tick, do_explored, slam, slam_index, do_slam,
-    ranges, hit, i,
-):  # fmt: skip
-    """All rays of robot ``i``."""
+def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, ranges, hit, i):
+    """All rays of robot ``i``, marking ``explored`` and SLAM map ``slam[m]``."""
     # One flat function on purpose: helper calls (even numba-inlined) for the wall tests and the
-    # marking made this loop 2-3x slower, so both are written out by hand.
+    # marking made this loop 2-3x slower, so both are written out by hand. Tiles are addressed
+    # by their flat index ``iy * w + ix`` (one add per step instead of 2-D indexing).
     h, w = walls.shape
-    m = slam_index[i] if do_slam else -1
+    hw = h * w
+    wf = walls.reshape(hw)
+    ef = explored.reshape(hw)
+    sf = slam.reshape(slam.size)
+    so = m * hw
     ox = origins[i, 0]
     oy = origins[i, 1]
     x0 = math.floor(ox)
     y0 = math.floor(oy)
+    if x0 < 0 or y0 < 0 or x0 >= w or y0 >= h:
+        ranges[i, :] = 0.0  # origin outside the map: nothing to mark
+        hit[i, :] = True
+        return
+    origin = y0 * w + x0
+    ef[origin] = tick
+    if wf[origin]:  # origin inside a wall: every range is 0 and this tile is the hit
+        sf[so + origin] = _SOLID
+        ranges[i, :] = 0.0
+        hit[i, :] = True
+        return
+    if sf[so + origin] == _UNKNOWN:
+        sf[so + origin] = _OPEN
     c = rot[i, 0]
     s = rot[i, 1]
     b = i * (base.shape[0] > 1)  # same ray set for every robot when base has one row
@@ -276,88 +300,84 @@ def _trace_robot(
             dx = 0.0
         if abs(dy) < AXIS_SNAP:
             dy = 0.0
-        adx = abs(dx)  # crossings as (distance to boundary) / |d|: never a negative zero
-        ady = abs(dy)
-        ix = x0
-        iy = y0
-        if ix < 0 or iy < 0 or ix >= w or iy >= h:
-            ranges[i, k] = 0.0  # origin outside the map: nothing to mark
-            hit[i, k] = True
-            continue
-        rng = max_range
-        is_hit = False
-        solid = walls[iy, ix]  # origin inside a wall: range 0, this tile is the hit
-        if solid:
-            rng = 0.0
-            is_hit = True
+        # Boundary crossings along each axis: the first at (distance to it) * (1 / |d|), each
+        # next one a further 1 / |d| on (sx = 0 and t = inf on an axis the ray runs along).
         sx = 0
         tx = math.inf
+        rx = 0.0
         if dx > 0.0:
             sx = 1
-            tx = (ix + 1 - ox) / adx
+            rx = 1.0 / dx
+            tx = (x0 + 1 - ox) * rx
         elif dx < 0.0:
             sx = -1
-            tx = (ox - ix) / adx
+            rx = 1.0 / -dx
+            tx = (ox - x0) * rx
         sy = 0
         ty = math.inf
+        ry = 0.0
         if dy > 0.0:
             sy = 1
-            ty = (iy + 1 - oy) / ady
+            ry = 1.0 / dy
+            ty = (y0 + 1 - oy) * ry
         elif dy < 0.0:
             sy = -1
-            ty = (oy - iy) / ady
+            ry = 1.0 / -dy
+            ty = (oy - y0) * ry
+        syw = sy * w
+        ix = x0
+        iy = y0
+        cell = origin
+        rng = max_range
+        is_hit = False
         while True:
-            # Mark the current tile (in bounds here), then stop on a hit or advance.
-            if do_explored:
-                explored[iy, ix] = tick
-            if m >= 0:
-                if solid:
-                    slam[m, iy, ix] = _SOLID
-                elif slam[m, iy, ix] != _SOLID:
-                    slam[m, iy, ix] = _OPEN
-            if is_hit:
-                break
+            # The current tile is open, in the map and marked: advance to the next one.
             t = min(tx, ty)
             if t > max_range:
                 break
-            if tx < ty:
-                ix += sx
-                tx = ((ix + 1 - ox) if sx > 0 else (ox - ix)) / adx
-            elif ty < tx:
-                iy += sy
-                ty = ((iy + 1 - oy) if sy > 0 else (oy - iy)) / ady
-            else:
-                # Exactly through a corner: blocked when both side tiles are walls (a
-                # closed seam); the side tiles are then the hit tiles.
+            if tx == ty:
+                # Exactly through a corner: blocked when both side tiles are walls (a closed
+                # seam); the side tiles are then the hit tiles.
                 jx = ix + sx
                 jy = iy + sy
                 out_x = jx < 0 or jx >= w
                 out_y = jy < 0 or jy >= h
-                if (out_x or walls[iy, jx]) and (out_y or walls[jy, ix]):
+                if (out_x or wf[cell + sx]) and (out_y or wf[cell + syw]):
                     rng = t
                     is_hit = True
-                    solid = True
                     if not out_x:
-                        if do_explored:
-                            explored[iy, jx] = tick
-                        if m >= 0:
-                            slam[m, iy, jx] = _SOLID
-                    if out_y:
-                        break
-                    iy = jy  # the loop head marks (ix, jy) and stops
-                    continue
+                        ef[cell + sx] = tick
+                        sf[so + cell + sx] = _SOLID
+                    if not out_y:
+                        ef[cell + syw] = tick
+                        sf[so + cell + syw] = _SOLID
+                    break
                 ix = jx
                 iy = jy
-                tx = ((ix + 1 - ox) if sx > 0 else (ox - ix)) / adx
-                ty = ((iy + 1 - oy) if sy > 0 else (oy - iy)) / ady
+                cell += sx + syw
+                tx += rx
+                ty += ry
+            elif tx < ty:
+                ix += sx
+                cell += sx
+                tx += rx
+            else:
+                iy += sy
+                cell += syw
+                ty += ry
             if ix < 0 or iy < 0 or ix >= w or iy >= h:
                 rng = t
                 is_hit = True
                 break
-            if walls[iy, ix]:
+            if wf[cell]:
                 rng = t
                 is_hit = True
-                solid = True
+                ef[cell] = tick
+                sf[so + cell] = _SOLID
+                break
+            ef[cell] = tick
+            if sf[so + cell] == _UNKNOWN:
+                sf[so + cell] = _OPEN
         ranges[i, k] = rng
         hit[i, k] = is_hit
 
@@ -365,26 +385,20 @@ def _trace_robot(
 # Serial and parallel drivers are separate functions on purpose: numba's on-disk cache keys on
 # the Python function, so one function compiled twice with different flags would share an entry.
 @njit(**JIT_OPTIONS)
-def _trace_serial(
-    walls, origins, rot, base, max_range, explored, tick, do_explored, slam, slam_index, do_slam,
-    ranges, hit,
-):  # fmt: skip
-    for i in range(origins.shape[0]):
-        _trace_robot(
-            walls, origins, rot, base, max_range, explored, tick, do_explored, slam, slam_index,
-            do_slam, ranges, hit, i,
-        )  # fmt: skip
+def _trace_serial(walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots,
+                  ranges, hit):
+    for j in range(robots.shape[0]):
+        i = robots[j]
+        _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, slam_index[i],
+                     ranges, hit, i)
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _trace_parallel(
-    walls, origins, rot, base, max_range, explored, tick, do_explored, slam, slam_index, do_slam,
-    ranges, hit,
-):  # fmt: skip
+def _trace_parallel(walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots,
+                    ranges, hit):
     # Robots are independent; concurrent writes are either the same value (explored_tick) or
     # never OPEN-vs-SOLID on one tile (see the module docstring), so the result is deterministic.
-    for i in prange(origins.shape[0]):
-        _trace_robot(
-            walls, origins, rot, base, max_range, explored, tick, do_explored, slam, slam_index,
-            do_slam, ranges, hit, i,
-        )  # fmt: skip
+    for j in prange(robots.shape[0]):
+        i = robots[j]
+        _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, slam_index[i],
+                     ranges, hit, i)

@@ -53,6 +53,20 @@ def _next_crossing(o: np.ndarray, i: np.ndarray, d: np.ndarray, step: np.ndarray
     return np.where(step != 0, t, np.inf)
 
 
+def _ray_crossings(o: np.ndarray, i: np.ndarray, d: np.ndarray):
+    """Lidar DDA along one axis: (step sign, first crossing, crossing spacing ``1 / |d|``).
+
+    The first crossing is ``(distance to the boundary) * (1 / |d|)``; the kernel then adds the
+    spacing at every step. ``inf`` (and spacing 0) when ``d == 0``.
+    """
+    step = np.where(d > 0.0, 1, np.where(d < 0.0, -1, 0)).astype(np.int64)
+    num = np.where(step > 0, (i + 1) - o, o - i)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inv = np.where(step != 0, 1.0 / np.abs(d), 0.0)
+        t = np.where(step != 0, num * inv, np.inf)
+    return step, t, inv
+
+
 class _Marker:
     """Applies explored/SLAM marks; order-free because no tile gets both OPEN and SOLID."""
 
@@ -120,8 +134,8 @@ def trace_rays_reference(
     hit[start_wall] = True
     mark(rays[start_wall], ix[start_wall], iy[start_wall], SOLID)
     mark(rays[~start_wall], ix[~start_wall], iy[~start_wall], OPEN)
-    sx, tx = _first_crossing(ox, ix, dx)
-    sy, ty = _first_crossing(oy, iy, dy)
+    sx, tx, rx = _ray_crossings(ox, ix, dx)
+    sy, ty, ry = _ray_crossings(oy, iy, dy)
 
     act = rays[~start_wall]
     while act.size:
@@ -146,9 +160,9 @@ def trace_rays_reference(
         step_x = act[txa <= tya]
         step_y = act[tya <= txa]
         ix[step_x] += sx[step_x]
-        tx[step_x] = _next_crossing(ox[step_x], ix[step_x], dx[step_x], sx[step_x])
+        tx[step_x] += rx[step_x]
         iy[step_y] += sy[step_y]
-        ty[step_y] = _next_crossing(oy[step_y], iy[step_y], dy[step_y], sy[step_y])
+        ty[step_y] += ry[step_y]
         blocked = _is_wall(walls, ix[act], iy[act])
         b = act[blocked]
         ranges[b] = t[blocked]
