@@ -269,10 +269,19 @@ class Mailbox:
 
     def pending_senders(self) -> np.ndarray:
         """Sorted unique indices of robots with queued messages."""
+        if not self.outbox:
+            return np.empty(0, dtype=np.int64)
         return np.unique(np.array([s for s, _ in self.outbox], dtype=np.int64))
 
     def deliver(self, ia: np.ndarray, ib: np.ndarray) -> None:
         """Deliver the queued messages along links (ia -> ib); they replace the last delivery."""
+        if not self.outbox:  # the common tick: nothing sent, so nothing is delivered
+            if self._by_sender:
+                self._by_sender = {}
+                self._senders_of = (np.zeros(self.n + 1, dtype=np.int64),
+                                    np.empty(0, dtype=np.int64))
+            self.sent_this_tick[:] = 0
+            return
         by_sender: dict[int, list[Broadcast]] = {}
         for sender, text in self.outbox:
             by_sender.setdefault(sender, []).append(Broadcast(msg=text, sender=robot_name(sender)))

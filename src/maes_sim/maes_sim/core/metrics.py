@@ -58,6 +58,20 @@ def _mark_covered_py(covered_tick, positions, radius, tick):
 _mark_covered = njit(cache=True)(_mark_covered_py) if njit else _mark_covered_py
 
 
+def _count_reached_py(last_tick, reachable):
+    # One pass, no temporaries: this runs every tick.
+    flat_tick = last_tick.ravel()
+    flat_ok = reachable.ravel()
+    count = 0
+    for k in range(flat_tick.shape[0]):
+        if flat_tick[k] >= 0 and flat_ok[k]:
+            count += 1
+    return count
+
+
+_count_reached = njit(cache=True)(_count_reached_py) if njit else None
+
+
 @dataclass
 class Metrics:
     """Mutable metric state of one simulation.
@@ -91,8 +105,12 @@ class Metrics:
 
     def refresh_counts(self) -> None:
         """Recount explored and covered reachable tiles (after in-place marking)."""
-        self.explored_count = int(np.count_nonzero((self.explored_tick >= 0) & self.reachable))
-        self.covered_count = int(np.count_nonzero((self.covered_tick >= 0) & self.reachable))
+        if _count_reached is None:
+            self.explored_count = int(np.count_nonzero((self.explored_tick >= 0) & self.reachable))
+            self.covered_count = int(np.count_nonzero((self.covered_tick >= 0) & self.reachable))
+            return
+        self.explored_count = int(_count_reached(self.explored_tick, self.reachable))
+        self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
 
     @property
     def exploration_percent(self) -> float:

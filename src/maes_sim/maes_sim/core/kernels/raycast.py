@@ -37,6 +37,7 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -111,6 +112,15 @@ def rotate(rot: np.ndarray, base: np.ndarray) -> np.ndarray:
     return dirs
 
 
+@functools.lru_cache(maxsize=8)
+def _ray_fan(n_rays: int) -> np.ndarray:
+    """Unit directions (1, R, 2) of the ray offsets (heading 0), read-only and shared."""
+    offsets = ray_angle_offsets(n_rays)
+    base = np.stack((np.cos(offsets), np.sin(offsets)), axis=-1)[None]
+    base.flags.writeable = False
+    return base
+
+
 def cast_rays(
     walls: np.ndarray,
     origins: np.ndarray,
@@ -168,9 +178,10 @@ def cast_rays(
     """
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
-    offsets = ray_angle_offsets(n_rays)
-    base = np.stack((np.cos(offsets), np.sin(offsets)), axis=-1)[None]
-    rot = np.stack((np.cos(headings), np.sin(headings)), axis=-1)
+    base = _ray_fan(_checks.check_n_rays(n_rays))
+    rot = np.empty((headings.shape[0], 2))
+    np.cos(headings, out=rot[:, 0])
+    np.sin(headings, out=rot[:, 1])
     return _trace(
         walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
     )
