@@ -32,6 +32,18 @@ def test_matches_brute_force_on_random_points(seed, radius):
             np.testing.assert_array_equal(g, r)
 
 
+@pytest.mark.parametrize("radius", [0.0, 0.5, 4.0])
+def test_one_set_against_itself_matches_brute_force_in_a_crowd(radius):
+    # The symmetric fast path: a crowd with exact duplicates and points on a lattice.
+    rng = np.random.default_rng(3)
+    a = np.round(rng.uniform(0, 6, size=(400, 2)) * 2) / 2
+    got = pairs_within(a, None, radius)
+    ref = _pairs_within_reference(a, a, radius, True)
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)
+    assert got[0].size > 0
+
+
 def test_empty_inputs_give_empty_pairs():
     ia, ib, d = pairs_within(np.empty((0, 2)), None, 3.0)
     assert ia.shape == ib.shape == d.shape == (0,)

@@ -28,7 +28,7 @@ from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import line_of_sight_reference, wall_distance_reference
 
-__all__ = ["line_of_sight", "visible_pairs", "wall_distance"]
+__all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance"]
 
 
 def line_of_sight(
@@ -218,7 +218,7 @@ def _dist_parallel(walls, a, b, out):
 
 
 @njit(**JIT_OPTIONS)
-def _visible_pairs_kernel(walls, pos, radius, cell):
+def _visible_pairs_kernel(walls, pos, radius, cell, use_walls):
     n = pos.shape[0]
     # Cell list of the points, members of a cell in ascending index order.
     cxs = np.empty(n, dtype=np.int64)
@@ -241,6 +241,8 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
     # inside the map crosses no wall and no closed seam (every tile it enters, and both side
     # tiles of every corner it passes, lie in that rectangle), so it needs no walk.
     h, w = walls.shape
+    if not use_walls:  # range only (neighbors.pairs_within): no table, no walks
+        h = w = 0
     sat = np.zeros((h + 1, w + 1), dtype=np.int32)
     for y in range(h):
         row = 0
@@ -266,23 +268,24 @@ def _visible_pairs_kernel(walls, pos, radius, cell):
                     dy = pos[i, 1] - pos[j, 1]
                     if dx * dx + dy * dy > r2:
                         continue
-                    x0 = tx[i]
-                    x1 = tx[j]
-                    if x0 > x1:
-                        x0, x1 = x1, x0
-                    y0 = ty[i]
-                    y1 = ty[j]
-                    if y0 > y1:
-                        y0, y1 = y1, y0
-                    clear = (
-                        x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
-                        and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0]
-                        == 0
-                    )
-                    if not clear and _walk(
-                        walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True
-                    )[0]:
-                        continue
+                    if use_walls:
+                        x0 = tx[i]
+                        x1 = tx[j]
+                        if x0 > x1:
+                            x0, x1 = x1, x0
+                        y0 = ty[i]
+                        y1 = ty[j]
+                        if y0 > y1:
+                            y0, y1 = y1, y0
+                        clear = (
+                            x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
+                            and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0]
+                            + sat[y0, x0] == 0
+                        )
+                        if not clear and _walk(
+                            walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True
+                        )[0]:
+                            continue
                     if m == cap:
                         cap *= 2
                         ui2 = np.empty(cap, dtype=np.int64)
@@ -355,15 +358,38 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray,
     if pos.shape[0] < 2 or not radius >= 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
-    extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
-    # Cells no smaller than the radius (a 3x3 scan suffices) and no more cells than ~4 per
-    # point (a tiny radius must not build a huge, mostly empty table).
-    per_axis = min(1024.0, math.ceil(2.0 * math.sqrt(pos.shape[0])))
-    cell = max(min(float(radius), max(extent, 1.0)), extent / per_axis, 1e-9)
     if not HAVE_NUMBA:
         from maes_sim.core.neighbors import pairs_within
 
         ia, ib, _ = pairs_within(pos, None, radius)
         ok = line_of_sight_reference(walls, pos[ia], pos[ib])
         return ia[ok], ib[ok]
-    return _visible_pairs_kernel(walls, pos, float(radius), cell)
+    return _visible_pairs_kernel(walls, pos, float(radius), _pair_cell(pos, radius), True)
+
+
+def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """All ordered pairs (i, j), i != j, with ``|p_i - p_j| <= radius``, sorted by (i, j).
+
+    The walls-free half of :func:`visible_pairs` (needs numba): the fast path of
+    ``neighbors.pairs_within(positions, None, radius)``. ``positions`` must be a finite float64
+    (N, 2) array with N >= 2 and ``radius >= 0``.
+
+    Examples
+    --------
+    >>> ia, ib = pairs_in_range(np.array([[0.0, 0.0], [3.0, 0.0], [1.0, 0.0]]), 2.0)
+    >>> list(zip(ia.tolist(), ib.tolist()))
+    [(0, 2), (1, 2), (2, 0), (2, 1)]
+    """
+    return _visible_pairs_kernel(_NO_WALLS, positions, float(radius),
+                                 _pair_cell(positions, radius), False)
+
+
+_NO_WALLS = np.zeros((1, 1), dtype=np.bool_)
+
+
+def _pair_cell(pos: np.ndarray, radius: float) -> float:
+    """Cell side of the pair search: no smaller than the radius (a 3x3 scan suffices), and no
+    more cells than ~4 per point (a tiny radius must not build a huge, mostly empty table)."""
+    extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
+    per_axis = min(1024.0, math.ceil(2.0 * math.sqrt(pos.shape[0])))
+    return max(min(float(radius), max(extent, 1.0)), extent / per_axis, 1e-9)
