@@ -137,7 +137,8 @@ def pairs_within(
         return empty, empty.copy(), np.empty(0, dtype=np.float64)
     if exclude_same and njit is not None and len(a) >= 2 and radius >= 0 and np.isfinite(a).all():
         # One set against itself: each unordered pair is found once by the compiled symmetric
-        # search (about twice as fast as the general merge below), then mirrored.
+        # half-shell search of visible_pairs (several times faster than the general merge
+        # below), then mirrored.
         from maes_sim.core.kernels.los import pairs_in_range
 
         ia, ib = pairs_in_range(a, radius)

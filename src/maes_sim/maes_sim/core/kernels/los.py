@@ -220,109 +220,134 @@ def _dist_parallel(walls, a, b, out):
 @njit(**JIT_OPTIONS)
 def _visible_pairs_kernel(walls, pos, radius, cell, use_walls):
     n = pos.shape[0]
-    # Cell list of the points, members of a cell in ascending index order.
+    # Cell list over the points' bounding box (counting sort; members of a cell in ascending
+    # index order), with the coordinates copied in cell order for the scans below.
     cxs = np.empty(n, dtype=np.int64)
     cys = np.empty(n, dtype=np.int64)
-    tx = np.empty(n, dtype=np.int64)  # tile of each point
-    ty = np.empty(n, dtype=np.int64)
     for i in range(n):
         cxs[i] = math.floor(pos[i, 0] / cell)
         cys[i] = math.floor(pos[i, 1] / cell)
-        tx[i] = math.floor(pos[i, 0])
-        ty[i] = math.floor(pos[i, 1])
     minx, miny = cxs.min(), cys.min()
     gw = cxs.max() - minx + 1
     gh = cys.max() - miny + 1
+    starts = np.zeros(gw * gh + 2, dtype=np.int64)
     key = (cys - miny) * gw + (cxs - minx)
-    order = np.argsort(key, kind="mergesort")
-    starts = np.searchsorted(key[order], np.arange(gw * gh + 1))
-    r2 = radius * radius
-    # Summed-area table of the walls: a segment whose end tiles span a wall-free rectangle
-    # inside the map crosses no wall and no closed seam (every tile it enters, and both side
-    # tiles of every corner it passes, lie in that rectangle), so it needs no walk.
-    h, w = walls.shape
-    if not use_walls:  # range only (neighbors.pairs_within): no table, no walks
-        h = w = 0
-    sat = np.zeros((h + 1, w + 1), dtype=np.int32)
-    for y in range(h):
-        row = 0
-        for x in range(w):
-            row += walls[y, x]
-            sat[y + 1, x + 1] = sat[y, x + 1] + row
-    # Each unordered pair within range is tested once (j > i).
-    cap = 1024
-    ui = np.empty(cap, dtype=np.int64)
-    uj = np.empty(cap, dtype=np.int64)
-    m = 0
     for i in range(n):
-        row_start = m
-        cx, cy = cxs[i] - minx, cys[i] - miny
-        for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
-            for xx in range(max(cx - 1, 0), min(cx + 2, gw)):
-                c = yy * gw + xx
-                for s in range(starts[c], starts[c + 1]):
-                    j = order[s]
-                    if j <= i:
-                        continue
-                    dx = pos[i, 0] - pos[j, 0]
-                    dy = pos[i, 1] - pos[j, 1]
-                    if dx * dx + dy * dy > r2:
-                        continue
-                    if use_walls:
-                        x0 = tx[i]
-                        x1 = tx[j]
-                        if x0 > x1:
-                            x0, x1 = x1, x0
-                        y0 = ty[i]
-                        y1 = ty[j]
-                        if y0 > y1:
-                            y0, y1 = y1, y0
-                        clear = (
-                            x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
-                            and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0]
-                            + sat[y0, x0] == 0
-                        )
-                        if not clear and _walk(
-                            walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True
-                        )[0]:
-                            continue
-                    if m == cap:
-                        cap *= 2
-                        ui2 = np.empty(cap, dtype=np.int64)
-                        uj2 = np.empty(cap, dtype=np.int64)
-                        ui2[:m] = ui[:m]
-                        uj2[:m] = uj[:m]
-                        ui, uj = ui2, uj2
-                    ui[m] = i
-                    uj[m] = j
-                    m += 1
-        # Sort this robot's partners (a few sorted runs, one per cell): insertion sort.
-        for p in range(row_start + 1, m):
-            v = uj[p]
-            q = p - 1
-            while q >= row_start and uj[q] > v:
-                uj[q + 1] = uj[q]
-                q -= 1
-            uj[q + 1] = v
-    # Both directions, row by row: row r gets its partners below r in the order the pairs were
-    # found (ascending i) and then its own sorted partners above r, so every row is sorted.
+        starts[key[i] + 1] += 1
+    for c in range(gw * gh):
+        starts[c + 1] += starts[c]
+    starts[gw * gh + 1] = n
+    order = np.empty(n, dtype=np.int64)
+    slot = starts[: gw * gh].copy()
+    for i in range(n):
+        order[slot[key[i]]] = i
+        slot[key[i]] += 1
+    px = np.empty(n)
+    py = np.empty(n)
+    for s in range(n):
+        px[s] = pos[order[s], 0]
+        py[s] = pos[order[s], 1]
+    # Half-shell scan: a point meets the rest of its own cell, the cell to its right and the
+    # three cells of the next row, so each unordered pair is met once. A cell and its right
+    # neighbour, and the three cells of a row, are contiguous in cell order: two index ranges.
+    # Pairs in range are kept without a branch (write, then advance by the test's result), as
+    # the tests are unpredictable; ``cap`` bounds the candidates, plus one slot to write into.
+    cap = 1
+    for c in range(gw * gh):
+        cx = c % gw
+        cy = c // gw
+        k = starts[c + 1] - starts[c]
+        hi1 = starts[c + 2] if cx + 1 < gw else starts[c + 1]
+        lo2 = hi2 = 0
+        if cy + 1 < gh:
+            lo2 = starts[(cy + 1) * gw + max(cx - 1, 0)]
+            hi2 = starts[(cy + 1) * gw + min(cx + 1, gw - 1) + 1]
+        cap += k * (hi1 - starts[c] - 1) + k * (hi2 - lo2)
+    ua = np.empty(cap, dtype=np.int64)
+    ub = np.empty(cap, dtype=np.int64)
+    r2 = radius * radius
+    m = 0
+    for c in range(gw * gh):
+        cx = c % gw
+        cy = c // gw
+        hi1 = starts[c + 2] if cx + 1 < gw else starts[c + 1]
+        lo2 = hi2 = 0
+        if cy + 1 < gh:
+            lo2 = starts[(cy + 1) * gw + max(cx - 1, 0)]
+            hi2 = starts[(cy + 1) * gw + min(cx + 1, gw - 1) + 1]
+        for s in range(starts[c], starts[c + 1]):
+            x = px[s]
+            y = py[s]
+            a = order[s]
+            for t in range(s + 1, hi1):
+                dx = x - px[t]
+                dy = y - py[t]
+                ua[m] = a
+                ub[m] = order[t]
+                m += dx * dx + dy * dy <= r2
+            for t in range(lo2, hi2):
+                dx = x - px[t]
+                dy = y - py[t]
+                ua[m] = a
+                ub[m] = order[t]
+                m += dx * dx + dy * dy <= r2
+    if use_walls:
+        # Keep the pairs in sight. Summed-area table of the walls: a segment whose end tiles
+        # span a wall-free rectangle inside the map crosses no wall and no closed seam (every
+        # tile it enters, and both side tiles of every corner it passes, lie in that
+        # rectangle), so it needs no walk. Segments run from the lower index to the higher.
+        h, w = walls.shape
+        sat = np.zeros((h + 1, w + 1), dtype=np.int32)
+        for y in range(h):
+            row = 0
+            for x in range(w):
+                row += walls[y, x]
+                sat[y + 1, x + 1] = sat[y, x + 1] + row
+        kept = 0
+        for k in range(m):
+            i = min(ua[k], ub[k])
+            j = max(ua[k], ub[k])
+            x0 = math.floor(min(pos[i, 0], pos[j, 0]))
+            x1 = math.floor(max(pos[i, 0], pos[j, 0]))
+            y0 = math.floor(min(pos[i, 1], pos[j, 1]))
+            y1 = math.floor(max(pos[i, 1], pos[j, 1]))
+            clear = (
+                x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
+                and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0] == 0
+            )
+            if clear or not _walk(walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True)[0]:
+                ua[kept] = i
+                ub[kept] = j
+                kept += 1
+        m = kept
+    # Both directions, sorted by (ia, ib): a counting sort by ib, then a stable one by ia (each
+    # index has as many entries as first as as second member, so one count serves both).
     offs = np.zeros(n + 1, dtype=np.int64)
     for k in range(m):
-        offs[ui[k] + 1] += 1
-        offs[uj[k] + 1] += 1
+        offs[ua[k] + 1] += 1
+        offs[ub[k] + 1] += 1
     for i in range(n):
         offs[i + 1] += offs[i]
-    fill = offs[:n].copy()
+    tmp_a = np.empty(2 * m, dtype=np.int64)
+    tmp_b = np.empty(2 * m, dtype=np.int64)
+    slot = offs[:n].copy()
+    for k in range(m):  # entry (first, second) goes to the bucket of its second member
+        a = ua[k]
+        b = ub[k]
+        tmp_a[slot[b]] = a
+        tmp_b[slot[b]] = b
+        slot[b] += 1
+        tmp_a[slot[a]] = b
+        tmp_b[slot[a]] = a
+        slot[a] += 1
     out_a = np.empty(2 * m, dtype=np.int64)
     out_b = np.empty(2 * m, dtype=np.int64)
-    for k in range(m):
-        a, b = ui[k], uj[k]
-        out_b[fill[a]] = b
-        fill[a] += 1
-        out_b[fill[b]] = a
-        fill[b] += 1
-    for i in range(n):
-        out_a[offs[i]:offs[i + 1]] = i
+    slot = offs[:n].copy()
+    for k in range(2 * m):
+        a = tmp_a[k]
+        out_a[slot[a]] = a
+        out_b[slot[a]] = tmp_b[k]
+        slot[a] += 1
     return out_a, out_b
 
 
