@@ -94,7 +94,7 @@ batch: setup
 	@scripts/with_env python -m maes_bringup.batch "$(EXPERIMENT)" $(BATCH_ARGS)
 
 bench: setup
-	@scripts/with_env python bench/bench_core.py
+	@scripts/with_env python bench/bench_core.py --ticks 300 --repeat 3
 	@scripts/with_env python bench/bench_sim_node.py
 	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py; do \
 		if [ -f $$b ]; then scripts/with_env python $$b || exit 1; fi; done
