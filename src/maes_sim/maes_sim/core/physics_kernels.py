@@ -435,6 +435,9 @@ def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang
     prev = pos.copy()
     hx = head.copy()
     hy = head.copy()
+    # cos/sin of the last angle each robot's direction was computed for: a robot not turning
+    # keeps its heading, and the trigonometry is the costliest part of a sub-step's update.
+    angle = np.full(n, np.nan)
     hit = collided.copy()
     for _ in range(n_steps):
         for i in range(n):
@@ -453,8 +456,10 @@ def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang
             prev[i, 0] = pos[i, 0]
             prev[i, 1] = pos[i, 1]
             mid = head[i] + 0.5 * w * dt
-            hx[i] = math.cos(mid)
-            hy[i] = math.sin(mid)
+            if mid != angle[i]:
+                angle[i] = mid
+                hx[i] = math.cos(mid)
+                hy[i] = math.sin(mid)
             pos[i, 0] += v * dt * hx[i]
             pos[i, 1] += v * dt * hy[i]
             head[i] = _wrap(head[i] + w * dt)
