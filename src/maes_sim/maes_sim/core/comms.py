@@ -101,10 +101,13 @@ class CommsRule:
         positions: np.ndarray,
         rng: np.random.Generator,
         senders: np.ndarray | None = None,
+        *,
+        sums: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Directed links (sender, receiver) among robots at ``positions`` (N, 2) grid coords.
 
-        ``senders`` (K,) restricts the senders considered (default: all). Returns two int64
+        ``senders`` (K,) restricts the senders considered (default: all); ``sums`` is
+        ``kernels.wall_sums(walls)`` when the caller keeps one. Returns two int64
         arrays sorted by sender then receiver. Raises :class:`SignalFunctionError` when the
         signal function fails; nothing else changes then (the rng may have advanced).
 
@@ -125,7 +128,7 @@ class CommsRule:
             return empty, empty.copy()
         if self.signal_function is None and senders.size == n:
             if self.blocked_by_walls:
-                return visible_pairs(walls, positions, self.broadcast_range)
+                return visible_pairs(walls, positions, self.broadcast_range, sums=sums)
             ia, ib, _ = pairs_within(positions, None, self.broadcast_range)
             return ia, ib
         if self.signal_function is None:

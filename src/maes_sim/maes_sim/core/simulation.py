@@ -37,7 +37,7 @@ from .comms import (
 )
 from .config import SimConfig
 from .grid import grid_offset
-from .kernels import cast_rays, visible_pairs
+from .kernels import cast_rays, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -115,6 +115,7 @@ class Simulation:
         self.rng = np.random.default_rng(self.seed)
         self.world = world if world is not None else world_from_config(config, self.rng)
         self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
+        self._wall_sums = wall_sums(self.walls)  # for line-of-sight pair searches
         self.shape = self.walls.shape
         self._offset = grid_offset(self.shape)
         rc, gs = config.robot_constraints, config.global_settings
@@ -240,7 +241,8 @@ class Simulation:
 
     def communication_links(self) -> tuple[np.ndarray, np.ndarray]:
         """Directed (sender, receiver) pairs that can communicate at the current positions."""
-        return self.comms.links(self.walls, self._motion.positions, self.rng)
+        return self.comms.links(self.walls, self._motion.positions, self.rng,
+                                sums=self._wall_sums)
 
     def nearby_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(observer, observed) index arrays of the robots sensing each other this tick."""
@@ -381,14 +383,15 @@ class Simulation:
         sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
         gs = self.config.global_settings
         want_all = sync_due or gs.populate_adjacency_and_comm_groups_every_tick
-        all_links = self.comms.links(self.walls, pos0, self.rng) if want_all else None
+        all_links = (self.comms.links(self.walls, pos0, self.rng, sums=self._wall_sums)
+                     if want_all else None)
         if not senders.size:
             links = None
         elif all_links is not None:  # one evaluation serves messages and SLAM sync alike
             keep = np.isin(all_links[0], senders)
             links = (all_links[0][keep], all_links[1][keep])
         else:
-            links = self.comms.links(self.walls, pos0, self.rng, senders)
+            links = self.comms.links(self.walls, pos0, self.rng, senders, sums=self._wall_sums)
 
         result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
         self._motion, self._commands = result.state, result.commands
@@ -445,7 +448,8 @@ class Simulation:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
         if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(self.walls, pos, rc.sense_nearby_agents_range)
+            ia, ib = visible_pairs(self.walls, pos, rc.sense_nearby_agents_range,
+                                   sums=self._wall_sums)
         else:
             ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
         self._nearby = (ia, ib)

@@ -239,6 +239,23 @@ def test_visible_pairs_of_a_crowd_equals_range_then_line_of_sight(fill, radius):
     assert got[0].size > 0
 
 
+def test_visible_pairs_with_a_kept_wall_table_gives_the_same_pairs():
+    from maes_sim.core.kernels import visible_pairs, wall_sums
+
+    rng = np.random.default_rng(11)
+    walls = rng.random((30, 40)) < 0.25
+    pos = rng.uniform(0, 30, size=(150, 2))
+    sums = wall_sums(walls)
+    assert sums[-1, -1] == walls.sum() and sums.shape == (31, 41)
+    for radius in (2.0, 9.0):
+        got = visible_pairs(walls, pos, radius, sums=sums)
+        want = visible_pairs(walls, pos, radius)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    with pytest.raises(ValueError, match="sums must be wall_sums"):
+        visible_pairs(walls, pos, 2.0, sums=wall_sums(walls[:, :-1]))
+
+
 def test_visible_pairs_of_fewer_than_two_points_is_empty():
     from maes_sim.core.kernels import visible_pairs
 

@@ -14,7 +14,7 @@ issued once at import).
 """
 
 from maes_sim.core.kernels._compat import HAVE_NUMBA
-from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance
+from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance, wall_sums
 from maes_sim.core.kernels.raycast import cast_rays, ray_angle_offsets, ray_directions, trace_rays
 
 __all__ = [
@@ -26,4 +26,5 @@ __all__ = [
     "trace_rays",
     "visible_pairs",
     "wall_distance",
+    "wall_sums",
 ]

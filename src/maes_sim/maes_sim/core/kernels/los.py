@@ -28,7 +28,7 @@ from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import line_of_sight_reference, wall_distance_reference
 
-__all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance"]
+__all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance", "wall_sums"]
 
 
 def line_of_sight(
@@ -218,7 +218,7 @@ def _dist_parallel(walls, a, b, out):
 
 
 @njit(**JIT_OPTIONS)
-def _visible_pairs_kernel(walls, pos, radius, cell, use_walls):
+def _visible_pairs_kernel(walls, sat, pos, radius, cell, use_walls):
     n = pos.shape[0]
     # Cell list over the points' bounding box (counting sort; members of a cell in ascending
     # index order), with the coordinates copied in cell order for the scans below.
@@ -252,57 +252,46 @@ def _visible_pairs_kernel(walls, pos, radius, cell, use_walls):
     # neighbour, and the three cells of a row, are contiguous in cell order: two index ranges.
     # Pairs in range are kept without a branch (write, then advance by the test's result), as
     # the tests are unpredictable; ``cap`` bounds the candidates, plus one slot to write into.
+    hi1 = np.empty(gw * gh, dtype=np.int64)  # own cell and right neighbour: [s + 1, hi1)
+    lo2 = np.zeros(gw * gh, dtype=np.int64)  # the next row's three cells: [lo2, hi2)
+    hi2 = np.zeros(gw * gh, dtype=np.int64)
     cap = 1
     for c in range(gw * gh):
         cx = c % gw
         cy = c // gw
-        k = starts[c + 1] - starts[c]
-        hi1 = starts[c + 2] if cx + 1 < gw else starts[c + 1]
-        lo2 = hi2 = 0
+        hi1[c] = starts[c + 2] if cx + 1 < gw else starts[c + 1]
         if cy + 1 < gh:
-            lo2 = starts[(cy + 1) * gw + max(cx - 1, 0)]
-            hi2 = starts[(cy + 1) * gw + min(cx + 1, gw - 1) + 1]
-        cap += k * (hi1 - starts[c] - 1) + k * (hi2 - lo2)
+            lo2[c] = starts[(cy + 1) * gw + max(cx - 1, 0)]
+            hi2[c] = starts[(cy + 1) * gw + min(cx + 1, gw - 1) + 1]
+        k = starts[c + 1] - starts[c]
+        cap += k * (hi1[c] - starts[c] - 1) + k * (hi2[c] - lo2[c])
     ua = np.empty(cap, dtype=np.int64)
     ub = np.empty(cap, dtype=np.int64)
     r2 = radius * radius
     m = 0
     for c in range(gw * gh):
-        cx = c % gw
-        cy = c // gw
-        hi1 = starts[c + 2] if cx + 1 < gw else starts[c + 1]
-        lo2 = hi2 = 0
-        if cy + 1 < gh:
-            lo2 = starts[(cy + 1) * gw + max(cx - 1, 0)]
-            hi2 = starts[(cy + 1) * gw + min(cx + 1, gw - 1) + 1]
         for s in range(starts[c], starts[c + 1]):
             x = px[s]
             y = py[s]
             a = order[s]
-            for t in range(s + 1, hi1):
+            for t in range(s + 1, hi1[c]):
                 dx = x - px[t]
                 dy = y - py[t]
                 ua[m] = a
                 ub[m] = order[t]
                 m += dx * dx + dy * dy <= r2
-            for t in range(lo2, hi2):
+            for t in range(lo2[c], hi2[c]):
                 dx = x - px[t]
                 dy = y - py[t]
                 ua[m] = a
                 ub[m] = order[t]
                 m += dx * dx + dy * dy <= r2
     if use_walls:
-        # Keep the pairs in sight. Summed-area table of the walls: a segment whose end tiles
-        # span a wall-free rectangle inside the map crosses no wall and no closed seam (every
-        # tile it enters, and both side tiles of every corner it passes, lie in that
+        # Keep the pairs in sight. ``sat`` is the walls' summed-area table: a segment whose end
+        # tiles span a wall-free rectangle inside the map crosses no wall and no closed seam
+        # (every tile it enters, and both side tiles of every corner it passes, lie in that
         # rectangle), so it needs no walk. Segments run from the lower index to the higher.
         h, w = walls.shape
-        sat = np.zeros((h + 1, w + 1), dtype=np.int32)
-        for y in range(h):
-            row = 0
-            for x in range(w):
-                row += walls[y, x]
-                sat[y + 1, x + 1] = sat[y, x + 1] + row
         kept = 0
         for k in range(m):
             i = min(ua[k], ub[k])
@@ -351,8 +340,26 @@ def _visible_pairs_kernel(walls, pos, radius, cell, use_walls):
     return out_a, out_b
 
 
-def visible_pairs(walls: np.ndarray, positions: np.ndarray,
-                  radius: float) -> tuple[np.ndarray, np.ndarray]:
+def wall_sums(walls: np.ndarray) -> np.ndarray:
+    """Summed-area table of a wall grid, int32 (H + 1, W + 1): ``[y, x]`` counts the walls in
+    rows ``< y`` and columns ``< x``.
+
+    :func:`visible_pairs` builds it when not given one; a caller that asks again and again on
+    the same map (the simulator, every tick) builds it once and passes it.
+
+    Examples
+    --------
+    >>> wall_sums(np.array([[True, False], [True, True]])).tolist()
+    [[0, 0, 0], [0, 1, 1], [0, 2, 3]]
+    """
+    walls = _checks.check_walls(walls)
+    sums = np.zeros((walls.shape[0] + 1, walls.shape[1] + 1), dtype=np.int32)
+    sums[1:, 1:] = walls.cumsum(axis=0, dtype=np.int32).cumsum(axis=1, dtype=np.int32)
+    return sums
+
+
+def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
+                  sums: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All ordered pairs (i, j), i != j, within ``radius`` of each other with a line of sight.
 
     The same result as ``pairs_within(positions, None, radius)`` filtered by
@@ -365,6 +372,8 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray,
         Points in grid coordinates.
     radius : float
         Inclusive distance bound, tiles (``inf`` allowed).
+    sums : int32 ndarray (H + 1, W + 1), optional
+        ``wall_sums(walls)``, to save building it on every call.
 
     Returns
     -------
@@ -380,6 +389,10 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray,
     """
     walls = _checks.check_walls(walls)
     pos = _checks.check_points("positions", positions)
+    want = (walls.shape[0] + 1, walls.shape[1] + 1)
+    if sums is not None and (not isinstance(sums, np.ndarray) or sums.dtype != np.int32
+                             or sums.shape != want):
+        raise ValueError(f"sums must be wall_sums(walls): an int32 array of shape {want}")
     if pos.shape[0] < 2 or not radius >= 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
@@ -389,7 +402,10 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray,
         ia, ib, _ = pairs_within(pos, None, radius)
         ok = line_of_sight_reference(walls, pos[ia], pos[ib])
         return ia[ok], ib[ok]
-    return _visible_pairs_kernel(walls, pos, float(radius), _pair_cell(pos, radius), True)
+    if sums is None:
+        sums = wall_sums(walls)
+    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius),
+                                 _pair_cell(pos, radius), True)
 
 
 def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -405,11 +421,12 @@ def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np
     >>> list(zip(ia.tolist(), ib.tolist()))
     [(0, 2), (1, 2), (2, 0), (2, 1)]
     """
-    return _visible_pairs_kernel(_NO_WALLS, positions, float(radius),
+    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius),
                                  _pair_cell(positions, radius), False)
 
 
 _NO_WALLS = np.zeros((1, 1), dtype=np.bool_)
+_NO_SUMS = np.zeros((2, 2), dtype=np.int32)
 
 
 def _pair_cell(pos: np.ndarray, radius: float) -> float:
