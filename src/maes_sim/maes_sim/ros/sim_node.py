@@ -362,18 +362,16 @@ class SimNode(Node):
 
     def broadcast_callback(self, robot: int, request, response):
         """``maes_broadcast``: result false (with a warning) when the message is refused."""
-        try:
-            self.sim.broadcast(robot, request.msg)
-            response.result = True
-        except CommandRejected as exc:
-            self.get_logger().warning(str(exc), throttle_duration_sec=2.0)
-            response.result = False
-        return response
+        return self._answer(self.sim.broadcast, robot, request, response)
 
     def deposit_tag_callback(self, robot: int, request, response):
         """``maes_deposit_tag``: result false (with a warning) when the tag is refused."""
+        return self._answer(self.sim.deposit_tag, robot, request, response)
+
+    def _answer(self, action, robot: int, request, response):
+        """Run ``action(robot, request.msg)``; ``response.result`` says whether it was taken."""
         try:
-            self.sim.deposit_tag(robot, request.msg)
+            action(robot, request.msg)
             response.result = True
         except CommandRejected as exc:
             self.get_logger().warning(str(exc), throttle_duration_sec=2.0)
