@@ -1,0 +1,109 @@
+"""The robot-facing contract in one place: namespaces, frames, topic names, wire formats.
+
+Every node, direct mode and the launch import these names instead of restating them (DESIGN.md,
+"Robot-facing ROS interface"). Pure Python: no rclpy, no message packages, so direct mode and
+the core's users can import it anywhere.
+
+The *wire* functions give the values a receiver reads after a trip through ROS messages
+(``builtin_interfaces/Time``, a yaw as a quaternion, ``float32`` scan ranges and map
+resolution). Direct mode passes its values through the same functions, so the navigator and the
+logic see the same bits on either stack.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "BASE_FRAME",
+    "BASE_LINK_FRAME",
+    "DEFAULT_LOGIC",
+    "MAP_FRAME",
+    "ODOM_FRAME",
+    "SCAN_FRAME",
+    "TICK_DONE_TOPIC",
+    "TICK_TOPIC",
+    "WORLD_FRAME",
+    "robot_index",
+    "robot_namespace",
+    "wire_resolution",
+    "wire_time",
+    "wire_yaw",
+]
+
+#: Frames inside a robot namespace (REP-105, no prefixes); ``world`` is the global frame.
+MAP_FRAME, ODOM_FRAME, BASE_FRAME = "map", "odom", "base_footprint"
+BASE_LINK_FRAME, SCAN_FRAME, WORLD_FRAME = "base_link", "base_scan", "world"
+
+#: The lockstep manifest the simulator publishes after every tick (``maes_interfaces/Tick``).
+TICK_TOPIC = "/maes/tick"
+#: Where lockstep participants report handled ticks (``maes_interfaces/TickDone``).
+TICK_DONE_TOPIC = "/maes/tick_done"
+
+#: The logic callback a controller runs when none is named (the shipped frontier explorer).
+DEFAULT_LOGIC = "maes_controller.logic:logic"
+
+_PREFIX = "robot"
+
+
+def robot_namespace(index: int) -> str:
+    """Namespace (and name) of robot ``index``: ``robot<index>``, as MAES 2.0's ROS mode.
+
+    Examples
+    --------
+    >>> robot_namespace(3)
+    'robot3'
+    """
+    return f"{_PREFIX}{int(index)}"
+
+
+def robot_index(name: str) -> int | None:
+    """The index in a robot name (``"robot3"`` or ``"/robot3"`` -> 3), None for anything else.
+
+    Examples
+    --------
+    >>> robot_index("/robot12"), robot_index("robotx"), robot_index("3")
+    (12, None, None)
+    """
+    name = name.strip("/")
+    digits = name[len(_PREFIX):]
+    if not name.startswith(_PREFIX) or not digits.isdigit() or digits != str(int(digits)):
+        return None
+    return int(digits)
+
+
+def wire_time(seconds: float) -> float:
+    """``seconds`` as a receiver reads it back from a ``builtin_interfaces/Time`` stamp.
+
+    Examples
+    --------
+    >>> wire_time(0.30000000000000004)
+    0.3
+    """
+    ns = int(round(seconds * 1e9))
+    return ns // 1_000_000_000 + (ns % 1_000_000_000) * 1e-9
+
+
+def wire_yaw(yaw: float) -> float:
+    """A yaw as read back from the planar quaternion ``(0, 0, sin(yaw/2), cos(yaw/2))``.
+
+    Examples
+    --------
+    >>> abs(wire_yaw(1.0) - 1.0) < 1e-15
+    True
+    """
+    z, w = math.sin(yaw / 2.0), math.cos(yaw / 2.0)
+    return math.atan2(2.0 * w * z, 1.0 - 2.0 * z * z)
+
+
+def wire_resolution(tile_size: float) -> float:
+    """A map resolution as ``nav_msgs/MapMetaData`` carries it (``float32``).
+
+    Examples
+    --------
+    >>> wire_resolution(0.05) == 0.05
+    False
+    """
+    return float(np.float32(tile_size))

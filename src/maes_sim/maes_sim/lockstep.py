@@ -1,0 +1,123 @@
+"""Lockstep bookkeeping, ROS-free: who the simulator waits for, and what it waits for.
+
+The protocol (docs/lockstep.md): after tick ``t``'s outputs the simulator publishes the
+manifest ``/maes/tick``; every participant handles tick ``t`` and publishes
+``/maes/tick_done`` with ``tick = t`` and how many ``cmd_vel`` messages it has published per
+robot so far. The simulator steps to ``t + 1`` once every participant has reported ``t`` and
+the ``cmd_vel`` messages they counted have all arrived (a report can overtake the commands sent
+before it: they travel on other topics). A participant joins with ``tick = JOIN`` and leaves
+with ``tick = LEAVE``; one that misses the wall-clock deadline is dropped with a warning until it
+reports again.
+
+:class:`Barrier` keeps that state for the simulator node; it holds no clock and does no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["JOIN", "LEAVE", "Barrier", "Participant"]
+
+#: ``TickDone.tick`` of a joining and of a leaving participant (maes_interfaces/TickDone).
+JOIN, LEAVE = -1, -2
+
+
+@dataclass
+class Participant:
+    """One lockstep participant as the simulator knows it."""
+
+    name: str
+    robots: np.ndarray  # int64 (k,)
+    role: str = ""
+    tick: int = JOIN  # highest tick reported
+    cmd_vel_sent: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dropped: bool = False  # missed a deadline; not waited for until it reports again
+
+
+class Barrier:
+    """The simulator's side of lockstep for ``n_robots`` robots.
+
+    Examples
+    --------
+    >>> b = Barrier(2)
+    >>> b.report("nav", 0, [0, 1], [0, 0])  # joins by reporting
+    >>> b.report("ctl0", 0, [0], [0], role="controller")
+    >>> b.controlled_robots()
+    [0]
+    >>> b.ready(0, np.array([0, 0]))
+    True
+    >>> b.report("nav", 1, [0, 1], [1, 0])  # one cmd_vel for robot 0 is on its way
+    >>> b.report("ctl0", 1, [0], [0], role="controller")
+    >>> b.ready(1, np.array([0, 0])), b.ready(1, np.array([1, 0]))
+    (False, True)
+    """
+
+    def __init__(self, n_robots: int) -> None:
+        self.n_robots = int(n_robots)
+        self.participants: dict[str, Participant] = {}
+
+    # -- reports ---------------------------------------------------------------------------
+    def report(self, name: str, tick: int, robots, cmd_vel_sent, role: str = "") -> None:
+        """Take one ``TickDone`` report; robots out of range are ignored.
+
+        Reports are cumulative, so a lost or reordered one is harmless: the newest tick and
+        the highest counts win.
+        """
+        if tick == LEAVE:
+            self.participants.pop(name, None)
+            return
+        robots = np.asarray(robots, dtype=np.int64).reshape(-1)
+        sent = np.asarray(cmd_vel_sent, dtype=np.int64).reshape(-1)
+        if sent.size != robots.size:
+            sent = np.zeros(robots.size, dtype=np.int64)
+        keep = (robots >= 0) & (robots < self.n_robots)
+        robots, sent = robots[keep], sent[keep]
+        p = self.participants.get(name)
+        if p is None or not np.array_equal(p.robots, robots):
+            p = Participant(name, robots, role=str(role),
+                            cmd_vel_sent=np.zeros(robots.size, dtype=np.int64))
+            self.participants[name] = p
+        p.tick = max(p.tick, int(tick))
+        p.cmd_vel_sent = np.maximum(p.cmd_vel_sent, sent)
+        p.dropped = False
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def active(self) -> list[Participant]:
+        """Participants waited for (joined, not left, not dropped)."""
+        return [p for p in self.participants.values() if not p.dropped]
+
+    def expected_cmd_vel(self) -> np.ndarray:
+        """Per robot: ``cmd_vel`` messages the active participants say they have sent."""
+        total = np.zeros(self.n_robots, dtype=np.int64)
+        for p in self.active:
+            np.add.at(total, p.robots, p.cmd_vel_sent)
+        return total
+
+    def waiting_for(self, tick: int, cmd_vel_received: np.ndarray) -> list[str]:
+        """What keeps tick ``tick`` from being complete: participant names, and
+        ``"cmd_vel of robot<i>"`` for commands counted but not yet received."""
+        late = [p.name for p in self.active if p.tick < tick]
+        short = np.flatnonzero(np.asarray(cmd_vel_received) < self.expected_cmd_vel())
+        return late + [f"cmd_vel of robot{i}" for i in short.tolist()]
+
+    def ready(self, tick: int, cmd_vel_received: np.ndarray) -> bool:
+        """True when every active participant handled ``tick`` and its commands arrived."""
+        return not self.waiting_for(tick, cmd_vel_received)
+
+    def drop_late(self, tick: int) -> list[str]:
+        """Stop waiting for the participants that have not reported ``tick``; their names."""
+        late = [p for p in self.active if p.tick < tick]
+        for p in late:
+            p.dropped = True
+        return [p.name for p in late]
+
+    def controlled_robots(self) -> list[int]:
+        """Sorted robots whose controller (role ``"controller"``) takes part in lockstep."""
+        robots: set[int] = set()
+        for p in self.active:
+            if p.role == "controller":
+                robots.update(p.robots.tolist())
+        return sorted(robots)

@@ -1,0 +1,52 @@
+"""QoS profiles of the robot-facing interface, one home for every node (ros2/demos style).
+
+The simulator, the navigator and the controllers import these, so a publisher and its
+subscribers never disagree.
+"""
+
+from __future__ import annotations
+
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+)
+
+__all__ = [
+    "CMD_QOS",
+    "DEFAULT_QOS",
+    "LATCHED_QOS",
+    "LOCKSTEP_READER_QOS",
+    "LOCKSTEP_WRITER_QOS",
+    "SCAN_QOS",
+    "SERVICE_QOS",
+    "STATE_QOS",
+    "TF_QOS",
+]
+
+#: Scans: sensor data (best effort, shallow), as Nav2 and slam_toolbox subscribe.
+SCAN_QOS = qos_profile_sensor_data
+#: maes_state: reliable, depth 1, as MAES 2.0's controller expects.
+STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
+#: Maps, costmaps, plans and other latched data: reliable, transient local.
+LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+#: tf: reliable, a deep queue (the tf2 default).
+TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+#: maes_broadcast / maes_deposit_tag requests: a deep queue, so a burst is answered, not dropped.
+SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+#: cmd_vel: reliable, shallow.
+CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+#: Everything else published every tick.
+DEFAULT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+#: /maes/tick and /maes/tick_done writers: reliable, transient local, the latest sample only
+#: (reports are cumulative: a late joiner needs only the newest).
+LOCKSTEP_WRITER_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 history=HistoryPolicy.KEEP_LAST)
+#: Their readers: as the writers, with room for one report from every participant.
+LOCKSTEP_READER_QOS = QoSProfile(depth=4096, reliability=ReliabilityPolicy.RELIABLE,
+                                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                                 history=HistoryPolicy.KEEP_LAST)
