@@ -377,6 +377,8 @@ class Simulation:
     def step(self) -> None:
         """Advance every robot by one logic tick (see the module docstring for the order)."""
         rc = self.config.robot_constraints
+        self.tags.settle_tick()
+        self._tags_nearby = None
         pos0 = self._motion.positions
         next_tick = self.tick + 1
         senders = self.mailbox.pending_senders()
@@ -404,9 +406,7 @@ class Simulation:
                                       noise.heading_noise, self.rng)
         self.tick = next_tick
 
-        slam_due = (rc.automatically_update_slam
-                    and self.tick % rc.slam_update_interval_in_ticks == 0)
-        self._sense(slam_due)
+        self._sense(self.slam_published_at(self.tick))
         if all_links is not None:
             self.links = all_links
             if sync_due:
@@ -426,6 +426,24 @@ class Simulation:
             done += 1
             if progress is not None:
                 progress(self)
+
+    def slam_published_at(self, tick: int) -> bool:
+        """Whether the robots' SLAM maps are updated (and so published) at ``tick``.
+
+        The one home of the SLAM schedule: tick 0, then every ``slam_update_interval_in_ticks``
+        when ``automatically_update_slam``. The simulator node publishes ``map`` on these ticks
+        and direct mode hands maps to its navigators on the same ones.
+
+        Examples
+        --------
+        >>> from maes_sim.core import config_from_dict
+        >>> sim = Simulation(config_from_dict({"number_of_robots": 1}))
+        >>> [t for t in range(25) if sim.slam_published_at(t)]
+        [0, 10, 20]
+        """
+        rc = self.config.robot_constraints
+        return tick == 0 or (rc.automatically_update_slam
+                             and tick % rc.slam_update_interval_in_ticks == 0)
 
     def _sense(self, slam_due: bool) -> None:
         self._observe(slam_due, mark=True)

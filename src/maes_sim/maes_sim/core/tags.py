@@ -29,6 +29,8 @@ class TagStore:
         self._chunks: list[np.ndarray] = []
         self.tags: list[TagView] = []  # immutable: shared by every state that shows them
         self.deposited_this_tick = np.zeros(n_robots, dtype=np.int64)
+        self._senders: list[int] = []  # robot index of every tag, in deposit order
+        self._tick_start = 0  # index of the first tag deposited since the last new_tick()
 
     def __len__(self) -> int:
         return len(self.tags)
@@ -53,6 +55,7 @@ class TagStore:
         if len(self.tags) >= MAX_TAGS_TOTAL:
             return f"the simulation already holds the maximum of {MAX_TAGS_TOTAL} tags"
         self.deposited_this_tick[robot] += 1
+        self._senders.append(int(robot))
         self._chunks.append(np.asarray(grid_xy, dtype=np.float64).reshape(1, 2))
         self.tags.append(
             TagView(
@@ -64,9 +67,28 @@ class TagStore:
         )
         return None
 
+    def settle_tick(self) -> None:
+        """Put the tags deposited since the last :meth:`new_tick` in robot order (stable).
+
+        Deposits of one tick may arrive in any order (over ROS, each robot's request travels
+        on its own); ordering them by robot makes every later read the same whatever that
+        order was. The simulation calls this before it steps.
+        """
+        start, end = self._tick_start, len(self.tags)
+        if end - start < 2:
+            return
+        order = sorted(range(start, end), key=self._senders.__getitem__)
+        if order == list(range(start, end)):
+            return
+        pos = self.grid_positions
+        self._grid_pos = np.concatenate([pos[:start], pos[order]])
+        self.tags[start:] = [self.tags[k] for k in order]
+        self._senders[start:] = [self._senders[k] for k in order]
+
     def new_tick(self) -> None:
         """Reset the per-tick deposit counters."""
         self.deposited_this_tick[:] = 0
+        self._tick_start = len(self.tags)
 
     def nearby(self, positions: np.ndarray, read_range: float) -> list[list[TagView]]:
         """Tags within ``read_range`` of each robot at ``positions`` (N, 2) grid coords.
