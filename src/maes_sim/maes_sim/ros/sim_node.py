@@ -27,14 +27,11 @@ from geometry_msgs.msg import Twist, TwistStamped
 from maes_interfaces.msg import State, Stats
 from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav_msgs.msg import OccupancyGrid, Odometry
+from maes_interfaces.msg import Tick, TickDone
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+from rclpy.clock import Clock as RosClock
+from rclpy.clock import ClockType
 from rclpy.node import Node
-from rclpy.qos import (
-    DurabilityPolicy,
-    QoSProfile,
-    ReliabilityPolicy,
-    qos_profile_sensor_data,
-)
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 from std_srvs.srv import Trigger
@@ -42,30 +39,39 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
-from maes_sim.core.comms import robot_name
 from maes_sim.core.results import write_run_results
 from maes_sim.core.slam import to_occupancy
 
+from ..contract import (
+    BASE_FRAME,
+    BASE_LINK_FRAME,
+    MAP_FRAME,
+    ODOM_FRAME,
+    SCAN_FRAME,
+    TICK_DONE_TOPIC,
+    TICK_TOPIC,
+    WORLD_FRAME,
+    robot_namespace,
+)
+from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
+from .qos import (
+    DEFAULT_QOS,
+    LATCHED_QOS,
+    LOCKSTEP_READER_QOS,
+    LOCKSTEP_WRITER_QOS,
+    SCAN_QOS,
+    SERVICE_QOS,
+    STATE_QOS,
+    TF_QOS,
+)
 
-#: Scans: sensor data (best effort, shallow), as Nav2 and slam_toolbox subscribe.
-SCAN_QOS = qos_profile_sensor_data
-#: maes_state: reliable, depth 1, as MAES 2.0's controller expects.
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
-#: Maps and other latched data: reliable, transient local.
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: tf: reliable, a deep queue (the tf2 default).
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-#: maes_broadcast / maes_deposit_tag: requests queue this deep (the default of 10 would drop a
-#: burst silently); every queued request is answered, true or false.
-SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
-#: Everything else published every tick.
-DEFAULT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-
-#: Frames of the robot inside its namespace (REP-105, no prefixes).
-MAP, ODOM, BASE, BASE_LINK, SCAN = "map", "odom", "base_footprint", "base_link", "base_scan"
+robot_name = robot_namespace
+MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME,
+                                    SCAN_FRAME)
+#: Synchronisation modes (see docs/lockstep.md).
+SYNC_MODES = ("lockstep", "free")
 #: Height of the lidar above the footprint, metres (display only: the world is 2-D).
 SCAN_HEIGHT = 0.1
 
@@ -104,14 +110,38 @@ class _Robot:
 
 
 class SimNode(Node):
-    """Publishes a Simulation on the robot-facing ROS interface and steps it in (scaled) time.
+    """Publishes a Simulation on the robot-facing ROS interface and steps it.
+
+    Stepping is synchronous by default (``sync="lockstep"``, docs/lockstep.md): after a tick's
+    outputs and its manifest (``/maes/tick``), the next tick waits until every participant that
+    joined on ``/maes/tick_done`` (the built-in navigator, controllers) has handled it and their
+    commands have arrived, or until ``sync_timeout`` wall seconds pass (a warning names who was
+    late). The result then does not depend on the machine's speed or load. ``real_time_factor``
+    only caps the speed. ``sync="free"`` steps on the wall clock alone, whatever the others do
+    (as a real robot would be): results then depend on the machine.
+
+    Before the first step a start barrier waits (``start_timeout`` wall seconds at most; None =
+    for ever, with a message every few seconds) until the expected participants are there:
+    ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
+    subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
+    lockstep (``"lockstep"``), or nothing (``"none"``).
+
+    The node paces itself on a steady wall clock and publishes ``/clock``; give it
+    ``use_sim_time`` false (every other node uses sim time).
 
     Parameters
     ----------
     sim : Simulation
         The simulation to drive (the node steps it; nobody else should).
     real_time_factor : float
-        Sim seconds per wall second; <= 0 runs as fast as possible.
+        Sim seconds per wall second at most; <= 0 runs as fast as possible.
+    sync : {"lockstep", "free"}
+    sync_timeout : float
+        Wall seconds a tick waits for late participants (<= 0: for ever).
+    start_timeout : float or None
+        Wall seconds the start barrier waits at most (None: for ever).
+    wait_for_navigator : bool
+    wait_for_controllers : {"none", "connected", "lockstep"}
     cmd_vel_stamped : bool
         Subscribe ``cmd_vel`` as TwistStamped instead of Twist.
     publish_slam_map : bool or None
@@ -130,15 +160,28 @@ class SimNode(Node):
     """
 
     def __init__(self, sim: Simulation, *, real_time_factor: float = 1.0,
+                 sync: str = "lockstep", sync_timeout: float = 10.0,
+                 start_timeout: float | None = 60.0, wait_for_navigator: bool = False,
+                 wait_for_controllers: str = "none",
                  cmd_vel_stamped: bool = False, publish_slam_map: bool | None = None,
                  results_dir: str | None = None, stay_alive_after_end: bool = False,
                  heatmap_period_ticks: int = 10, start_paused: bool = False,
                  node_name: str = "maes_sim", **node_kwargs) -> None:
+        if sync not in SYNC_MODES:
+            raise ValueError(f"sync must be one of {SYNC_MODES}, got {sync!r}")
+        if wait_for_controllers not in ("none", "connected", "lockstep"):
+            raise ValueError("wait_for_controllers must be 'none', 'connected' or 'lockstep', "
+                             f"got {wait_for_controllers!r}")
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
         cfg = sim.config
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
+        self.sync = sync
+        self.sync_timeout = float(sync_timeout)
+        self.start_timeout = None if start_timeout is None else float(start_timeout)
+        self.wait_for_navigator = bool(wait_for_navigator)
+        self.wait_for_controllers = wait_for_controllers
         self.publish_slam_map = (cfg.stack.slam == "simulated" if publish_slam_map is None
                                  else bool(publish_slam_map))
         self.results_dir = results_dir or cfg.global_settings.statistics_result_path
@@ -147,6 +190,11 @@ class SimNode(Node):
         self.cmd_vel_timeout = cfg.stack.cmd_vel_timeout
         self.paused = bool(start_paused)
         self.done = False
+        #: True once the start barrier let the run begin (at ``started_wall``, monotonic s).
+        self.started = False
+        self.started_wall: float | None = None
+        #: Ticks stepped after the deadline passed with participants still missing.
+        self.deadline_misses = 0
         self.results_path: Path | None = None
         #: Write the results folder when the run ends (an embedding runner may do it itself).
         self.write_results_on_finish = True
@@ -160,8 +208,13 @@ class SimNode(Node):
         self._start_odom = np.zeros((sim.n_robots, 3))
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
+        self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
+        self.barrier = Barrier(sim.n_robots)
         self._rtf = 0.0
         self._tag_msgs: dict[int, object] = {}  # id(core tag) -> its message (tags never change)
+        self._maps_published = True
+        # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
+        self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
 
         self.clock_pub = self.create_publisher(Clock, "/clock", DEFAULT_QOS)
         self.tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
@@ -170,6 +223,9 @@ class SimNode(Node):
         self.cover_pub = self.create_publisher(OccupancyGrid, "/maes/coverage", LATCHED_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "/maes/markers", DEFAULT_QOS)
         self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
+        self.tick_pub = self.create_publisher(Tick, TICK_TOPIC, LOCKSTEP_WRITER_QOS)
+        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
+                                 LOCKSTEP_READER_QOS)
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
@@ -177,49 +233,160 @@ class SimNode(Node):
         self._global_tf = TFMessage(transforms=[
             cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
             for i in range(sim.n_robots)
-            for parent, child in (("world", f"{robot_name(i)}/{ODOM}"),
+            for parent, child in ((WORLD_FRAME, f"{robot_name(i)}/{ODOM}"),
                                   (f"{robot_name(i)}/{ODOM}", f"{robot_name(i)}/{BASE}"))])
 
         self._publish_static()
         self._publish_tick(force_maps=True)
-        self._wall_anchor = time.monotonic()
+        now = time.monotonic()
+        self._created = now
+        self._wait_since = now
+        self._last_notice = now
+        self._wall_anchor = now
         self._tick_anchor = sim.tick
-        self._rate_window: list[tuple[float, int]] = [(self._wall_anchor, sim.tick)]
+        self._rate_window: list[tuple[float, int]] = [(now, sim.tick)]
         self._last_lag_warning = 0.0
         period = sim.tick_duration / self.real_time_factor if self.real_time_factor > 0 else 0.0
+        if sync == "lockstep":
+            # Steps are triggered by the reports themselves; the timer serves the speed cap,
+            # the start barrier and the deadline.
+            period = min(period, 0.02) if period > 0 else 0.02
+        else:
+            period = min(period, 0.02) if period > 0 else 0.0
         # The stepping timer gets a callback group of its own: in the default (mutually
         # exclusive) group an always-ready timer would be picked first on every wait and the
         # cmd_vel and service callbacks ready in the same wait skipped, starving them. Spin this
         # node with a single-threaded executor (the simulation is not locked).
-        self.timer = self.create_timer(min(period, 0.02) if period > 0 else 0.0,
-                                       self.timer_callback,
-                                       callback_group=MutuallyExclusiveCallbackGroup())
+        self.timer = self.create_timer(period, self.timer_callback,
+                                       callback_group=MutuallyExclusiveCallbackGroup(),
+                                       clock=self._steady)
+
+    # ------------------------------------------------------------------ start barrier
+    def start_missing(self) -> list[str]:
+        """What the start barrier still waits for (empty when the run may start)."""
+        missing = []
+        roles = {p.role for p in self.barrier.active}
+        if self.wait_for_navigator and "navigator" not in roles:
+            missing.append("the navigator")
+        if self.wait_for_controllers == "lockstep":
+            have = set(self.barrier.controlled_robots())
+            lacking = [i for i in range(self.sim.n_robots) if i not in have]
+            if lacking:
+                missing.append(_robot_list("a lockstep controller", lacking))
+        # Subscribers of maes_state (the navigator reads it too) and of tf must be matched,
+        # or the first ticks' outputs would be lost to them.
+        need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
+        need_tf = int(self.wait_for_navigator)  # controllers need not read tf
+        if need:
+            lacking = [i for i, r in enumerate(self.robots)
+                       if r.state.get_subscription_count() < need
+                       or r.tf.get_subscription_count() < need_tf]
+            if lacking:
+                what = ("a controller subscribed to maes_state"
+                        if self.wait_for_controllers != "none" else "the navigator's subscriptions")
+                missing.append(_robot_list(what, lacking))
+        return missing
+
+    def _try_start(self, now: float) -> None:
+        missing = self.start_missing()
+        waited = now - self._created
+        if missing and (self.start_timeout is None or waited < self.start_timeout):
+            if now - self._last_notice >= 5.0:
+                self._last_notice = now
+                self.get_logger().info(f"waiting to start for {'; '.join(missing)} "
+                                       f"({waited:.0f} s)")
+            return
+        if missing:
+            self.get_logger().warning(f"starting without {'; '.join(missing)}: start barrier "
+                                      f"timed out after {self.start_timeout:g} s")
+        self.started = True
+        self.started_wall = now
+        # Tick 0 again, now that everybody listens; then its manifest.
+        self._publish_tick(force_maps=True)
+        self.publish_manifest()
+        self._wait_since = self._wall_anchor = now
+        self._tick_anchor = self.sim.tick
+        self._rate_window = [(now, self.sim.tick)]
 
     # ------------------------------------------------------------------ pacing
     def timer_callback(self) -> None:
-        """Step as many ticks as the wall clock asks for (one per call when unpaced)."""
+        """Start, step when due, and enforce the lockstep deadline."""
         if self.paused or self.done:
             return
+        now = time.monotonic()
+        if not self.started:
+            self._try_start(now)
+            return
+        if self.sync == "lockstep":
+            self._advance_lockstep(now)
+        else:
+            self._advance_free(now)
+
+    def _advance_free(self, now: float) -> None:
         if self.real_time_factor <= 0:
             self.step_once()
             return
-        now = time.monotonic()
         due = self._tick_anchor + int((now - self._wall_anchor) * self.real_time_factor
                                       / self.sim.tick_duration)
         steps = 0
         while self.sim.tick < due and steps < 5 and not self.done:
             self.step_once()
             steps += 1
-        behind = due - self.sim.tick
-        if behind > 0 and steps == 5:
-            # Can't keep up: say so, and re-anchor so time is dropped instead of accumulated.
-            if now - self._last_lag_warning > 5.0:
+        if due - self.sim.tick > 0 and steps == 5:
+            # Can't keep up: re-anchor so time is dropped instead of accumulated; say so when
+            # the achieved speed (over the last seconds) is really below the one asked for.
+            if (now - self._last_lag_warning > 5.0
+                    and 0 < self._rtf < 0.95 * self.real_time_factor):
                 self.get_logger().warning(
                     f"simulation cannot keep up with real_time_factor "
                     f"{self.real_time_factor:g}: achieving {self._rtf:.2f}x "
                     f"({self.sim.n_robots} robots)")
                 self._last_lag_warning = now
             self._wall_anchor, self._tick_anchor = now, self.sim.tick
+
+    def _advance_lockstep(self, now: float) -> None:
+        tick = self.sim.tick
+        waiting = self.barrier.waiting_for(tick, self._cmd_received)
+        if waiting:
+            if self.sync_timeout <= 0 or now - self._wait_since < self.sync_timeout:
+                return
+            dropped = self.barrier.drop_late(tick)
+            self.deadline_misses += 1
+            self.get_logger().warning(
+                f"tick {tick}: still waiting after {self.sync_timeout:g} s for "
+                f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''}; stepping on"
+                + (f" without {', '.join(dropped[:8])} until they report again"
+                   if dropped else "") + " (this run is no longer reproducible)")
+        if self.real_time_factor > 0:
+            due = self._wall_anchor + ((tick + 1 - self._tick_anchor) * self.sim.tick_duration
+                                       / self.real_time_factor)
+            if now < due:
+                return  # the timer comes back
+            if now - due > 0.1:  # behind: cap the speed, never catch up in a burst
+                self._wall_anchor, self._tick_anchor = now, tick
+        self.step_once()
+        self._wait_since = time.monotonic()
+
+    def tick_complete(self) -> bool:
+        """True when every lockstep participant handled the current tick and every command
+        they counted has arrived."""
+        return self.barrier.ready(self.sim.tick, self._cmd_received)
+
+    def publish_manifest(self) -> None:
+        """Publish ``/maes/tick`` for the current tick (after its outputs)."""
+        stamp = self._stamp()
+        self.tick_pub.publish(Tick(
+            tick=self.sim.tick, stamp=stamp, lockstep=self.sync == "lockstep",
+            maps_published=bool(self._maps_published and self.publish_slam_map),
+            navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
+            lockstep_robots=self.barrier.controlled_robots()))
+
+    def tick_done_callback(self, msg: TickDone) -> None:
+        """A participant's report: remember it, then step if the tick is complete."""
+        self.barrier.report(msg.participant, int(msg.tick), list(msg.robots),
+                            list(msg.cmd_vel_sent), role=msg.role)
+        if self.started and self.sync == "lockstep" and not (self.paused or self.done):
+            self._advance_lockstep(time.monotonic())
 
     def step_once(self) -> None:
         """One logic tick: stale commands stopped, simulation stepped, everything published."""
@@ -236,6 +403,7 @@ class SimNode(Node):
         (w0, t0), (w1, t1) = self._rate_window[0], self._rate_window[-1]
         self._rtf = (t1 - t0) * sim.tick_duration / (w1 - w0) if w1 > w0 else 0.0
         self._publish_tick()
+        self.publish_manifest()
         for callback in self.on_tick:
             callback(self)
         if sim.finished:
@@ -281,9 +449,8 @@ class SimNode(Node):
         poses = sim.poses
         est = sim.estimated_poses
         vel = sim.velocities
-        slam_update = force_maps or (
-            sim.config.robot_constraints.automatically_update_slam
-            and sim.tick % sim.config.robot_constraints.slam_update_interval_in_ticks == 0)
+        slam_update = force_maps or sim.slam_published_at(sim.tick)
+        self._maps_published = slam_update
         # All pose algebra vectorized over robots (metres, radians).
         scale = np.array([tile, tile, 1.0])
         odom_rel = cv.compose_many(cv.inverse_many(self._start_odom * scale),
@@ -351,6 +518,7 @@ class SimNode(Node):
     def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:
         """Map a velocity command through the motion model; a bad one is logged and dropped."""
         linear, angular = cv.twist_from_msg(msg, self.tile)
+        self._cmd_received[robot] += 1  # counted as sent, whatever becomes of it
         try:
             self.sim.set_velocity(robot, linear, angular)
         except CommandRejected as exc:
@@ -391,8 +559,14 @@ class SimNode(Node):
         response.message = "resumed" if response.success else "not paused"
         if response.success:
             self.paused = False
-            self._wall_anchor, self._tick_anchor = time.monotonic(), self.sim.tick
+            now = time.monotonic()
+            self._wall_anchor, self._tick_anchor, self._wait_since = now, self.sim.tick, now
         return response
+
+
+def _robot_list(what: str, robots: list[int]) -> str:
+    shown = ", ".join(robot_name(i) for i in robots[:6])
+    return f"{what} ({shown}{', ...' if len(robots) > 6 else ''})"
 
 
 def _optional_bool(value) -> bool | None:

@@ -1,0 +1,111 @@
+"""The simulator node's side of lockstep: start barrier, reports, deadline (real DDS)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
+
+from maes_interfaces.msg import State, Tick, TickDone  # noqa: E402
+from rclpy.context import Context  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+
+from maes_sim.core import Simulation, config_from_dict  # noqa: E402
+from maes_sim.lockstep import JOIN  # noqa: E402
+from maes_sim.ros.qos import LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS  # noqa: E402
+from maes_sim.ros.sim_node import SimNode  # noqa: E402
+
+
+def _sim(n=2):
+    return Simulation(config_from_dict({
+        "number_of_robots": n, "random_seeds": [1],
+        "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+        "end_criteria": {"exploration_percent": None, "tick": None},
+        "global_settings": {"should_write_csv_results": False}}))
+
+
+@pytest.fixture
+def ros():
+    ctx = Context()
+    rclpy.init(context=ctx)
+    ex = SingleThreadedExecutor(context=ctx)
+    nodes = []
+
+    def add(node):
+        nodes.append(node)
+        ex.add_node(node)
+        return node
+
+    def spin(seconds=None, until=None, timeout=20.0):
+        end = time.monotonic() + (seconds if seconds is not None else timeout)
+        while time.monotonic() < end:
+            if until is not None and until():
+                return True
+            ex.spin_once(timeout_sec=0.01)
+        return until() if until is not None else True
+
+    yield ctx, add, spin
+    ex.shutdown()
+    for node in nodes:
+        node.destroy_node()
+    rclpy.shutdown(context=ctx)
+
+
+def test_start_barrier_waits_for_a_controller_on_every_robot(ros):
+    ctx, add, spin = ros
+    sim = _sim(2)
+    node = add(SimNode(sim, real_time_factor=0, wait_for_controllers="connected",
+                       start_timeout=None, context=ctx))
+    spin(1.5)
+    assert not node.started and sim.tick == 0
+    assert "robot0" in " ".join(node.start_missing())
+    client = add(rclpy.create_node("external_controller", context=ctx))
+    client.create_subscription(State, "/robot0/maes_state", lambda m: None, STATE_QOS)
+    spin(1.0)
+    assert not node.started, "robot1 has no controller yet"
+    client.create_subscription(State, "/robot1/maes_state", lambda m: None, STATE_QOS)
+    assert spin(until=lambda: node.started and sim.tick > 5)
+
+
+def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0, context=ctx))
+    part = add(rclpy.create_node("participant", context=ctx))
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    manifests = []
+    part.create_subscription(Tick, "/maes/tick", manifests.append, LOCKSTEP_READER_QOS)
+
+    def report(tick):
+        pub.publish(TickDone(participant="/participant", role="controller", tick=tick,
+                             robots=[0], cmd_vel_sent=[0], results_sent=[0], feedback_sent=[0]))
+
+    report(JOIN)
+    assert spin(until=lambda: node.barrier.participants)  # joined before the run starts
+    assert spin(until=lambda: node.started and manifests)
+    start = sim.tick
+    spin(1.0)
+    assert sim.tick == start, "stepped without the participant's report"
+    assert manifests[-1].lockstep and list(manifests[-1].lockstep_robots) == [0]
+    for _ in range(5):
+        report(sim.tick)
+        tick = sim.tick
+        assert spin(until=lambda: sim.tick == tick + 1)
+    assert sim.tick == start + 5
+    assert node.deadline_misses == 0
+
+
+def test_deadline_steps_on_without_a_silent_participant(ros):
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
+    part = add(rclpy.create_node("silent", context=ctx))
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    pub.publish(TickDone(participant="/silent", role="controller", tick=JOIN, robots=[0],
+                         cmd_vel_sent=[0], results_sent=[0], feedback_sent=[0]))
+    assert spin(until=lambda: node.barrier.participants)
+    assert spin(until=lambda: sim.tick >= 20, timeout=30.0)
+    assert node.deadline_misses == 1  # dropped after one miss, not waited for every tick
+    assert node.barrier.participants["/silent"].dropped
