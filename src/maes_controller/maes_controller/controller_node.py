@@ -17,33 +17,34 @@ raises is logged with its traceback (throttled) and called again on the next sta
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from typing import Any
 
 import rclpy
 from action_msgs.msg import GoalStatus
-from maes_interfaces.msg import State
+from maes_interfaces.msg import State, Tick, TickDone
 from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
+from rclpy.clock import Clock as RosClock
+from rclpy.clock import ClockType
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
+
+from maes_sim.contract import BASE_FRAME, DEFAULT_LOGIC, TICK_DONE_TOPIC, TICK_TOPIC, robot_namespace
+from maes_sim.lockstep import JOIN, LEAVE
+from maes_sim.ros.qos import LATCHED_QOS, LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS, TF_QOS
 
 from . import ros_conversions as cv
 from .maes_compat import MaesCostmap
 from .navigator_node import with_sim_time
 from .robot_api import LogicFunction, NavStatus, load_logic
-from .tf_pose import FrameTree
+from .tf_pose import FrameTree, stamp_seconds
 
-#: maes_state: reliable, depth 1 (what the simulator publishes).
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 #: The costmap: reliable, transient local (the latest one arrives even if published earlier).
-COSTMAP_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: tf: reliable, a deep queue (the tf2 default).
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+COSTMAP_QOS = LATCHED_QOS
 
 #: Seconds between two logs of a failing callback.
 ERROR_LOG_PERIOD = 5.0
@@ -65,7 +66,7 @@ class RosRobot:
     def __init__(self, node: ControllerNode, robot_id: int) -> None:
         self._node = node
         self.robot_id = int(robot_id)
-        self.namespace = f"robot{self.robot_id}"
+        self.namespace = robot_namespace(self.robot_id)
         self.state: Any = None
         self.tick = -1
         self.global_costmap = MaesCostmap(node.get_logger())
@@ -74,8 +75,11 @@ class RosRobot:
         self.nav_error = ""
         self.logger = node.get_logger()
         self.memory: dict = {}
-        #: Broadcast/tag requests sent and not yet answered by the simulator.
+        #: Broadcast/tag requests, goals and cancels sent and not yet answered.
         self.pending_requests = 0
+        #: navigate_to_pose results and feedback messages received (for lockstep).
+        self.results_received = 0
+        self.feedback_received = 0
         self.frames = FrameTree()
         self._goal_seq = 0
         self._goal_handle = None
@@ -110,6 +114,7 @@ class RosRobot:
             self.logger.warning(f"{self.namespace}: {self.nav_error}", throttle_duration_sec=5.0)
             return
         stamp = self._node.get_clock().now().to_msg()
+        self.pending_requests += 1
         future = client.send_goal_async(
             cv.goal_to_msg(x, y, stamp),
             feedback_callback=lambda msg: self._feedback(seq, msg))
@@ -121,7 +126,7 @@ class RosRobot:
         if self.nav_status.done:
             return
         if self._goal_handle is not None:
-            self._goal_handle.cancel_goal_async()
+            self._cancel(self._goal_handle)
         else:
             self._cancel_requested = True  # sent as soon as the goal is accepted
 
@@ -129,25 +134,42 @@ class RosRobot:
         """True when no goal is in progress."""
         return self.nav_status.done
 
+    def _cancel(self, handle) -> None:
+        self.pending_requests += 1
+        handle.cancel_goal_async().add_done_callback(lambda _f: self._answered())
+
+    def _answered(self) -> None:
+        self.pending_requests -= 1
+        self._node.request_answered()
+
     def _goal_response(self, seq: int, future) -> None:
-        if seq != self._goal_seq:
-            return  # an older goal: the navigator preempts it with the newer one
-        handle = future.result()
-        if handle is None or not handle.accepted:
-            self.nav_status = NavStatus.REJECTED
-            self.nav_error = "goal rejected by the navigator"
-            return
-        self._goal_handle = handle
-        self.nav_status = NavStatus.ACTIVE
-        handle.get_result_async().add_done_callback(lambda f: self._result(seq, f))
-        if self._cancel_requested:
-            handle.cancel_goal_async()
+        try:
+            handle = future.result()
+            if handle is not None and handle.accepted:
+                # every accepted goal's result is fetched: lockstep counts them all
+                handle.get_result_async().add_done_callback(lambda f: self._result(seq, f))
+            if seq != self._goal_seq:
+                return  # an older goal: the navigator preempts it with the newer one
+            if handle is None or not handle.accepted:
+                self.nav_status = NavStatus.REJECTED
+                self.nav_error = "goal rejected by the navigator"
+                return
+            self._goal_handle = handle
+            self.nav_status = NavStatus.ACTIVE
+            if self._cancel_requested:
+                self._cancel(handle)
+        finally:
+            self._answered()
 
     def _feedback(self, seq: int, msg) -> None:
+        self.feedback_received += 1
         if seq == self._goal_seq:
             self.nav_feedback = msg.feedback
+        self._node.request_answered()
 
     def _result(self, seq: int, future) -> None:
+        self.results_received += 1
+        self._node.request_answered()
         if seq != self._goal_seq:
             return
         response = future.result()
@@ -174,18 +196,29 @@ class RosRobot:
             return
 
         def done(future) -> None:
-            self.pending_requests -= 1
             response = future.result()
             if response is not None and not response.result:
-                self.logger.warning(f"{self.namespace}: {what} {request.msg!r} refused by the "
+                text = request.msg if len(request.msg) <= 60 else request.msg[:57] + "..."
+                self.logger.warning(f"{self.namespace}: {what} {text!r} refused by the "
                                     f"simulator", throttle_duration_sec=5.0)
+            self._answered()
 
         self.pending_requests += 1
         client.call_async(request).add_done_callback(done)
 
 
 class ControllerNode(Node):
-    """One robot's controller: runs ``logic(robot)`` on every new ``maes_state``.
+    """One robot's controller: runs ``logic(robot)`` once per logic tick.
+
+    With the simulator in lockstep (its ``/maes/tick`` manifest says so) the node takes part
+    as a participant with role ``controller``: it runs the logic of tick ``t`` once it holds
+    that tick's ``maes_state`` and ``tf``, the costmap of the tick's map (when maps were
+    published and a lockstep navigator serves it), and the navigator's report of tick ``t - 1``
+    with every result and feedback message it counted; when the logic's requests (goals,
+    cancels, broadcasts, tags) are all answered, it reports tick ``t`` on ``/maes/tick_done``.
+    Free-running, it runs the logic on every new state. Nothing runs before the simulator's
+    first manifest. Inputs missing for ``input_timeout`` wall seconds are given up on (the
+    logic runs with what it has, and a warning says so).
 
     Parameters
     ----------
@@ -193,6 +226,11 @@ class ControllerNode(Node):
         The robot ``i`` (namespace ``robot<i>``), >= 0.
     logic : callable or str
         ``logic(robot) -> None``, or a ``"package.module:function"`` spec.
+    input_timeout : float
+        Wall seconds to wait for a tick's inputs in lockstep (<= 0: for ever).
+    wait_for_navigator : bool
+        Join lockstep only once ``navigate_to_pose`` is served (default True; False for a
+        controller that never navigates).
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -205,54 +243,193 @@ class ControllerNode(Node):
         Callback calls and how many of them raised.
     """
 
-    def __init__(self, robot_id: int, logic: LogicFunction | str = "maes_controller.logic:logic",
-                 *, node_name: str = "maes_controller", **node_kwargs: Any) -> None:
+    def __init__(self, robot_id: int, logic: LogicFunction | str = DEFAULT_LOGIC,
+                 *, input_timeout: float = 10.0, wait_for_navigator: bool = True,
+                 node_name: str = "maes_controller",
+                 **node_kwargs: Any) -> None:
         if isinstance(robot_id, bool) or not isinstance(robot_id, int) or robot_id < 0:
             raise ValueError(f"robot_id must be an int >= 0, got {robot_id!r}")
         fn = load_logic(logic) if isinstance(logic, str) else logic
         if not callable(fn):
             raise ValueError(f"logic must be callable or a 'package.module:function' spec, "
                              f"got {logic!r}")
-        node_kwargs.setdefault("namespace", f"robot{robot_id}")
+        node_kwargs.setdefault("namespace", robot_namespace(robot_id))
         super().__init__(node_name, **with_sim_time(node_kwargs))
         self.logic = fn
         self.calls = 0
         self.errors = 0
+        self.input_timeout = float(input_timeout)
+        self.wait_for_navigator = bool(wait_for_navigator)
         self.robot = RosRobot(self, robot_id)
+        self.manifest: Tick | None = None
+        self._manifest_stamp = 0.0
+        self._manifest_wall = 0.0
+        self._costmap_stamp: float | None = None
+        self._navigator_reports: dict[str, tuple[int, int, int]] = {}  # tick, results, feedback
+        self._ran_tick = -1  # tick whose logic ran
+        self.reported_tick = JOIN - 1  # not joined yet
+        self.participant = self.get_fully_qualified_name()
         # Relative names: they resolve inside the node's namespace (robot<i>).
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
         self.broadcast_client = self.create_client(BroadcastToAll, "maes_broadcast")
         self.tag_client = self.create_client(DepositTag, "maes_deposit_tag")
+        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC,
+                                                   LOCKSTEP_WRITER_QOS)
         self.create_subscription(TFMessage, "tf", self.tf_callback, TF_QOS)
         self.create_subscription(OccupancyGrid, "global_costmap/costmap", self.costmap_callback,
                                  COSTMAP_QOS)
         self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS)
+        self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
+        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
+                                 LOCKSTEP_READER_QOS)
+        # Joins lockstep once the servers it sends to are there; then checks input deadlines.
+        # On the steady clock: sim time stands still until the simulator starts.
+        self._timer = self.create_timer(0.05, self.timer_callback,
+                                        clock=RosClock(clock_type=ClockType.STEADY_TIME))
 
-    def tf_callback(self, msg: TFMessage) -> None:
-        """Keep the latest transforms (the robot's pose)."""
-        self.robot.frames.update(msg)
+    # -- lockstep ------------------------------------------------------------------------------
+    @property
+    def lockstep(self) -> bool:
+        """True while the simulator runs in lockstep (its latest manifest says so)."""
+        return self.manifest is not None and self.manifest.lockstep
 
-    def costmap_callback(self, msg: OccupancyGrid) -> None:
-        """Keep the latest ``global_costmap/costmap``."""
-        self.robot.global_costmap.update_costmap(msg)
+    def _report(self, tick: int) -> None:
+        self.reported_tick = tick
+        self.tick_done_pub.publish(TickDone(
+            participant=self.participant, role="controller", tick=int(tick),
+            robots=[self.robot.robot_id], cmd_vel_sent=[0], results_sent=[0],
+            feedback_sent=[0]))
 
-    def state_callback(self, msg: State) -> None:
-        """Store the state, then run the logic callback; an exception is logged, not raised."""
+    def timer_callback(self) -> None:
+        """Join once the navigator and the simulator's services answer; enforce the input
+        deadline."""
+        if self.reported_tick < JOIN:
+            if ((self.nav_client.server_is_ready() or not self.wait_for_navigator)
+                    and self.broadcast_client.service_is_ready()
+                    and self.tag_client.service_is_ready()):
+                self._report(JOIN)
+            return
+        m = self.manifest
+        if (m is not None and m.lockstep and self._ran_tick < m.tick
+                and self.input_timeout > 0
+                and time.monotonic() - self._manifest_wall > self.input_timeout):
+            missing = self._missing(m)
+            self.get_logger().warning(
+                f"tick {m.tick}: inputs missing after {self.input_timeout:g} s "
+                f"({', '.join(missing)}); running the logic with what is here",
+                throttle_duration_sec=ERROR_LOG_PERIOD)
+            self._run(m.tick)
+
+    def tick_callback(self, msg: Tick) -> None:
+        """A new manifest: run the logic when its inputs are here."""
+        if self.manifest is not None and msg.tick < self.manifest.tick:
+            return
+        self.manifest = msg
+        self._manifest_stamp = stamp_seconds(msg.stamp)
+        self._manifest_wall = time.monotonic()
+        self._advance()
+
+    def tick_done_callback(self, msg: TickDone) -> None:
+        """Keep the navigators' reports: what they sent for this robot so far."""
+        if msg.role != "navigator":
+            return
+        robots = list(msg.robots)
+        rid = self.robot.robot_id
+        if rid not in robots:
+            return
+        k = robots.index(rid)
+        results = int(msg.results_sent[k]) if k < len(msg.results_sent) else 0
+        feedback = int(msg.feedback_sent[k]) if k < len(msg.feedback_sent) else 0
+        old = self._navigator_reports.get(msg.participant, (JOIN, 0, 0))
+        if msg.tick == LEAVE:
+            self._navigator_reports.pop(msg.participant, None)
+        else:
+            self._navigator_reports[msg.participant] = (
+                max(old[0], int(msg.tick)), max(old[1], results), max(old[2], feedback))
+        self._advance()
+
+    def _missing(self, m: Tick) -> list[str]:
+        """The inputs of tick ``m.tick`` that are not here yet."""
         robot = self.robot
-        robot.state = msg
-        robot.tick = int(msg.tick)
+        missing = []
+        if robot.tick != m.tick:
+            missing.append("maes_state")
+        base = robot.frames.get(BASE_FRAME)
+        if base is None or base.stamp != self._manifest_stamp:
+            missing.append("tf")
+        if m.maps_published and m.navigators and self._costmap_stamp != self._manifest_stamp:
+            missing.append("global_costmap/costmap")
+        for name in m.navigators:
+            tick, results, feedback = self._navigator_reports.get(name, (JOIN - 1, 0, 0))
+            if tick < m.tick - 1:
+                missing.append(f"{name}'s report of tick {m.tick - 1}")
+            elif robot.results_received < results or robot.feedback_received < feedback:
+                missing.append(f"navigate_to_pose results/feedback from {name}")
+        return missing
+
+    def _advance(self) -> None:
+        m = self.manifest
+        if m is None or self._ran_tick >= m.tick:
+            return
+        if not m.lockstep:
+            if self.robot.tick > self._ran_tick:  # free-running: every new state
+                self._run(self.robot.tick)
+            return
+        if not self._missing(m):
+            self._run(m.tick)
+
+    def _run(self, tick: int) -> None:
+        """Run the logic once for ``tick``; report it when its requests are answered."""
+        self._ran_tick = tick
+        robot = self.robot
         self.calls += 1
         try:
             self.logic(robot)
         except Exception as exc:  # user code: report and keep the node alive
             self.errors += 1
             self.get_logger().error(
-                f"logic callback raised at tick {msg.tick} ({self.errors} failures so far): "
+                f"logic callback raised at tick {robot.tick} ({self.errors} failures so far): "
                 f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                 throttle_duration_sec=ERROR_LOG_PERIOD)
+        self.request_answered()
+
+    def request_answered(self) -> None:
+        """Something the node waited for arrived: report the tick or run the next logic."""
+        m = self.manifest
+        if m is None or not m.lockstep or self.reported_tick < JOIN:
+            return
+        if self._ran_tick == m.tick and self.reported_tick < m.tick:
+            if self.robot.pending_requests <= 0:
+                self._report(m.tick)
+        else:
+            self._advance()
+
+    # -- inputs --------------------------------------------------------------------------------
+    def tf_callback(self, msg: TFMessage) -> None:
+        """Keep the latest transforms (the robot's pose)."""
+        self.robot.frames.update(msg)
+        self._advance()
+
+    def costmap_callback(self, msg: OccupancyGrid) -> None:
+        """Keep the latest ``global_costmap/costmap``."""
+        self.robot.global_costmap.update_costmap(msg)
+        self._costmap_stamp = stamp_seconds(msg.header.stamp)
+        self._advance()
+
+    def state_callback(self, msg: State) -> None:
+        """Keep the state; the logic runs when the tick's inputs are complete."""
+        robot = self.robot
+        robot.state = msg
+        robot.tick = int(msg.tick)
+        self._advance()
 
     def destroy_node(self) -> None:
-        """Destroy the action client too."""
+        """Leave lockstep; destroy the action client too."""
+        if self.reported_tick >= JOIN:
+            try:
+                self._report(LEAVE)
+            except Exception:  # noqa: BLE001 - the context may already be shut down
+                pass
         self.nav_client.destroy()
         super().destroy_node()
 
@@ -262,7 +439,7 @@ def main(args: list[str] | None = None) -> None:
     rclpy.init(args=args)
     loader = rclpy.create_node("maes_controller_params")
     robot_id = loader.declare_parameter("robot_id", 0).value
-    spec = loader.declare_parameter("logic", "maes_controller.logic:logic").value
+    spec = loader.declare_parameter("logic", DEFAULT_LOGIC).value
     loader.destroy_node()
     node = None
     try:

@@ -28,42 +28,43 @@ from typing import Any
 
 import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
-from maes_interfaces.msg import State
+from maes_interfaces.msg import State, Tick, TickDone
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
+
+from maes_sim.contract import (
+    BASE_FRAME,
+    MAP_FRAME,
+    ODOM_FRAME,
+    TICK_DONE_TOPIC,
+    TICK_TOPIC,
+    robot_namespace,
+)
+from maes_sim.lockstep import JOIN, LEAVE
+from maes_sim.ros.qos import (
+    CMD_QOS,
+    LATCHED_QOS,
+    LOCKSTEP_READER_QOS,
+    LOCKSTEP_WRITER_QOS,
+    STATE_QOS,
+    TF_QOS,
+)
 
 from . import ros_conversions as cv
 from .costmap import GridMap
 from .navigation import NavErrorCode, NavParams, Navigator, NavStep
 from .robot_api import NavStatus
-from .tf_pose import FrameTree, SmoothedTransform, compose
-
-#: Maps, costmaps and plans: reliable, transient local (late subscribers get the latest).
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
-#: tf: reliable, a deep queue (the tf2 default).
-TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-#: maes_state: reliable, depth 1 (as the simulator publishes it).
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
-#: cmd_vel: reliable, shallow.
-CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+from .tf_pose import FrameTree, SmoothedTransform, compose, stamp_seconds
 
 #: error_msg of a goal aborted because a new one arrived for the same robot.
 _PREEMPTED = "preempted by a new goal"
 
-#: Frames inside a namespace (REP-105, no prefixes).
-MAP, ODOM, BASE = "map", "odom", "base_footprint"
-
-
-def robot_namespace(i: int) -> str:
-    """Namespace of robot ``i``: ``"robot<i>"``."""
-    return f"robot{int(i)}"
+MAP, ODOM, BASE = MAP_FRAME, ODOM_FRAME, BASE_FRAME
 
 
 def with_sim_time(node_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -85,10 +86,21 @@ class _Namespace:
         self.frames = FrameTree()
         self.map_odom = SmoothedTransform(reset_distance=jump)
         self.grid: GridMap | None = None
+        self.index = i
         self.handle = None  # the executing ServerGoalHandle
         self.done: Future | None = None  # completed with the result when the goal ends
+        self.start_pending: tuple[float, float] | None = None  # lockstep: start at next step
         self.last_control_stamp: float | None = None
         self.nearby_robots: list[tuple[float, float]] = []  # from maes_state, map frame
+        # lockstep inputs: what has arrived for which tick
+        self.state_tick = -1
+        self.map_stamp: float | None = None
+        self.controller_tick = -1  # highest tick its lockstep controller reported
+        self.stepped_tick = -1
+        # what this node sent for the robot (reported on /maes/tick_done)
+        self.cmd_vel_sent = 0
+        self.results_sent = 0
+        self.feedback_sent = 0
         self.lock = threading.RLock()
         self.stamped = stamped
         self.cmd_pub = node.create_publisher(TwistStamped if stamped else Twist,
@@ -108,11 +120,24 @@ class _Namespace:
 
         self.server = ActionServer(
             node, NavigateToPose, f"{ns}/navigate_to_pose", execute_callback=execute,
+            handle_accepted_callback=lambda handle: node.accepted_callback(self, handle),
             cancel_callback=lambda handle: node.cancel_callback(self, handle))
+
+    def publish_cmd(self, linear: float, angular: float, stamp) -> None:
+        self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp))
+        self.cmd_vel_sent += 1
 
 
 class NavigatorNode(Node):
     """Serves ``navigate_to_pose`` for ``robot0 .. robot<N-1>`` (see the module docstring).
+
+    In lockstep (the simulator's ``/maes/tick`` manifest says so) it takes part as the
+    participant with role ``navigator``: it steps robot ``i`` at tick ``t`` once it holds that
+    tick's ``tf``, ``maes_state`` and (on SLAM ticks) ``map``, and, when robot ``i``'s controller
+    takes part too, that controller's report of tick ``t`` (so goals sent by the logic at tick
+    ``t`` start at tick ``t``, as in direct mode). When every robot is stepped it reports the tick
+    on ``/maes/tick_done`` with what it sent. Otherwise (free-running) it steps each robot on
+    every new pose.
 
     Parameters
     ----------
@@ -122,21 +147,114 @@ class NavigatorNode(Node):
         Navigation tuning; default ``NavParams.from_config(config)``.
     cmd_vel_stamped : bool
         Publish ``cmd_vel`` as TwistStamped (match the simulator's setting).
+    verbose : bool
+        Log every goal's start and end at info level (default: debug; failures always warn).
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
 
     def __init__(self, config: Any, *, nav_params: NavParams | None = None,
-                 cmd_vel_stamped: bool = False, node_name: str = "maes_navigator",
-                 **node_kwargs: Any) -> None:
+                 cmd_vel_stamped: bool = False, verbose: bool = False,
+                 node_name: str = "maes_navigator", **node_kwargs: Any) -> None:
         super().__init__(node_name, **with_sim_time(node_kwargs))
         self.params = nav_params if nav_params is not None else NavParams.from_config(config)
+        self.verbose = bool(verbose)
         n = int(config.number_of_robots)
         # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
         jump = 2.0 * config.world.tile_size * max(
             1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
         self.robots = [_Namespace(self, i, self.params, cmd_vel_stamped, jump) for i in range(n)]
+        self._done_of: dict[int, Future] = {}  # id(goal handle) -> its result future
+        self.manifest: Tick | None = None
+        self._manifest_stamp = 0.0
+        self._lockstep_robots: frozenset[int] = frozenset()
+        self.reported_tick = JOIN
+        self.participant = self.get_fully_qualified_name()
+        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC,
+                                                   LOCKSTEP_WRITER_QOS)
+        self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
+        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
+                                 LOCKSTEP_READER_QOS)
+        self._report(JOIN)
         self.get_logger().info(f"serving navigate_to_pose for {n} robot(s)")
+
+    @property
+    def lockstep(self) -> bool:
+        """True while the simulator runs in lockstep (its latest manifest says so)."""
+        return self.manifest is not None and self.manifest.lockstep
+
+    def _log(self, text: str) -> None:
+        if self.verbose:
+            self.get_logger().info(text)
+        else:
+            self.get_logger().debug(text)
+
+    # ------------------------------------------------------------------ lockstep
+    def _report(self, tick: int) -> None:
+        self.reported_tick = tick
+        self.tick_done_pub.publish(TickDone(
+            participant=self.participant, role="navigator", tick=int(tick),
+            robots=[ns.index for ns in self.robots],
+            cmd_vel_sent=[ns.cmd_vel_sent for ns in self.robots],
+            results_sent=[ns.results_sent for ns in self.robots],
+            feedback_sent=[ns.feedback_sent for ns in self.robots]))
+
+    def tick_callback(self, msg: Tick) -> None:
+        """A new manifest: step what can be stepped."""
+        if self.manifest is not None and msg.tick < self.manifest.tick:
+            return
+        self.manifest = msg
+        self._manifest_stamp = stamp_seconds(msg.stamp)
+        self._lockstep_robots = frozenset(int(i) for i in msg.lockstep_robots)
+        if msg.lockstep and self.reported_tick < msg.tick - 1:
+            # Ticks before this one are over (missed, or the simulator stepped on without us):
+            # say so, so that controllers waiting for our report of tick - 1 go on.
+            self._report(msg.tick - 1)
+        self._advance()
+
+    def tick_done_callback(self, msg: TickDone) -> None:
+        """Reports of the controllers: a robot's goals of tick t are in once its controller
+        reported t."""
+        if msg.role != "controller" or len(msg.robots) != 1:
+            return
+        i = int(msg.robots[0])
+        if not 0 <= i < len(self.robots):
+            return
+        ns = self.robots[i]
+        if msg.tick == LEAVE:
+            ns.controller_tick = 2**62  # stop waiting for it
+        elif msg.tick == JOIN and ns.controller_tick >= 2**62:
+            ns.controller_tick = -1
+        else:
+            ns.controller_tick = max(ns.controller_tick if ns.controller_tick < 2**62 else -1,
+                                     int(msg.tick))
+        self._advance()
+
+    def _inputs_ready(self, ns: _Namespace, m: Tick) -> bool:
+        base = ns.frames.get(BASE)
+        return (base is not None and base.stamp == self._manifest_stamp
+                and ns.state_tick == m.tick
+                and (not m.maps_published or ns.map_stamp == self._manifest_stamp)
+                and (ns.index not in self._lockstep_robots or ns.controller_tick >= m.tick))
+
+    def _advance(self) -> None:
+        """Lockstep: step every robot whose inputs of the manifest's tick are complete; report
+        the tick once all are stepped."""
+        m = self.manifest
+        if m is None or not m.lockstep or self.reported_tick >= m.tick:
+            return
+        pending = False
+        for ns in self.robots:
+            if ns.stepped_tick >= m.tick:
+                continue
+            with ns.lock:
+                if self._inputs_ready(ns, m):
+                    ns.stepped_tick = m.tick
+                    self._control_step(ns, self._manifest_stamp)
+                else:
+                    pending = True
+        if not pending:
+            self._report(m.tick)
 
     # ------------------------------------------------------------------ inputs
     def map_callback(self, ns: _Namespace, msg: OccupancyGrid) -> None:
@@ -144,101 +262,144 @@ class NavigatorNode(Node):
         grid = GridMap.from_msg(msg)
         with ns.lock:
             ns.grid = grid
+            ns.map_stamp = stamp_seconds(msg.header.stamp)
             costs = ns.navigator.costmap_values(grid)
         ns.costmap_pub.publish(cv.costmap_to_msg(msg, costs))
+        self._advance()
 
     def state_callback(self, ns: _Namespace, msg: State) -> None:
         """Keep where the other robots nearby are (recovery plans go around them)."""
         with ns.lock:
             ns.nearby_robots = [(r.pos.x, r.pos.y) for r in msg.nearby_robots]
+            ns.state_tick = int(msg.tick)
+        self._advance()
 
     def tf_callback(self, ns: _Namespace, msg: TFMessage) -> None:
-        """Keep the robot's transforms; run one control step per new robot pose."""
+        """Keep the robot's transforms; free-running, run one control step per new pose."""
         with ns.lock:
             ns.frames.update(msg)
             map_odom = ns.frames.get(ODOM)
             if map_odom is not None and map_odom.parent == MAP and any(
                     t.child_frame_id.lstrip("/") == ODOM for t in msg.transforms):
                 ns.map_odom.add(map_odom.pose)
-            base = ns.frames.get(BASE)
-            if base is None or base.stamp == ns.last_control_stamp:
-                return
-            ns.last_control_stamp = base.stamp
-            if ns.handle is None:
-                return
-            if ns.handle.is_cancel_requested:
-                self._finish(ns, ns.navigator.cancel(base.stamp))
-                return
-            pose = self._pose(ns)
-            step = ns.navigator.update(pose, ns.grid, base.stamp, ns.nearby_robots)
-            stamp = cv.time_to_msg(base.stamp)
-            if step.replanned:
-                ns.plan_pub.publish(cv.path_to_msg(step.path, stamp))
-            if step.status is NavStatus.ACTIVE:
-                ns.cmd_pub.publish(cv.twist_to_msg(step.linear, step.angular, ns.stamped, stamp))
-                # No feedback before a route exists: "0 m remaining" would read as arrived.
-                if math.isfinite(step.distance_remaining):
-                    ns.handle.publish_feedback(cv.feedback_to_msg(step, pose, stamp))
+            if self.manifest is None:
+                return  # nothing runs before the simulator's first manifest
+            if self.lockstep:
+                lockstep = True
             else:
-                self._finish(ns, step)
+                lockstep = False
+                base = ns.frames.get(BASE)
+                if base is not None and base.stamp != ns.last_control_stamp:
+                    ns.last_control_stamp = base.stamp
+                    self._control_step(ns, base.stamp)
+        if lockstep:
+            self._advance()
+
+    def _control_step(self, ns: _Namespace, now: float) -> None:
+        """One navigation step of ``ns`` at sim time ``now`` (its lock held)."""
+        if ns.handle is None:
+            return
+        if ns.start_pending is not None:
+            ns.navigator.start(ns.start_pending, now)
+            ns.start_pending = None
+        if ns.handle.is_cancel_requested:
+            self._finish(ns, ns.navigator.cancel(now), now)
+            return
+        pose = self._pose(ns)
+        step = ns.navigator.update(pose, ns.grid, now, ns.nearby_robots)
+        stamp = cv.time_to_msg(now)
+        if step.replanned:
+            ns.plan_pub.publish(cv.path_to_msg(step.path, stamp))
+        if step.status is NavStatus.ACTIVE:
+            ns.publish_cmd(step.linear, step.angular, stamp)
+            # No feedback before a route exists: "0 m remaining" would read as arrived.
+            if math.isfinite(step.distance_remaining):
+                ns.handle.publish_feedback(cv.feedback_to_msg(step, pose, stamp))
+                ns.feedback_sent += 1
+        else:
+            self._finish(ns, step, now)
 
     # ------------------------------------------------------------------ action
-    async def execute_callback(self, ns: _Namespace, handle) -> NavigateToPose.Result:
-        """Start the goal (preempting the current one) and wait for its end."""
-        done = Future()
+    def accepted_callback(self, ns: _Namespace, handle) -> None:
+        """A goal was accepted: it preempts the current one and starts (in lockstep: at the
+        robot's next control step, with that tick's time)."""
         with ns.lock:
             if ns.handle is not None:
                 self._finish(ns, NavStep(status=NavStatus.ABORTED,
                                          error_code=int(NavErrorCode.UNKNOWN),
                                          error_msg=_PREEMPTED))
+            done = Future()
             ns.handle, ns.done = handle, done
+            ns.start_pending = None
+            self._done_of[id(handle)] = done
+            handle.execute()
             frame, x, y = cv.goal_from_msg(handle.request)
-            now = self._now(ns)
             if frame not in ("", MAP):
                 self._finish(ns, NavStep(status=NavStatus.ABORTED,
                                          error_code=int(NavErrorCode.TF_ERROR),
                                          error_msg=f"goal frame {frame!r} is not supported: "
                                                    f"give goals in {MAP!r}"))
+            elif not (math.isfinite(x) and math.isfinite(y)):
+                self._finish(ns, NavStep(status=NavStatus.ABORTED,
+                                         error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
+                                         error_msg=f"goal ({x}, {y}) is not a finite position"))
+            elif self.lockstep:
+                ns.start_pending = (x, y)
             else:
-                ns.navigator.start((x, y), now)
-                self.get_logger().info(f"{ns.name}: navigating to ({x:.2f}, {y:.2f})")
+                ns.navigator.start((x, y), self._now(ns))
+            if ns.handle is handle:
+                self._log(f"{ns.name}: navigating to ({x:.2f}, {y:.2f})")
+
+    async def execute_callback(self, ns: _Namespace, handle) -> NavigateToPose.Result:
+        """Wait for the goal's end (it was started when accepted)."""
+        done = self._done_of.pop(id(handle), None)
+        if done is None:  # not expected: every executed goal went through accepted_callback
+            return cv.result_to_msg(NavStep(status=NavStatus.ABORTED,
+                                            error_code=int(NavErrorCode.UNKNOWN),
+                                            error_msg="goal was not registered"))
         return await done
 
     def cancel_callback(self, ns: _Namespace, handle) -> CancelResponse:
-        """Accept; the robot stops at its next control step (or right away, see below)."""
+        """Accept; the robot stops at its next control step (free-running: right away)."""
         # The goal turns CANCELING only after this returns: finish it in a task just after.
         executor = self.executor
-        if executor is not None:
+        if executor is not None and not self.lockstep:
             executor.create_task(self._cancel_now, ns, handle)
         return CancelResponse.ACCEPT
 
     def _cancel_now(self, ns: _Namespace, handle) -> None:
         with ns.lock:
             if ns.handle is handle and handle.is_cancel_requested:
-                self._finish(ns, ns.navigator.cancel(self._now(ns)))
+                now = self._now(ns)
+                self._finish(ns, ns.navigator.cancel(now), now)
 
-    def _finish(self, ns: _Namespace, step: NavStep) -> None:
+    def _finish(self, ns: _Namespace, step: NavStep, now: float | None = None) -> None:
         """End the current goal with ``step``'s status; send the robot one zero command."""
         handle, done = ns.handle, ns.done
         ns.handle = ns.done = None
+        ns.start_pending = None
         if handle is None:
             return
-        if step.status is NavStatus.SUCCEEDED:
+        if not handle.is_active:
+            pass  # already terminal (e.g. the client vanished): only the future is left
+        elif step.status is NavStatus.SUCCEEDED:
             handle.succeed()
         elif step.status is NavStatus.CANCELED and handle.is_cancel_requested:
             handle.canceled()
         else:
             handle.abort()
-        ns.cmd_pub.publish(cv.twist_to_msg(0.0, 0.0, ns.stamped,
-                                           cv.time_to_msg(self._now(ns))))
+        ns.publish_cmd(0.0, 0.0, cv.time_to_msg(self._now(ns) if now is None else now))
         if step.error_code == NavErrorCode.UNKNOWN and step.error_msg == _PREEMPTED:
-            self.get_logger().info(f"{ns.name}: goal preempted by a new goal")
+            self._log(f"{ns.name}: goal preempted by a new goal")
         elif step.error_code:
             self.get_logger().warning(f"{ns.name}: goal {step.status.value} (error "
-                                      f"{step.error_code}: {step.error_msg})")
+                                      f"{step.error_code}: {step.error_msg})",
+                                      throttle_duration_sec=5.0)
         else:
-            self.get_logger().info(f"{ns.name}: goal {step.status.value}")
-        done.set_result(cv.result_to_msg(step))
+            self._log(f"{ns.name}: goal {step.status.value}")
+        ns.results_sent += 1
+        if done is not None and not done.done():
+            done.set_result(cv.result_to_msg(step))
 
     def _pose(self, ns: _Namespace):
         """The robot's map pose: smoothed map -> odom, then odom -> base_footprint."""
@@ -255,7 +416,11 @@ class NavigatorNode(Node):
         return self.get_clock().now().nanoseconds * 1e-9
 
     def destroy_node(self) -> None:
-        """Destroy the action servers too."""
+        """Leave lockstep, then destroy the action servers too."""
+        try:
+            self._report(LEAVE)
+        except Exception:  # noqa: BLE001 - the context may already be shut down
+            pass
         for ns in self.robots:
             ns.server.destroy()
         super().destroy_node()

@@ -1,10 +1,10 @@
 """Harness for the controller and navigator tests: the simulator, navigator and controllers in
 one process, on one executor, with a separate client node; real rclpy, DDS on loopback.
 
-The simulator is stepped by hand, and each step waits until every node has caught up with the
-new tick: the navigator has run its control step, every controller its callback, and the
-simulator has taken every velocity command sent. Runs are therefore in lockstep (each
-controller sees every state, each command acts on the next tick) and fast, independent of the
+The simulator is stepped by hand, and each step waits until every node has reported the new
+tick through the lockstep protocol (``/maes/tick_done``: the controllers ran their callbacks and
+their requests were answered, the navigator ran its control steps) and the simulator has every
+velocity command they counted. Runs are therefore in lockstep and fast, independent of the
 machine's load; the timeouts only bound how long a lost message may stall a test.
 """
 
@@ -80,7 +80,9 @@ class Stack:
             logic = {}
         elif callable(logic):
             logic = {i: logic for i in range(sim.n_robots)}
-        self.controllers = {i: ControllerNode(i, fn, context=self.ctx) for i, fn in logic.items()}
+        self.controllers = {i: ControllerNode(i, fn, wait_for_navigator=navigator,
+                                              context=self.ctx)
+                            for i, fn in logic.items()}
         self.client = rclpy.create_node(
             "test_client", context=self.ctx,
             parameter_overrides=[Parameter("use_sim_time", value=True)])
@@ -134,18 +136,16 @@ class Stack:
         return condition()
 
     def settled(self) -> bool:
-        """Every node has handled the current tick, and the simulator every command."""
-        t, tick = self.sim.sim_time, self.sim.tick
-        if self.navigator is not None and any(
-                ns.last_control_stamp is None or abs(ns.last_control_stamp - t) > 1e-6
-                for ns in self.navigator.robots):
+        """Every node has reported the current tick (the lockstep protocol), and the
+        simulator has every command they counted."""
+        tick = self.sim.tick
+        if self.navigator is not None and self.navigator.reported_tick < tick:
             return False
-        if any(c.robot.tick != tick or c.robot.pending_requests
-               for c in self.controllers.values()):
-            return False  # a state not handled yet, or a broadcast/tag still on its way
+        if any(c.reported_tick < tick for c in self.controllers.values()):
+            return False  # a state not handled yet, or a request still on its way
         if not all(check() for check in self.caught_up):
             return False
-        return self.cmd_taken == self.cmd_sent
+        return self.sim_node.tick_complete() and self.cmd_taken == self.cmd_sent
 
     def step(self, n: int = 1, each: Callable[[], None] | None = None) -> None:
         """Advance ``n`` ticks in lockstep; ``each()`` runs after every settled tick."""
@@ -180,6 +180,12 @@ class Stack:
             return tf_ok and cmd_ok and ctl_ok
 
         assert self.spin_until(matched), "nodes did not discover each other"
+        joined = self.spin_until(lambda: all(
+            c.reported_tick >= -1 for c in self.controllers.values()))
+        assert joined, "controllers did not join lockstep"
+        self.sim_node.publish_manifest()  # tick 0, now that everybody listens
+        if self.spin_until(self.settled, timeout=5.0):
+            return
         for _ in range(20):  # graph discovery may run a little ahead of the data connections
             self.sim_node.step_once()
             if self.spin_until(self.settled, timeout=2.0):
