@@ -2,7 +2,8 @@
 
 Each logic tick, every robot's ``logic(robot)`` runs with that tick's state, then the
 navigation sessions of the robots that have a goal produce their velocity commands, then the
-simulation steps. ``robot`` offers the API of :class:`maes_controller.robot_api.Robot` with the
+simulation steps: the order the lockstep ROS stack keeps (docs/lockstep.md), where the
+navigator steps a robot only after its controller reported the tick. ``robot`` offers the API of :class:`maes_controller.robot_api.Robot` with the
 same values the ROS stack gives (metres and radians in the ``map`` frame), so a controller written
 for the ROS stack runs here unchanged, and the reverse:
 
@@ -274,23 +275,24 @@ def run(
     robots = [DirectRobot(sim, i, Navigator(params),
                           np.random.default_rng([sim.seed, i, _RNG_SALT])) for i in range(n)]
     nav_poses = NavigatorPoses(sim)
-    rc = config.robot_constraints
     exploration = [sim.exploration_percent]
     coverage = [sim.coverage_percent]
 
     done = 0
     while not sim.finished and (max_ticks is None or done < max_ticks):
-        # The simulator node publishes `map` at start and on SLAM update ticks; the navigator
-        # then plans on that map object until the next one.
-        if sim.tick == 0 or (rc.automatically_update_slam
-                             and sim.tick % rc.slam_update_interval_in_ticks == 0):
+        # The simulator node publishes `map` on the SLAM schedule; the navigator then plans on
+        # that map object until the next one.
+        if sim.slam_published_at(sim.tick):
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
                 robot.receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
         poses = poses_in_metres(sim.estimated_poses, tile)  # tf map -> base_footprint
         nav_poses.observe(sim, poses)
+        # Every state of the tick first, as the simulator node publishes them: a tag deposited
+        # by one robot's logic shows in the others' states of the next tick, not this one.
         for i, robot in enumerate(robots):
             robot.observe(state_to_metres(sim.robot_state(i), tile), poses[i])
+        for i, robot in enumerate(robots):
             try:
                 logic[i](robot)
             except Exception as exc:

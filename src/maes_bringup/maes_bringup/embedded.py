@@ -8,7 +8,13 @@ results folder is written and its path printed.
 Usage::
 
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
-             [--real-time-factor 1.0] [--results DIR] [--max-ticks N]
+             [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
+             [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
+
+By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
+and the controllers have handled the last one, so the result does not depend on the machine's
+speed or load, and ``--real-time-factor`` only caps the speed. ``--sync free`` lets the
+simulator run on the wall clock alone (results then depend on the machine).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from pathlib import Path
 
 from maes_sim.core import ConfigError, MapError, Simulation, load_config
 
-DEFAULT_LOGIC = "maes_controller.logic:logic"
+from maes_sim.contract import DEFAULT_LOGIC
 
 
 class Progress:
@@ -71,6 +77,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help=f"logic callback 'package.module:function' (default {DEFAULT_LOGIC})")
     parser.add_argument("--real-time-factor", type=float, default=1.0,
                         help="sim seconds per wall second; 0 = as fast as possible")
+    parser.add_argument("--sync", choices=("lockstep", "free"), default="lockstep",
+                        help="lockstep (default): each tick waits for the navigator and the "
+                             "controllers, results independent of the machine; free: the "
+                             "simulator runs on the wall clock alone (machine-dependent)")
+    parser.add_argument("--sync-timeout", type=float, default=10.0,
+                        help="lockstep: wall seconds a tick waits for a late participant "
+                             "before stepping on with a warning (default 10; 0 = for ever)")
+    parser.add_argument("--start-timeout", type=float, default=None,
+                        help="wall seconds to wait for every robot's controller before the "
+                             "first tick (default: 60 with built-in controllers, for ever "
+                             "with --controllers none)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="log every navigation goal (by default only failures)")
     parser.add_argument("--results", default=None,
                         help="parent folder of the results (default: the config's "
                              "statistics_result_path, results/)")
@@ -113,11 +132,21 @@ def main(argv: list[str] | None = None) -> int:
     interrupted = False
     sim_node = None
     try:
-        sim_node = SimNode(sim, real_time_factor=args.real_time_factor, results_dir=results_parent)
+        builtin = args.controllers == "builtin"
+        start_timeout = args.start_timeout
+        if start_timeout is None:
+            start_timeout = 60.0 if builtin else None
+        elif start_timeout <= 0:
+            start_timeout = None
+        sim_node = SimNode(sim, real_time_factor=args.real_time_factor, sync=args.sync,
+                           sync_timeout=args.sync_timeout, start_timeout=start_timeout,
+                           wait_for_navigator=True,
+                           wait_for_controllers="lockstep" if builtin else "connected",
+                           results_dir=results_parent)
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        nodes.append(NavigatorNode(config))
+        nodes.append(NavigatorNode(config, verbose=args.verbose))
         if args.controllers == "builtin":
             nodes.extend(ControllerNode(robot_id=i, logic=args.logic)
                          for i in range(sim.n_robots))
@@ -129,10 +158,15 @@ def main(argv: list[str] | None = None) -> int:
               f"({sim.shape[1]}x{sim.shape[0]} tiles), seed {sim.seed}, "
               f"controllers: {args.controllers if args.controllers == 'none' else args.logic}",
               file=sys.stderr)
+        if not builtin:
+            print("maes_run: waiting for a controller on every robot's maes_state "
+                  f"(/robot0 .. /robot{sim.n_robots - 1}); start yours now "
+                  "(README: 'Your own controller processes')", file=sys.stderr)
         wall0, tick0 = time.monotonic(), sim.tick
         while rclpy.ok() and not sim_node.done:
             executor.spin_once(timeout_sec=0.05)
-            progress.update(sim, sim_node.achieved_real_time_factor)
+            if sim_node.started:
+                progress.update(sim, sim_node.achieved_real_time_factor)
             if args.max_ticks is not None and sim.tick >= args.max_ticks:
                 break
     except (KeyboardInterrupt, ExternalShutdownException):
@@ -143,12 +177,16 @@ def main(argv: list[str] | None = None) -> int:
         progress.close()
         reason = sim.end_reason or ("interrupted (Ctrl-C)" if interrupted
                                     else f"stopped at --max-ticks {args.max_ticks}")
+        if sim_node is not None and sim_node.started_wall is not None:
+            wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
         rtf = (sim.tick - tick0) * sim.tick_duration / wall if wall > 0 else 0.0
         out = write_run_results(sim, results_parent, extra_summary={
             "stack": "embedded", "controllers": args.controllers,
             "logic": args.logic if args.controllers == "builtin" else None,
             "config_file": str(Path(args.config).resolve()), "stopped_because": reason,
+            "sync": args.sync,
+            "lockstep_deadline_misses": sim_node.deadline_misses if sim_node else 0,
             "wall_time_s": round(wall, 3), "real_time_factor_achieved": round(rtf, 3)})
         for node in nodes:
             node.destroy_node()

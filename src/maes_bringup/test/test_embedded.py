@@ -98,8 +98,10 @@ def test_progress_line_shows_tick_time_rate_and_percentages():
 
 def test_controllers_none_runs_the_stack_without_controllers(tmp_path, capsys):
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=15)
-    assert main(["--config", str(cfg), "--controllers", "none", "--real-time-factor", "0"]) == 0
-    assert "controllers: none" in capsys.readouterr().err
+    assert main(["--config", str(cfg), "--controllers", "none", "--real-time-factor", "0",
+                 "--start-timeout", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "controllers: none" in err and "waiting for a controller on every robot" in err
     (run,) = (tmp_path / "results").iterdir()
     summary = json.loads((run / "summary.json").read_text())
     assert summary["controllers"] == "none" and summary["logic"] is None

@@ -1,0 +1,85 @@
+"""Lockstep makes a run's result independent of the machine's speed and load (issue 12).
+
+Each run is the user's command, ``maes_run`` (``make run``), as a subprocess on a small config.
+A logic that sleeps a random wall-clock time before calling the shipped explorer stands in for a
+slow or loaded machine; the recorded statistics must not change by a single byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
+
+CONFIG = """\
+number_of_robots: 2
+random_seeds: [4]
+map: {width_in_tiles: 20, height_in_tiles: 20}
+end_criteria: {exploration_percent: 95, tick: 400}
+global_settings: {ticks_per_stats_snapshot: 5}
+"""
+
+SLOW_LOGIC = """\
+import random
+import time
+
+from maes_controller.logic import logic as explorer
+
+_jitter = random.Random()  # unseeded on purpose: wall-clock noise, not part of the run
+
+
+def logic(robot):
+    time.sleep(_jitter.uniform(0.0, 0.02))
+    explorer(robot)
+"""
+
+
+def _run(tmp: Path, name: str, *args: str) -> Path:
+    out = tmp / name
+    env = dict(os.environ, PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    proc = subprocess.run(
+        [sys.executable, "-m", "maes_bringup.embedded", "--config", str(tmp / "c.yaml"),
+         "--results", str(out), *args],
+        env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (folder,) = out.iterdir()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lockstep")
+    (tmp / "c.yaml").write_text(CONFIG)
+    (tmp / "slow_logic.py").write_text(textwrap.dedent(SLOW_LOGIC))
+    return {
+        "fast": _run(tmp, "fast", "--real-time-factor", "0"),
+        "slow": _run(tmp, "slow", "--real-time-factor", "0", "--logic", "slow_logic:logic"),
+        "capped": _run(tmp, "capped", "--real-time-factor", "8"),
+    }
+
+
+def test_same_statistics_whatever_the_speed_of_the_controllers(runs):
+    fast = (runs["fast"] / "statistics.csv").read_bytes()
+    assert fast.count(b"\n") > 10  # a real run, not an empty file
+    assert (runs["slow"] / "statistics.csv").read_bytes() == fast
+
+
+def test_same_statistics_at_a_capped_real_time_factor(runs):
+    assert (runs["capped"] / "statistics.csv").read_bytes() == (
+        runs["fast"] / "statistics.csv").read_bytes()
+
+
+def test_summary_says_lockstep_held(runs):
+    for folder in runs.values():
+        summary = json.loads((folder / "summary.json").read_text())
+        assert summary["sync"] == "lockstep"
+        assert summary["lockstep_deadline_misses"] == 0
+    finals = {k: json.loads((f / "summary.json").read_text())["ticks"] for k, f in runs.items()}
+    assert len(set(finals.values())) == 1, finals
