@@ -5,7 +5,7 @@ example explorer on the default map (maes_config.yaml's building), for a fixed n
 and reads the achieved real-time factor from the run's summary.json. Run it in the pip
 environment::
 
-    scripts/with_env python bench/bench_embedded.py                  # 1, 5, 20, 50 robots
+    scripts/with_env python bench/bench_embedded.py                  # 1, 5, 20, 50, 120 robots
     scripts/with_env python bench/bench_embedded.py --robots 5 --ticks 200
 """
 
@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robots", type=int, nargs="+", default=[1, 5, 20, 50])
+    parser.add_argument("--robots", type=int, nargs="+", default=[1, 5, 20, 50, 120])
     parser.add_argument("--ticks", type=int, default=300, help="logic ticks per case")
     parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
     args = parser.parse_args(argv)

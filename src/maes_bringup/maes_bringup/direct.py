@@ -3,9 +3,12 @@
 Each logic tick, every robot's ``logic(robot)`` runs with that tick's state, then the
 navigation sessions of the robots that have a goal produce their velocity commands, then the
 simulation steps: the order the lockstep ROS stack keeps (docs/lockstep.md), where the
-navigator steps a robot only after its controller reported the tick. ``robot`` offers the API of :class:`maes_controller.robot_api.Robot` with the
-same values the ROS stack gives (metres and radians in the ``map`` frame), so a controller written
-for the ROS stack runs here unchanged, and the reverse:
+navigator steps a robot only after its controller reported the tick. The values pass through
+the same wire rounding as on ROS (``maes_sim.contract``), so a run here equals the lockstep
+ROS stack's run to the bit (a test holds it). ``robot`` offers the API of
+:class:`maes_controller.robot_api.Robot` with the same values the ROS stack gives (metres and
+radians in the ``map`` frame), so a controller written for the ROS stack runs here unchanged,
+and the reverse:
 
 =====================  ==========================================================================
 ``state``              ``maes_interfaces/State`` field names (positions in metres)
@@ -32,11 +35,8 @@ generator. Controllers that need randomness use ``robot.rng`` (direct-mode extra
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -54,7 +54,6 @@ from .direct_robot import (
     DirectLogger,
     DirectRobot,
     NavigatorPoses,
-    poses_in_metres,
     state_to_metres,
     step_navigation,
 )
@@ -71,28 +70,6 @@ class LogicError(RuntimeError):
 
 
 # ---------------------------------------------------------------------------------- controllers
-def _load_file_logic(path: str, attr: str, spec: str) -> LogicFunction:
-    file = Path(path)
-    if not file.is_file():
-        raise ValueError(f"controller file {path!r} (from {spec!r}) does not exist")
-    name = "maes_user_logic_" + hashlib.sha256(str(file.resolve()).encode()).hexdigest()[:12]
-    module = sys.modules.get(name)
-    if module is None:
-        loader_spec = importlib.util.spec_from_file_location(name, file)
-        module = importlib.util.module_from_spec(loader_spec)
-        sys.modules[name] = module  # dataclasses and pickling look modules up here
-        try:
-            loader_spec.loader.exec_module(module)
-        except Exception as exc:  # user code: report any import-time failure by name
-            del sys.modules[name]
-            raise ValueError(f"cannot import controller file {path!r} (from {spec!r}): "
-                             f"{type(exc).__name__}: {exc}") from exc
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        raise ValueError(f"{attr!r} in {path!r} (from {spec!r}) is not a callable logic function")
-    return fn
-
-
 def resolve_controller(controller: str | LogicFunction) -> LogicFunction:
     """The logic function of ``controller``: a callable, ``"pkg.module:function"`` or
     ``"path/to/file.py:function"`` (a relative path is relative to the working directory).
@@ -113,9 +90,6 @@ def resolve_controller(controller: str | LogicFunction) -> LogicFunction:
     if not isinstance(controller, str):
         raise ValueError(f"a controller must be a callable or a 'module:function' string, "
                          f"got {controller!r}")
-    module, sep, attr = controller.partition(":")
-    if module.endswith(".py") and sep and attr:
-        return _load_file_logic(module, attr, controller)
     return load_logic(controller)
 
 
@@ -286,12 +260,11 @@ def run(
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
                 robot.receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
-        poses = poses_in_metres(sim.estimated_poses, tile)  # tf map -> base_footprint
-        nav_poses.observe(sim, poses)
+        nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.
         for i, robot in enumerate(robots):
-            robot.observe(state_to_metres(sim.robot_state(i), tile), poses[i])
+            robot.observe(state_to_metres(sim.robot_state(i), tile), nav_poses.believed(i))
         for i, robot in enumerate(robots):
             try:
                 logic[i](robot)

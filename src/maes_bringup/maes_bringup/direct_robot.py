@@ -19,9 +19,10 @@ import numpy as np
 from maes_controller.costmap import GridMap
 from maes_controller.maes_compat import MaesCostmap
 from maes_controller.robot_api import NavStatus
-from maes_controller.tf_pose import SmoothedTransform, compose
+from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
+from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
 from maes_sim.core import CommandRejected, Simulation
-from maes_sim.core.comms import robot_name
+from maes_sim.frames import tick_transforms, wire_poses
 from maes_sim.core.state import NearbyRobot, RobotState, Vector2D
 
 
@@ -52,55 +53,47 @@ def state_to_metres(state: RobotState, tile: float) -> RobotState:
     )
 
 
-def poses_in_metres(poses: np.ndarray, tile: float) -> np.ndarray:
-    """(N, 3) poses with x, y scaled from tiles to metres (a copy)."""
-    out = np.array(poses, dtype=np.float64)
-    out[:, :2] *= tile
-    return out
-
-
-def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise planar pose composition ``a[k] * b[k]`` of (N, 3) arrays."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
-                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
-
-
-def _inverse(a: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of (N, 3) planar poses."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
-
-
 class NavigatorPoses:
-    """The poses the navigator node navigates with, from the simulation's arrays.
+    """The transforms each robot's navigator and logic read, from the simulation's arrays.
 
     On the embedded ROS stack the simulator publishes ``odom -> base_footprint`` (odometry since
     the start) and ``map -> odom`` (so that ``map -> base_footprint`` is the SLAM-believed pose);
-    the navigator smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which
-    averages out the SLAM's random pose error) and composes it with odometry. Same here, every
-    tick, so a goal is followed as on ROS. Metres and radians, map frame.
+    the controller looks up ``map -> base_footprint`` in its frame tree, and the navigator
+    smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which averages out the
+    SLAM's random pose error) and composes it with odometry. Here the same transforms
+    (:func:`maes_sim.frames.tick_transforms`) pass through the same wire rounding
+    (:func:`maes_sim.frames.wire_poses`) into the same :class:`FrameTree` and smoother, every
+    tick, so a goal is followed as on ROS, to the bit. Metres and radians, map frame.
     """
 
     def __init__(self, sim: Simulation) -> None:
         self._tile = float(sim.config.world.tile_size)
-        self._start_inv = _inverse(poses_in_metres(sim.odometry_poses, self._tile))
+        # The simulator node's odom frames start at the world origin.
+        self._odom_origin = np.zeros((sim.n_robots, 3))
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
-        jump = 2.0 * self._tile * max(
-            1.0, 1.5 * sim.config.robot_constraints.slam_position_inaccuracy)
+        jump = map_odom_jump_distance(sim.config)
         self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
-        self._odom_rel = np.zeros((sim.n_robots, 3))
+        #: Each robot's frame tree, as its controller and the navigator hold it.
+        self.frames = [FrameTree() for _ in range(sim.n_robots)]
 
-    def observe(self, sim: Simulation, believed_m: np.ndarray) -> None:
-        """Take this tick's transforms; ``believed_m`` (N, 3) is ``map -> base_footprint``."""
-        self._odom_rel = _compose(self._start_inv, poses_in_metres(sim.odometry_poses, self._tile))
-        map_odom = _compose(believed_m, _inverse(self._odom_rel))
-        for smoother, sample in zip(self._map_odom, map_odom.tolist(), strict=True):
-            smoother.add(tuple(sample))
+    def observe(self, sim: Simulation) -> None:
+        """Take this tick's transforms (as published, then read back from the wire)."""
+        tf = tick_transforms(sim.poses, sim.estimated_poses, sim.odometry_poses,
+                             self._odom_origin, self._tile)
+        stamp = wire_time(sim.sim_time)
+        for i, (odom_base, map_odom) in enumerate(zip(wire_poses(tf.odom_base),
+                                                      wire_poses(tf.map_odom), strict=True)):
+            self.frames[i].set_transform(ODOM_FRAME, BASE_FRAME, odom_base, stamp)
+            self.frames[i].set_transform(MAP_FRAME, ODOM_FRAME, map_odom, stamp)
+            self._map_odom[i].add(map_odom)
+
+    def believed(self, i: int) -> tuple[float, float, float]:
+        """Robot ``i``'s ``map -> base_footprint`` (what its logic reads)."""
+        return self.frames[i].lookup(MAP_FRAME, BASE_FRAME)
 
     def pose(self, i: int) -> tuple[float, float, float]:
         """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
-        return compose(self._map_odom[i].value, tuple(self._odom_rel[i].tolist()))
+        return compose(self._map_odom[i].value, self.frames[i].lookup(ODOM_FRAME, BASE_FRAME))
 
 
 def _duration(seconds: float) -> SimpleNamespace:
@@ -165,7 +158,7 @@ class DirectRobot:
         self._nav = navigator
         self._tile = float(sim.config.world.tile_size)
         self.robot_id = index
-        self.namespace = robot_name(index)
+        self.namespace = robot_namespace(index)
         self.memory: dict = {}
         self.rng = rng
         self.logger = DirectLogger(self)
@@ -185,7 +178,7 @@ class DirectRobot:
         """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
         self._grid = grid
 
-    def observe(self, state: RobotState, pose_m: np.ndarray) -> None:
+    def observe(self, state: RobotState, pose_m: Sequence[float]) -> None:
         """This tick's state and believed pose (x, y, yaw), in metres; fed by the runner."""
         self.state = state
         self.tick = state.tick
@@ -235,13 +228,13 @@ class DirectRobot:
 
     def nav_to_pos(self, x: float, y: float) -> None:
         """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal."""
-        self._nav.start((x, y), self._sim.sim_time)
+        self._nav.start((x, y), wire_time(self._sim.sim_time))
         self._feedback_step = None  # feedback belongs to a goal
 
     def cancel_nav(self) -> None:
         """Cancel the current goal (no-op when none); the robot is stopped."""
         if self._nav.status is NavStatus.ACTIVE:
-            self._nav.cancel(self._sim.sim_time)
+            self._nav.cancel(wire_time(self._sim.sim_time))
             self._stop_requested = True
 
     def is_nav_complete(self) -> bool:
@@ -270,7 +263,7 @@ def step_navigation(sim: Simulation, robots: list[DirectRobot], poses: Navigator
     As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and
     the other robots its state reports nearby (recovery plans go around them).
     """
-    now = sim.sim_time
+    now = wire_time(sim.sim_time)  # the stamp the navigator node reads
     idx, linear, angular = [], [], []
     for i, robot in enumerate(robots):
         nav = robot._nav

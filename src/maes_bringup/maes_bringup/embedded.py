@@ -20,6 +20,7 @@ simulator run on the wall clock alone (results then depend on the machine).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -99,6 +100,26 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _executor():
+    """rclpy's EventsExecutor where this rclpy has it, else the SingleThreadedExecutor."""
+    try:
+        from rclpy.experimental import EventsExecutor
+    except ImportError:  # older rclpy
+        from rclpy.executors import SingleThreadedExecutor
+
+        return SingleThreadedExecutor()
+    # It enables faulthandler on sys.stderr, which needs a real file (not so under capture).
+    saved = sys.stderr
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        sys.stderr = sys.__stderr__
+    try:
+        return EventsExecutor()
+    finally:
+        sys.stderr = saved
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the embedded stack; returns the process exit code."""
     args = parse_args(argv)
@@ -116,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     del logic  # imported only to fail early; each controller node loads it by name
 
+    if sys.stderr.isatty() and "RCUTILS_CONSOLE_OUTPUT_FORMAT" not in os.environ:
+        # Each log line first clears the progress line it would otherwise be glued to.
+        os.environ["RCUTILS_CONSOLE_OUTPUT_FORMAT"] = "\r\x1b[K[{severity}] [{name}]: {message}"
     import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+    from rclpy.executors import ExternalShutdownException
 
     from maes_controller.controller_node import ControllerNode
     from maes_controller.navigator_node import NavigatorNode
@@ -147,11 +171,15 @@ def main(argv: list[str] | None = None) -> int:
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
         nodes.append(NavigatorNode(config, verbose=args.verbose))
+        controllers = []
         if args.controllers == "builtin":
-            nodes.extend(ControllerNode(robot_id=i, logic=args.logic)
-                         for i in range(sim.n_robots))
-        # (rclpy's experimental EventsExecutor was measured 2.5x slower here with 50 robots)
-        executor = SingleThreadedExecutor()
+            controllers = [ControllerNode(robot_id=i, logic=args.logic, poll_timer=False)
+                           for i in range(sim.n_robots)]
+            nodes.extend(controllers)
+        # rclpy's events executor wakes for each ready entity instead of rebuilding a wait set
+        # of every entity for every batch: lockstep's short hops per tick made the wait-set
+        # executor 6-8x slower (20 robots, 0.2x vs 1.6x real time; docs/lockstep.md).
+        executor = _executor()
         for node in nodes:
             executor.add_node(node)
         print(f"maes_run: {sim.n_robots} robots on {sim.world.name} "
@@ -163,8 +191,14 @@ def main(argv: list[str] | None = None) -> int:
                   f"(/robot0 .. /robot{sim.n_robots - 1}); start yours now "
                   "(README: 'Your own controller processes')", file=sys.stderr)
         wall0, tick0 = time.monotonic(), sim.tick
+        polled = 0.0
         while rclpy.ok() and not sim_node.done:
             executor.spin_once(timeout_sec=0.05)
+            now = time.monotonic()
+            if now - polled >= 0.1:
+                polled = now
+                for controller in controllers:
+                    controller.timer_callback()
             if sim_node.started:
                 progress.update(sim, sim_node.achieved_real_time_factor)
             if args.max_ticks is not None and sim.tick >= args.max_ticks:

@@ -33,9 +33,22 @@ from rclpy.clock import ClockType
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
-from maes_sim.contract import BASE_FRAME, DEFAULT_LOGIC, TICK_DONE_TOPIC, TICK_TOPIC, robot_namespace
+from maes_sim.contract import (
+    BASE_FRAME,
+    DEFAULT_LOGIC,
+    NAVIGATION_DONE_TOPIC,
+    TICK_DONE_TOPIC,
+    TICK_TOPIC,
+    robot_namespace,
+)
 from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.qos import LATCHED_QOS, LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS, TF_QOS
+from maes_sim.ros.qos import (
+    LATCHED_QOS,
+    LOCKSTEP_READER_QOS,
+    LOCKSTEP_WRITER_QOS,
+    STATE_QOS,
+    TF_QOS,
+)
 
 from . import ros_conversions as cv
 from .maes_compat import MaesCostmap
@@ -231,6 +244,10 @@ class ControllerNode(Node):
     wait_for_navigator : bool
         Join lockstep only once ``navigate_to_pose`` is served (default True; False for a
         controller that never navigates).
+    poll_timer : bool
+        Own a 20 Hz steady timer for joining and input deadlines (default). With False the
+        owner calls :meth:`timer_callback` itself, as the embedded runner does for all its
+        controllers at once.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -245,6 +262,7 @@ class ControllerNode(Node):
 
     def __init__(self, robot_id: int, logic: LogicFunction | str = DEFAULT_LOGIC,
                  *, input_timeout: float = 10.0, wait_for_navigator: bool = True,
+                 poll_timer: bool = True,
                  node_name: str = "maes_controller",
                  **node_kwargs: Any) -> None:
         if isinstance(robot_id, bool) or not isinstance(robot_id, int) or robot_id < 0:
@@ -280,12 +298,14 @@ class ControllerNode(Node):
                                  COSTMAP_QOS)
         self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS)
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
-        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
+        self.create_subscription(TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback,
                                  LOCKSTEP_READER_QOS)
         # Joins lockstep once the servers it sends to are there; then checks input deadlines.
-        # On the steady clock: sim time stands still until the simulator starts.
-        self._timer = self.create_timer(0.05, self.timer_callback,
-                                        clock=RosClock(clock_type=ClockType.STEADY_TIME))
+        # On the steady clock: sim time stands still until the simulator starts. An owner
+        # running many controllers in one process polls them instead (poll_timer=False).
+        self._timer = (self.create_timer(0.05, self.timer_callback,
+                                         clock=RosClock(clock_type=ClockType.STEADY_TIME))
+                       if poll_timer else None)
 
     # -- lockstep ------------------------------------------------------------------------------
     @property

@@ -40,6 +40,7 @@ from tf2_msgs.msg import TFMessage
 from maes_sim.contract import (
     BASE_FRAME,
     MAP_FRAME,
+    NAVIGATION_DONE_TOPIC,
     ODOM_FRAME,
     TICK_DONE_TOPIC,
     TICK_TOPIC,
@@ -59,7 +60,13 @@ from . import ros_conversions as cv
 from .costmap import GridMap
 from .navigation import NavErrorCode, NavParams, Navigator, NavStep
 from .robot_api import NavStatus
-from .tf_pose import FrameTree, SmoothedTransform, compose, stamp_seconds
+from .tf_pose import (
+    FrameTree,
+    SmoothedTransform,
+    compose,
+    map_odom_jump_distance,
+    stamp_seconds,
+)
 
 #: error_msg of a goal aborted because a new one arrived for the same robot.
 _PREEMPTED = "preempted by a new goal"
@@ -161,8 +168,7 @@ class NavigatorNode(Node):
         self.verbose = bool(verbose)
         n = int(config.number_of_robots)
         # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
-        jump = 2.0 * config.world.tile_size * max(
-            1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
+        jump = map_odom_jump_distance(config)
         self.robots = [_Namespace(self, i, self.params, cmd_vel_stamped, jump) for i in range(n)]
         self._done_of: dict[int, Future] = {}  # id(goal handle) -> its result future
         self.manifest: Tick | None = None
@@ -170,7 +176,7 @@ class NavigatorNode(Node):
         self._lockstep_robots: frozenset[int] = frozenset()
         self.reported_tick = JOIN
         self.participant = self.get_fully_qualified_name()
-        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC,
+        self.tick_done_pub = self.create_publisher(TickDone, NAVIGATION_DONE_TOPIC,
                                                    LOCKSTEP_WRITER_QOS)
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,

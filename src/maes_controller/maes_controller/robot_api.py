@@ -106,8 +106,41 @@ class Robot(Protocol):
 LogicFunction = Callable[[Robot], None]
 
 
+def _load_file_logic(path: str, attr: str, spec: str) -> LogicFunction:
+    import hashlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ValueError(f"logic file {path!r} (from {spec!r}) does not exist "
+                         f"(relative paths start at {Path.cwd()})")
+    name = "maes_user_logic_" + hashlib.sha256(str(file.resolve()).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
+    if module is None:
+        loader_spec = importlib.util.spec_from_file_location(name, file)
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[name] = module  # dataclasses and pickling look modules up here
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:  # user code: report any import-time failure by name
+            del sys.modules[name]
+            raise ValueError(f"cannot import logic file {path!r} (from {spec!r}): "
+                             f"{type(exc).__name__}: {exc}") from exc
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ValueError(f"{attr!r} in {path!r} (from {spec!r}) is not a callable logic function")
+    return fn
+
+
 def load_logic(spec: str) -> LogicFunction:
-    """Import a logic callback from ``"package.module:function"``.
+    """Import a logic callback from ``"package.module:function"`` or ``"path/file.py:function"``.
+
+    The one loader of every entry point (``make run --logic``, ``controller_node -p logic:=``,
+    direct mode, experiments). A module is looked up on ``sys.path`` and then in the working
+    directory, so a module next to where you run the command is found by all of them; a path
+    ending in ``.py`` is loaded from that file (relative to the working directory).
 
     Raises ValueError naming the spec when it is malformed, cannot be imported, or is not
     callable.
@@ -116,14 +149,33 @@ def load_logic(spec: str) -> LogicFunction:
     --------
     >>> load_logic("maes_controller.robot_api:load_logic").__name__
     'load_logic'
+    >>> load_logic("no_such_module:logic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: cannot import logic module 'no_such_module' (from 'no_such_module:logic'): ...
     """
     import importlib
+    import os
+    import sys
 
-    module_name, sep, attr = spec.partition(":")
+    if not isinstance(spec, str):
+        raise ValueError(f"a logic spec must be a 'package.module:function' string, got {spec!r}")
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"logic spec {spec!r} must look like 'package.module:function'")
+        raise ValueError(f"logic spec {spec!r} must look like 'package.module:function' or "
+                         "'path/to/file.py:function'")
+    if module_name.endswith(".py"):
+        return _load_file_logic(module_name, attr, spec)
     try:
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            cwd = os.getcwd()
+            top = module_name.split(".")[0]
+            if exc.name != top or cwd in sys.path or "" in sys.path:
+                raise
+            sys.path.append(cwd)  # console scripts do not put the working directory there
+            module = importlib.import_module(module_name)
     except Exception as exc:  # any import-time failure of user code: report it by name
         raise ValueError(f"cannot import logic module {module_name!r} (from {spec!r}): "
                          f"{type(exc).__name__}: {exc}") from exc

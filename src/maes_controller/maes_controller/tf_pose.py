@@ -177,6 +177,23 @@ class FrameTree:
         return None
 
 
+def map_odom_jump_distance(config: Any) -> float:
+    """Metres by which ``map -> odom`` must change to count as a real jump, not SLAM noise.
+
+    The one home of the rule the navigator node and direct mode both smooth with: twice a tile,
+    or three times the SLAM's pose error, whichever is larger.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> map_odom_jump_distance(NS(world=NS(tile_size=0.5),
+    ...                           robot_constraints=NS(slam_position_inaccuracy=2.0)))
+    3.0
+    """
+    return 2.0 * config.world.tile_size * max(
+        1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
+
+
 class SmoothedTransform:
     """Running average of a transform whose samples scatter around a slowly moving value.
 

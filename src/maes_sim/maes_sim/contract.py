@@ -21,6 +21,7 @@ __all__ = [
     "BASE_LINK_FRAME",
     "DEFAULT_LOGIC",
     "MAP_FRAME",
+    "NAVIGATION_DONE_TOPIC",
     "ODOM_FRAME",
     "SCAN_FRAME",
     "TICK_DONE_TOPIC",
@@ -41,6 +42,9 @@ BASE_LINK_FRAME, SCAN_FRAME, WORLD_FRAME = "base_link", "base_scan", "world"
 TICK_TOPIC = "/maes/tick"
 #: Where lockstep participants report handled ticks (``maes_interfaces/TickDone``).
 TICK_DONE_TOPIC = "/maes/tick_done"
+#: Where navigators report them: apart, so that each controller hears only the navigators'
+#: reports, not every other controller's (N instead of N^2 messages a tick).
+NAVIGATION_DONE_TOPIC = "/maes/tick_done/navigation"
 
 #: The logic callback a controller runs when none is named (the shipped frontier explorer).
 DEFAULT_LOGIC = "maes_controller.logic:logic"
@@ -94,8 +98,10 @@ def wire_yaw(yaw: float) -> float:
     >>> abs(wire_yaw(1.0) - 1.0) < 1e-15
     True
     """
-    z, w = math.sin(yaw / 2.0), math.cos(yaw / 2.0)
-    return math.atan2(2.0 * w * z, 1.0 - 2.0 * z * z)
+    half = 0.5 * yaw  # as the sender (maes_sim.ros.conversions.set_transform) computes it
+    z, w = math.sin(half), math.cos(half)
+    # the receiver's formula (maes_controller.tf_pose.yaw_from_quaternion), x = y = 0
+    return math.atan2(2.0 * (w * z + 0.0 * 0.0), 1.0 - 2.0 * (0.0 * 0.0 + z * z))
 
 
 def wire_resolution(tile_size: float) -> float:

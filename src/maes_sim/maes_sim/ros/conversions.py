@@ -16,6 +16,7 @@ from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
+from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 from maes_sim.core.state import RobotState
 
 
@@ -50,19 +51,6 @@ def inverse(a: tuple[float, float, float]):
     """2-D pose inverse of an (x, y, yaw) tuple."""
     c, s = math.cos(a[2]), math.sin(a[2])
     return (-c * a[0] - s * a[1], s * a[0] - c * a[1], -a[2])
-
-
-def compose_many(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise 2-D pose composition ``a[k] * b[k]`` of (N, 3) arrays (x, y, yaw)."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
-                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
-
-
-def inverse_many(a: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of (N, 3) poses (x, y, yaw)."""
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([-c * a[:, 0] - s * a[:, 1], s * a[:, 0] - c * a[:, 1], -a[:, 2]])
 
 
 def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:

@@ -46,6 +46,7 @@ from ..contract import (
     BASE_FRAME,
     BASE_LINK_FRAME,
     MAP_FRAME,
+    NAVIGATION_DONE_TOPIC,
     ODOM_FRAME,
     SCAN_FRAME,
     TICK_DONE_TOPIC,
@@ -53,6 +54,7 @@ from ..contract import (
     WORLD_FRAME,
     robot_namespace,
 )
+from ..frames import tick_transforms
 from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
@@ -224,8 +226,9 @@ class SimNode(Node):
         self.marker_pub = self.create_publisher(MarkerArray, "/maes/markers", DEFAULT_QOS)
         self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
         self.tick_pub = self.create_publisher(Tick, TICK_TOPIC, LOCKSTEP_WRITER_QOS)
-        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
-                                 LOCKSTEP_READER_QOS)
+        for topic in (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC):
+            self.create_subscription(TickDone, topic, self.tick_done_callback,
+                                     LOCKSTEP_READER_QOS)
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
@@ -452,12 +455,8 @@ class SimNode(Node):
         slam_update = force_maps or sim.slam_published_at(sim.tick)
         self._maps_published = slam_update
         # All pose algebra vectorized over robots (metres, radians).
-        scale = np.array([tile, tile, 1.0])
-        odom_rel = cv.compose_many(cv.inverse_many(self._start_odom * scale),
-                                   sim.odometry_poses * scale)
-        odom_inv = cv.inverse_many(odom_rel)
-        world_to_odom = cv.compose_many(poses * scale, odom_inv)
-        map_to_odom = cv.compose_many(est * scale, odom_inv)
+        odom_rel, map_to_odom, world_to_odom = tick_transforms(
+            poses, est, sim.odometry_poses, self._start_odom, tile)
         global_tf = self._global_tf
         robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
         for i, robot in enumerate(self.robots):
@@ -593,6 +592,12 @@ def main(args: list[str] | None = None) -> None:
         "cmd_vel_stamped": loader.declare_parameter("cmd_vel_stamped", False).value,
         "stay_alive_after_end": loader.declare_parameter("stay_alive_after_end", False).value,
         "results_dir": loader.declare_parameter("results_dir", "").value,
+        "sync": loader.declare_parameter("sync", "lockstep").value,
+        "sync_timeout": loader.declare_parameter("sync_timeout", 10.0).value,
+        # 0 = wait for ever
+        "start_timeout": loader.declare_parameter("start_timeout", 60.0).value,
+        "wait_for_navigator": loader.declare_parameter("wait_for_navigator", False).value,
+        "wait_for_controllers": loader.declare_parameter("wait_for_controllers", "none").value,
         # "" = from the config's stack.slam; "true"/"false" when a launch file decides
         "publish_slam_map": loader.declare_parameter("publish_slam_map", "").value,
     }
@@ -604,10 +609,15 @@ def main(args: list[str] | None = None) -> None:
                        cmd_vel_stamped=params["cmd_vel_stamped"],
                        stay_alive_after_end=params["stay_alive_after_end"],
                        results_dir=params["results_dir"] or None,
+                       sync=params["sync"], sync_timeout=params["sync_timeout"],
+                       start_timeout=(params["start_timeout"] if params["start_timeout"] > 0
+                                      else None),
+                       wait_for_navigator=params["wait_for_navigator"],
+                       wait_for_controllers=params["wait_for_controllers"],
                        publish_slam_map=_optional_bool(params["publish_slam_map"]))
         while rclpy.ok() and not node.done:
             rclpy.spin_once(node, timeout_sec=0.1)
-    except (ConfigError, MapError) as exc:
+    except (ConfigError, MapError, ValueError) as exc:
         print(f"maes_sim_node: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
