@@ -220,7 +220,12 @@ def _check_custom_map_exists(config: SimConfig, data: Mapping[str, Any]) -> None
     if resolved is None or os.path.isfile(resolved):
         return
     written = data["map"]["custom_map_filename"]
-    problem = "is a directory" if os.path.isdir(resolved) else "no such file"
+    if os.path.isdir(resolved):
+        problem = "is a directory"
+    elif os.path.exists(resolved):
+        problem = "not a regular file (a FIFO or device?)"
+    else:
+        problem = "no such file"
     raise ConfigError(
         f"{problem}: {show(written)} (tried {_cut(resolved)}; a relative path is relative to the "
         "config file's folder)",

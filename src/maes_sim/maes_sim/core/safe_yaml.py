@@ -44,6 +44,7 @@ __all__ = [
     "MAX_YAML_BYTES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
+    "check_user_file",
     "load_yaml",
     "read_user_file",
     "short_repr",
@@ -114,6 +115,25 @@ def read_user_file(
     ValueError: /dev/zero: not a regular file (a character device), expected a config file
     """
     file = Path(path)
+    check_user_file(file, max_bytes, what, error)
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read(max_bytes + 1)  # the file may have grown since the check
+    except OSError as exc:
+        raise error(f"{file}: cannot read the {what}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise error(f"{file}: larger than the {_size(max_bytes)} allowed for a {what}")
+    return data
+
+
+def check_user_file(
+    path: str | os.PathLike[str], max_bytes: int, what: str, error: type[Exception]
+) -> int:
+    """Check that ``path`` is a regular file of at most ``max_bytes``; return its size.
+
+    The checks of :func:`read_user_file`, for readers that read the file in parts.
+    """
+    file = Path(path)
     try:
         info = os.stat(file)  # follows symlinks: the target is what gets read
     except FileNotFoundError:
@@ -129,14 +149,7 @@ def read_user_file(
         raise error(
             f"{file}: {_size(info.st_size)}, more than the {_size(max_bytes)} allowed for a {what}"
         )
-    try:
-        with open(file, "rb") as handle:
-            data = handle.read(max_bytes + 1)  # the file may have grown since the stat
-    except OSError as exc:
-        raise error(f"{file}: cannot read the {what}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
-        raise error(f"{file}: larger than the {_size(max_bytes)} allowed for a {what}")
-    return data
+    return int(info.st_size)
 
 
 def _file_kind(mode: int) -> str:
