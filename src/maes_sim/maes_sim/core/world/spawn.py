@@ -24,7 +24,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .connectivity import largest_open_region, path_steps
-from .worldmap import MapError, WorldMap
+from .worldmap import MapError, Regions, WorldMap
 
 #: Clearance (tiles) kept between a spawned robot and walls, and added to the robot spacing.
 SPAWN_MARGIN = 0.05
@@ -89,6 +89,13 @@ def _count_clear(walls: np.ndarray, pts: np.ndarray, clearance: float) -> int:
         int(_clear_of_walls(walls, pts[s : s + _CHUNK], clearance).sum())
         for s in range(0, pts.shape[0], _CHUNK)
     )
+
+
+def _labels(regions, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) labels of ``world.rooms`` / ``world.hallways`` (0 none, k + 1 region k)."""
+    if isinstance(regions, Regions):
+        return regions.labels
+    return Regions.from_masks(regions, shape, "regions").labels
 
 
 def _check_args(n: object, radius: object, rng: object) -> tuple[int, float]:
@@ -219,9 +226,7 @@ def spawn_positions(
     region, what = reachable, "largest open region"
     target = _target_point(together_at, world.shape)
     if at_hallway_ends:
-        region = np.zeros(world.shape, dtype=bool)
-        for hall in world.hallways:
-            region |= hall
+        region = _labels(world.hallways, world.shape) > 0
         region &= reachable
         what = "hallways"
         if not region.any():
@@ -230,10 +235,11 @@ def spawn_positions(
                 "has none"
             )
     elif biggest_room:
-        rooms = [room & reachable for room in world.rooms]
-        rooms = [room for room in rooms if room.any()]
-        if rooms:
-            region = max(rooms, key=lambda m: int(m.sum()))  # first of the largest wins ties
+        labels = _labels(world.rooms, world.shape)
+        # Reachable tiles of each room; the first of the largest wins ties (argmax).
+        sizes = np.bincount(labels[reachable], minlength=len(world.rooms) + 1)[1:]
+        if sizes.size and sizes.max() > 0:
+            region = (labels == int(np.argmax(sizes)) + 1) & reachable
             what = "biggest room"
             ys, xs = np.nonzero(region)
             target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
