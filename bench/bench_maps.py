@@ -1,7 +1,8 @@
 """Benchmark of map generation: time, peak memory and a fingerprint of the map per size.
 
-Peak memory is Python's and numpy's allocations during ``generate_building`` /
-``generate_cave`` (``tracemalloc``, which numpy reports to), not the process's RSS. The
+Time is of an untraced run; peak memory is of a second, traced run: Python's and numpy's
+allocations during ``generate_building`` / ``generate_cave`` (``tracemalloc``, which numpy
+reports to; tracing slows Python code several times), not the process's RSS. The
 fingerprint (SHA-256 of the walls, of each tile's room index and of each tile's hallway index)
 shows whether a change to the generators changed the maps.
 
@@ -37,15 +38,20 @@ def fingerprint(world) -> str:
     return digest.hexdigest()[:16]
 
 
-def run(kind: str, size: int, seed: int) -> dict:
+def _generate(kind: str, size: int, seed: int):
     rng = np.random.default_rng(seed)
-    tracemalloc.start()
-    start = time.perf_counter()
     if kind == "building":
-        world = generate_building(size, size, 1, BuildingConfig(), rng)
-    else:
-        world = generate_cave(size, size, 1, CaveConfig(), rng)
+        return generate_building(size, size, 1, BuildingConfig(), rng)
+    return generate_cave(size, size, 1, CaveConfig(), rng)
+
+
+def run(kind: str, size: int, seed: int) -> dict:
+    start = time.perf_counter()
+    world = _generate(kind, size, seed)
     seconds = time.perf_counter() - start
+    del world
+    tracemalloc.start()
+    world = _generate(kind, size, seed)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {

@@ -87,8 +87,8 @@ def load_config(path: str | os.PathLike[str]) -> SimConfig:
     file = Path(path)
     source = str(file)
     # Size and type checked before reading; every YAML failure becomes a ConfigError here.
-    text = read_user_file(file, MAX_YAML_BYTES, "config file", _FileError)
-    data = load_yaml(text, source, _FileError)
+    text = read_user_file(file, MAX_YAML_BYTES, "config file", ConfigError)
+    data = load_yaml(text, source, ConfigError)
     if data is None:
         raise ConfigError("the file is empty; write {} to use every default", source=source)
     # The folder the user sees (a symlinked config resolves beside the link, not its target).
@@ -180,12 +180,6 @@ def key_paths(cls: type = SimConfig, prefix: str = "") -> list[str]:
 
 _ALL_PATHS = key_paths()
 
-
-class _FileError(ConfigError):
-    """A ConfigError raised from a bare message (the file reader's and YAML loader's errors)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
 
 
 def _build(cls: type, data: Any, path: str, base: Path) -> Any:

@@ -51,8 +51,9 @@ MAX_RELATIVE_SPEED = 100.0
 MIN_AGENT_SIZE = 0.01
 #: Ranges and the SLAM pose error never need to exceed the diagonal of the largest map.
 MAX_RANGE = 7072.0
-#: Per-robot SLAM maps take 1 byte per tile per robot: number_of_robots x map tiles at most.
-MAX_SLAM_CELLS = 2**31
+#: Per-robot SLAM maps take 1 byte per tile per robot: number_of_robots x map tiles at most
+#: (1 GiB, so a run with its other per-tile arrays fits in 4 GiB).
+MAX_SLAM_CELLS = 2**30
 #: Cave passages: a disc of this radius is swept along each passage (memory grows with its area).
 MAX_PASSAGE_WIDTH = 20
 #: Cave smoothing converges in a few passes; more only cost time.

@@ -36,6 +36,7 @@ from .comms import (
     robot_name,
 )
 from .config import SimConfig
+from .config_schema import check_slam_memory
 from .grid import grid_offset
 from .kernels import cast_rays, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
@@ -115,6 +116,8 @@ class Simulation:
         self.seed = int(config.random_seeds[0] if seed is None else seed)
         self.rng = np.random.default_rng(self.seed)
         self.world = world if world is not None else world_from_config(config, self.rng)
+        # A custom map's size is known only now: refuse SLAM maps no machine could hold.
+        check_slam_memory(config.number_of_robots, self.world.width, self.world.height)
         self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
         self._wall_sums = wall_sums(self.walls)  # for line-of-sight pair searches
         self.shape = self.walls.shape

@@ -244,3 +244,16 @@ def test_not_utf8_and_nul_in_paths(tmp_path):
         load_config(path)
     with pytest.raises(ConfigError, match="embedded null"):
         load_config(str(tmp_path / "a\0b.yaml"))
+
+
+def test_png_cut_inside_its_header_is_a_map_error(tmp_path):
+    # Found by bench/fuzz_inputs.py: a PNG shorter than its IHDR chunk.
+    _png(tmp_path / "cut.png", 8, 8)
+    (tmp_path / "cut.png").write_bytes((tmp_path / "cut.png").read_bytes()[:20])
+    path = tmp_path / "cut.yaml"
+    path.write_text(
+        "image: cut.png\nresolution: 1.0\norigin: [0, 0, 0]\n"
+        "occupied_thresh: 0.65\nfree_thresh: 0.196\nnegate: 0\n"
+    )
+    with pytest.raises(MapError, match="not a readable image"):
+        load_map_yaml(path)

@@ -294,10 +294,10 @@ def _image_size(path: Path) -> tuple[int, int] | None:
     if head[:2] in (b"P2", b"P5"):
         _, cols, rows, _, _ = _pgm_header(head, str(path))
         return cols, rows
-    if head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+    if len(head) >= 24 and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
         cols, rows = struct.unpack(">II", head[16:24])
         return cols, rows
-    return None
+    return None  # another format, or a PNG too short to say: the decoder reports it
 
 
 def _check_tiles(where: str, image: Path, resolution: float, tile_size: float) -> None:
