@@ -386,7 +386,7 @@ BAD_VALUES = [
     (
         {"global_settings": {"logic_ticks_delta_millis": 0}},
         "global_settings.logic_ticks_delta_millis",
-        ["got 0", "from 1 to 1000"],
+        ["got 0", "from 1 to 10000"],
     ),
     ({"map": {"width_in_tiles": 4}}, "map.width_in_tiles", ["got 4", "from 10 to 5000"]),
     ({"map": {"height_in_tiles": 9000}}, "map.height_in_tiles", ["9000", "from 10 to 5000"]),
@@ -960,7 +960,7 @@ def test_reference_documents_every_key_with_its_default():
         ({"global_settings": {"physics_ticks_per_logic_update": 10**9}},
          "global_settings.physics_ticks_per_logic_update", "from 1 to 100"),
         ({"global_settings": {"logic_ticks_delta_millis": 10**9}},
-         "global_settings.logic_ticks_delta_millis", "from 1 to 1000"),
+         "global_settings.logic_ticks_delta_millis", "from 1 to 10000"),
         ({"robot_constraints": {"agent_relative_size": 1e-9}},
          "robot_constraints.agent_relative_size", "from 0.01 to 1"),
         ({"robot_constraints": {"relative_move_speed": 1e6}},
