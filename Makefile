@@ -52,7 +52,7 @@ RUN_ARGS ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench setup test build lint clean distclean constraints check-system \
+.PHONY: help run batch bench fuzz setup test build lint clean distclean constraints check-system \
 	_setup _build
 
 help:
@@ -62,6 +62,7 @@ help:
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
+	@echo "make fuzz         setup, then fuzz configs, maps and commands (FUZZ_ARGS=...; minutes)"
 	@echo "make build        rebuild the workspace with colcon"
 	@echo "make lint         ruff check over the repository"
 	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
@@ -96,8 +97,12 @@ batch: setup
 bench: setup
 	@scripts/with_env python bench/bench_core.py --ticks 300 --repeat 3
 	@scripts/with_env python bench/bench_sim_node.py
-	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py; do \
+	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py \
+		bench/bench_maps.py; do \
 		if [ -f $$b ]; then scripts/with_env python $$b || exit 1; fi; done
+
+fuzz: setup
+	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
 
 test: setup
 	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)

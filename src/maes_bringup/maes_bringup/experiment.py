@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
+from maes_sim.core import MAX_YAML_BYTES, load_yaml, read_user_file
 from maes_sim.core.config import SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from maes_sim.core.config_checks import ConfigError, Float, Int, Nullable, suggestion
 
@@ -293,12 +293,12 @@ def _set_path(data: dict, path: str, value: Any) -> None:
 # ---------------------------------------------------------------------------------- loading
 def _read(path: Path) -> dict:
     source = str(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ExperimentError(f"{source}: file not found") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise ExperimentError(f"{source}: cannot read the experiment: {err}") from None
+    # The simulator's strict loader: size/type checks, duplicate keys, alias bombs, YAML 1.1 traps.
+    data = load_yaml(
+        read_user_file(path, MAX_YAML_BYTES, "experiment file", ExperimentError),
+        source,
+        ExperimentError,
+    )
     if not isinstance(data, Mapping):
         raise ExperimentError(f"{source}: expected a mapping of experiment settings")
     for key in data:

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from numbers import Integral, Real
 
 import numpy as np
+
+from .safe_yaml import short_repr
 
 NONE, MOVE, ROTATE, MOVE_CONT, ROTATE_CONT, VELOCITY = range(6)
 #: Names of the command kinds, indexed by kind code.
@@ -128,10 +131,99 @@ class Commands:
 _FIELDS = ("kind", "target", "progress", "linear", "angular", "stopping")
 
 
+def as_numbers(name: str, values, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """``values`` as float64, refusing anything that is not plainly real numbers.
+
+    ``bool``, strings (``'1.0'``), complex numbers, dicts, ``None`` and ragged or wrongly shaped
+    arrays are refused: numpy would silently turn most of them into numbers.
+
+    Parameters
+    ----------
+    name : str
+        The argument's name, for the message.
+    values : float or array_like
+        A real number, or an array of them.
+    shape : tuple of int, optional
+        The shape required of an array (a single number is always accepted and broadcast).
+
+    Raises
+    ------
+    CommandError
+        Naming ``name`` and what was given.
+
+    Examples
+    --------
+    >>> as_numbers("linear", [1, 2.5]).tolist()
+    [1.0, 2.5]
+    >>> as_numbers("linear", "1.0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.commands.CommandError: linear must be a real number ..., got '1.0' (str)
+    """
+    bad = CommandError(
+        f"{name} must be a real number or an array of them, got {short_repr(values)} "
+        f"({type(values).__name__})"
+    )
+    if isinstance(values, bool | np.bool_):
+        raise bad
+    if isinstance(values, Real):
+        try:
+            return np.asarray(float(values), dtype=np.float64)
+        except (OverflowError, ValueError):
+            raise bad from None  # an integer beyond float range
+    if isinstance(values, str | bytes | dict) or values is None:
+        raise bad
+    try:
+        arr = np.asarray(values)
+        if not isinstance(values, np.ndarray) and arr.dtype.kind == "f":
+            # A list mixing True or 1+0j with floats converts silently: look at the items.
+            items = np.asarray(values, dtype=object).ravel()
+            if any(isinstance(v, bool | np.bool_ | complex | np.complexfloating) for v in items):
+                raise bad
+    except (ValueError, TypeError, OverflowError):  # ragged nesting, odd objects
+        raise bad from None
+    if arr.dtype.kind not in "iuf":  # bool, complex, strings, objects
+        raise bad
+    if shape is not None and arr.shape not in ((), tuple(shape)):
+        raise CommandError(f"{name} must have shape {tuple(shape)}, got shape {arr.shape}")
+    return arr.astype(np.float64)
+
+
+def as_flag(name: str, value) -> bool:
+    """``value`` if it is a bool (numpy's included), else :class:`CommandError` naming ``name``.
+
+    Examples
+    --------
+    >>> as_flag("reverse", "no")
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.commands.CommandError: reverse must be True or False, got 'no' (str)
+    """
+    if not isinstance(value, bool | np.bool_):
+        raise CommandError(
+            f"{name} must be True or False, got {short_repr(value)} ({type(value).__name__})"
+        )
+    return bool(value)
+
+
 def _robots(cmds: Commands, robots) -> np.ndarray:
-    idx = np.atleast_1d(np.asarray(robots))
+    bad = CommandError(f"robot indices must be integers, got {short_repr(robots)}")
+    if isinstance(robots, bool | np.bool_ | str | bytes | dict) or robots is None:
+        raise bad
+    if isinstance(robots, Integral):
+        if not 0 <= int(robots) < cmds.n:  # before numpy, which overflows past 2**63
+            raise CommandError(
+                f"robot index {short_repr(int(robots))} out of range [0, {cmds.n})",
+                robot=None,
+            )
+        idx = np.array([int(robots)], dtype=np.int64)
+    else:
+        try:
+            idx = np.atleast_1d(np.asarray(robots))
+        except (ValueError, TypeError, OverflowError):
+            raise bad from None
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
-        raise CommandError(f"robot indices must be integers, got {robots!r}")
+        raise bad
     bad = (idx < 0) | (idx >= cmds.n)
     if bad.any():
         i = int(idx[np.argmax(bad)])
@@ -140,7 +232,7 @@ def _robots(cmds: Commands, robots) -> np.ndarray:
 
 
 def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
-    vals = np.broadcast_to(np.asarray(values, dtype=np.float64), idx.shape)
+    vals = np.broadcast_to(as_numbers(name, values, idx.shape), idx.shape)
     bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
     if bad.any():
         k = int(np.argmax(bad))
@@ -232,7 +324,7 @@ def move_continuous(cmds: Commands, robots, reverse: bool = False) -> None:
     ([0, 3], [0.0, -1.0])
     """
     idx = _robots(cmds, robots)
-    _set(cmds, idx, MOVE_CONT, target=-1.0 if reverse else 1.0)
+    _set(cmds, idx, MOVE_CONT, target=-1.0 if as_flag("reverse", reverse) else 1.0)
 
 
 def rotate_continuous(cmds: Commands, robots, counter_clockwise: bool = True) -> None:
@@ -246,7 +338,8 @@ def rotate_continuous(cmds: Commands, robots, counter_clockwise: bool = True) ->
     ([4], [-1.0])
     """
     idx = _robots(cmds, robots)
-    _set(cmds, idx, ROTATE_CONT, target=1.0 if counter_clockwise else -1.0)
+    turn = 1.0 if as_flag("counter_clockwise", counter_clockwise) else -1.0
+    _set(cmds, idx, ROTATE_CONT, target=turn)
 
 
 def stop(cmds: Commands, robots) -> None:

@@ -71,7 +71,10 @@ def check_message(text: object) -> str | None:
         return f"message must be a str, got {type(text).__name__}"
     if text == "":
         return "empty message"
-    size = len(text.encode("utf-8"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # a lone surrogate: no UTF-8 (nor ROS string) holds it
+        return f"message is not valid Unicode text (a lone surrogate at character {exc.start})"
     if size > MAX_MESSAGE_BYTES:
         return f"message of {size} bytes exceeds the limit of {MAX_MESSAGE_BYTES} bytes"
     return None

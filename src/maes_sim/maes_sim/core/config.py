@@ -19,8 +19,6 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from maes_sim.core.config_checks import ConfigError, show, unknown_key_error
 from maes_sim.core.config_schema import (
     BuildingConfig,
@@ -36,6 +34,7 @@ from maes_sim.core.config_schema import (
     StackConfig,
     WorldConfig,
 )
+from maes_sim.core.safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file
 
 __all__ = [
     "BuildingConfig",
@@ -56,31 +55,6 @@ __all__ = [
     "key_paths",
     "load_config",
 ]
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that rejects a key given twice in one mapping.
-
-    Plain ``safe_load`` keeps the last value silently, so a second ``map:`` block would win
-    without a word.
-    """
-
-    def construct_mapping(self, node, deep=False):
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue  # "<<: *anchor" merges; explicit keys may override merged ones
-            key = self.construct_object(key_node, deep=deep)
-            try:
-                hash(key)
-            except TypeError:
-                continue  # the base class reports unhashable keys
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping", key_node.start_mark
-                )
-            seen[key] = True
-        return super().construct_mapping(node, deep=deep)
 
 
 def load_config(path: str | os.PathLike[str]) -> SimConfig:
@@ -112,18 +86,9 @@ def load_config(path: str | os.PathLike[str]) -> SimConfig:
     """
     file = Path(path)
     source = str(file)
-    if file.is_dir():
-        raise ConfigError("is a directory, expected a YAML config file", source=source)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"file not found (resolved to {file.resolve()})", source=source) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"cannot read the file: {err}", source=source) from None
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass: no arbitrary objects
-    except yaml.YAMLError as err:
-        raise ConfigError(f"invalid YAML: {err}", source=source) from None
+    # Size and type checked before reading; every YAML failure becomes a ConfigError here.
+    text = read_user_file(file, MAX_YAML_BYTES, "config file", ConfigError)
+    data = load_yaml(text, source, ConfigError)
     if data is None:
         raise ConfigError("the file is empty; write {} to use every default", source=source)
     # The folder the user sees (a symlinked config resolves beside the link, not its target).
@@ -216,6 +181,7 @@ def key_paths(cls: type = SimConfig, prefix: str = "") -> list[str]:
 _ALL_PATHS = key_paths()
 
 
+
 def _build(cls: type, data: Any, path: str, base: Path) -> Any:
     """Build section ``cls`` from mapping ``data`` found at key ``path``."""
     if data is None:
@@ -237,7 +203,8 @@ def _build(cls: type, data: Any, path: str, base: Path) -> Any:
         if sub is not None and not (value is None and known[key].default is None):
             value = _build(sub, value, sub_path, base)
         elif sub_path == "map.custom_map_filename" and isinstance(value, str) and value.strip():
-            value = str(base / Path(value).expanduser())  # absolute stays absolute
+            # os.path.expanduser leaves an unknown ~user as written (Path's raises RuntimeError).
+            value = str(base / os.path.expanduser(value))  # absolute stays absolute
         kwargs[key] = value
     return cls(**kwargs)
 
@@ -247,13 +214,22 @@ def _check_custom_map_exists(config: SimConfig, data: Mapping[str, Any]) -> None
     if resolved is None or os.path.isfile(resolved):
         return
     written = data["map"]["custom_map_filename"]
-    problem = "is a directory" if os.path.isdir(resolved) else "no such file"
+    if os.path.isdir(resolved):
+        problem = "is a directory"
+    elif os.path.exists(resolved):
+        problem = "not a regular file (a FIFO or device?)"
+    else:
+        problem = "no such file"
     raise ConfigError(
-        f"{problem}: {written!r} (tried {resolved}; a relative path is relative to the config "
-        "file's folder)",
+        f"{problem}: {show(written)} (tried {_cut(resolved)}; a relative path is relative to the "
+        "config file's folder)",
         key="map.custom_map_filename",
         value=written,
     )
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _to_plain(value: Any) -> Any:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from maes_sim.core.safe_yaml import short_repr
+
 
 class _NoValue:
     """Marks a :class:`ConfigError` without an offending value (None can be a bad value)."""
@@ -84,7 +86,7 @@ def _rebuild_error(problem: str, key: str | None, value: Any, source: str | None
     return ConfigError(problem, key=key, value=value, source=source)
 
 
-def show(value: Any) -> str:
+def show(value: Any, limit: int = 60) -> str:
     """Short ``repr`` of a user value for messages, with its type when that is informative.
 
     Examples
@@ -94,9 +96,7 @@ def show(value: Any) -> str:
     >>> show(3)
     '3'
     """
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
+    text = short_repr(value, limit)  # bounded cost even for a huge or alias-shared value
     kinds = {bool: "a boolean", str: "a string", list: "a list", dict: "a mapping"}
     kind = kinds.get(type(value))
     if kind is None and not isinstance(value, numbers.Real | type(None)):
@@ -143,7 +143,9 @@ class Int:
             )
         number = int(value)
         if (self.lo is not None and number < self.lo) or (self.hi is not None and number > self.hi):
-            raise ConfigError(f"got {number}, expected {self.expected()}", key=key, value=value)
+            raise ConfigError(
+                f"got {show(number)}, expected {self.expected()}", key=key, value=value
+            )
         return number
 
 
@@ -177,14 +179,24 @@ class Float:
             raise ConfigError(
                 f"got {show(value)}, expected {self.expected()}", key=key, value=value
             )
-        number = float(value)
-        bad = math.isnan(number) or (math.isinf(number) and not (self.allow_inf and number > 0))
+        try:
+            number = float(value)
+        except OverflowError:  # an integer beyond float range: out of any range we allow
+            number = math.inf if value > 0 else -math.inf
+            if self.allow_inf:  # .inf means "unlimited"; a 400-digit integer is a mistake
+                raise ConfigError(
+                    f"got {show(value)}, expected {self.expected()}", key=key, value=value
+                ) from None
+        unlimited = self.allow_inf and number == math.inf
+        bad = math.isnan(number) or (math.isinf(number) and not unlimited)
         if self.lo is not None:
             bad = bad or number < self.lo or (self.lo_open and number == self.lo)
-        if self.hi is not None:
+        if self.hi is not None and not unlimited:
             bad = bad or number > self.hi
         if bad:
-            raise ConfigError(f"got {value!r}, expected {self.expected()}", key=key, value=value)
+            raise ConfigError(
+                f"got {show(value)}, expected {self.expected()}", key=key, value=value
+            )
         return number
 
 
@@ -357,12 +369,13 @@ def unknown_key_error(key: str, parent: str, allowed: Sequence[str], all_paths: 
     >>> unknown_key_error("tile_size", "", ["world"], ["world", "world.tile_size"]).problem
     "unknown key 'tile_size'; did you mean 'world.tile_size'? (it belongs in another section)"
     """
-    path = f"{parent}.{key}" if parent else str(key)
-    hint = suggestion(str(key), allowed)
+    name = str(key) if len(str(key)) <= 60 else short_repr(str(key))[1:-1]
+    path = f"{parent}.{name}" if parent else name
+    hint = suggestion(name, allowed)
     if not hint:
-        elsewhere = [p for p in all_paths if p.rsplit(".", 1)[-1] == _snake(str(key)) and p != path]
+        elsewhere = [p for p in all_paths if p.rsplit(".", 1)[-1] == _snake(name) and p != path]
         if elsewhere:
             hint = f"; did you mean {elsewhere[0]!r}? (it belongs in another section)"
         else:
             hint = "; known keys here: " + ", ".join(allowed)
-    return ConfigError(f"unknown key {key!r}{hint}", key=path, value=key)
+    return ConfigError(f"unknown key {short_repr(key)}{hint}", key=path, value=key)

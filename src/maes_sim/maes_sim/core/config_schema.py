@@ -33,6 +33,36 @@ MAX_MAP_SIDE = 5000
 #: Open tiles left inside the border, per side, at least.
 MIN_MAP_INTERIOR = 5
 MAX_ROBOTS = 5000
+#: Largest tick count of any interval, age or end tick (2^31 - 1 ticks: 6.8 years at 100 ms).
+MAX_TICKS = 2**31 - 1
+#: Logic tick length: up to 10 s (MAES uses 100 ms). Sensing, SLAM, messages and commands happen
+#: once per tick, so a longer tick lets a robot at top speed (30 tiles in 10 s) cross a room
+#: unseen; the tick-cost rule below bounds what long ticks cost.
+MAX_TICK_MILLIS = 10_000
+#: Physics steps per logic tick: up to 100 (1 ms steps at MAES's 100 ms tick).
+MAX_PHYSICS_STEPS = 100
+#: Collision sub-steps one logic tick may need (physics steps x sub-steps per step; MAES's
+#: defaults need 10). A robot moves at most a quarter of its radius per sub-step (that is what
+#: rules out tunnelling), so tiny, fast robots or long ticks multiply them; past this budget a
+#: tick costs over 100x MAES's and a run of any length would not finish.
+MAX_SUBSTEPS_PER_TICK = 1000
+#: Top speed factor: up to 100 (300 tiles/s).
+MAX_RELATIVE_SPEED = 100.0
+#: Smallest robot diameter, tiles.
+MIN_AGENT_SIZE = 0.01
+#: Ranges and the SLAM pose error never need to exceed the diagonal of the largest map.
+MAX_RANGE = 7072.0
+#: Per-robot SLAM maps take 1 byte per tile per robot: number_of_robots x map tiles at most
+#: (1 GiB, so a run with its other per-tile arrays fits in 4 GiB).
+MAX_SLAM_CELLS = 2**30
+#: Cave passages: a disc of this radius is swept along each passage (memory grows with its area).
+MAX_PASSAGE_WIDTH = 20
+#: Cave smoothing converges in a few passes; more only cost time.
+MAX_SMOOTHING_RUNS = 100
+#: Odometry noise (standard deviation per tile / per radian moved).
+MAX_ODOMETRY_NOISE = 10.0
+#: Metres per tile.
+MIN_TILE_SIZE, MAX_TILE_SIZE = 1e-3, 1e3
 #: File types the custom-map loader reads: MAES's PGM and Nav2 map_server YAML.
 CUSTOM_MAP_SUFFIXES = (".pgm", ".yaml", ".yml")
 #: statistics_result_path values meaning "the default place" (MAES: "Default" or empty).
@@ -93,16 +123,16 @@ class GlobalSettings(_Section):
     """``global_settings``: tick timing, visualisation switches and statistics output."""
 
     PATH: ClassVar[str] = "global_settings"
-    logic_ticks_delta_millis: int = _setting(100, Int(lo=1))
-    physics_ticks_per_logic_update: int = _setting(10, Int(lo=1))
+    logic_ticks_delta_millis: int = _setting(100, Int(lo=1, hi=MAX_TICK_MILLIS))
+    physics_ticks_per_logic_update: int = _setting(10, Int(lo=1, hi=MAX_PHYSICS_STEPS))
     draw_communication: bool = _setting(True, Bool())
     show_environment_tags: bool = _setting(True, Bool())
     should_write_csv_results: bool = _setting(False, Bool())
     statistics_result_path: str = _setting(DEFAULT_RESULTS_DIR, _ResultsPath())
-    ticks_per_stats_snapshot: int = _setting(10, Int(lo=1))
+    ticks_per_stats_snapshot: int = _setting(10, Int(lo=1, hi=MAX_TICKS))
     populate_adjacency_and_comm_groups_every_tick: bool = _setting(False, Bool())
-    ticks_before_exploration_heatmap_cold: int = _setting(2400, Int(lo=1))
-    ticks_before_coverage_heatmap_cold: int = _setting(2400, Int(lo=1))
+    ticks_before_exploration_heatmap_cold: int = _setting(2400, Int(lo=1, hi=MAX_TICKS))
+    ticks_before_coverage_heatmap_cold: int = _setting(2400, Int(lo=1, hi=MAX_TICKS))
 
     @property
     def logic_tick_seconds(self) -> float:
@@ -120,19 +150,23 @@ class RobotConstraints(_Section):
     """``robot_constraints``: sensing, communication, SLAM and body settings (tiles, ticks)."""
 
     PATH: ClassVar[str] = "robot_constraints"
-    broadcast_range: float = _setting(15.0, Float(lo=0.0, allow_inf=True))
+    broadcast_range: float = _setting(15.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True))
     broadcast_blocked_by_walls: bool = _setting(False, Bool())
-    sense_nearby_agents_range: float = _setting(5.0, Float(lo=0.0, allow_inf=True))
+    sense_nearby_agents_range: float = _setting(
+        5.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True)
+    )
     sense_nearby_agents_blocked_by_walls: bool = _setting(True, Bool())
     automatically_update_slam: bool = _setting(True, Bool())
-    slam_update_interval_in_ticks: int = _setting(10, Int(lo=1))
-    slam_sync_interval_in_ticks: int = _setting(10, Int(lo=1))
-    slam_position_inaccuracy: float = _setting(0.5, Float(lo=0.0))
+    slam_update_interval_in_ticks: int = _setting(10, Int(lo=1, hi=MAX_TICKS))
+    slam_sync_interval_in_ticks: int = _setting(10, Int(lo=1, hi=MAX_TICKS))
+    slam_position_inaccuracy: float = _setting(0.5, Float(lo=0.0, hi=MAX_RANGE))
     distribute_slam: bool = _setting(False, Bool())
-    environment_tag_read_range: float = _setting(4.0, Float(lo=0.0, allow_inf=True))
-    slam_raytrace_range: float = _setting(7.0, Float(lo=0.0, lo_open=True))
-    relative_move_speed: float = _setting(1.0, Float(lo=0.0, lo_open=True))
-    agent_relative_size: float = _setting(0.6, Float(lo=0.0, hi=1.0, lo_open=True))
+    environment_tag_read_range: float = _setting(
+        4.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True)
+    )
+    slam_raytrace_range: float = _setting(7.0, Float(lo=0.0, hi=MAX_RANGE, lo_open=True))
+    relative_move_speed: float = _setting(1.0, Float(lo=0.0, hi=MAX_RELATIVE_SPEED, lo_open=True))
+    agent_relative_size: float = _setting(0.6, Float(lo=MIN_AGENT_SIZE, hi=1.0))
 
 
 _PERCENT = Nullable(Float(lo=0.0, hi=100.0, lo_open=True))
@@ -145,7 +179,7 @@ class EndCriteria(_Section):
     PATH: ClassVar[str] = "end_criteria"
     coverage_percent: float | None = _setting(None, _PERCENT)
     exploration_percent: float | None = _setting(None, _PERCENT)
-    tick: int | None = _setting(None, Nullable(Int(lo=1)))
+    tick: int | None = _setting(None, Nullable(Int(lo=1, hi=MAX_TICKS)))
 
     @property
     def never_ends(self) -> bool:
@@ -162,8 +196,12 @@ class SpawnTogether(_Section):
     """``robot_spawn_config.spawn_together``: a cluster around a point (world tiles) or centre."""
 
     PATH: ClassVar[str] = "robot_spawn_config.spawn_together"
-    suggested_starting_point_x: int | None = _setting(None, Nullable(Int()))
-    suggested_starting_point_y: int | None = _setting(None, Nullable(Int()))
+    suggested_starting_point_x: int | None = _setting(
+        None, Nullable(Int(lo=-MAX_MAP_SIDE, hi=MAX_MAP_SIDE))
+    )
+    suggested_starting_point_y: int | None = _setting(
+        None, Nullable(Int(lo=-MAX_MAP_SIDE, hi=MAX_MAP_SIDE))
+    )
 
     def _check_combination(self) -> None:
         x, y = self.suggested_starting_point_x, self.suggested_starting_point_y
@@ -222,12 +260,12 @@ class CaveConfig(_Section):
     """``map.cave_config``: cellular-automaton cave generator."""
 
     PATH: ClassVar[str] = "map.cave_config"
-    smoothing_runs: int = _setting(4, Int(lo=0))
-    connection_passage_width: int = _setting(4, Int(lo=1))
+    smoothing_runs: int = _setting(4, Int(lo=0, hi=MAX_SMOOTHING_RUNS))
+    connection_passage_width: int = _setting(4, Int(lo=1, hi=MAX_PASSAGE_WIDTH))
     # 100 % would make the whole map wall before smoothing, leaving nothing to explore.
     random_fill_percent: int = _setting(40, Int(lo=0, hi=99))
-    wall_threshold_size: int = _setting(10, Int(lo=0))
-    room_threshold_size: int = _setting(10, Int(lo=0))
+    wall_threshold_size: int = _setting(10, Int(lo=0, hi=MAX_MAP_SIDE**2))
+    room_threshold_size: int = _setting(10, Int(lo=0, hi=MAX_MAP_SIDE**2))
 
 
 @dataclass(frozen=True)
@@ -235,11 +273,11 @@ class BuildingConfig(_Section):
     """``map.building_config``: rooms and hallways generator."""
 
     PATH: ClassVar[str] = "map.building_config"
-    hall_width: int = _setting(4, Int(lo=1))
+    hall_width: int = _setting(4, Int(lo=1, hi=MAX_MAP_SIDE))
     max_hall_in_percent: float = _setting(20.0, Float(lo=0.0, hi=100.0))
-    min_room_side_length: int = _setting(6, Int(lo=1))
-    door_width: int = _setting(2, Int(lo=1))
-    door_padding: int = _setting(2, Int(lo=0))
+    min_room_side_length: int = _setting(6, Int(lo=1, hi=MAX_MAP_SIDE))
+    door_width: int = _setting(2, Int(lo=1, hi=MAX_MAP_SIDE))
+    door_padding: int = _setting(2, Int(lo=0, hi=MAX_MAP_SIDE))
     room_split_chance: int = _setting(85, Int(lo=0, hi=100))
 
     def _check_combination(self) -> None:
@@ -270,8 +308,8 @@ class MapConfig(_Section):
     PATH: ClassVar[str] = "map"
     width_in_tiles: int = _setting(50, Int(lo=MIN_MAP_SIDE, hi=MAX_MAP_SIDE))
     height_in_tiles: int = _setting(50, Int(lo=MIN_MAP_SIDE, hi=MAX_MAP_SIDE))
-    border_size: int = _setting(1, Int(lo=1))
-    wall_height: float = _setting(2.0, Float(lo=0.0, lo_open=True))
+    border_size: int = _setting(1, Int(lo=1, hi=MAX_MAP_SIDE))
+    wall_height: float = _setting(2.0, Float(lo=0.0, hi=1e6, lo_open=True))
     cave_config: CaveConfig | None = field(default=None, metadata=_sub(CaveConfig, optional=True))
     building_config: BuildingConfig | None = field(
         default=None, metadata=_sub(BuildingConfig, optional=True)
@@ -302,7 +340,7 @@ class MapConfig(_Section):
         if name is not None:
             if not name.lower().endswith(CUSTOM_MAP_SUFFIXES):
                 raise ConfigError(
-                    f"got {name!r}, expected a .pgm image or a Nav2 map .yaml file",
+                    f"got {show(name)}, expected a .pgm image or a Nav2 map .yaml file",
                     key=self.key("custom_map_filename"),
                     value=name,
                 )
@@ -321,7 +359,7 @@ class WorldConfig(_Section):
     """``world`` (MAES-ROS): the scale between MAES tiles and ROS metres."""
 
     PATH: ClassVar[str] = "world"
-    tile_size: float = _setting(1.0, Float(lo=0.0, lo_open=True))
+    tile_size: float = _setting(1.0, Float(lo=MIN_TILE_SIZE, hi=MAX_TILE_SIZE))
 
 
 @dataclass(frozen=True)
@@ -330,8 +368,8 @@ class MotionConfig(_Section):
 
     PATH: ClassVar[str] = "motion"
     model: str = _setting("maes", Choice("maes", "differential_drive"))
-    odometry_noise: float = _setting(0.0, Float(lo=0.0))
-    heading_noise: float = _setting(0.0, Float(lo=0.0))
+    odometry_noise: float = _setting(0.0, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
+    heading_noise: float = _setting(0.0, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
 
 
 @dataclass(frozen=True)
@@ -341,7 +379,7 @@ class StackConfig(_Section):
     PATH: ClassVar[str] = "stack"
     slam: str = _setting("simulated", Choice("simulated", "slam_toolbox"))
     nav: str = _setting("builtin", Choice("builtin", "nav2"))
-    cmd_vel_timeout: float = _setting(0.5, Float(lo=0.0, lo_open=True))
+    cmd_vel_timeout: float = _setting(0.5, Float(lo=0.0, hi=1e6, lo_open=True))
 
 
 @dataclass(frozen=True)
@@ -373,6 +411,7 @@ class SimConfig(_Section):
     stack: StackConfig = field(default_factory=StackConfig, metadata=_sub(StackConfig))
 
     def _check_combination(self) -> None:
+        self._check_cost()
         spawn, world_map = self.robot_spawn_config, self.map
         if spawn.spawn_at_hallway_ends and world_map.kind != "building":
             raise ConfigError(
@@ -395,3 +434,72 @@ class SimConfig(_Section):
                     key=SpawnTogether.key(f"suggested_starting_point_{axis}"),
                     value=coord,
                 )
+
+    def _check_cost(self) -> None:
+        """Refuse combinations whose ticks or memory no run could afford (see the constants)."""
+        gs, rc = self.global_settings, self.robot_constraints
+        need = substeps_per_tick(
+            gs.logic_ticks_delta_millis,
+            gs.physics_ticks_per_logic_update,
+            rc.relative_move_speed,
+            rc.agent_relative_size,
+        )
+        if need > MAX_SUBSTEPS_PER_TICK:
+            raise ConfigError(
+                f"got {rc.agent_relative_size:g}, but a robot of this size at relative_move_speed "
+                f"{rc.relative_move_speed:g} with {gs.logic_ticks_delta_millis} ms ticks needs "
+                f"{need} collision sub-steps per tick (it may move a quarter of its radius per "
+                f"sub-step), more than the {MAX_SUBSTEPS_PER_TICK} allowed; use bigger or "
+                "slower robots or shorter ticks",
+                key=RobotConstraints.key("agent_relative_size"),
+                value=rc.agent_relative_size,
+            )
+        if self.map.kind != "custom":
+            check_slam_memory(
+                self.number_of_robots, self.map.width_in_tiles, self.map.height_in_tiles
+            )
+
+
+def substeps_per_tick(
+    millis: float, physics_steps: int, relative_move_speed: float, agent_size: float
+) -> int:
+    """Collision sub-steps one logic tick takes, by the motion model's own rule.
+
+    A robot at top speed may move at most a quarter of its radius per sub-step; every physics
+    step takes at least one (:class:`maes_sim.core.motion.MotionParams`).
+
+    Examples
+    --------
+    >>> substeps_per_tick(100, 10, 1.0, 0.6)  # MAES's defaults
+    10
+    """
+    from maes_sim.core.motion import MotionParams  # the rule's one home; loads numba lazily
+
+    params = MotionParams.from_values(
+        relative_move_speed=relative_move_speed,
+        agent_relative_size=agent_size,
+        logic_ticks_delta_millis=millis,
+        physics_ticks_per_logic_update=physics_steps,
+    )
+    return params.physics_steps * params.substeps
+
+
+def check_slam_memory(robots: int, width: int, height: int) -> None:
+    """Raise ConfigError when the per-robot SLAM maps (1 byte per tile) exceed MAX_SLAM_CELLS.
+
+    Examples
+    --------
+    >>> check_slam_memory(5000, 5000, 5000)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.config_checks.ConfigError: number_of_robots: got 5000, but 5000 robots ...
+    """
+    cells = robots * width * height
+    if cells > MAX_SLAM_CELLS:
+        raise ConfigError(
+            f"got {robots}, but {robots} robots on a {width}x{height} map need {cells / 2**30:.1f}"
+            f" GiB of SLAM maps (one byte per tile per robot), more than the "
+            f"{MAX_SLAM_CELLS / 2**30:g} GiB allowed; use fewer robots or a smaller map",
+            key="number_of_robots",
+            value=robots,
+        )

@@ -36,6 +36,7 @@ from .comms import (
     robot_name,
 )
 from .config import SimConfig
+from .config_schema import check_slam_memory
 from .grid import grid_offset
 from .kernels import cast_rays, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
@@ -43,6 +44,7 @@ from .motion import MotionParams, MotionState, advance_odometry, advance_tick, r
 from .neighbors import pairs_within
 from .slam import SlamState
 from .state import NearbyRobot, RobotState, Vector2D
+from .safe_yaml import short_repr
 from .tags import TagStore
 from .world import (
     WorldMap,
@@ -114,6 +116,8 @@ class Simulation:
         self.seed = int(config.random_seeds[0] if seed is None else seed)
         self.rng = np.random.default_rng(self.seed)
         self.world = world if world is not None else world_from_config(config, self.rng)
+        # A custom map's size is known only now: refuse SLAM maps no machine could hold.
+        check_slam_memory(config.number_of_robots, self.world.width, self.world.height)
         self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
         self._wall_sums = wall_sums(self.walls)  # for line-of-sight pair searches
         self.shape = self.walls.shape
@@ -284,21 +288,22 @@ class Simulation:
 
     # ------------------------------------------------------------------ commands
     def _index(self, robot: int) -> int:
-        if isinstance(robot, bool) or not isinstance(robot, (int, np.integer)):
-            raise CommandRejected(f"robot index must be an int, got {robot!r}")
+        if isinstance(robot, bool | np.bool_) or not isinstance(robot, int | np.integer):
+            raise CommandRejected(
+                f"robot index must be an int, got {short_repr(robot)} ({type(robot).__name__})"
+            )
         if not 0 <= int(robot) < self.n_robots:
             raise CommandRejected(
-                f"robot index {robot} is out of range: this simulation has robots 0.."
-                f"{self.n_robots - 1}"
+                f"robot index {short_repr(int(robot))} is out of range: this simulation has "
+                f"robots 0..{self.n_robots - 1}"
             )
         return int(robot)
 
     def _command(self, fn: Callable, robot, *args) -> None:
-        idx = np.atleast_1d(np.asarray(robot))
-        for r in idx.tolist():
-            self._index(r)
+        if isinstance(robot, int | np.integer) and not isinstance(robot, bool | np.bool_):
+            self._index(robot)  # the friendlier message for a single robot
         try:  # the command functions check every value first: all or nothing, no copy needed
-            fn(self._commands, idx, *args)
+            fn(self._commands, robot, *args)
         except C.CommandError as exc:
             raise CommandRejected(str(exc)) from exc
 
@@ -356,11 +361,26 @@ class Simulation:
         when a pose is not finite, a disc would overlap a wall, or two discs would overlap. The
         observations (lidar, sensing) are refreshed; exploration and SLAM are not marked.
         """
-        poses = np.asarray(poses, dtype=np.float64)
+        try:
+            poses = C.as_numbers("poses", poses, (self.n_robots, 3))
+        except C.CommandError as exc:
+            raise CommandRejected(str(exc)) from None
         if poses.shape != (self.n_robots, 3) or not np.isfinite(poses).all():
             raise CommandRejected(
                 f"poses must be a finite ({self.n_robots}, 3) array, got shape {poses.shape}")
         grid = poses[:, :2] + self._offset
+        h, w = self.shape
+        inside = (
+            (grid[:, 0] >= self.radius) & (grid[:, 0] <= w - self.radius)
+            & (grid[:, 1] >= self.radius) & (grid[:, 1] <= h - self.radius)
+        )
+        if not inside.all():
+            i = int(np.argmin(inside))
+            x0, y0 = -self._offset
+            raise CommandRejected(
+                f"robot {i} at {poses[i, :2].tolist()} is off the map (world x from {x0:g} to "
+                f"{x0 + w:g}, y from {y0:g} to {y0 + h:g}, less the robot's radius)"
+            )
         depth = wall_penetration(self.walls, grid, self.radius)
         if (depth > 0).any():
             i = int(np.argmax(depth > 0))

@@ -293,11 +293,11 @@ BAD_VALUES = [
     # wrong types
     ({"number_of_robots": True}, "number_of_robots", ["True (a boolean)", "an integer"]),
     ({"number_of_robots": "5"}, "number_of_robots", ["'5' (a string)", "an integer"]),
-    ({"end_criteria": {"tick": 10.5}}, "end_criteria.tick", ["10.5", "an integer >= 1"]),
+    ({"end_criteria": {"tick": 10.5}}, "end_criteria.tick", ["10.5", "an integer from 1 to"]),
     (
         {"robot_constraints": {"broadcast_range": False}},
         "robot_constraints.broadcast_range",
-        ["False (a boolean)", "a number >= 0"],
+        ["False (a boolean)", "a number from 0 to 7072"],
     ),
     (
         {"robot_constraints": {"distribute_slam": "true"}},
@@ -320,7 +320,7 @@ BAD_VALUES = [
     (
         {"robot_constraints": {"sense_nearby_agents_range": -1}},
         "robot_constraints.sense_nearby_agents_range",
-        ["-1", "a number >= 0"],
+        ["-1", "a number from 0 to 7072"],
     ),
     (
         {"robot_constraints": {"slam_raytrace_range": 0}},
@@ -335,12 +335,12 @@ BAD_VALUES = [
     (
         {"robot_constraints": {"slam_position_inaccuracy": float("nan")}},
         "robot_constraints.slam_position_inaccuracy",
-        ["nan", "a number >= 0"],
+        ["nan", "a number from 0 to 7072"],
     ),
     (
         {"robot_constraints": {"agent_relative_size": 1.5}},
         "robot_constraints.agent_relative_size",
-        ["1.5", "a number > 0 and <= 1"],
+        ["1.5", "a number from 0.01 to 1"],
     ),
     (
         {"map": {"cave_config": {"random_fill_percent": 150}}},
@@ -367,7 +367,7 @@ BAD_VALUES = [
         "end_criteria.coverage_percent",
         ["got 0", "> 0"],
     ),
-    ({"end_criteria": {"tick": 0}}, "end_criteria.tick", ["got 0", "an integer >= 1"]),
+    ({"end_criteria": {"tick": 0}}, "end_criteria.tick", ["got 0", "an integer from 1 to"]),
     (
         {"global_settings": {"slam_update_interval_in_ticks": 1}},
         "global_settings.slam_update_interval_in_ticks",
@@ -376,21 +376,21 @@ BAD_VALUES = [
     (
         {"robot_constraints": {"slam_update_interval_in_ticks": 0}},
         "robot_constraints.slam_update_interval_in_ticks",
-        ["got 0", "an integer >= 1"],
+        ["got 0", "an integer from 1 to 2147483647"],
     ),
     (
         {"global_settings": {"ticks_per_stats_snapshot": -3}},
         "global_settings.ticks_per_stats_snapshot",
-        ["-3", ">= 1"],
+        ["-3", "from 1 to"],
     ),
     (
         {"global_settings": {"logic_ticks_delta_millis": 0}},
         "global_settings.logic_ticks_delta_millis",
-        ["got 0", ">= 1"],
+        ["got 0", "from 1 to 10000"],
     ),
     ({"map": {"width_in_tiles": 4}}, "map.width_in_tiles", ["got 4", "from 10 to 5000"]),
     ({"map": {"height_in_tiles": 9000}}, "map.height_in_tiles", ["9000", "from 10 to 5000"]),
-    ({"map": {"border_size": 0}}, "map.border_size", ["got 0", ">= 1"]),
+    ({"map": {"border_size": 0}}, "map.border_size", ["got 0", "from 1 to 5000"]),
     (
         {"map": {"width_in_tiles": 12, "border_size": 4}},
         "map.border_size",
@@ -402,8 +402,8 @@ BAD_VALUES = [
     ({"random_seeds": []}, "random_seeds", ["[]", "non-empty list"]),
     ({"random_seeds": [1, -2]}, "random_seeds[1]", ["-2", "an integer from 0"]),
     ({"random_seeds": [True]}, "random_seeds[0]", ["True (a boolean)"]),
-    ({"world": {"tile_size": 0}}, "world.tile_size", ["got 0", "a number > 0"]),
-    ({"motion": {"odometry_noise": -0.1}}, "motion.odometry_noise", ["-0.1", ">= 0"]),
+    ({"world": {"tile_size": 0}}, "world.tile_size", ["got 0", "a number from 0.001 to 1000"]),
+    ({"motion": {"odometry_noise": -0.1}}, "motion.odometry_noise", ["-0.1", "from 0 to 10"]),
     ({"stack": {"cmd_vel_timeout": 0.0}}, "stack.cmd_vel_timeout", ["0.0", "> 0"]),
     # names from a fixed set
     (
@@ -631,10 +631,14 @@ def test_not_utf8(tmp_path):
     assert str(path) in str(info.value)
 
 
-def test_yaml_without_decimal_point_is_a_string_and_rejected(tmp_path):
-    path = _write(tmp_path, "end_criteria:\n  tick: 1e3\n")
-    with pytest.raises(ConfigError, match=r"end_criteria.tick: got '1e3' \(a string\)"):
-        load_config(path)
+def test_exponent_without_decimal_point_is_a_number(tmp_path):
+    # YAML 1.2 (and users) read 1e3 as a number; PyYAML's YAML 1.1 rules read it as a string.
+    cfg = load_config(_write(tmp_path, "robot_constraints:\n  broadcast_range: 1e3\n"))
+    assert cfg.robot_constraints.broadcast_range == 1000.0
+    cfg = load_config(_write(tmp_path, "robot_constraints:\n  broadcast_range: 1.0e3\n"))
+    assert cfg.robot_constraints.broadcast_range == 1000.0
+    with pytest.raises(ConfigError, match=r"end_criteria.tick: got 1000.0, expected an integer"):
+        load_config(_write(tmp_path, "end_criteria:\n  tick: 1e3\n"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -864,7 +868,16 @@ def test_valid_sections_round_trip(data):
             sections[cls] = cls(**values)
         except ConfigError:
             sections[cls] = cls()  # a cross-key rule rejected this draw
-    cfg = SimConfig(
+    try:
+        cfg = _sim_config(data, sections)
+    except ConfigError as err:  # the tick-cost rule may refuse what every section allowed
+        assert err.key == "robot_constraints.agent_relative_size", err
+        cfg = _sim_config(data, {**sections, RobotConstraints: RobotConstraints()})
+    assert _round_trip(cfg) == cfg
+
+
+def _sim_config(data, sections):
+    return SimConfig(
         global_settings=sections[GlobalSettings],
         robot_constraints=sections[RobotConstraints],
         end_criteria=sections[EndCriteria],
@@ -875,7 +888,6 @@ def test_valid_sections_round_trip(data):
         motion=sections[MotionConfig],
         stack=sections[StackConfig],
     )
-    assert _round_trip(cfg) == cfg
 
 
 _KEY_NAMES = sorted({p.rsplit(".", 1)[-1] for p in key_paths()} | {"junk"})
@@ -936,3 +948,68 @@ def test_reference_documents_every_key_with_its_default():
     for path, default in documented.items():
         assert path in rows, f"{path} is not in the README's configuration reference"
         assert rows[path] == _yaml_scalar(default), path
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounds from what the physics and memory can do (issue 17)
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "fragment"),
+    [
+        ({"global_settings": {"physics_ticks_per_logic_update": 10**9}},
+         "global_settings.physics_ticks_per_logic_update", "from 1 to 100"),
+        ({"global_settings": {"logic_ticks_delta_millis": 10**9}},
+         "global_settings.logic_ticks_delta_millis", "from 1 to 10000"),
+        ({"robot_constraints": {"agent_relative_size": 1e-9}},
+         "robot_constraints.agent_relative_size", "from 0.01 to 1"),
+        ({"robot_constraints": {"relative_move_speed": 1e6}},
+         "robot_constraints.relative_move_speed", "<= 100"),
+        ({"robot_constraints": {"relative_move_speed": 10**30}},
+         "robot_constraints.relative_move_speed", "<= 100"),
+        ({"robot_constraints": {"relative_move_speed": 10**400}},
+         "robot_constraints.relative_move_speed", "<= 100"),
+        ({"robot_constraints": {"broadcast_range": 10**400}},
+         "robot_constraints.broadcast_range", "(or .inf for unlimited)"),
+        ({"robot_constraints": {"slam_position_inaccuracy": 1e308}},
+         "robot_constraints.slam_position_inaccuracy", "from 0 to 7072"),
+        ({"world": {"tile_size": 1e300}}, "world.tile_size", "from 0.001 to 1000"),
+        ({"map": {"cave_config": {"connection_passage_width": 10**9}}},
+         "map.cave_config.connection_passage_width", "from 1 to 20"),
+        ({"map": {"cave_config": {"smoothing_runs": 10**9}}},
+         "map.cave_config.smoothing_runs", "from 0 to 100"),
+        ({"end_criteria": {"tick": 2**63}}, "end_criteria.tick", "2147483647"),
+        ({"robot_spawn_config": {"spawn_together": {"suggested_starting_point_x": 10**30,
+                                                    "suggested_starting_point_y": 0}}},
+         "robot_spawn_config.spawn_together.suggested_starting_point_x", "from -5000 to 5000"),
+    ],
+)
+def test_values_the_physics_cannot_run_are_refused(data, key, fragment):
+    err = _error(data)
+    assert err.key == key and fragment in str(err), str(err)
+
+
+def test_tick_cost_combines_size_speed_and_tick_length():
+    # Each setting alone is allowed; together one tick needs 1,200 collision sub-steps.
+    data = {"robot_constraints": {"agent_relative_size": 0.02, "relative_move_speed": 10},
+            "global_settings": {"logic_ticks_delta_millis": 100}}
+    err = _error(data)
+    assert err.key == "robot_constraints.agent_relative_size"
+    assert "1200 collision sub-steps per tick" in str(err) and "1000 allowed" in str(err)
+    data["robot_constraints"]["relative_move_speed"] = 1
+    assert config_from_dict(data).robot_constraints.agent_relative_size == 0.02
+
+
+def test_slam_memory_bound_for_generated_and_custom_maps(tmp_path):
+    err = _error({"number_of_robots": 100, "map": {"width_in_tiles": 5000,
+                                                    "height_in_tiles": 5000}})
+    assert err.key == "number_of_robots" and "GiB of SLAM maps" in str(err)
+    assert config_from_dict({"number_of_robots": 40, "map": {"width_in_tiles": 5000,
+                                                             "height_in_tiles": 5000}})
+    from maes_sim.core import Simulation
+
+    pgm = tmp_path / "m.pgm"
+    pgm.write_bytes(b"P5\n4000 300\n255\n" + bytes([254]) * 1_200_000)
+    cfg = config_from_dict({"number_of_robots": 1000, "map": {"custom_map_filename": str(pgm)}})
+    with pytest.raises(ConfigError, match="1000 robots on a 4000x300 map need 1.1 GiB"):
+        Simulation(cfg)

@@ -311,11 +311,11 @@ def test_bad_yaml_raises_map_error(tmp_path: Path, overrides: dict, message: str
 
 
 def test_yaml_file_problems(tmp_path: Path) -> None:
-    with pytest.raises(MapError, match=r"map YAML not found: .*none\.yaml"):
+    with pytest.raises(MapError, match=r"none\.yaml: map YAML not found"):
         load_map_yaml(tmp_path / "none.yaml")
     with pytest.raises(MapError, match="expected a mapping"):
         load_map_yaml(write(tmp_path / "list.yaml", "- 1\n- 2\n"))
-    with pytest.raises(MapError, match="not valid YAML"):
+    with pytest.raises(MapError, match="invalid YAML"):
         load_map_yaml(write(tmp_path / "bad.yaml", "image: [unclosed\n"))
     with pytest.raises(MapError, match="tile_size must be"):
         load_greys(tmp_path, tile_size=0)

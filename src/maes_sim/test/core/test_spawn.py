@@ -216,3 +216,31 @@ def test_zero_robots_and_bad_arguments() -> None:
         spawn_positions(world, 1, 0.3, rng, together_at=(1.0, float("inf")))
     with pytest.raises(TypeError, match="Generator"):
         spawn_positions(world, 1, 0.3, 7)
+
+
+def test_spawn_on_a_huge_region_searches_a_window_and_stays_small():
+    # Issue 17: the candidate lattice of a whole 2400 x 2400 region (~14 M points, ~1.4 GB of
+    # arrays) was built to place a few robots. Above WINDOW_POINTS the search grows a window.
+    import tracemalloc
+
+    from maes_sim.core.collision import robot_overlap, wall_penetration
+    from maes_sim.core.world.spawn import WINDOW_POINTS
+
+    walls = np.zeros((2400, 2400), dtype=bool)
+    walls[0, :] = walls[-1, :] = walls[:, 0] = walls[:, -1] = True
+    walls[1195:1205, 1100:1300] = True  # a wall across the centre
+    world = WorldMap(walls=walls)
+    assert (2398 / 0.65) ** 2 > WINDOW_POINTS
+    tracemalloc.start()
+    try:
+        a = spawn_positions(world, 40, 0.3, np.random.default_rng(5))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    b = spawn_positions(world, 40, 0.3, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)  # deterministic
+    assert peak < 400e6, f"{peak / 1e6:.0f} MB"
+    assert wall_penetration(walls, a, 0.3 + SPAWN_MARGIN - 1e-9).max() == 0.0
+    assert robot_overlap(a, 0.3) == 0.0
+    # Outward from the centre: the 40 robots stay within a few tiles of it.
+    assert np.hypot(*(a - 1200.0).T).max() < 15

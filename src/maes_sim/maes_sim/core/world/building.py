@@ -28,7 +28,7 @@ import numpy as np
 
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions, reachable_open
-from .worldmap import MapError, WorldMap
+from .worldmap import MapError, WorldMap, ranked_regions
 
 _ROOM, _HALL, _WALL, _DOOR = 0, 1, 2, 3
 
@@ -263,24 +263,26 @@ def generate_building(
             room_rects += _split_rooms(tiles, inner, min_side, chance, rng)
     tiles[0, :] = tiles[-1, :] = tiles[:, 0] = tiles[:, -1] = _WALL
 
-    region = np.full((ih, iw), -1, dtype=np.int64)
-    rooms: list[np.ndarray] = []
-    for x0, y0, x1, y1 in room_rects:
-        mask = np.zeros((ih, iw), dtype=bool)
-        mask[y0 : y1 + 1, x0 : x1 + 1] = True
-        region[mask] = len(rooms)
-        rooms.append(mask)
+    # One id array for every room and hallway (rooms first): memory for one map, not one mask
+    # per room (a 700x700 building has thousands of rooms).
+    region = np.full((ih, iw), -1, dtype=np.int32)
+    for k, (x0, y0, x1, y1) in enumerate(room_rects):
+        region[y0 : y1 + 1, x0 : x1 + 1] = k
+    room_sizes = np.array(
+        [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in room_rects], dtype=np.int64
+    )
     hall_labels, hall_sizes = label_regions(tiles == _HALL)
-    halls = [hall_labels == k for k in range(hall_sizes.size)]
-    for k, hall in enumerate(halls):
-        region[hall] = len(rooms) + k
-    n_regions = len(rooms) + len(halls)
+    n_rooms = len(room_rects)
+    is_hall = hall_labels >= 0
+    region[is_hall] = n_rooms + hall_labels[is_hall]
+    del is_hall
+    n_regions = n_rooms + hall_sizes.size
     if n_regions == 0:
         raise MapError(f"building {w}x{h} with border_size {b} has no room left inside")
-    if halls:
-        main = len(rooms) + int(np.argmax(hall_sizes))
+    if hall_sizes.size:
+        main = n_rooms + int(np.argmax(hall_sizes))
     else:
-        main = int(np.argmax([m.sum() for m in rooms]))
+        main = int(np.argmax(room_sizes))
     _connect_with_doors(tiles, region, n_regions, main, door_width, door_padding, rng)
 
     walls = tiles == _WALL
@@ -288,11 +290,14 @@ def generate_building(
     start = np.argwhere(region == main)[0][::-1]
     reach = reachable_open(walls, start)
     walls |= ~reach
-    rooms = sorted((m for m in rooms if reach[m].all()), key=lambda m: -int(m.sum()))
-    halls = sorted((m for m in halls if reach[m].all()), key=lambda m: -int(m.sum()))
-    return WorldMap(
-        walls=add_border(walls, b, True),
-        rooms=tuple(add_border(m, b, False) for m in rooms),
-        hallways=tuple(add_border(m, b, False) for m in halls),
-        name="building",
-    )
+    # A room or hallway is kept when all of it is reached; largest first, ties in id order.
+    cut_off = np.bincount(region[~reach & (region >= 0)], minlength=n_regions)
+    sizes = np.concatenate([room_sizes, hall_sizes.astype(np.int64)])
+    kept = np.flatnonzero(cut_off == 0)
+    rooms_kept = kept[kept < n_rooms]
+    halls_kept = kept[kept >= n_rooms]
+    rooms_kept = rooms_kept[np.argsort(-sizes[rooms_kept], kind="stable")]
+    halls_kept = halls_kept[np.argsort(-sizes[halls_kept], kind="stable")]
+    rooms = ranked_regions(region, rooms_kept).padded(b)
+    halls = ranked_regions(region, halls_kept).padded(b)
+    return WorldMap(walls=add_border(walls, b, True), rooms=rooms, hallways=halls, name="building")

@@ -30,7 +30,7 @@ import numpy as np
 
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions
-from .worldmap import MapError, WorldMap
+from .worldmap import MapError, WorldMap, ranked_regions
 
 #: Fresh random fills tried (from the same rng, so still deterministic) before giving up when
 #: nothing open survives clean-up, which happens on small maps with a high fill.
@@ -258,17 +258,19 @@ def generate_cave(
             "more (unsmoothed noise has no tile wide enough to keep)"
         )
     order = np.argsort(-sizes, kind="stable")
-    rooms = [labels == k for k in order]
+    rooms = labels  # region ids before the passages (one array, not one mask per region)
     _connect_to_main(walls, int(order[0]), labels, radius)
 
     # Guarantee, not hope: anything still cut off from the main room is filled.
     labels, _ = label_regions(~walls)
-    main = labels == labels[rooms[0]][0]
+    first = np.argwhere(rooms == order[0])[0]
+    main = labels == labels[first[0], first[1]]
     walls |= ~main
-    rooms = [room & main for room in rooms]
-    rooms = [room for room in rooms if room.any()]
+    rooms = np.where(main, rooms, -1)
+    left = np.bincount(rooms[rooms >= 0], minlength=sizes.size)
+    order = order[left[order] > 0]
     return WorldMap(
         walls=add_border(walls, b, True),
-        rooms=tuple(add_border(room, b, False) for room in rooms),
+        rooms=ranked_regions(rooms, order).padded(b),
         name="cave",
     )

@@ -7,12 +7,15 @@ the map as drawn (no region is dropped) and record the largest open region as th
 from __future__ import annotations
 
 import math
+import os
 import re
+import struct
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..safe_yaml import MAX_YAML_BYTES, check_user_file, load_yaml, read_user_file, short_repr
 from .connectivity import largest_open_region
 from .worldmap import MapError, WorldMap
 
@@ -20,19 +23,23 @@ _NAV2_MODES = ("trinary", "scale", "raw")
 _YAML_REQUIRED = ("image", "resolution", "origin", "occupied_thresh", "free_thresh", "negate")
 _TOKEN = re.compile(rb"\s*(?:#[^\n\r]*[\n\r]?\s*)*")
 _DIGITS = re.compile(rb"[0-9]+")
-# Guards against absurd headers before anything is allocated.
-_MAX_PIXELS = 1 << 28
+#: Most pixels a map image may have (a 5000 x 5000 map, the largest generated one). Checked
+#: from the header before any pixel is decoded, so a small file cannot ask for gigabytes.
+MAX_IMAGE_PIXELS = 5000 * 5000
+#: Most tiles a Nav2 map may have once resampled to ``tile_size`` (the same budget).
+MAX_MAP_TILES = MAX_IMAGE_PIXELS
+#: Largest image file read (a 16-bit 5000 x 5000 PGM is 50 MB; ASCII P2 needs more).
+MAX_IMAGE_BYTES = 256 << 20
+#: Bytes read to find a PGM header (comments included) before the raster.
+_HEADER_BYTES = 64 << 10
+#: Bytes allowed after a P5 raster (a trailing newline or padding), beyond which the header is
+#: not describing the file.
+_P5_SLACK = 4096
+
+# OpenCV's own decoded-size limit, for the formats we do not pre-check (set before cv2 loads).
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PIXELS))
 
 
-def _read_bytes(path: Path, what: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise MapError(f"{what} not found: {path}") from None
-    except IsADirectoryError:
-        raise MapError(f"{what} is a directory, not a file: {path}") from None
-    except OSError as exc:
-        raise MapError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
 
 
 def _header_number(data: bytes, pos: int, name: str, where: str) -> tuple[int, int]:
@@ -45,6 +52,82 @@ def _header_number(data: bytes, pos: int, name: str, where: str) -> tuple[int, i
     if len(m.group()) > 9:
         raise MapError(f"{where}: bad PGM header, {name} {m.group().decode()} is too large")
     return int(m.group()), m.end()
+
+
+def _pgm_header(data: bytes, where: str) -> tuple[bytes, int, int, int, int]:
+    """(magic, cols, rows, maxval, end of header) of a PGM whose first bytes are ``data``."""
+    magic = data[:2]
+    if magic not in (b"P2", b"P5"):
+        raise MapError(f"{where}: not a PGM image (P2 or P5 expected), starts with {data[:8]!r}")
+    pos = 2
+    if len(data) > 2 and data[2:3] not in b" \t\r\n\v\f#":
+        raise MapError(f"{where}: not a PGM image, the magic number is {data[:8]!r}")
+    cols, pos = _header_number(data, pos, "width", where)
+    rows, pos = _header_number(data, pos, "height", where)
+    maxval, pos = _header_number(data, pos, "maxval", where)
+    if cols == 0 or rows == 0:
+        raise MapError(f"{where}: bad PGM header, image size {cols}x{rows} has no pixels")
+    if maxval == 0 or maxval > 65535:
+        raise MapError(f"{where}: bad PGM header, maxval must be within 1..65535, got {maxval}")
+    if rows * cols > MAX_IMAGE_PIXELS:
+        raise MapError(
+            f"{where}: image size {cols}x{rows} is too large (at most {MAX_IMAGE_PIXELS} pixels)"
+        )
+    return magic, cols, rows, maxval, pos
+
+
+def read_pgm(path: str | Path, what: str = "PGM map") -> tuple[np.ndarray, int]:
+    """Read a PGM file, checking its header against the file's size before reading the pixels.
+
+    Parameters
+    ----------
+    path : str or Path
+        A P2 or P5 PGM file.
+
+    Returns
+    -------
+    pixels : np.ndarray
+        uint16 (rows, cols) in file order (row 0 = top of the image).
+    maxval : int
+
+    Raises
+    ------
+    MapError
+        Not a regular file, a header asking for more than :data:`MAX_IMAGE_PIXELS`, a file
+        shorter (truncated) or much longer than its header declares, or any error of
+        :func:`parse_pgm`.
+    """
+    path = Path(path)
+    where = str(path)
+    size = check_user_file(path, MAX_IMAGE_BYTES, what, MapError)
+    with open(path, "rb") as handle:
+        head = handle.read(_HEADER_BYTES)
+        magic, cols, rows, maxval, pos = _pgm_header(head, where)
+        if magic == b"P5":
+            width = 2 if maxval > 255 else 1
+            need = pos + 1 + rows * cols * width
+            if size < need:
+                got = max(0, size - pos - 1) // width
+                raise MapError(
+                    f"{where}: truncated PGM data, expected {rows * cols} pixels, got {got}"
+                )
+            if size > need + _P5_SLACK:
+                raise MapError(
+                    f"{where}: the file is {size} bytes but its header declares {cols}x{rows} "
+                    f"pixels ({need} bytes); not a single PGM image"
+                )
+            handle.seek(0)
+            data = handle.read(need)
+        else:
+            # ASCII: a pixel takes 2 to 6 bytes; 16 leaves room for comments and line breaks.
+            if size > _HEADER_BYTES + 16 * rows * cols:
+                raise MapError(
+                    f"{where}: the file is {size} bytes, far more than its header's {cols}x{rows} "
+                    "ASCII pixels need; not a single PGM image"
+                )
+            handle.seek(0)
+            data = handle.read()
+    return parse_pgm(data, where)
 
 
 def parse_pgm(data: bytes, where: str = "<bytes>") -> tuple[np.ndarray, int]:
@@ -77,22 +160,8 @@ def parse_pgm(data: bytes, where: str = "<bytes>") -> tuple[np.ndarray, int]:
     >>> pixels, maxval
     (array([[  0, 128, 255]], dtype=uint16), 255)
     """
-    magic = data[:2]
-    if magic not in (b"P2", b"P5"):
-        raise MapError(f"{where}: not a PGM image (P2 or P5 expected), starts with {data[:8]!r}")
-    pos = 2
-    if len(data) > 2 and data[2:3] not in b" \t\r\n\v\f#":
-        raise MapError(f"{where}: not a PGM image, the magic number is {data[:8]!r}")
-    cols, pos = _header_number(data, pos, "width", where)
-    rows, pos = _header_number(data, pos, "height", where)
-    maxval, pos = _header_number(data, pos, "maxval", where)
-    if cols == 0 or rows == 0:
-        raise MapError(f"{where}: bad PGM header, image size {cols}x{rows} has no pixels")
-    if maxval == 0 or maxval > 65535:
-        raise MapError(f"{where}: bad PGM header, maxval must be within 1..65535, got {maxval}")
+    magic, cols, rows, maxval, pos = _pgm_header(data, where)
     count = rows * cols
-    if count > _MAX_PIXELS:
-        raise MapError(f"{where}: image size {cols}x{rows} is too large")
     if magic == b"P5":
         # Exactly one whitespace byte separates the header from the binary raster.
         if pos >= len(data) or data[pos : pos + 1] not in b" \t\r\n\v\f":
@@ -159,7 +228,7 @@ def load_pgm(path: str | Path) -> WorldMap:
            [ True, False]])
     """
     path = Path(path)
-    pixels, _ = parse_pgm(_read_bytes(path, "PGM map"), str(path))
+    pixels, _ = read_pgm(path)
     walls = np.ascontiguousarray((pixels == 0)[::-1])
     return _finish(walls, str(path), name=path.stem)
 
@@ -167,10 +236,15 @@ def load_pgm(path: str | Path) -> WorldMap:
 def _read_image(path: Path) -> tuple[np.ndarray, np.ndarray | None, int]:
     """(grey (rows, cols) float in 0..maxval, alpha (rows, cols) bool opaque or None, maxval)."""
     if path.suffix.lower() == ".pgm":
-        pixels, maxval = parse_pgm(_read_bytes(path, "map image"), str(path))
+        pixels, maxval = read_pgm(path, "map image")
         return pixels.astype(np.float64), None, maxval
-    if not path.exists():
-        raise MapError(f"map image not found: {path}")
+    check_user_file(path, MAX_IMAGE_BYTES, "map image", MapError)
+    size = _image_size(path)  # a PNG's header: refuse a decompression bomb before decoding
+    if size is not None and size[0] * size[1] > MAX_IMAGE_PIXELS:
+        raise MapError(
+            f"{path}: image size {size[0]}x{size[1]} is too large (at most {MAX_IMAGE_PIXELS} "
+            "pixels)"
+        )
     try:
         import cv2  # optional: only for non-PGM images
     except ImportError:
@@ -178,9 +252,17 @@ def _read_image(path: Path) -> tuple[np.ndarray, np.ndarray | None, int]:
             f"{path}: reading {path.suffix or 'this'} images needs opencv-python-headless "
             "(pip install opencv-python-headless); or convert the image to PGM"
         ) from None
-    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    try:
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    except cv2.error as exc:  # e.g. over OPENCV_IO_MAX_IMAGE_PIXELS
+        raise MapError(f"{path}: not a readable image ({short_repr(str(exc), 200)})") from None
     if img is None:
         raise MapError(f"{path}: not a readable image")
+    if img.shape[0] * img.shape[1] > MAX_IMAGE_PIXELS:
+        raise MapError(
+            f"{path}: image size {img.shape[1]}x{img.shape[0]} is too large (at most "
+            f"{MAX_IMAGE_PIXELS} pixels)"
+        )
     maxval = 65535 if img.dtype == np.uint16 else 255
     alpha = None
     if img.ndim == 3:
@@ -194,9 +276,46 @@ def _read_image(path: Path) -> tuple[np.ndarray, np.ndarray | None, int]:
 
 def _number(doc: dict, key: str, where: str) -> float:
     value = doc[key]
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise MapError(f"{where}: {key} must be a finite number, got {value!r}")
-    return float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MapError(f"{where}: {key} must be a finite number, got {short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise MapError(f"{where}: {key} must be a finite number, got {short_repr(value)}")
+    return number
+
+
+def _image_size(path: Path) -> tuple[int, int] | None:
+    """(cols, rows) from a PGM or PNG header, or None for other formats (checked after decode)."""
+    with open(path, "rb") as handle:
+        head = handle.read(_HEADER_BYTES)
+    if head[:2] in (b"P2", b"P5"):
+        _, cols, rows, _, _ = _pgm_header(head, str(path))
+        return cols, rows
+    if len(head) >= 24 and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        cols, rows = struct.unpack(">II", head[16:24])
+        return cols, rows
+    return None  # another format, or a PNG too short to say: the decoder reports it
+
+
+def _check_tiles(where: str, image: Path, resolution: float, tile_size: float) -> None:
+    """Refuse a map that resampled to ``tile_size`` would exceed MAX_MAP_TILES (before reading)."""
+    try:
+        size = _image_size(image)
+    except OSError:
+        return  # _read_image reports unreadable files with their reason
+    if size is None:
+        return
+    scale = resolution / tile_size
+    tiles = [math.ceil(n * scale - 1e-9) if math.isfinite(n * scale) else math.inf for n in size]
+    if tiles[0] * tiles[1] > MAX_MAP_TILES:
+        raise MapError(
+            f"{where}: {size[0]}x{size[1]} pixels of {resolution:g} m resampled to tiles of "
+            f"{tile_size:g} m make a map of {tiles[0]}x{tiles[1]} tiles, more than the "
+            f"{MAX_MAP_TILES} allowed; use a larger world.tile_size"
+        )
 
 
 def _resample_any(blocked: np.ndarray, resolution: float, tile_size: float) -> np.ndarray:
@@ -261,8 +380,6 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
     >>> world.walls, world.origin_m
     (array([[ True, False]]), (-1.0, 0.0, 0.0))
     """
-    import yaml  # only needed for map_server maps
-
     path = Path(path)
     where = str(path)
     if (
@@ -271,11 +388,8 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
         or not (math.isfinite(tile_size) and tile_size > 0)
     ):
         raise MapError(f"tile_size must be a finite number of metres > 0, got {tile_size!r}")
-    text = _read_bytes(path, "map YAML")
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise MapError(f"{where}: not valid YAML ({exc})") from None
+    # One strict loader for every YAML file: duplicate keys, aliases, traps -> MapError.
+    doc = load_yaml(read_user_file(path, MAX_YAML_BYTES, "map YAML", MapError), where, MapError)
     if not isinstance(doc, dict):
         raise MapError(f"{where}: expected a mapping of map_server keys, got {type(doc).__name__}")
     missing = [k for k in _YAML_REQUIRED if k not in doc]
@@ -284,7 +398,7 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
 
     image = doc["image"]
     if not isinstance(image, str) or not image:
-        raise MapError(f"{where}: image must be a file name, got {image!r}")
+        raise MapError(f"{where}: image must be a file name, got {short_repr(image)}")
     resolution = _number(doc, "resolution", where)
     if resolution <= 0:
         raise MapError(f"{where}: resolution must be > 0 metres per pixel, got {resolution!r}")
@@ -295,7 +409,7 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
         or any(isinstance(v, bool) or not isinstance(v, int | float) for v in origin)
         or not all(math.isfinite(v) for v in origin)
     ):
-        raise MapError(f"{where}: origin must be [x, y, yaw] numbers, got {origin!r}")
+        raise MapError(f"{where}: origin must be [x, y, yaw] numbers, got {short_repr(origin)}")
     origin_m = (float(origin[0]), float(origin[1]), float(origin[2]) if len(origin) == 3 else 0.0)
     occ = _number(doc, "occupied_thresh", where)
     free = _number(doc, "free_thresh", where)
@@ -306,14 +420,17 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
         )
     negate = doc["negate"]
     if negate not in (0, 1) or not isinstance(negate, int):
-        raise MapError(f"{where}: negate must be 0 or 1, got {negate!r}")
+        raise MapError(f"{where}: negate must be 0 or 1, got {short_repr(negate)}")
     mode = doc.get("mode", "trinary")
     if mode not in _NAV2_MODES:
-        raise MapError(f"{where}: mode must be one of {', '.join(_NAV2_MODES)}, got {mode!r}")
+        raise MapError(
+            f"{where}: mode must be one of {', '.join(_NAV2_MODES)}, got {short_repr(mode)}"
+        )
 
     image_path = Path(image) if Path(image).is_absolute() else path.parent / image
-    if not image_path.exists():
-        raise MapError(f"{where}: image {image!r} not found (looked for {image_path})")
+    if not os.path.exists(image_path) and "\0" not in image:
+        raise MapError(f"{where}: image {short_repr(image)} not found (looked for {image_path})")
+    _check_tiles(where, image_path, resolution, float(tile_size))
     grey, alpha, maxval = _read_image(image_path)
     shade = grey / maxval
     if mode == "raw":

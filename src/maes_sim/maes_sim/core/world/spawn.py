@@ -24,19 +24,44 @@ from numbers import Integral, Real
 import numpy as np
 
 from .connectivity import largest_open_region, path_steps
-from .worldmap import MapError, WorldMap
+from .worldmap import MapError, Regions, WorldMap
 
 #: Clearance (tiles) kept between a spawned robot and walls, and added to the robot spacing.
 SPAWN_MARGIN = 0.05
 
 _CHUNK = 65536
+#: Lattice points (over the region's bounding box) above which candidates for an outward spawn
+#: come from a window around the target that doubles until it holds enough robots, instead of
+#: the whole region: memory and time then follow the robots, not the map (a 5000 x 5000 map has
+#: ~60 M lattice points, ~6 GB of candidate arrays). Smaller regions keep the whole-region
+#: order, so their spawns (and every draw from the rng after them) are as before.
+WINDOW_POINTS = 1 << 21
 
 
-def _lattice(anchor: np.ndarray, spacing: float, region: np.ndarray) -> np.ndarray:
-    """(M, 2) lattice points anchor + spacing * (i, j) whose tile lies in ``region``."""
-    ys, xs = np.nonzero(region)
-    lo = np.array([xs.min(), ys.min()], dtype=np.float64)
-    hi = np.array([xs.max() + 1.0, ys.max() + 1.0])
+def _box(region: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) corners (x, y) of the tiles of ``region``, without listing every tile."""
+    cols = np.flatnonzero(region.any(axis=0))
+    rows = np.flatnonzero(region.any(axis=1))
+    lo = np.array([cols[0], rows[0]], dtype=np.float64)
+    return lo, np.array([cols[-1] + 1.0, rows[-1] + 1.0])
+
+
+def _lattice(
+    anchor: np.ndarray,
+    spacing: float,
+    region: np.ndarray,
+    box: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
+    """(M, 2) lattice points anchor + spacing * (i, j) whose tile lies in ``region``.
+
+    ``box`` (lo, hi corners) limits the points to a window; default the region's tiles.
+    """
+    if box is None:
+        ys, xs = np.nonzero(region)
+        lo = np.array([xs.min(), ys.min()], dtype=np.float64)
+        hi = np.array([xs.max() + 1.0, ys.max() + 1.0])
+    else:
+        lo, hi = box
     i0 = np.ceil((lo - anchor) / spacing).astype(np.int64)
     i1 = np.floor((hi - anchor) / spacing).astype(np.int64)
     gx = anchor[0] + spacing * np.arange(i0[0], i1[0] + 1)
@@ -91,6 +116,13 @@ def _count_clear(walls: np.ndarray, pts: np.ndarray, clearance: float) -> int:
     )
 
 
+def _labels(regions, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) labels of ``world.rooms`` / ``world.hallways`` (0 none, k + 1 region k)."""
+    if isinstance(regions, Regions):
+        return regions.labels
+    return Regions.from_masks(regions, shape, "regions").labels
+
+
 def _check_args(n: object, radius: object, rng: object) -> tuple[int, float]:
     if isinstance(n, bool) or not isinstance(n, Integral) or int(n) < 0:
         raise MapError(f"number of robots must be a non-negative integer, got {n!r}")
@@ -128,8 +160,61 @@ def _start_tile(region: np.ndarray, point: np.ndarray) -> np.ndarray:
     return np.array([xs[i], ys[i]], dtype=np.int64)
 
 
+def _outward_windowed(
+    walls: np.ndarray,
+    region: np.ndarray,
+    target: np.ndarray,
+    spacing: float,
+    n: int,
+    clearance: float,
+    rng: np.random.Generator,
+) -> np.ndarray | None:
+    """The first ``n`` clear points in outward order, searched in a growing window.
+
+    A point's key (its straight-line distance, or its BFS steps behind a wall, which are never
+    shorter) is at least its distance from the target, so the points with key <= R all lie
+    within R of it: ranking the window's points with key <= R ranks them as the whole region
+    would (ties broken by the window's own draws). Returns None when even the whole region
+    holds fewer than ``n`` (the caller then reports how many fit).
+    """
+    lo_all, hi_all = _box(region)
+    start = _start_tile(region, target)
+    steps = path_steps(region, start)
+    radius = spacing * (2.0 * math.sqrt(n) + 4.0)
+    while True:
+        lo = np.maximum(lo_all, np.floor(target - radius))
+        hi = np.minimum(hi_all, np.ceil(target + radius))
+        pts = _lattice(target, spacing, region, (lo, hi))
+        whole = bool(np.all(lo <= lo_all) and np.all(hi >= hi_all))
+        tiebreak = rng.random(pts.shape[0])
+        order = _outward_order(region, pts, target, tiebreak, steps=steps, start=start)
+        near = np.hypot(pts[order, 0] - target[0], pts[order, 1] - target[1])
+        key = _keys(pts[order], target, steps, start)
+        if not whole:
+            order = order[(key <= radius) & (near <= radius)]
+        chosen = _first_clear(walls, pts[order], n, clearance)
+        if chosen.size == n:
+            return pts[order][chosen]
+        if whole:
+            return None
+        radius *= 2.0
+
+
+def _keys(pts: np.ndarray, target: np.ndarray, steps: np.ndarray, start: np.ndarray):
+    tiles = np.floor(pts).astype(np.int64)
+    pt_steps = steps[tiles[:, 1], tiles[:, 0]]
+    manhattan = np.abs(tiles - start).sum(axis=1)
+    near = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
+    return np.where(pt_steps == manhattan, near, pt_steps.astype(np.float64))
+
+
 def _outward_order(
-    region: np.ndarray, pts: np.ndarray, target: np.ndarray, tiebreak: np.ndarray
+    region: np.ndarray,
+    pts: np.ndarray,
+    target: np.ndarray,
+    tiebreak: np.ndarray,
+    steps: np.ndarray | None = None,
+    start: np.ndarray | None = None,
 ) -> np.ndarray:
     """Indices of ``pts`` inside ``region`` ordered by distance from ``target`` along open tiles.
 
@@ -138,8 +223,9 @@ def _outward_order(
     behind a wall is ranked by its BFS steps (longer than any straight line to it), so robots
     fill the target's side of a wall first.
     """
-    start = _start_tile(region, target)
-    steps = path_steps(region, start)
+    if steps is None:
+        start = _start_tile(region, target)
+        steps = path_steps(region, start)
     tiles = np.floor(pts).astype(np.int64)
     pt_steps = steps[tiles[:, 1], tiles[:, 0]]
     manhattan = np.abs(tiles - start).sum(axis=1)
@@ -219,9 +305,7 @@ def spawn_positions(
     region, what = reachable, "largest open region"
     target = _target_point(together_at, world.shape)
     if at_hallway_ends:
-        region = np.zeros(world.shape, dtype=bool)
-        for hall in world.hallways:
-            region |= hall
+        region = _labels(world.hallways, world.shape) > 0
         region &= reachable
         what = "hallways"
         if not region.any():
@@ -230,16 +314,25 @@ def spawn_positions(
                 "has none"
             )
     elif biggest_room:
-        rooms = [room & reachable for room in world.rooms]
-        rooms = [room for room in rooms if room.any()]
-        if rooms:
-            region = max(rooms, key=lambda m: int(m.sum()))  # first of the largest wins ties
+        labels = _labels(world.rooms, world.shape)
+        # Reachable tiles of each room; the first of the largest wins ties (argmax).
+        sizes = np.bincount(labels[reachable], minlength=len(world.rooms) + 1)[1:]
+        if sizes.size and sizes.max() > 0:
+            region = (labels == int(np.argmax(sizes)) + 1) & reachable
             what = "biggest room"
             ys, xs = np.nonzero(region)
             target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
 
     spacing = 2.0 * radius + SPAWN_MARGIN
     h, w = world.shape
+    if not at_hallway_ends:
+        lo, hi = _box(region)
+        if np.prod((hi - lo) / spacing + 1.0) > WINDOW_POINTS:
+            found = _outward_windowed(
+                walls, region, target, spacing, n, radius + SPAWN_MARGIN, rng
+            )
+            if found is not None:
+                return np.ascontiguousarray(found, dtype=np.float64).reshape(n, 2)
     anchor = np.array([w / 2.0, h / 2.0]) if at_hallway_ends else target
     pts = _lattice(anchor, spacing, region)
     tiebreak = rng.random(pts.shape[0])

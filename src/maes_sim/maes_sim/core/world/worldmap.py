@@ -6,6 +6,7 @@ the bottom of the map.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,151 @@ def _readonly_mask(mask: object, shape: tuple[int, ...] | None, what: str) -> np
     return arr
 
 
+def _label_dtype(count: int) -> np.dtype:
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if count <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+class Regions(Sequence):
+    """Disjoint regions of a map (rooms or hallways) held as one label array.
+
+    Region ``k`` is the bool (H, W) mask ``labels == k + 1`` (0: no region), made when indexed,
+    so a map with thousands of rooms takes memory for one array, not one mask per room. It
+    behaves as a read-only sequence of masks (``len``, indexing, iteration, ``+`` gives a tuple,
+    ``==`` compares with a tuple or list of masks).
+
+    Parameters
+    ----------
+    labels : np.ndarray
+        Integer (H, W), 0 = none, 1..K = region. Stored as a read-only copy in the smallest
+        unsigned type that holds K.
+    count : int
+        K, the number of regions (every label in 1..K must be used).
+
+    Examples
+    --------
+    >>> rooms = Regions(np.array([[1, 0, 2], [1, 0, 2]]), 2)
+    >>> len(rooms), rooms[1].tolist(), rooms.sizes.tolist()
+    (2, [[False, False, True], [False, False, True]], [2, 2])
+    """
+
+    def __init__(self, labels: np.ndarray, count: int) -> None:
+        labels = np.asarray(labels)
+        if labels.ndim != 2 or labels.dtype.kind not in "iu":
+            raise MapError(f"region labels must be a 2-D integer array, got {labels.dtype}")
+        count = int(count)
+        store = np.array(labels, dtype=_label_dtype(count), copy=True)
+        sizes = np.bincount(store.ravel(), minlength=count + 1)
+        if sizes.size != count + 1 or (count and not sizes[1:].all()) or labels.min(initial=0) < 0:
+            raise MapError(f"region labels must use exactly the values 0..{count}")
+        store.flags.writeable = False
+        self._labels, self._count, self._sizes = store, count, sizes[1:].astype(np.int64)
+
+    @classmethod
+    def from_masks(
+        cls, masks: Sequence[np.ndarray], shape: tuple[int, int], what: str
+    ) -> Regions:
+        """Regions from bool (H, W) masks, which must not overlap (``what`` names them)."""
+        if isinstance(masks, Regions):
+            if masks.shape != shape:
+                raise MapError(f"{what} has shape {masks.shape}, expected {shape} like the walls")
+            return masks
+        labels = np.zeros(shape, dtype=_label_dtype(len(masks)))
+        for k, mask in enumerate(masks):
+            m = _readonly_mask(mask, shape, f"{what}[{k}]")
+            if (labels[m] != 0).any():
+                raise MapError(f"{what}[{k}] overlaps an earlier one; regions must be disjoint")
+            labels[m] = k + 1
+        regions = cls.__new__(cls)  # an empty mask is kept as a region of size 0
+        labels.flags.writeable = False
+        sizes = np.bincount(labels.ravel(), minlength=len(masks) + 1)[1:].astype(np.int64)
+        regions._labels, regions._count, regions._sizes = labels, len(masks), sizes
+        return regions
+
+    @property
+    def labels(self) -> np.ndarray:
+        """Read-only (H, W) labels: 0 none, k + 1 for region k."""
+        return self._labels
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """int64 (K,): tiles of each region."""
+        return self._sizes
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(H, W)`` of the map."""
+        return (int(self._labels.shape[0]), int(self._labels.shape[1]))
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return tuple(self[i] for i in range(*k.indices(self._count)))
+        k = int(k)
+        if k < 0:
+            k += self._count
+        if not 0 <= k < self._count:
+            raise IndexError(f"region index {k} out of range (0..{self._count - 1})")
+        mask = self._labels == k + 1
+        mask.flags.writeable = False
+        return mask
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[k] for k in range(self._count))
+
+    def __add__(self, other):
+        return tuple(self) + tuple(other)
+
+    def __radd__(self, other):
+        return tuple(other) + tuple(self)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Regions):
+            return self._count == other._count and np.array_equal(self._labels, other._labels)
+        if isinstance(other, tuple | list):
+            return len(other) == self._count and all(
+                np.array_equal(a, b) for a, b in zip(self, other, strict=True)
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Regions({self._count} regions on a {self.shape[0]}x{self.shape[1]} map)"
+
+    def padded(self, border: int) -> Regions:
+        """The same regions on the map grown by ``border`` tiles on every side."""
+        regions = Regions.__new__(Regions)
+        labels = np.pad(self._labels, border, mode="constant", constant_values=0)
+        labels.flags.writeable = False
+        regions._labels, regions._count, regions._sizes = labels, self._count, self._sizes
+        return regions
+
+
+def ranked_regions(ids: np.ndarray, order: Sequence[int] | np.ndarray) -> Regions:
+    """Regions from an id array (-1 none, 0..M-1 ids), keeping ids ``order`` in that order.
+
+    Region ``j`` of the result is the tiles whose id is ``order[j]``; ids not in ``order`` are
+    dropped.
+
+    Examples
+    --------
+    >>> ids = np.array([[0, -1, 1, 2]])
+    >>> ranked_regions(ids, [2, 0]).labels.tolist()
+    [[2, 0, 0, 1]]
+    """
+    ids = np.asarray(ids)
+    order = np.asarray(order, dtype=np.int64)
+    top = int(ids.max(initial=-1))
+    lut = np.zeros(max(top, int(order.max(initial=-1))) + 2, dtype=_label_dtype(order.size))
+    lut[order + 1] = np.arange(1, order.size + 1)
+    return Regions(lut[ids + 1], order.size)
+
+
 @dataclass(frozen=True, eq=False)
 class WorldMap:
     """A tile map with the rooms and hallways the generator knows about.
@@ -37,12 +183,13 @@ class WorldMap:
     ----------
     walls : np.ndarray
         bool (H, W), ``walls[iy, ix]``, row 0 = bottom. True = wall.
-    rooms : tuple of np.ndarray
-        bool (H, W) masks, largest first. Caves: the open regions that survived clean-up (before
-        the connecting passages were cut). Buildings: the rooms (not the hallways). Imported maps:
+    rooms : Regions or sequence of np.ndarray
+        Disjoint bool (H, W) masks, largest first, stored as :class:`Regions` (one label array;
+        a mask is made when indexed). Caves: the open regions that survived clean-up (before the
+        connecting passages were cut). Buildings: the rooms (not the hallways). Imported maps:
         the largest 4-connected open region.
-    hallways : tuple of np.ndarray
-        bool (H, W) masks of the hallways (buildings only; empty otherwise), largest first.
+    hallways : Regions or sequence of np.ndarray
+        Disjoint masks of the hallways (buildings only; empty otherwise), largest first.
     name : str
         Short human-readable name (e.g. ``"cave"`` or the file stem).
     source : str or None
@@ -77,12 +224,8 @@ class WorldMap:
         walls = _readonly_mask(self.walls, None, "walls")
         if walls.shape[0] < 1 or walls.shape[1] < 1:
             raise MapError(f"walls must have at least one tile, got shape {walls.shape}")
-        rooms = tuple(
-            _readonly_mask(m, walls.shape, f"rooms[{i}]") for i, m in enumerate(self.rooms)
-        )
-        halls = tuple(
-            _readonly_mask(m, walls.shape, f"hallways[{i}]") for i, m in enumerate(self.hallways)
-        )
+        rooms = Regions.from_masks(self.rooms, walls.shape, "rooms")
+        halls = Regions.from_masks(self.hallways, walls.shape, "hallways")
         open_tiles = ~walls
         open_tiles.flags.writeable = False
         object.__setattr__(self, "walls", walls)
