@@ -32,6 +32,23 @@ STAMPED_NODES = ("controller_server", "behavior_server", "velocity_smoother",
 NAV2_JAZZY_NODES = ("controller_server", "smoother_server", "planner_server", "route_server",
                     "behavior_server", "velocity_smoother", "collision_monitor", "bt_navigator",
                     "waypoint_follower", "docking_server")
+#: The parameters Jazzy's route server declares (nav2_route/src at 1.3.13): its own, and those
+#: of its operation and edge-scorer plugins (``<plugin name>.<key>``, besides ``plugin``).
+ROUTE_SERVER_JAZZY_PARAMETERS = frozenset("""
+    action_server_result_timeout aggregate_blocked_ids base_frame
+    boundary_radius_to_achieve_node costmap_topic edge_cost_functions enable_nn_search
+    global_frame graph_file_loader graph_file_saver graph_filepath max_iterations
+    max_nn_search_iterations max_planning_time max_prune_dist_from_edge
+    min_prune_dist_from_goal min_prune_dist_from_start num_nearest_nodes operations
+    path_density prune_goal radius_to_achieve_node route_frame smooth_corners smoothing_radius
+    tracker_update_rate use_sim_time
+""".split())
+ROUTE_PLUGIN_JAZZY_PARAMETERS = frozenset("""
+    plugin check_resolution costmap_topic invalid_off_map invalid_on_collision
+    max_collision_dist max_cost max_vel orientation_tolerance orientation_weight penalty_tag
+    rate reroute_on_collision semantic_classes semantic_key speed_limit_topic speed_tag
+    time_tag use_maximum use_orientation_threshold weight
+""".split())
 #: Every parameter Jazzy's slam_toolbox declares that a mapping node reads, from its source
 #: (src/*.cpp and solvers/ceres_solver.cpp of the ros2 branch at 2.7.0, which the jazzy branch
 #: continues), plus rclcpp's use_sim_time. `min_laser_range` is not one: it was added to the
@@ -253,9 +270,11 @@ def test_route_server_uses_the_robot_frames_and_its_own_costmap(nav2_template):
     # Relative: /robot3/global_costmap/costmap_raw inside the robot's namespace.
     assert route["costmap_topic"] == "global_costmap/costmap_raw"
     assert "graph_filepath" not in route  # no route graph: the server starts empty
-    for group in ("operations", "edge_cost_functions"):
-        for plugin in route[group]:
-            assert route[plugin]["plugin"] == f"nav2_route::{plugin}", plugin
+    plugins = [p for group in ("operations", "edge_cost_functions") for p in route[group]]
+    for plugin in plugins:
+        assert route[plugin]["plugin"] == f"nav2_route::{plugin}", plugin
+        assert set(route[plugin]) - ROUTE_PLUGIN_JAZZY_PARAMETERS == set(), plugin
+    assert set(route) - set(plugins) - ROUTE_SERVER_JAZZY_PARAMETERS == set()
 
 
 @pytest.mark.parametrize("stamped", [False, True])
