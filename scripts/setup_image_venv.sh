@@ -33,10 +33,6 @@ is_image_python() {
 }
 find_python() {
     local candidate
-    if [ -n "${IMAGE_PYTHON:-}" ]; then
-        is_image_python "$IMAGE_PYTHON" && { echo "$IMAGE_PYTHON"; return 0; }
-        die "IMAGE_PYTHON=$IMAGE_PYTHON is not a working Python $version"
-    fi
     for candidate in "python$version" \
         "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/"$version".*/bin/"python$version"; do
         if is_image_python "$candidate"; then
@@ -46,9 +42,14 @@ find_python() {
     done
     return 1
 }
-python=$(find_python) || die "no Python $version found (the Docker image's Python, named in \
+if [ -n "${IMAGE_PYTHON:-}" ]; then
+    is_image_python "$IMAGE_PYTHON" || die "IMAGE_PYTHON=$IMAGE_PYTHON is not a working Python $version"
+    python=$IMAGE_PYTHON
+else
+    python=$(find_python) || die "no Python $version found (the Docker image's Python, named in \
 $IMAGE_REQUIREMENTS): install python$version (Debian/Ubuntu: apt-get install python$version-venv; \
 or pyenv install $version), or set IMAGE_PYTHON=/path/to/python$version"
+fi
 
 rm -f "$STAMP"
 if [ -e "$VENV" ]; then
