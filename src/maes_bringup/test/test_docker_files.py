@@ -33,7 +33,7 @@ IMAGE_TEST_REQUIREMENTS = REPO / "requirements" / "image-test.txt"
 #: against the upstream lists: the ROS ones in rosdistro's jazzy/distribution.yaml (navigation2
 #: 1.3.13 with nav2_bringup, nav2_simple_commander, nav2_route; slam_toolbox 2.8.5; rviz2 14.1),
 #: the Python ones on packages.ubuntu.com for noble (python3-numpy 1:1.26.4+ds-6ubuntu1,
-#: python3-yaml 6.0.1-2build2, python3-matplotlib 3.6.3-1ubuntu5, python3-pip 24.0). noble has
+#: python3-yaml 6.0.1-2build2, python3-matplotlib 3.6.3-1ubuntu5, python3-pip). noble has
 #: no python3-numba (jammy and questing have one), so numba comes from PyPI. A package added
 #: to the Dockerfile must be checked the same way and added here.
 NOBLE_JAZZY_APT_PACKAGES = {
