@@ -4,10 +4,12 @@
 #                stand-ins, the workspace in install/. Idempotent: with nothing to do it takes
 #                seconds.
 #   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
+#   make test-image  the Docker image's Python side: the core's tests under the image's Python
+#                (3.12) with the versions of requirements/image.txt, in .venv-image (CI runs it)
 #   make build   rebuild the workspace (colcon) even if nothing seems changed
 #   make lint    ruff over the repository
 #   make clean   remove build outputs (build/ install/ log/ .standins/), keep the venv
-#   make distclean   clean, and remove the venv too
+#   make distclean   clean, and remove the venvs too
 #   make constraints regenerate requirements/constraints.txt from a fresh venv
 #
 # Each setup step writes a stamp file only after it fully succeeded; make compares the stamps
@@ -23,9 +25,13 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.maes-venv-ok
 STANDINS_STAMP := .standins/install/.maes-build-ok
 WS_STAMP := install/.maes-build-ok
+IMAGE_VENV := .venv-image
+IMAGE_VENV_STAMP := $(IMAGE_VENV)/.maes-venv-ok
 
 VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
 	scripts/setup_venv.sh scripts/patch_ros_cmake.py
+IMAGE_VENV_INPUTS := requirements/image.txt requirements/image-test.txt \
+	requirements/constraints.txt scripts/setup_image_venv.sh scripts/lib.sh
 STANDINS_INPUTS := $(shell find standins -type f -not -name COLCON_IGNORE 2>/dev/null) \
 	scripts/build_ws.sh
 # What a colcon rebuild depends on. Python modules are not listed: --symlink-install makes
@@ -42,6 +48,8 @@ SETUP_LOCK := /tmp/maes-ros-setup-$(shell printf '%s' "$(CURDIR)" | cksum | cut 
 LOCKED := $(shell command -v flock >/dev/null 2>&1 && echo "flock $(SETUP_LOCK)")
 
 PYTEST_ARGS ?=
+# make test-image: extra pytest arguments for the core's tests under the image's versions.
+IMAGE_TEST_ARGS ?=
 # make run: the run's config, whether the built-in controllers drive the robots (builtin|none),
 # the real-time factor (0 = as fast as possible) and extra maes_run arguments.
 CONFIG ?= maes_config.yaml
@@ -52,14 +60,16 @@ RUN_ARGS ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench fuzz setup test build lint clean distclean constraints check-system \
-	_setup _build
+.PHONY: help run batch bench fuzz setup test test-image build lint clean distclean constraints \
+	check-system _setup _build
 
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/)"
 	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
+	@echo "make test-image   the core's tests under the Docker image's Python versions"
+	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
 	@echo "make fuzz         setup, then fuzz configs, maps and commands (FUZZ_ARGS=...; minutes)"
@@ -107,6 +117,18 @@ fuzz: setup
 test: setup
 	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)
 
+$(IMAGE_VENV_STAMP): $(IMAGE_VENV_INPUTS)
+	scripts/setup_image_venv.sh
+
+# Not the pip environment: only the image's packages and the simulator's source (the core's tests
+# need no ROS), whatever PYTHONPATH the calling shell has (scripts/env.sh sets one for 3.11).
+IMAGE_ENV := env -u PYTHONHOME PYTHONPATH="$(CURDIR)/src/maes_sim"
+
+test-image:
+	@$(LOCKED) $(MAKE) --no-print-directory -s $(IMAGE_VENV_STAMP)
+	@$(IMAGE_ENV) $(IMAGE_VENV)/bin/python docker/check_python.py requirements/image.txt --maes
+	@$(IMAGE_ENV) $(IMAGE_VENV)/bin/pytest src/maes_sim/test/core $(IMAGE_TEST_ARGS)
+
 build:
 	@$(LOCKED) $(MAKE) --no-print-directory _build
 
@@ -125,4 +147,4 @@ clean:
 	find src tests scripts -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(IMAGE_VENV)

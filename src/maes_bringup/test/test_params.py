@@ -27,6 +27,52 @@ SLAM_TEMPLATE = PKG / "params" / "slam_toolbox_params.yaml"
 COSTMAPS = ("local_costmap", "global_costmap")
 STAMPED_NODES = ("controller_server", "behavior_server", "velocity_smoother",
                  "collision_monitor", "docking_server")
+#: The lifecycle nodes nav2_bringup's navigation_launch.py starts in Jazzy (1.3.13, the
+#: `lifecycle_nodes` list; route_server since 1.3.9). Each reads its parameters from our file.
+NAV2_JAZZY_NODES = ("controller_server", "smoother_server", "planner_server", "route_server",
+                    "behavior_server", "velocity_smoother", "collision_monitor", "bt_navigator",
+                    "waypoint_follower", "docking_server")
+#: The parameters Jazzy's route server declares (nav2_route/src at 1.3.13): its own, and those
+#: of its operation and edge-scorer plugins (``<plugin name>.<key>``, besides ``plugin``).
+ROUTE_SERVER_JAZZY_PARAMETERS = frozenset("""
+    action_server_result_timeout aggregate_blocked_ids base_frame
+    boundary_radius_to_achieve_node costmap_topic edge_cost_functions enable_nn_search
+    global_frame graph_file_loader graph_file_saver graph_filepath max_iterations
+    max_nn_search_iterations max_planning_time max_prune_dist_from_edge
+    min_prune_dist_from_goal min_prune_dist_from_start num_nearest_nodes operations
+    path_density prune_goal radius_to_achieve_node route_frame smooth_corners smoothing_radius
+    tracker_update_rate use_sim_time
+""".split())
+ROUTE_PLUGIN_JAZZY_PARAMETERS = frozenset("""
+    plugin check_resolution costmap_topic invalid_off_map invalid_on_collision
+    max_collision_dist max_cost max_vel orientation_tolerance orientation_weight penalty_tag
+    rate reroute_on_collision semantic_classes semantic_key speed_limit_topic speed_tag
+    time_tag use_maximum use_orientation_threshold weight
+""".split())
+#: Every parameter Jazzy's slam_toolbox declares that a mapping node reads, from its source
+#: (src/*.cpp and solvers/ceres_solver.cpp of the ros2 branch at 2.7.0, which the jazzy branch
+#: continues), plus rclcpp's use_sim_time. `min_laser_range` is not one: it was added to the
+#: Humble and Rolling branches only (slam_toolbox PRs #713, #714; issue #835).
+SLAM_TOOLBOX_JAZZY_PARAMETERS = frozenset("""
+    angle_variance_penalty base_frame ceres_dogleg_type ceres_linear_solver ceres_loss_function
+    ceres_preconditioner ceres_trust_strategy coarse_angle_resolution coarse_search_angle_offset
+    correlation_search_space_dimension correlation_search_space_resolution
+    correlation_search_space_smear_deviation debug_logging distance_variance_penalty
+    do_loop_closing enable_interactive_mode fine_search_angle_offset interactive_mode
+    link_match_minimum_response_fine link_scan_maximum_distance localization_on_configure
+    loop_match_maximum_variance_coarse loop_match_minimum_chain_size
+    loop_match_minimum_response_coarse loop_match_minimum_response_fine
+    loop_search_maximum_distance loop_search_space_dimension loop_search_space_resolution
+    loop_search_space_smear_deviation map_file_name map_frame map_name map_start_at_dock
+    map_start_pose map_update_interval max_laser_range minimum_angle_penalty
+    minimum_distance_penalty minimum_time_interval minimum_travel_distance
+    minimum_travel_heading mode odom_frame paused_new_measurements paused_processing
+    position_covariance_scale resolution scan_buffer_maximum_scan_distance scan_buffer_size
+    scan_queue_size scan_topic solver_plugin stack_size_to_use tf_buffer_duration
+    throttle_scans transform_publish_period transform_timeout use_lifecycle_manager
+    use_map_saver use_response_expansion use_scan_barycenter use_scan_matching use_sim_time
+    yaw_covariance_scale
+""".split())
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +253,30 @@ def test_every_robot_frame_and_topic_stays_in_the_namespace(nav2_template):
     assert ros(doc, "bt_navigator")["odom_topic"] == "odom"
 
 
+def test_every_node_navigation_launch_starts_has_a_section(nav2_template):
+    # A node without a section starts on its defaults: for route_server that is base_link, a
+    # frame MAES robots do not have.
+    missing = [n for n in NAV2_JAZZY_NODES if "ros__parameters" not in nav2_template.get(n, {})]
+    assert missing == []
+    for node in NAV2_JAZZY_NODES:
+        assert ros(nav2_template, node)["use_sim_time"] is True, node
+
+
+def test_route_server_uses_the_robot_frames_and_its_own_costmap(nav2_template):
+    doc = P.nav2_params(nav2_template, P.stack_values(odd_config()), "robot3")
+    route = ros(doc, "route_server")
+    assert (route["route_frame"], route["global_frame"], route["base_frame"]) == (
+        "map", "map", "base_footprint")
+    # Relative: /robot3/global_costmap/costmap_raw inside the robot's namespace.
+    assert route["costmap_topic"] == "global_costmap/costmap_raw"
+    assert "graph_filepath" not in route  # no route graph: the server starts empty
+    plugins = [p for group in ("operations", "edge_cost_functions") for p in route[group]]
+    for plugin in plugins:
+        assert route[plugin]["plugin"] == f"nav2_route::{plugin}", plugin
+        assert set(route[plugin]) - ROUTE_PLUGIN_JAZZY_PARAMETERS == set(), plugin
+    assert set(route) - set(plugins) - ROUTE_SERVER_JAZZY_PARAMETERS == set()
+
+
 @pytest.mark.parametrize("stamped", [False, True])
 def test_cmd_vel_stamped_reaches_every_velocity_node(nav2_template, stamped):
     doc = P.nav2_params(nav2_template, P.stack_values(odd_config()), "robot0",
@@ -280,6 +350,12 @@ def test_slam_toolbox_values(slam_template):
     assert p["minimum_time_interval"] == pytest.approx(0.2)
     assert p["transform_timeout"] == pytest.approx(0.6)
     assert p["use_sim_time"] is True
+
+
+def test_slam_template_uses_only_parameters_jazzy_declares(slam_template):
+    keys = set(ros(slam_template, "slam_toolbox"))
+    assert keys - SLAM_TOOLBOX_JAZZY_PARAMETERS == set()
+    assert "min_laser_range" not in keys
 
 
 # --- I/O --------------------------------------------------------------------------------------
