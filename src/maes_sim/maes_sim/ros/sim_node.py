@@ -16,7 +16,6 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -29,6 +28,7 @@ from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav_msgs.msg import OccupancyGrid, Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rclpy.qos import (
     DurabilityPolicy,
     QoSProfile,
@@ -48,6 +48,7 @@ from maes_sim.core.slam import to_occupancy
 
 from . import conversions as cv
 from .markers import simulation_markers
+from .process import read_parameters, ros_process
 
 #: Scans: sensor data (best effort, shallow), as Nav2 and slam_toolbox subscribe.
 SCAN_QOS = qos_profile_sensor_data
@@ -396,50 +397,40 @@ class SimNode(Node):
 
 
 def _optional_bool(value) -> bool | None:
-    """A parameter that may be a bool, "true"/"false", or ""/None (= not given)."""
+    """A typed-bool parameter's value: True, False, or None when it was not given."""
     if isinstance(value, bool) or value is None:
         return value
-    text = str(value).strip().lower()
-    if text in ("", "none"):
-        return None
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise ValueError(f"publish_slam_map must be true, false or empty, got {value!r}")
+    raise ValueError(f"publish_slam_map must be true or false, got {value!r}")
+
+
+#: The node's parameters: name -> default (an ``rclpy.Parameter.Type``: typed, no default).
+PARAMETERS = {
+    "config_file": "maes_config.yaml",
+    "real_time_factor": 1.0,
+    "cmd_vel_stamped": False,
+    "stay_alive_after_end": False,
+    "results_dir": "",
+    # Not given: from the config's stack.slam; a launch file decides with true/false.
+    "publish_slam_map": Parameter.Type.BOOL,
+}
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``maes_sim_node``: parameters carry only the wiring."""
-    rclpy.init(args=args)
-    loader = rclpy.create_node("maes_sim_params")
-    params = {
-        "config_file": loader.declare_parameter("config_file", "maes_config.yaml").value,
-        "real_time_factor": loader.declare_parameter("real_time_factor", 1.0).value,
-        "cmd_vel_stamped": loader.declare_parameter("cmd_vel_stamped", False).value,
-        "stay_alive_after_end": loader.declare_parameter("stay_alive_after_end", False).value,
-        "results_dir": loader.declare_parameter("results_dir", "").value,
-        # "" = from the config's stack.slam; "true"/"false" when a launch file decides
-        "publish_slam_map": loader.declare_parameter("publish_slam_map", "").value,
-    }
-    loader.destroy_node()
-    node = None
-    try:
-        sim = Simulation(load_config(params["config_file"]))
-        node = SimNode(sim, real_time_factor=params["real_time_factor"],
-                       cmd_vel_stamped=params["cmd_vel_stamped"],
-                       stay_alive_after_end=params["stay_alive_after_end"],
-                       results_dir=params["results_dir"] or None,
-                       publish_slam_map=_optional_bool(params["publish_slam_map"]))
+    """Entry point of ``maes_sim_node``: parameters carry only the wiring.
+
+    Runs until the end criteria are met (then exits 0, which ends a ``ros2 launch``), Ctrl-C or
+    a shutdown; a bad config or parameter exits 2 with a one-line message.
+    """
+    with ros_process("maes_sim_node", args) as proc:
+        params = read_parameters("maes_sim_params", PARAMETERS)
+        try:
+            sim = Simulation(load_config(params["config_file"]))
+        except (ConfigError, MapError) as exc:
+            proc.fail(exc)
+        node = proc.own(SimNode(sim, real_time_factor=params["real_time_factor"],
+                                cmd_vel_stamped=params["cmd_vel_stamped"],
+                                stay_alive_after_end=params["stay_alive_after_end"],
+                                results_dir=params["results_dir"] or None,
+                                publish_slam_map=_optional_bool(params["publish_slam_map"])))
         while rclpy.ok() and not node.done:
             rclpy.spin_once(node, timeout_sec=0.1)
-    except (ConfigError, MapError) as exc:
-        print(f"maes_sim_node: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
