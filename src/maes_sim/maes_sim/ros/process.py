@@ -96,6 +96,11 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
     Yields
     ------
     NodeProcess
+
+    Notes
+    -----
+    Meant for a process's main function: afterwards SIGINT stays ignored until the process
+    ends.
     """
     import rclpy
     from rclpy.exceptions import ParameterException
@@ -120,8 +125,11 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         handler.armed = False
         proc._destroy_nodes()
         rclpy.try_shutdown()
-        # SIGTERM back to its default (ends the process quietly) should the exit hang; SIGINT
-        # stays absorbed, so a late Ctrl-C cannot print a traceback from interpreter exit.
+        # What is left is the interpreter's exit. Python then resets a handler of ours to
+        # SIG_DFL, so a late SIGINT (a terminal's Ctrl-C reaches a node once more via
+        # ros2 launch) would kill the process: ignore it. SIGTERM gets its old disposition
+        # back, which still ends a process whose exit hangs.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, previous[signal.SIGTERM])
 
 
