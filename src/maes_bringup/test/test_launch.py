@@ -140,9 +140,10 @@ class Watcher:
     def __init__(self) -> None:
         import rclpy
         from maes_interfaces.msg import State
+        from nav_msgs.msg import OccupancyGrid
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import qos_profile_sensor_data
+        from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
         from rosgraph_msgs.msg import Clock
         from sensor_msgs.msg import LaserScan
 
@@ -164,6 +165,11 @@ class Watcher:
                                       qos_profile_sensor_data)
         self.node.create_subscription(State, "/robot0/maes_state",
                                       counter("/robot0/maes_state"), 10)
+        # The simulated SLAM's map (launch: publish_slam_map true with slam:=simulated).
+        self.maps = 0
+        self.node.create_subscription(
+            OccupancyGrid, "/robot0/map", lambda msg: setattr(self, "maps", self.maps + 1),
+            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
@@ -214,6 +220,7 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(
     run.record_children()
     assert flowing, f"messages: {watcher.count}\n{run.output[-3000:]}"
     assert watcher.last_state.status  # a real State from the simulator
+    assert watcher.spin_until(lambda: watcher.maps >= 1, run), "no /robot0/map"
 
     code = run.wait()  # the simulator reaches the end criterion; its exit ends the launch
     output = run.output
