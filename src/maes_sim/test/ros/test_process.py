@@ -93,6 +93,38 @@ def test_console_script_stops_quietly_on_a_signal(tmp_path, graph, name, signals
     assert "Traceback" not in output and "Exception" not in output, output
 
 
+@pytest.mark.parametrize("given, publishes", [(None, 1), ("false", 0), ("true", 1)])
+def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given, publishes):
+    # stack.slam is "simulated" (the default), so not given means: publish the robots' maps.
+    from rclpy.context import Context
+
+    config = tmp_path / "run.yaml"
+    config.write_text("number_of_robots: 1\nend_criteria:\n  tick: null\n"
+                      "  exploration_percent: null\n")
+    args = ["-p", f"config_file:={config}"]
+    if given is not None:
+        args += ["-p", f"publish_slam_map:={given}"]
+    proc = subprocess.Popen([str(_script("maes_sim_node")), "--ros-args", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=os.environ.copy())
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("slam_map_watcher", context=context)
+    try:
+        # The map publisher exists only when publishing; the cmd_vel subscription is made
+        # after it, so once that is seen the map publisher would have been seen too.
+        assert _wait_for(lambda: node.count_subscribers("/robot0/cmd_vel") == 1
+                         and node.count_publishers("/robot0/map") >= publishes, proc), \
+            f"simulator not up, or no map publisher: {node.count_publishers('/robot0/map')}"
+        assert node.count_publishers("/robot0/map") == publishes
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+
+
 def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
     proc = subprocess.run([str(_script("maes_sim_node")), "--ros-args",
                            "-p", "publish_slam_map:=maybe"],
