@@ -107,13 +107,20 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
 
+    from rclpy.impl.implementation_singleton import rclpy_implementation
+
     handler = _FirstSignalInterrupts()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     proc = NodeProcess(program)
     try:
-        # ALL (the default context's default, spelled out): rclpy's handlers wake a blocked
-        # executor and then chain to ours.
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.ALL)
+        try:
+            # ALL (the default context's default, spelled out): rclpy's handlers wake a
+            # blocked executor and then chain to ours.
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.ALL)
+        except rclpy_implementation.RCLError as exc:  # e.g. a malformed --ros-args
+            handler.armed = False
+            print(f"{program}: bad ROS arguments: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         yield proc
     except (KeyboardInterrupt, ExternalShutdownException):
         pass  # asked to stop: a normal end

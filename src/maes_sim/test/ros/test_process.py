@@ -136,6 +136,15 @@ def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
     assert "publish_slam_map" in line and "'maybe'" in line and "BOOL" in line
 
 
+def test_malformed_ros_arguments_are_reported_without_a_traceback():
+    proc = subprocess.run([str(_script("controller_node")), "--ros-args", "-p", "robot_id"],
+                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "controller_node: bad ROS arguments:" in proc.stderr
+    assert "'-p robot_id'" in proc.stderr
+
+
 # A process using ros_process like the console scripts do, with hooks to put signals where
 # they hurt: while the node is being built, and inside its destroy_node.
 DEMO = textwrap.dedent("""
