@@ -343,15 +343,15 @@ def test_launch_loads_the_config_and_plans_before_starting_nodes(launch_tree):
                  if isinstance(n, ast.FunctionDef) and n.name == "_launch_setup")
     called = [getattr(c.func, "id", getattr(c.func, "attr", None))
               for c in ast.walk(setup) if isinstance(c, ast.Call)]
-    order = [name for name in called if name in ("load_config", "plan_launch",
+    order = [name for name in called if name in ("load_config", "plan_launch", "check_packages",
                                                  "write_params_files", "_node", "GroupAction")]
-    assert order[:3] == ["load_config", "plan_launch", "write_params_files"]
+    assert order[:4] == ["load_config", "plan_launch", "check_packages", "write_params_files"]
     assert {"PushRosNamespace", "GroupAction", "_include"} <= set(called)
     # The loader's errors are not swallowed: no try/except in the setup.
     assert not any(isinstance(n, ast.Try) for n in ast.walk(setup))
     imported = {alias.name for n in ast.walk(launch_tree) if isinstance(n, ast.ImportFrom)
                 for alias in n.names}
-    assert {"load_config", "plan_launch", "OpaqueFunction"} <= imported
+    assert {"load_config", "plan_launch", "check_packages", "OpaqueFunction"} <= imported
 
 
 def test_launch_uses_only_what_the_plan_offers(launch_tree):

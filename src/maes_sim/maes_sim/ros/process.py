@@ -105,9 +105,8 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
     import rclpy
     from rclpy.exceptions import ParameterException
     from rclpy.executors import ExternalShutdownException
-    from rclpy.signals import SignalHandlerOptions
-
     from rclpy.impl.implementation_singleton import rclpy_implementation
+    from rclpy.signals import SignalHandlerOptions
 
     handler = _FirstSignalInterrupts()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
