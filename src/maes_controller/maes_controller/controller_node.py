@@ -23,12 +23,12 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from maes_interfaces.msg import State
 from maes_interfaces.srv import BroadcastToAll, DepositTag
+from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from maes_sim.ros.process import read_parameters, ros_process
 from tf2_msgs.msg import TFMessage
 
 from . import ros_conversions as cv

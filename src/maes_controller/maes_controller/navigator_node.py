@@ -28,6 +28,7 @@ from typing import Any
 import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
 from maes_interfaces.msg import State
+from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
@@ -35,7 +36,6 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future
-from maes_sim.ros.process import read_parameters, ros_process
 from tf2_msgs.msg import TFMessage
 
 from . import ros_conversions as cv
