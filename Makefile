@@ -1,14 +1,15 @@
 # MAES-ROS: set up the pip environment, build, test, lint.
 #
 #   make setup   create what is missing: .venv (ROS 2 Jazzy wheels), the tf2_msgs / nav2_msgs
-#                stand-ins, the workspace in install/. Idempotent: with nothing to do it takes
-#                seconds.
+#                stand-ins, the workspace in install/, and, where ../shared/wheels/ros-jazzy-launch
+#                exists, ROS 2's launch stack and `ros2` CLI (.ros-launch/). Idempotent: with
+#                nothing to do it takes seconds.
 #   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
 #   make test-image  the Docker image's Python side: the core's tests under the image's Python
 #                (3.12) with the versions of requirements/image.txt, in .venv-image (CI runs it)
 #   make build   rebuild the workspace (colcon) even if nothing seems changed
 #   make lint    ruff over the repository
-#   make clean   remove build outputs (build/ install/ log/ .standins/), keep the venv
+#   make clean   remove build outputs (build/ install/ log/ .standins/ .ros-launch/), keep the venvs
 #   make distclean   clean, and remove the venvs too
 #   make constraints regenerate requirements/constraints.txt from a fresh venv
 #
@@ -28,6 +29,21 @@ WS_STAMP := install/.maes-build-ok
 IMAGE_VENV := .venv-image
 IMAGE_VENV_STAMP := $(IMAGE_VENV)/.maes-venv-ok
 
+# ROS 2 launch and the `ros2` CLI: wheels beside the project on developer and CI machines (not on
+# PyPI). Which stamp setup makes depends on whether the folder holds wheels, so a folder that
+# appears (or goes) later is noticed by the next `make setup`; without it setup says so once.
+# MAES_LAUNCH_WHEELS=/path (environment or make argument) points elsewhere.
+MAES_LAUNCH_WHEELS ?= $(abspath $(CURDIR)/../shared/wheels/ros-jazzy-launch)
+export MAES_LAUNCH_WHEELS
+LAUNCH_INPUTS := $(wildcard $(MAES_LAUNCH_WHEELS)/*.whl)
+ifneq ($(LAUNCH_INPUTS),)
+LAUNCH_STAMP := .ros-launch/install/.maes-launch-ok
+LAUNCH_INPUTS += $(shell find $(MAES_LAUNCH_WHEELS)/src -type f 2>/dev/null)
+else
+LAUNCH_STAMP := .ros-launch/.maes-launch-absent
+endif
+LAUNCH_INPUTS += requirements/launch.txt requirements/constraints.txt scripts/setup_launch.sh \
+	scripts/build_ws.sh
 VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
 	scripts/setup_venv.sh scripts/patch_ros_cmake.py
 IMAGE_VENV_INPUTS := requirements/image.txt requirements/image-test.txt \
@@ -64,7 +80,8 @@ BATCH_ARGS ?=
 	check-system _setup _build
 
 help:
-	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/)"
+	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/,"
+	@echo "                  ros2 launch + CLI where ../shared/wheels/ros-jazzy-launch exists)"
 	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
@@ -82,8 +99,8 @@ help:
 setup:
 	@$(LOCKED) $(MAKE) --no-print-directory _setup
 
-_setup: $(WS_STAMP)
-	@echo "[maes setup] environment up to date (.venv, .standins/install, install/)"
+_setup: $(WS_STAMP) $(LAUNCH_STAMP)
+	@echo "[maes setup] environment up to date (.venv, .standins/install, install/, .ros-launch/)"
 
 $(VENV_STAMP): $(VENV_INPUTS)
 	scripts/setup_venv.sh
@@ -93,6 +110,9 @@ $(STANDINS_STAMP): $(VENV_STAMP) $(STANDINS_INPUTS)
 
 $(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
 	scripts/build_ws.sh workspace
+
+$(LAUNCH_STAMP): $(VENV_STAMP) $(LAUNCH_INPUTS)
+	scripts/setup_launch.sh
 
 check-system:
 	@scripts/check_system.sh
@@ -143,7 +163,7 @@ constraints:
 	@$(LOCKED) scripts/regenerate_constraints.sh
 
 clean:
-	rm -rf build install log .standins .pytest_cache .ruff_cache .hypothesis
+	rm -rf build install log .standins .ros-launch .pytest_cache .ruff_cache .hypothesis
 	find src tests scripts -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
 
 distclean: clean

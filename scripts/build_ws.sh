@@ -2,6 +2,8 @@
 # Build with colcon, in the pip environment:
 #   build_ws.sh standins    the tf2_msgs / nav2_msgs stand-ins (standins/) into .standins/install
 #   build_ws.sh workspace   the packages in src/ into install/ (--symlink-install)
+#   build_ws.sh launch      composition_interfaces from the launch wheels' folder
+#                           ($MAES_LAUNCH_WHEELS/src) into .ros-launch/install
 #
 # Each writes its stamp (<install base>/.maes-build-ok) only after colcon succeeded. If the venv
 # was rebuilt since the last build, the old build and install trees are removed first: their CMake
@@ -33,8 +35,17 @@ case "$what" in
         extra=(--symlink-install)
         name="build the workspace src/ (colcon)"
         ;;
+    launch)
+        layers="venv"
+        base_paths=("$MAES_LAUNCH_WHEELS/src")
+        build_base="$MAES_LAUNCH_PREFIX/build"
+        install_base="$MAES_LAUNCH_PREFIX/install"
+        log_base="$MAES_LAUNCH_PREFIX/log"
+        extra=(--merge-install)
+        name="build composition_interfaces for launch_ros (colcon)"
+        ;;
     *)
-        echo "usage: $0 standins|workspace" >&2
+        echo "usage: $0 standins|workspace|launch" >&2
         exit 2
         ;;
 esac

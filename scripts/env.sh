@@ -5,18 +5,22 @@
 # Layers, each only if it was built by `make setup`:
 #   venv      .venv: Python 3.11 with the ROS 2 Jazzy wheels; the venv is the ROS prefix
 #   standins  .standins/install: the tf2_msgs / nav2_msgs interface stand-ins
+#   launch    .ros-launch/install: composition_interfaces for launch_ros (built only where the
+#             launch wheels exist; see scripts/setup_launch.sh)
 #   workspace install/: this workspace, built by colcon with --symlink-install
-# MAES_ENV_LAYERS selects layers (default "venv standins workspace"; the build scripts use fewer).
+# MAES_ENV_LAYERS selects layers (default "venv standins launch workspace"; the build scripts
+# use fewer).
 #
 # ROS variables inherited from the calling shell (e.g. a sourced /opt/ros/jazzy) are replaced,
 # not extended: mixing apt ROS with the PyPI wheels loads two different builds of the same
 # libraries.
 
 _maes_env_main() {
-    local root venv layers libs d nounset
+    local root venv layers libs d nounset launch_prefix
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     venv=${MAES_VENV:-$root/.venv}
-    layers=${MAES_ENV_LAYERS:-venv standins workspace}
+    layers=${MAES_ENV_LAYERS:-venv standins launch workspace}
+    launch_prefix=${MAES_LAUNCH_PREFIX:-$root/.ros-launch}
 
     if [ ! -f "$venv/.maes-venv-ok" ]; then
         echo "scripts/env.sh: no complete pip environment at $venv; run 'make setup' first" >&2
@@ -51,6 +55,13 @@ _maes_env_main() {
             if [ -f "$root/.standins/install/setup.bash" ]; then
                 # shellcheck disable=SC1091
                 source "$root/.standins/install/setup.bash"
+            fi ;;
+    esac
+    case " $layers " in
+        *" launch "*)
+            if [ -f "$launch_prefix/install/setup.bash" ]; then
+                # shellcheck disable=SC1091
+                source "$launch_prefix/install/setup.bash"
             fi ;;
     esac
     case " $layers " in

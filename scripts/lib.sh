@@ -7,6 +7,11 @@
 
 MAES_ROOT=${MAES_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 MAES_LOG_DIR=${MAES_LOG_DIR:-$MAES_ROOT/log/setup}
+# ROS 2 Jazzy's launch stack and `ros2` CLI as wheels (not on PyPI), beside the project on
+# developer and CI machines; a user's machine usually lacks it (see scripts/setup_launch.sh).
+MAES_LAUNCH_WHEELS=${MAES_LAUNCH_WHEELS:-$(dirname "$MAES_ROOT")/shared/wheels/ros-jazzy-launch}
+# Where composition_interfaces (which launch_ros imports) is built: a prefix of its own.
+MAES_LAUNCH_PREFIX=${MAES_LAUNCH_PREFIX:-$MAES_ROOT/.ros-launch}
 
 say() {
     printf '[maes setup] %s\n' "$*"
@@ -27,11 +32,13 @@ run_step() {
     mkdir -p "$MAES_LOG_DIR"
     local start=$SECONDS
     say "$name ..."
-    if "$@" >"$log" 2>&1; then
+    local rc=0
+    # `|| rc=$?`, not `if ...; fi; rc=$?`: after an if without else, $? is 0.
+    "$@" >"$log" 2>&1 || rc=$?
+    if [ "$rc" -eq 0 ]; then
         say "$name: done in $((SECONDS - start)) s"
         return 0
     fi
-    local rc=$?
     {
         echo "----- last 40 lines of $log -----"
         tail -n 40 "$log"

@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STAMPS = ('.venv/.maes-venv-ok', '.standins/install/.maes-build-ok', 'install/.maes-build-ok')
+# The launch stack's stamp: installed where the wheels folder exists, "absent" otherwise (the
+# Makefile's choice, same default folder and MAES_LAUNCH_WHEELS override).
+_WHEELS = Path(os.environ.get('MAES_LAUNCH_WHEELS',
+                              ROOT.parent / 'shared' / 'wheels' / 'ros-jazzy-launch'))
+LAUNCH_STAMP = ('.ros-launch/install/.maes-launch-ok' if any(_WHEELS.glob('*.whl'))
+                else '.ros-launch/.maes-launch-absent')
+STAMPS = ('.venv/.maes-venv-ok', '.standins/install/.maes-build-ok', 'install/.maes-build-ok',
+          LAUNCH_STAMP)
 
 
 def run_make(*args: str) -> subprocess.CompletedProcess:
@@ -48,7 +55,7 @@ def test_second_setup_rebuilds_nothing(set_up_tree: None) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert mtimes() == before
     output = result.stdout + result.stderr
-    for rebuild_command in ('setup_venv.sh', 'build_ws.sh', 'colcon'):
+    for rebuild_command in ('setup_venv.sh', 'build_ws.sh', 'setup_launch.sh', 'colcon'):
         assert rebuild_command not in output
     assert 'environment up to date' in result.stdout
 
@@ -74,6 +81,7 @@ def test_touching_an_interface_input_marks_only_the_workspace_out_of_date(
         assert run_make('-q', 'install/.maes-build-ok').returncode == 1
         assert run_make('-q', '.venv/.maes-venv-ok').returncode == 0
         assert run_make('-q', '.standins/install/.maes-build-ok').returncode == 0
+        assert run_make('-q', LAUNCH_STAMP).returncode == 0
     finally:
         os.utime(msg, ns=(original.st_atime_ns, original.st_mtime_ns))
     assert run_make('-q', 'install/.maes-build-ok').returncode == 0

@@ -5,13 +5,17 @@
 
 What starts is decided by maes_bringup.launch_plan.plan_launch (a pure function, unit-tested
 without `launch`); this file only loads the config with the simulator's loader and turns the
-plan into launch actions. A config error stops the launch with the loader's message before
-any node starts.
+plan into launch actions. A config error, a bad argument or a package the mode needs but which
+is not installed (slam_toolbox, Nav2, RViz) stops the launch with a one-line message before any
+node starts. The simulator's exit (end criteria met, an error, Ctrl-C) shuts the whole launch
+down; the per-robot parameter files written for it are removed at shutdown.
 """
 
 import os
+import shutil
 import tempfile
 
+from ament_index_python import has_resource
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import (
@@ -20,13 +24,15 @@ from launch.actions import (
     IncludeLaunchDescription,
     LogInfo,
     OpaqueFunction,
+    Shutdown,
 )
+from launch.event_handlers import OnShutdown
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
-from maes_bringup.launch_plan import parse_bool, plan_launch, write_params_files
-from maes_bringup.params import map_size_tiles
+from maes_bringup.launch_plan import check_packages, parse_bool, plan_launch, write_params_files
+from maes_bringup.params import dump_params, map_size_tiles
 from maes_sim.core.config import load_config
 
 SHARE = get_package_share_directory('maes_bringup')
@@ -44,10 +50,33 @@ ARGUMENTS = (
 )
 
 
-def _node(spec):
+def _end_of_run(event, context):
+    """A node whose exit ends the launch (the simulator) has exited: shut everything down."""
+    how = 'finished' if event.returncode == 0 else f'exited with code {event.returncode}'
+    return [Shutdown(reason=f'{event.action.name} {how}')]
+
+
+def _values_file(spec, out_dir):
+    """The node's parameter values as a file in out_dir, which is removed at shutdown (given
+    as a dict, launch_ros would write a /tmp/launch_params_* file that nobody removes)."""
+    handle, path = tempfile.mkstemp(prefix=f'{spec.name}_', suffix='.yaml', dir=out_dir)
+    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+        stream.write(dump_params({'/**': {'ros__parameters': spec.parameter_dict}}))
+    return path
+
+
+def _node(spec, out_dir):
     return Node(package=spec.package, executable=spec.executable, name=spec.name,
-                parameters=spec.ros_parameters(), remappings=list(spec.remappings),
-                arguments=list(spec.arguments), output='screen')
+                parameters=[*spec.params_files, _values_file(spec, out_dir)],
+                remappings=list(spec.remappings),
+                arguments=list(spec.arguments), output='screen',
+                on_exit=_end_of_run if spec.ends_launch else None)
+
+
+def _remove_folder(path):
+    def remove(context):
+        shutil.rmtree(path, ignore_errors=True)
+    return OpaqueFunction(function=remove)
 
 
 def _include(spec):
@@ -61,6 +90,9 @@ def _launch_setup(context):
     # A ConfigError / MapError / ValueError raised here ends the launch with its message,
     # before any node has been started.
     config = load_config(arg['config'])
+    # Made here, removed at shutdown (and at once if planning fails).
+    out_dir = tempfile.mkdtemp(prefix='maes_bringup_params_')
+    context.register_event_handler(OnShutdown(on_shutdown=[_remove_folder(out_dir)]))
     plan = plan_launch(
         config,
         config_path=os.path.abspath(arg['config']),
@@ -70,17 +102,18 @@ def _launch_setup(context):
         log_level=arg['log_level'],
         params_dir=os.path.join(SHARE, 'params'),
         rviz_config=os.path.join(SHARE, 'rviz', 'maes.rviz'),
-        out_dir=tempfile.mkdtemp(prefix='maes_bringup_params_'),
+        out_dir=out_dir,
         map_size=map_size_tiles(config),
     )
+    check_packages(plan, lambda package: has_resource('packages', package))
     write_params_files(plan)
     actions = [LogInfo(msg=f'MAES-ROS: {len(plan.robots)} robots, slam={plan.slam}, '
                            f'nav={plan.nav}, config={arg["config"]}')]
-    actions += [_node(spec) for spec in plan.nodes]
+    actions += [_node(spec, out_dir) for spec in plan.nodes]
     for robot in plan.robots:
         actions.append(GroupAction([
             PushRosNamespace(robot.namespace),
-            *[_node(spec) for spec in robot.nodes],
+            *[_node(spec, out_dir) for spec in robot.nodes],
             *[_include(spec) for spec in robot.includes],
         ]))
     return actions

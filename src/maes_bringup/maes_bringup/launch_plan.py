@@ -7,7 +7,7 @@ tested without ``launch`` installed. :func:`write_params_files` is the one funct
 files.
 
 Per mode (``slam`` x ``nav``), the plan holds, besides the simulator (``maes_sim_node``, global
-namespace):
+namespace, on wall time: it publishes ``/clock``; its exit ends the launch):
 
 * ``nav == "nav2"``: per robot, nav2_bringup's ``navigation_launch.py`` in ``robot<i>`` with
   that robot's rewritten Nav2 parameters;
@@ -17,11 +17,15 @@ namespace):
   Jazzy); the simulator then does not publish the robots' ``map``.
 * per robot, a ``controller_node`` in ``robot<i>``;
 * ``use_rviz``: ``rviz2`` with the given config.
+
+Every node but the simulator runs on sim time. :func:`check_packages` tells, before anything
+starts, which packages of the plan (slam_toolbox, Nav2, RViz) are not installed.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,17 +40,21 @@ from .params import (
 )
 
 __all__ = [
+    "EXTERNAL_PACKAGES",
     "LOG_LEVELS",
     "NAV_CHOICES",
     "SLAM_CHOICES",
     "TF_REMAPS",
     "IncludeSpec",
     "LaunchPlan",
+    "MissingPackageError",
     "NodeSpec",
     "ParamsFile",
     "RobotPlan",
+    "check_packages",
     "parse_bool",
     "plan_launch",
+    "required_packages",
     "robot_namespace",
     "write_params_files",
 ]
@@ -60,6 +68,16 @@ TF_REMAPS = (("/tf", "tf"), ("/tf_static", "tf_static"))
 SLAM_TOOLBOX_REMAPS = TF_REMAPS + (("/map", "map"), ("/map_metadata", "map_metadata"))
 NAV2_TEMPLATE = "nav2_params.yaml"
 SLAM_TEMPLATE = "slam_toolbox_params.yaml"
+#: Packages the full stack takes from a ROS 2 Jazzy install (the Docker image, or apt), with the
+#: launch argument that starts them.
+EXTERNAL_PACKAGES = {
+    "slam_toolbox": "slam:=slam_toolbox",
+    "nav2_lifecycle_manager": "slam:=slam_toolbox",
+    "nav2_bringup": "nav:=nav2",
+    "rviz2": "use_rviz:=true",
+}
+#: MAES-ROS's own packages (built in this workspace; never reported missing).
+OWN_PACKAGES = ("maes_sim", "maes_controller", "maes_bringup", "maes_interfaces")
 _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off")
 
@@ -70,7 +88,9 @@ class NodeSpec:
     global one for :attr:`LaunchPlan.nodes`.
 
     ``parameters`` are ``(name, value)`` pairs (values: bool, int, float, str or a tuple of
-    them); ``params_files`` are parameter files given before them.
+    them); ``params_files`` are parameter files given before them. ``ends_launch``: when this
+    node's process exits, for whatever reason, the whole launch shuts down (the simulator: the
+    end of the run is the end of everything).
     """
 
     package: str
@@ -80,6 +100,7 @@ class NodeSpec:
     params_files: tuple[str, ...] = ()
     remappings: tuple[tuple[str, str], ...] = ()
     arguments: tuple[str, ...] = ()
+    ends_launch: bool = False
 
     @property
     def parameter_dict(self) -> dict[str, Any]:
@@ -175,6 +196,64 @@ def parse_bool(argument: str, text: Any) -> bool:
     if word in _FALSE:
         return False
     raise ValueError(f"launch argument {argument}: got {text!r}, expected true or false")
+
+
+class MissingPackageError(RuntimeError):
+    """A package the launch needs is not installed; the message says how to get it."""
+
+
+def required_packages(plan: LaunchPlan) -> tuple[str, ...]:
+    """The packages, other than MAES-ROS's own, the plan starts nodes or includes from.
+
+    Examples
+    --------
+    >>> spec = NodeSpec(package="rviz2", executable="rviz2", name="rviz2")
+    >>> required_packages(LaunchPlan("simulated", "builtin", (spec,), (), ()))
+    ('rviz2',)
+    """
+    found = {n.package for n in plan.nodes}
+    for robot in plan.robots:
+        found.update(n.package for n in robot.nodes)
+        found.update(i.package for i in robot.includes)
+    return tuple(sorted(found - set(OWN_PACKAGES)))
+
+
+def check_packages(plan: LaunchPlan, is_installed: Callable[[str], bool]) -> None:
+    """Raise :class:`MissingPackageError` if a package of the plan is not installed.
+
+    Parameters
+    ----------
+    plan : LaunchPlan
+    is_installed : callable
+        ``is_installed(package) -> bool``; the launch file asks the ament index.
+
+    Raises
+    ------
+    MissingPackageError
+        One line naming each missing package, the launch argument that needs it, and where to
+        get it: the Docker image, or ``apt install ros-jazzy-<name>``.
+
+    Examples
+    --------
+    >>> spec = NodeSpec(package="slam_toolbox", executable="x", name="x")
+    >>> check_packages(LaunchPlan("slam_toolbox", "builtin", (spec,), (), ()),
+    ...                lambda name: False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_bringup.launch_plan.MissingPackageError: slam:=slam_toolbox needs the ROS 2 package \
+slam_toolbox, which is not installed here; ...
+    """
+    missing = [p for p in required_packages(plan) if not is_installed(p)]
+    if not missing:
+        return
+    needed_by = sorted({EXTERNAL_PACKAGES.get(p, "this launch") for p in missing})
+    apt = " ".join("ros-jazzy-" + p.replace("_", "-") for p in missing)
+    raise MissingPackageError(
+        f"{' and '.join(needed_by)} {'needs' if len(needed_by) == 1 else 'need'} the ROS 2 "
+        f"package{'s' if len(missing) > 1 else ''} {', '.join(missing)}, which "
+        f"{'is' if len(missing) == 1 else 'are'} not installed here; run the full stack in "
+        f"the Docker image (docker/, see docs/full_stack.md) or install ROS 2 Jazzy's "
+        f"packages with 'sudo apt install {apt}'")
 
 
 def _args(level: str) -> tuple[str, ...]:
@@ -304,12 +383,17 @@ def plan_launch(
         robots.append(_robot_plan(i, slam=slam, nav=nav, level=level, nav2_file=nav2_file,
                                   slam_file=slam_file))
 
+    # The simulator publishes /clock and paces itself on a steady wall clock: never sim time.
+    sim_parameters = {
+        "config_file": config_file,
+        "real_time_factor": 1.0,
+        "cmd_vel_stamped": bool(cmd_vel_stamped),
+        "publish_slam_map": slam == "simulated",
+        "use_sim_time": False,
+    }
     nodes = [NodeSpec(
         package="maes_sim", executable="maes_sim_node", name="maes_sim",
-        parameters=(("config_file", config_file), ("real_time_factor", 1.0),
-                    ("cmd_vel_stamped", bool(cmd_vel_stamped)),
-                    ("publish_slam_map", slam == "simulated"), ("use_sim_time", True)),
-        arguments=_args(level))]
+        parameters=tuple(sim_parameters.items()), arguments=_args(level), ends_launch=True)]
     if nav == "builtin":
         nodes.append(NodeSpec(
             package="maes_controller", executable="navigator_node", name="navigator",

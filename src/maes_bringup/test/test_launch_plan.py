@@ -1,7 +1,8 @@
 """The launch plan (what multi_robot.launch.py starts), tested without ``launch`` installed.
 
-The launch file itself cannot run here (no ``launch``/``launch_ros`` on PyPI): it is checked by
-compiling it and reading its syntax tree, never by importing it.
+The launch file is also checked here by compiling it and reading its syntax tree, so these
+tests hold where ``launch`` is absent (a user's pip environment); ``test_launch.py`` runs it for
+real with ``ros2 launch`` where the launch stack is installed.
 """
 
 from __future__ import annotations
@@ -76,10 +77,13 @@ def test_executables_are_the_documented_ones():
 
 
 @pytest.mark.parametrize("slam, nav", MODES)
-def test_every_node_uses_sim_time(slam, nav):
+def test_every_node_but_the_simulator_uses_sim_time(slam, nav):
     plan = make_plan(2, slam=slam, nav=nav, use_rviz=True)
     for ns, node in all_nodes(plan):
-        assert node.parameter_dict["use_sim_time"] is True, (ns, node.name)
+        # The simulator publishes /clock and paces itself on wall time: on sim time it would
+        # wait for its own clock forever.
+        expected = node.name != "maes_sim"
+        assert node.parameter_dict["use_sim_time"] is expected, (ns, node.name)
     for robot in plan.robots:
         for include in robot.includes:
             assert include.argument_dict["use_sim_time"] == "True"
@@ -116,6 +120,43 @@ def test_simulator_publishes_maps_only_with_simulated_slam(slam):
     assert sim["publish_slam_map"] is (slam == "simulated")
     assert sim["config_file"] == "/cfg/run.yaml"
     assert sim["real_time_factor"] == 1.0
+
+
+@pytest.mark.parametrize("slam, nav", MODES)
+def test_only_the_simulators_exit_ends_the_launch(slam, nav):
+    plan = make_plan(2, slam=slam, nav=nav, use_rviz=True)
+    ending = [node.name for _, node in all_nodes(plan) if node.ends_launch]
+    assert ending == ["maes_sim"]
+
+
+@pytest.mark.parametrize("slam, nav, rviz, expected", [
+    ("simulated", "builtin", False, ()),
+    ("simulated", "builtin", True, ("rviz2",)),
+    ("slam_toolbox", "builtin", False, ("nav2_lifecycle_manager", "slam_toolbox")),
+    ("simulated", "nav2", False, ("nav2_bringup",)),
+    ("slam_toolbox", "nav2", True,
+     ("nav2_bringup", "nav2_lifecycle_manager", "rviz2", "slam_toolbox")),
+])
+def test_required_packages_per_mode(slam, nav, rviz, expected):
+    plan = make_plan(2, slam=slam, nav=nav, use_rviz=rviz)
+    assert L.required_packages(plan) == expected
+    L.check_packages(plan, lambda name: True)  # all installed: nothing to say
+
+
+def test_missing_packages_are_named_with_the_argument_and_how_to_get_them():
+    plan = make_plan(2, slam="slam_toolbox", nav="nav2")
+    installed = {"nav2_lifecycle_manager"}
+    with pytest.raises(L.MissingPackageError) as info:
+        L.check_packages(plan, installed.__contains__)
+    message = str(info.value)
+    assert "\n" not in message
+    assert message.startswith("nav:=nav2 and slam:=slam_toolbox need the ROS 2 packages "
+                              "nav2_bringup, slam_toolbox, which are not installed here")
+    assert "Docker image" in message
+    assert "sudo apt install ros-jazzy-nav2-bringup ros-jazzy-slam-toolbox" in message
+    with pytest.raises(L.MissingPackageError, match="^use_rviz:=true needs the ROS 2 package "
+                                                     "rviz2, which is not installed"):
+        L.check_packages(make_plan(1, use_rviz=True), lambda name: False)
 
 
 def test_controllers_know_their_robot():
@@ -302,15 +343,15 @@ def test_launch_loads_the_config_and_plans_before_starting_nodes(launch_tree):
                  if isinstance(n, ast.FunctionDef) and n.name == "_launch_setup")
     called = [getattr(c.func, "id", getattr(c.func, "attr", None))
               for c in ast.walk(setup) if isinstance(c, ast.Call)]
-    order = [name for name in called if name in ("load_config", "plan_launch",
+    order = [name for name in called if name in ("load_config", "plan_launch", "check_packages",
                                                  "write_params_files", "_node", "GroupAction")]
-    assert order[:3] == ["load_config", "plan_launch", "write_params_files"]
+    assert order[:4] == ["load_config", "plan_launch", "check_packages", "write_params_files"]
     assert {"PushRosNamespace", "GroupAction", "_include"} <= set(called)
     # The loader's errors are not swallowed: no try/except in the setup.
     assert not any(isinstance(n, ast.Try) for n in ast.walk(setup))
     imported = {alias.name for n in ast.walk(launch_tree) if isinstance(n, ast.ImportFrom)
                 for alias in n.names}
-    assert {"load_config", "plan_launch", "OpaqueFunction"} <= imported
+    assert {"load_config", "plan_launch", "check_packages", "OpaqueFunction"} <= imported
 
 
 def test_launch_uses_only_what_the_plan_offers(launch_tree):

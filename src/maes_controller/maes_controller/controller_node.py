@@ -16,7 +16,6 @@ raises is logged with its traceback (throttled) and called again on the next sta
 
 from __future__ import annotations
 
-import sys
 import time
 import traceback
 from typing import Any
@@ -25,6 +24,7 @@ import rclpy
 from action_msgs.msg import GoalStatus
 from maes_interfaces.msg import State, Tick, TickDone
 from maes_interfaces.srv import BroadcastToAll, DepositTag
+from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
@@ -455,24 +455,16 @@ class ControllerNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``controller_node``: parameters ``robot_id`` and ``logic``."""
-    rclpy.init(args=args)
-    loader = rclpy.create_node("maes_controller_params")
-    robot_id = loader.declare_parameter("robot_id", 0).value
-    spec = loader.declare_parameter("logic", DEFAULT_LOGIC).value
-    loader.destroy_node()
-    node = None
-    try:
+    """Entry point of ``controller_node``: parameters ``robot_id`` and ``logic``.
+
+    Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad parameter
+    or logic spec exits 2 with a one-line message.
+    """
+    with ros_process("controller_node", args) as proc:
+        params = read_parameters("maes_controller_params",
+                                 {"robot_id": 0, "logic": DEFAULT_LOGIC})
         try:
-            node = ControllerNode(robot_id, spec)
+            node = proc.own(ControllerNode(params["robot_id"], params["logic"]))
         except ValueError as exc:
-            print(f"controller_node: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
+            proc.fail(exc)
         rclpy.spin(node)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()

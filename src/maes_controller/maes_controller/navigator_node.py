@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import math
 
-import sys
 import threading
 from typing import Any
 
 import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
 from maes_interfaces.msg import State, Tick, TickDone
+from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
@@ -433,27 +433,21 @@ class NavigatorNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``navigator_node``: parameter ``config_file`` (the run's YAML)."""
-    rclpy.init(args=args)
-    loader = rclpy.create_node("maes_navigator_params")
-    config_file = loader.declare_parameter("config_file", "maes_config.yaml").value
-    stamped = loader.declare_parameter("cmd_vel_stamped", False).value
-    loader.destroy_node()
-    node = None
-    try:
-        from maes_sim.core import ConfigError, load_config
+    """Entry point of ``navigator_node``: parameter ``config_file`` (the run's YAML).
 
+    Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad config or
+    parameter exits 2 with a one-line message.
+    """
+    from maes_sim.core import ConfigError, MapError, load_config
+
+    with ros_process("navigator_node", args) as proc:
+        params = read_parameters("maes_navigator_params",
+                                 {"config_file": "maes_config.yaml", "cmd_vel_stamped": False,
+                                  "verbose": False})
         try:
-            config = load_config(config_file)
-        except (ConfigError, OSError) as exc:
-            print(f"navigator_node: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
-        node = NavigatorNode(config, cmd_vel_stamped=stamped)
+            config = load_config(params["config_file"])
+        except (ConfigError, MapError, OSError) as exc:
+            proc.fail(exc)
+        node = proc.own(NavigatorNode(config, cmd_vel_stamped=params["cmd_vel_stamped"],
+                                      verbose=params["verbose"]))
         rclpy.spin(node)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()

@@ -16,7 +16,6 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -32,6 +31,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 from std_srvs.srv import Trigger
@@ -58,6 +58,7 @@ from ..frames import tick_transforms
 from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
+from .process import read_parameters, ros_process
 from .qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
@@ -569,61 +570,54 @@ def _robot_list(what: str, robots: list[int]) -> str:
 
 
 def _optional_bool(value) -> bool | None:
-    """A parameter that may be a bool, "true"/"false", or ""/None (= not given)."""
+    """A typed-bool parameter's value: True, False, or None when it was not given."""
     if isinstance(value, bool) or value is None:
         return value
-    text = str(value).strip().lower()
-    if text in ("", "none"):
-        return None
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no"):
-        return False
-    raise ValueError(f"publish_slam_map must be true, false or empty, got {value!r}")
+    raise ValueError(f"publish_slam_map must be true or false, got {value!r}")
+
+
+#: The node's parameters: name -> default (an ``rclpy.Parameter.Type``: typed, no default).
+PARAMETERS = {
+    "config_file": "maes_config.yaml",
+    "real_time_factor": 1.0,
+    "cmd_vel_stamped": False,
+    "stay_alive_after_end": False,
+    "results_dir": "",
+    "sync": "lockstep",  # or "free" (docs/lockstep.md)
+    "sync_timeout": 10.0,  # wall seconds a tick waits for a late participant; 0 = for ever
+    "start_timeout": 60.0,  # wall seconds the start barrier waits at most; 0 = for ever
+    "wait_for_navigator": False,
+    "wait_for_controllers": "none",  # "connected" or "lockstep"
+    # Not given: from the config's stack.slam; a launch file decides with true/false.
+    "publish_slam_map": Parameter.Type.BOOL,
+}
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``maes_sim_node``: parameters carry only the wiring."""
-    rclpy.init(args=args)
-    loader = rclpy.create_node("maes_sim_params")
-    params = {
-        "config_file": loader.declare_parameter("config_file", "maes_config.yaml").value,
-        "real_time_factor": loader.declare_parameter("real_time_factor", 1.0).value,
-        "cmd_vel_stamped": loader.declare_parameter("cmd_vel_stamped", False).value,
-        "stay_alive_after_end": loader.declare_parameter("stay_alive_after_end", False).value,
-        "results_dir": loader.declare_parameter("results_dir", "").value,
-        "sync": loader.declare_parameter("sync", "lockstep").value,
-        "sync_timeout": loader.declare_parameter("sync_timeout", 10.0).value,
-        # 0 = wait for ever
-        "start_timeout": loader.declare_parameter("start_timeout", 60.0).value,
-        "wait_for_navigator": loader.declare_parameter("wait_for_navigator", False).value,
-        "wait_for_controllers": loader.declare_parameter("wait_for_controllers", "none").value,
-        # "" = from the config's stack.slam; "true"/"false" when a launch file decides
-        "publish_slam_map": loader.declare_parameter("publish_slam_map", "").value,
-    }
-    loader.destroy_node()
-    node = None
-    try:
-        sim = Simulation(load_config(params["config_file"]))
-        node = SimNode(sim, real_time_factor=params["real_time_factor"],
-                       cmd_vel_stamped=params["cmd_vel_stamped"],
-                       stay_alive_after_end=params["stay_alive_after_end"],
-                       results_dir=params["results_dir"] or None,
-                       sync=params["sync"], sync_timeout=params["sync_timeout"],
-                       start_timeout=(params["start_timeout"] if params["start_timeout"] > 0
-                                      else None),
-                       wait_for_navigator=params["wait_for_navigator"],
-                       wait_for_controllers=params["wait_for_controllers"],
-                       publish_slam_map=_optional_bool(params["publish_slam_map"]))
+    """Entry point of ``maes_sim_node``: parameters carry only the wiring.
+
+    Runs until the end criteria are met (then exits 0, which ends a ``ros2 launch``), Ctrl-C or
+    a shutdown; a bad config or parameter exits 2 with a one-line message.
+    """
+    with ros_process("maes_sim_node", args) as proc:
+        params = read_parameters("maes_sim_params", PARAMETERS)
+        try:
+            sim = Simulation(load_config(params["config_file"]))
+        except (ConfigError, MapError) as exc:
+            proc.fail(exc)
+        start_timeout = params["start_timeout"]
+        try:
+            node = proc.own(SimNode(
+                sim, real_time_factor=params["real_time_factor"],
+                sync=params["sync"], sync_timeout=params["sync_timeout"],
+                start_timeout=start_timeout if start_timeout > 0 else None,
+                wait_for_navigator=params["wait_for_navigator"],
+                wait_for_controllers=params["wait_for_controllers"],
+                cmd_vel_stamped=params["cmd_vel_stamped"],
+                stay_alive_after_end=params["stay_alive_after_end"],
+                results_dir=params["results_dir"] or None,
+                publish_slam_map=_optional_bool(params["publish_slam_map"])))
+        except ValueError as exc:
+            proc.fail(exc)
         while rclpy.ok() and not node.done:
             rclpy.spin_once(node, timeout_sec=0.1)
-    except (ConfigError, MapError, ValueError) as exc:
-        print(f"maes_sim_node: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()

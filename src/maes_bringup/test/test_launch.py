@@ -1,0 +1,324 @@
+"""``ros2 launch maes_bringup multi_robot.launch.py`` run for real, as a user runs it.
+
+Each test starts the upstream ``ros2 launch`` (the launch wheels, installed by ``make setup``
+where ``../shared/wheels/ros-jazzy-launch`` exists) as a subprocess with a small config of its
+own, and watches it from outside: an rclpy node of the test on the same ROS domain, the
+launch's output, its exit code, the files it leaves and its process tree (psutil). Where the
+launch stack is absent these tests skip, naming the folder; where the folder exists but setup
+did not install it, they fail.
+
+Every wait has a generous bound (a loaded machine is slow); none asserts a speed, except the
+10 s in which the issue asks every process to be gone after one SIGINT.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import psutil
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+WHEELS = Path(os.environ.get("MAES_LAUNCH_WHEELS",
+                             REPO.parent / "shared" / "wheels" / "ros-jazzy-launch"))
+LAUNCH = ("ros2", "launch", "maes_bringup", "multi_robot.launch.py")
+#: Upper bound for a run that should take seconds: only a hung launch gets near it.
+RUN_BOUND_S = 240.0
+
+
+def _launch_stack_or_skip() -> None:
+    if shutil.which("ros2") and importlib.util.find_spec("launch_ros"):
+        return
+    if os.environ.get("MAES_ROS_ENV") == "1" and any(WHEELS.glob("*.whl")):
+        pytest.fail(f"{WHEELS} holds the launch wheels but 'ros2 launch' is not installed in "
+                    f"this environment: run 'make setup'")
+    pytest.skip(f"no ROS 2 launch stack: {WHEELS} does not exist (a user's pip environment; "
+                f"'ros2 launch' comes with the Docker image or an apt install of ROS 2 Jazzy)")
+
+
+pytestmark = pytest.mark.usefixtures("launch_stack")
+
+
+@pytest.fixture(scope="module")
+def launch_stack() -> None:
+    _launch_stack_or_skip()
+
+
+def write_config(folder: Path, *, robots: int = 2, end: str = "exploration_percent: 55.0\n"
+                 "  tick: 600", extra: str = "") -> Path:
+    """A small run: a 20x20 building, ``robots`` robots, results into ``folder/results``."""
+    path = folder / "run.yaml"
+    path.write_text(
+        f"random_seeds: [1]\nnumber_of_robots: {robots}\n"
+        f"global_settings:\n  statistics_result_path: {folder / 'results'}\n"
+        "  should_write_csv_results: true\n"
+        f"end_criteria:\n  {end}\n"
+        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n" + extra)
+    return path
+
+
+class Launch:
+    """One ``ros2 launch`` process in a session of its own, its output in a file."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.tmp = tmp_path / "tmp"  # the launch's TMPDIR: its temporary files land here
+        self.tmp.mkdir()
+        self.log_path = tmp_path / "launch.log"
+        env = {**os.environ, "TMPDIR": str(self.tmp), "PYTHONUNBUFFERED": "1"}
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([*LAUNCH, *args], stdout=self._log,
+                                     stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
+                                     start_new_session=True)
+        self.seen: dict[int, psutil.Process] = {}
+
+    @property
+    def output(self) -> str:
+        self._log.flush()
+        return self.log_path.read_text()
+
+    def record_children(self) -> list[psutil.Process]:
+        """Remember every process now under the launch (the nodes), for the orphan check."""
+        try:
+            for child in psutil.Process(self.proc.pid).children(recursive=True):
+                self.seen[child.pid] = child
+        except psutil.NoSuchProcess:
+            pass
+        return list(self.seen.values())
+
+    def wait(self, timeout: float = RUN_BOUND_S) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        finally:
+            self._log.flush()
+
+    def still_alive(self) -> list[psutil.Process]:
+        """Recorded processes still running (not zombies reaped by nobody: those are gone)."""
+        alive = []
+        for p in self.seen.values():
+            try:
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(p)
+            except psutil.NoSuchProcess:
+                pass
+        return alive
+
+    def close(self) -> None:
+        """Kill whatever is left (only after a failure) and close the log."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=30)
+        for p in self.still_alive():
+            p.kill()
+        self._log.close()
+
+
+@pytest.fixture
+def launch(tmp_path):
+    started: list[Launch] = []
+
+    def start(*args: str) -> Launch:
+        run = Launch(tmp_path, *args)
+        started.append(run)
+        return run
+
+    yield start
+    for run in started:
+        run.close()
+
+
+class Watcher:
+    """An rclpy node of the test, counting messages on a few topics and listing nodes."""
+
+    def __init__(self) -> None:
+        import rclpy
+        from maes_interfaces.msg import State
+        from nav_msgs.msg import OccupancyGrid
+        from rclpy.context import Context
+        from rclpy.executors import SingleThreadedExecutor
+        from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import LaserScan
+
+        self.context = Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node("launch_test_watcher", context=self.context)
+        self.count = {"/clock": 0, "/robot0/scan": 0, "/robot0/maes_state": 0}
+        self.last_state = None
+
+        def counter(topic: str) -> Callable:
+            def callback(msg) -> None:
+                self.count[topic] += 1
+                if topic.endswith("maes_state"):
+                    self.last_state = msg
+            return callback
+
+        self.node.create_subscription(Clock, "/clock", counter("/clock"), 10)
+        self.node.create_subscription(LaserScan, "/robot0/scan", counter("/robot0/scan"),
+                                      qos_profile_sensor_data)
+        self.node.create_subscription(State, "/robot0/maes_state",
+                                      counter("/robot0/maes_state"), 10)
+        # The simulated SLAM's map (launch: publish_slam_map true with slam:=simulated).
+        self.maps = 0
+        self.node.create_subscription(
+            OccupancyGrid, "/robot0/map", lambda msg: setattr(self, "maps", self.maps + 1),
+            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def node_names(self) -> set[str]:
+        return {f"{ns.rstrip('/')}/{name}" for name, ns
+                in self.node.get_node_names_and_namespaces()}
+
+    def spin_until(self, condition: Callable[[], bool], launch: Launch,
+                   bound: float = RUN_BOUND_S) -> bool:
+        end = time.monotonic() + bound
+        while time.monotonic() < end:
+            if condition():
+                return True
+            if launch.proc.poll() is not None:
+                return condition()
+            self.executor.spin_once(timeout_sec=0.1)
+        return condition()
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self.context.try_shutdown()
+
+
+@pytest.fixture
+def watcher():
+    w = Watcher()
+    yield w
+    w.close()
+
+
+BUILTIN_NODES = {"/maes_sim", "/navigator", "/robot0/controller", "/robot1/controller"}
+
+
+def assert_no_traceback(output: str) -> None:
+    assert "Traceback" not in output, output[-4000:]
+    assert "ExternalShutdownException" not in output, output[-4000:]
+
+
+def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(
+        tmp_path, launch, watcher):
+    config = write_config(tmp_path)
+    run = launch(f"config:={config}", "slam:=simulated", "nav:=builtin")
+    up = watcher.spin_until(lambda: BUILTIN_NODES <= watcher.node_names(), run)
+    run.record_children()
+    assert up, f"nodes seen: {sorted(watcher.node_names())}\n{run.output[-3000:]}"
+    flowing = watcher.spin_until(lambda: min(watcher.count.values()) >= 5, run)
+    run.record_children()
+    assert flowing, f"messages: {watcher.count}\n{run.output[-3000:]}"
+    assert watcher.last_state.status  # a real State from the simulator
+    assert watcher.spin_until(lambda: watcher.maps >= 1, run), "no /robot0/map"
+
+    code = run.wait()  # the simulator reaches the end criterion; its exit ends the launch
+    output = run.output
+    assert code == 0, output[-4000:]
+    assert "run finished at tick" in output and "exploration reached" in output, output
+    assert "process[maes_sim_node-1] was required: shutting down launched system" in output
+    # 4 nodes, each ending cleanly (the simulator by itself, the others on the shutdown).
+    assert output.count("process has finished cleanly") == 4, output[-4000:]
+    assert_no_traceback(output)
+    [results] = list((tmp_path / "results").iterdir())
+    for name in ("statistics.csv", "summary.json", "ground_truth.pgm", "robot0_slam.pgm"):
+        assert (results / name).is_file(), name
+    summary = json.loads((results / "summary.json").read_text())
+    assert summary["finished"] and summary["end_reason"].startswith("exploration reached")
+    assert summary["ticks"] < 600 and summary["number_of_robots"] == 2
+    assert not run.still_alive()
+    # The plan's parameter folder is removed at shutdown; launch_ros wrote no files of its own.
+    assert sorted(p.name for p in run.tmp.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["launch", "group"])
+def test_one_sigint_stops_every_process_quietly(tmp_path, launch, watcher, target):
+    # "launch": SIGINT to ros2 launch only (it forwards SIGINT to the nodes). "group": to the
+    # whole process group, as Ctrl-C in a terminal does: each node then gets two SIGINTs.
+    config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
+    run = launch(f"config:={config}")
+    assert watcher.spin_until(
+        lambda: BUILTIN_NODES <= watcher.node_names()
+        and watcher.count["/robot0/maes_state"] >= 3, run), run.output[-3000:]
+    nodes = run.record_children()
+    assert len(nodes) >= 4, nodes
+    if target == "launch":
+        run.proc.send_signal(signal.SIGINT)
+    else:
+        os.killpg(run.proc.pid, signal.SIGINT)
+    start = time.monotonic()
+    try:
+        code = run.wait(timeout=10.0)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"ros2 launch still running 10 s after SIGINT\n{run.output[-3000:]}")
+    # The nodes are the launch's children, not ours: psutil polls them.
+    _, alive = psutil.wait_procs(nodes, timeout=max(0.0, 10.0 - (time.monotonic() - start)))
+    assert not alive, f"still running 10 s after SIGINT: {alive}\n{run.output[-3000:]}"
+    output = run.output
+    assert code == 0, output[-3000:]
+    assert_no_traceback(output)
+    assert output.count("process has finished cleanly") == 4, output[-4000:]
+    assert sorted(p.name for p in run.tmp.iterdir()) == []
+
+
+def _fails_before_any_node(run: Launch) -> str:
+    code = run.wait(timeout=120)
+    output = run.output
+    assert code != 0, output
+    assert "process started" not in output, output
+    assert "Traceback" not in output, output
+    assert sorted(p.name for p in run.tmp.iterdir()) == []
+    return output
+
+
+def test_missing_config_fails_before_any_node_starts(tmp_path, launch):
+    missing = tmp_path / "no_such.yaml"
+    output = _fails_before_any_node(launch(f"config:={missing}"))
+    assert str(missing) in output
+
+
+def test_typo_in_the_config_fails_with_the_loaders_message(tmp_path, launch):
+    config = write_config(tmp_path, extra="robot_constraints:\n  broadcast_rnage: 3.0\n")
+    output = _fails_before_any_node(launch(f"config:={config}"))
+    assert "robot_constraints.broadcast_rnage" in output
+    assert "did you mean 'broadcast_range'" in output
+
+
+@pytest.mark.parametrize("argument, expected", [
+    ("nav:=navigation2", "launch argument nav: got 'navigation2', expected one of "
+                         "'builtin', 'nav2'"),
+    ("slam:=gmapping", "launch argument slam: got 'gmapping'"),
+    ("use_rviz:=maybe", "launch argument use_rviz: got 'maybe', expected true or false"),
+    ("log_level:=loud", "launch argument log_level: got 'loud'"),
+])
+def test_bad_argument_value_fails_naming_it(tmp_path, launch, argument, expected):
+    config = write_config(tmp_path)
+    output = _fails_before_any_node(launch(f"config:={config}", argument))
+    assert expected in output
+
+
+@pytest.mark.parametrize("argument, package, apt", [
+    ("slam:=slam_toolbox", "slam_toolbox", "ros-jazzy-slam-toolbox"),
+    ("nav:=nav2", "nav2_bringup", "ros-jazzy-nav2-bringup"),
+])
+def test_full_stack_without_its_packages_says_what_to_install(tmp_path, launch, argument,
+                                                              package, apt):
+    from ament_index_python import has_resource
+
+    if has_resource("packages", package):
+        pytest.skip(f"{package} is installed here: the full stack can run")
+    config = write_config(tmp_path)
+    output = _fails_before_any_node(launch(f"config:={config}", argument))
+    [line] = [x for x in output.splitlines() if "[ERROR]" in x]
+    assert f"{argument} needs the ROS 2 package" in line and package in line, line
+    assert "Docker image" in line and "sudo apt install " in line and apt in line, line

@@ -1,0 +1,180 @@
+"""How a MAES-ROS node process starts and ends: rclpy set-up, parameters, signals, teardown.
+
+Every console script (``maes_sim_node``, ``controller_node``, ``navigator_node``) runs its node
+inside :func:`ros_process`, so each ends the same way whatever stops it: its own end (the
+simulator finished), Ctrl-C in a terminal, or ``ros2 launch`` shutting down (SIGINT to every
+process, SIGTERM 5 s later to those still alive). Nothing is printed but the node's own log:
+no ``KeyboardInterrupt`` or ``ExternalShutdownException`` traceback, also when a second signal
+arrives while the node is being destroyed.
+
+How: before ``rclpy.init`` a Python handler is put on SIGINT and SIGTERM. rclpy's own handlers
+(installed by ``rclpy.init`` over it, ``SignalHandlerOptions.ALL``) shut the context down and
+wake the executor, then call ours. Ours raises ``KeyboardInterrupt`` for the first signal only,
+so a node still starting up (loading a config, compiling kernels) stops at once, and does
+nothing once teardown has begun.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["NodeProcess", "read_parameters", "ros_process"]
+
+#: Signals that end a node process (``ros2 launch`` sends SIGINT, then SIGTERM).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class _FirstSignalInterrupts:
+    """A Python signal handler: raise KeyboardInterrupt for the first stop signal only."""
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.armed = True
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.received += 1
+        if self.armed and self.received == 1:
+            raise KeyboardInterrupt
+
+
+class NodeProcess:
+    """The nodes of one process, destroyed by :func:`ros_process` when it ends.
+
+    Parameters
+    ----------
+    program : str
+        The console script's name, used in error messages.
+    """
+
+    def __init__(self, program: str) -> None:
+        self.program = program
+        self._nodes: list[Any] = []
+
+    def own(self, node: Any) -> Any:
+        """Destroy ``node`` when the process ends; returns it.
+
+        Examples
+        --------
+        >>> with ros_process("my_node") as proc:  # doctest: +SKIP
+        ...     node = proc.own(MyNode())
+        ...     rclpy.spin(node)
+        """
+        self._nodes.append(node)
+        return node
+
+    def fail(self, message: object, code: int = 2) -> None:
+        """End the process with ``<program>: <message>`` on stderr and exit code ``code``."""
+        print(f"{self.program}: {message}", file=sys.stderr)
+        raise SystemExit(code)
+
+    def _destroy_nodes(self) -> None:
+        while self._nodes:
+            self._nodes.pop().destroy_node()
+
+
+@contextmanager
+def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodeProcess]:
+    """Run a node process: ``rclpy.init``, the body, then a quiet teardown.
+
+    Inside the ``with`` block, build the node(s), hand them to :meth:`NodeProcess.own` and spin.
+    The block ends normally, or by Ctrl-C / SIGTERM / ``ros2 launch`` shutting down (both
+    caught: a normal end, exit code 0), or by :meth:`NodeProcess.fail` or a bad parameter
+    (``<program>: <message>`` on stderr, exit code 2). Then the owned nodes are destroyed and
+    rclpy shut down, with further signals ignored, so no traceback can interrupt either.
+
+    Parameters
+    ----------
+    program : str
+        The console script's name, for error messages.
+    args : list of str, optional
+        Command-line arguments for ``rclpy.init`` (``None``: ``sys.argv``).
+
+    Yields
+    ------
+    NodeProcess
+
+    Notes
+    -----
+    Meant for a process's main function: afterwards SIGINT stays ignored until the process
+    ends.
+    """
+    import rclpy
+    from rclpy.exceptions import ParameterException
+    from rclpy.executors import ExternalShutdownException
+    from rclpy.impl.implementation_singleton import rclpy_implementation
+    from rclpy.signals import SignalHandlerOptions
+
+    handler = _FirstSignalInterrupts()
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    proc = NodeProcess(program)
+    try:
+        try:
+            # ALL (the default context's default, spelled out): rclpy's handlers wake a
+            # blocked executor and then chain to ours.
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.ALL)
+        except rclpy_implementation.RCLError as exc:  # e.g. a malformed --ros-args
+            handler.armed = False
+            print(f"{program}: bad ROS arguments: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+        yield proc
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass  # asked to stop: a normal end
+    except ParameterException as exc:
+        handler.armed = False
+        print(f"{program}: bad parameter: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    finally:
+        handler.armed = False
+        proc._destroy_nodes()
+        rclpy.try_shutdown()
+        # What is left is the interpreter's exit. Python then resets a handler of ours to
+        # SIG_DFL, so a late SIGINT (a terminal's Ctrl-C reaches a node once more via
+        # ros2 launch) would kill the process: ignore it. SIGTERM gets its old disposition
+        # back, which still ends a process whose exit hangs.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, previous[signal.SIGTERM])
+
+
+def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str, Any]:
+    """Declare parameters on a short-lived node and return their values.
+
+    The nodes take their wiring from parameters before they are built (their constructors need
+    it), so a temporary node named ``node_name`` reads them. Launch files and ``--ros-args -p``
+    address parameters to every node of the process (``/**``), so it receives them too.
+
+    Parameters
+    ----------
+    node_name : str
+        Name of the temporary node.
+    declarations : mapping
+        Parameter name -> default value, or an ``rclpy.Parameter.Type`` for a typed parameter
+        with no default (its value is then ``None`` when not given).
+
+    Returns
+    -------
+    dict
+        Parameter name -> value.
+
+    Raises
+    ------
+    rclpy.exceptions.ParameterException
+        A given value of the wrong type (inside :func:`ros_process`: a one-line error, exit 2).
+
+    Examples
+    --------
+    >>> from rclpy.parameter import Parameter  # doctest: +SKIP
+    >>> read_parameters("x_params", {"robot_id": 0, "flag": Parameter.Type.BOOL})  # doctest: +SKIP
+    {'robot_id': 0, 'flag': None}
+    """
+    import rclpy
+
+    loader = rclpy.create_node(node_name)
+    try:
+        return {name: loader.declare_parameter(name, default).value
+                for name, default in declarations.items()}
+    finally:
+        loader.destroy_node()

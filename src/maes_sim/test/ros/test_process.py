@@ -1,0 +1,205 @@
+"""How node processes end (maes_sim.ros.process): real console scripts and real signals.
+
+Each of ``maes_sim_node``, ``navigator_node`` and ``controller_node`` is started as a process,
+seen on the ROS graph by a node of the test, then sent SIGINT (and a second one right after, as
+``ros2 launch`` does after a terminal's Ctrl-C): it must end with exit code 0 and print no
+traceback. Smaller scripts drive :func:`ros_process` into the awkward moments directly: a
+signal while the node is still being built, and signals in the middle of its teardown.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+
+REPO = Path(__file__).resolve().parents[4]
+INSTALL = REPO / "install"
+SCRIPTS = {
+    "maes_sim_node": ("maes_sim", "maes_sim"),
+    "navigator_node": ("maes_controller", "maes_navigator"),
+    "controller_node": ("maes_controller", "maes_controller"),
+}
+
+
+def _script(name: str) -> Path:
+    package = SCRIPTS[name][0]
+    path = INSTALL / package / "lib" / package / name
+    if not path.exists():
+        pytest.fail(f"workspace not built: {path} missing (make build)")
+    return path
+
+
+@pytest.fixture
+def graph():
+    """A node of the test: ``graph(name)`` is True once a node ``name`` is on the graph."""
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("process_test_watcher", context=context)
+
+    def has(name: str) -> bool:
+        return name in node.get_node_names()
+
+    yield has
+    node.destroy_node()
+    context.try_shutdown()
+
+
+def _wait_for(condition, proc: subprocess.Popen, bound: float = 120.0) -> bool:
+    end = time.monotonic() + bound
+    while time.monotonic() < end and proc.poll() is None:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT),
+                                     (signal.SIGTERM,)], ids=["SIGINT", "SIGINTx2", "SIGTERM"])
+@pytest.mark.parametrize("name", list(SCRIPTS))
+def test_console_script_stops_quietly_on_a_signal(tmp_path, graph, name, signals):
+    config = tmp_path / "run.yaml"
+    config.write_text("number_of_robots: 1\nend_criteria:\n  tick: null\n"
+                      "  exploration_percent: null\n")
+    args = {"maes_sim_node": ["-p", f"config_file:={config}"],
+            "navigator_node": ["-p", f"config_file:={config}"],
+            "controller_node": ["-r", "__ns:=/robot0", "-p", "robot_id:=0"]}[name]
+    proc = subprocess.Popen([str(_script(name)), "--ros-args", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+    try:
+        up = _wait_for(lambda: graph(SCRIPTS[name][1]), proc)
+        if not up:
+            proc.kill()
+        assert up, proc.communicate(timeout=30)[0]
+        for sig in signals:
+            proc.send_signal(sig)
+            time.sleep(0.05)
+        output, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, output
+    assert "Traceback" not in output and "Exception" not in output, output
+
+
+@pytest.mark.parametrize("given, publishes", [(None, 1), ("false", 0), ("true", 1)])
+def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given, publishes):
+    # stack.slam is "simulated" (the default), so not given means: publish the robots' maps.
+    from rclpy.context import Context
+
+    config = tmp_path / "run.yaml"
+    config.write_text("number_of_robots: 1\nend_criteria:\n  tick: null\n"
+                      "  exploration_percent: null\n")
+    args = ["-p", f"config_file:={config}"]
+    if given is not None:
+        args += ["-p", f"publish_slam_map:={given}"]
+    proc = subprocess.Popen([str(_script("maes_sim_node")), "--ros-args", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=os.environ.copy())
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("slam_map_watcher", context=context)
+    try:
+        # The map publisher exists only when publishing; the cmd_vel subscription is made
+        # after it, so once that is seen the map publisher would have been seen too.
+        assert _wait_for(lambda: node.count_subscribers("/robot0/cmd_vel") == 1
+                         and node.count_publishers("/robot0/map") >= publishes, proc), \
+            f"simulator not up, or no map publisher: {node.count_publishers('/robot0/map')}"
+        assert node.count_publishers("/robot0/map") == publishes
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+
+
+def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
+    proc = subprocess.run([str(_script("maes_sim_node")), "--ros-args",
+                           "-p", "publish_slam_map:=maybe"],
+                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    [line] = proc.stderr.strip().splitlines()
+    assert line.startswith("maes_sim_node: bad parameter:")
+    assert "publish_slam_map" in line and "'maybe'" in line and "BOOL" in line
+
+
+def test_malformed_ros_arguments_are_reported_without_a_traceback():
+    proc = subprocess.run([str(_script("controller_node")), "--ros-args", "-p", "robot_id"],
+                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "controller_node: bad ROS arguments:" in proc.stderr
+    assert "'-p robot_id'" in proc.stderr
+
+
+# A process using ros_process like the console scripts do, with hooks to put signals where
+# they hurt: while the node is being built, and inside its destroy_node.
+DEMO = textwrap.dedent("""
+    import os, signal, sys, time
+    import rclpy
+    from rclpy.node import Node
+    from maes_sim.ros.process import ros_process
+
+    mode = sys.argv[1]
+
+    class Demo(Node):
+        def destroy_node(self):
+            print("teardown started", flush=True)
+            if mode == "during_teardown":
+                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.5)  # the signals are delivered while we are in here
+            super().destroy_node()
+            print("teardown finished", flush=True)
+
+    with ros_process("demo", []) as proc:
+        node = proc.own(Demo("demo"))
+        if mode == "during_startup":
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100):  # "loading a config": plain Python, no spinning
+                time.sleep(0.05)
+            print("startup was not interrupted", flush=True)
+        elif mode == "during_teardown":
+            pass  # ends by itself, then signals arrive during teardown
+        elif mode == "fail":
+            proc.fail("config.yaml: map.width_in_tiles: must be > 0, got -3")
+        rclpy.spin_once(node, timeout_sec=0.1)
+    print("exited the with block", flush=True)
+""")
+
+
+@pytest.mark.parametrize("mode", ["during_startup", "during_teardown"])
+def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp_path, mode):
+    script = tmp_path / "demo.py"
+    script.write_text(DEMO)
+    out = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True,
+                         timeout=120, env=os.environ.copy())
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "teardown finished" in out.stdout, out.stdout
+    assert "startup was not interrupted" not in out.stdout  # the signal stopped it at once
+    # SystemExit/KeyboardInterrupt never escape: the code after the block runs.
+    assert "exited the with block" in out.stdout
+
+
+def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
+    script = tmp_path / "demo.py"
+    script.write_text(DEMO)
+    out = subprocess.run([sys.executable, str(script), "fail"], capture_output=True, text=True,
+                         timeout=120, env=os.environ.copy())
+    assert out.returncode == 2
+    assert out.stderr == "demo: config.yaml: map.width_in_tiles: must be > 0, got -3\n"
+    assert "teardown finished" in out.stdout and "exited the with block" not in out.stdout
