@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-try:  # numba is a hard dependency; the fallback only keeps imports working
-    from numba import njit
-except ImportError:  # pragma: no cover
-    njit = None
+from .kernels.jit import njit
 
 #: Columns of a statistics snapshot, in CSV order.
 SNAPSHOT_COLUMNS = (
@@ -55,7 +52,7 @@ def _mark_covered_py(covered_tick, positions, radius, tick):
                         covered_tick[iy, ix] = tick
 
 
-_mark_covered = njit(cache=True)(_mark_covered_py) if njit else _mark_covered_py
+_mark_covered = njit(cache=True)(_mark_covered_py)
 
 
 def _count_reached_py(last_tick, reachable):
@@ -69,7 +66,7 @@ def _count_reached_py(last_tick, reachable):
     return count
 
 
-_count_reached = njit(cache=True)(_count_reached_py) if njit else None
+_count_reached = njit(cache=True)(_count_reached_py)
 
 
 @dataclass
@@ -105,10 +102,6 @@ class Metrics:
 
     def refresh_counts(self) -> None:
         """Recount explored and covered reachable tiles (after in-place marking)."""
-        if _count_reached is None:
-            self.explored_count = int(np.count_nonzero((self.explored_tick >= 0) & self.reachable))
-            self.covered_count = int(np.count_nonzero((self.covered_tick >= 0) & self.reachable))
-            return
         self.explored_count = int(_count_reached(self.explored_tick, self.reachable))
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
 

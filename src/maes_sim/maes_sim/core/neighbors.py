@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # numba is a hard dependency of the project; the fallback only keeps imports working.
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only without numba
-    njit = None
+from .kernels.jit import njit
+from .kernels.los import pairs_in_range
 
 
 def _pairs_within_reference(a: np.ndarray, b: np.ndarray, radius: float, exclude_same: bool):
@@ -99,7 +97,7 @@ def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
     return out_a, out_b, out_d
 
 
-_pairs_within_cells = njit(cache=True)(_pairs_within_cells_py) if njit else _pairs_within_cells_py
+_pairs_within_cells = njit(cache=True)(_pairs_within_cells_py)
 
 
 def pairs_within(
@@ -135,12 +133,10 @@ def pairs_within(
     if len(a) == 0 or len(b) == 0 or radius < 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy(), np.empty(0, dtype=np.float64)
-    if exclude_same and njit is not None and len(a) >= 2 and radius >= 0 and np.isfinite(a).all():
+    if exclude_same and len(a) >= 2 and radius >= 0 and np.isfinite(a).all():
         # One set against itself: each unordered pair is found once by the compiled symmetric
         # half-shell search of visible_pairs (several times faster than the general merge
         # below), then mirrored.
-        from maes_sim.core.kernels.los import pairs_in_range
-
         ia, ib = pairs_in_range(a, radius)
         dx = a[ia, 0] - a[ib, 0]
         dy = a[ia, 1] - a[ib, 1]
@@ -173,7 +169,7 @@ def _mirror_py(ia, ib, upper_ok, n):
     return ok
 
 
-_mirror = njit(cache=True)(_mirror_py) if njit else _mirror_py
+_mirror = njit(cache=True)(_mirror_py)
 
 
 def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray,

@@ -25,8 +25,7 @@ import math
 import numpy as np
 
 from maes_sim.core.kernels import _checks
-from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
-from maes_sim.core.kernels.reference import line_of_sight_reference, wall_distance_reference
+from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 
 __all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance", "wall_sums"]
 
@@ -57,8 +56,6 @@ def line_of_sight(
     array([ True, False])
     """
     walls, a, b = _check_segments(walls, a, b)
-    if not HAVE_NUMBA:
-        return line_of_sight_reference(walls, a, b)
     out = np.empty(a.shape[0], dtype=np.bool_)
     (_los_parallel if parallel else _los_serial)(walls, a, b, out)
     return out
@@ -92,8 +89,6 @@ def wall_distance(
     array([1., 0.])
     """
     walls, a, b = _check_segments(walls, a, b)
-    if not HAVE_NUMBA:
-        return wall_distance_reference(walls, a, b)
     out = np.empty(a.shape[0], dtype=np.float64)
     (_dist_parallel if parallel else _dist_serial)(walls, a, b, out)
     return out
@@ -396,12 +391,6 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
     if pos.shape[0] < 2 or not radius >= 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
-    if not HAVE_NUMBA:
-        from maes_sim.core.neighbors import pairs_within
-
-        ia, ib, _ = pairs_within(pos, None, radius)
-        ok = line_of_sight_reference(walls, pos[ia], pos[ib])
-        return ia[ok], ib[ok]
     if sums is None:
         sums = wall_sums(walls)
     return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius),
@@ -411,7 +400,7 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
 def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     """All ordered pairs (i, j), i != j, with ``|p_i - p_j| <= radius``, sorted by (i, j).
 
-    The walls-free half of :func:`visible_pairs` (needs numba): the fast path of
+    The walls-free half of :func:`visible_pairs`: the fast path of
     ``neighbors.pairs_within(positions, None, radius)``. ``positions`` must be a finite float64
     (N, 2) array with N >= 2 and ``radius >= 0``.
 

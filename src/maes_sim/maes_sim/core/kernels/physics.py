@@ -19,10 +19,8 @@ import math
 
 import numpy as np
 
-from .commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
-
-# The project's numba shim: disk cache where writable, plain Python if numba is missing.
-from .kernels._compat import JIT_OPTIONS, njit
+from maes_sim.core.commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
+from maes_sim.core.kernels.jit import JIT_OPTIONS, njit
 
 #: Penetration deeper than this (tiles) counts as a contact.
 CONTACT_EPS = 1e-9
