@@ -107,3 +107,17 @@ def test_the_cycle_finder_finds_cycles():
 
 def test_no_import_cycles():
     assert cycles(import_graph()) == []
+
+
+#: What other packages may import from maes_sim: the core's and the kernels' public API, and the
+#: ROS adapter's node (the embedded runner composes it).
+PUBLIC_SIM = {"maes_sim.core", "maes_sim.core.kernels", "maes_sim.ros.sim_node"}
+
+
+def test_other_packages_use_only_the_public_core_api():
+    graph = import_graph()
+    reaching = sorted(f"{module} -> {target}" for module, targets in graph.items()
+                      if not module.startswith("maes_sim")
+                      for target in targets
+                      if target.startswith("maes_sim") and target not in PUBLIC_SIM)
+    assert reaching == []

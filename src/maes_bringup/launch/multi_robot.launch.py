@@ -27,7 +27,7 @@ from launch_ros.actions import Node, PushRosNamespace
 
 from maes_bringup.launch_plan import parse_bool, plan_launch, write_params_files
 from maes_bringup.params import map_size_tiles
-from maes_sim.core.config import load_config
+from maes_sim.core import load_config
 
 SHARE = get_package_share_directory('maes_bringup')
 

@@ -74,7 +74,7 @@ def run_case(case: Case) -> dict[str, Any]:
     (``status`` "ok" or "failed" with the error), the time-series rows, the timing row and the
     traceback text of a failure ("" otherwise). Used by the local pool and by Dask workers.
     """
-    from maes_sim.core.config import config_from_dict
+    from maes_sim.core import config_from_dict
 
     from .direct import run
     from .run_metrics import compute_metrics

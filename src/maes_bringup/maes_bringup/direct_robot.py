@@ -21,8 +21,7 @@ from maes_controller.maes_compat import MaesCostmap
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import SmoothedTransform, compose
 from maes_sim.core import CommandRejected, Simulation
-from maes_sim.core.comms import robot_name
-from maes_sim.core.state import NearbyRobot, RobotState, Vector2D
+from maes_sim.core import NearbyRobot, RobotState, Vector2D, robot_name
 
 
 # ---------------------------------------------------------------------------------- conversions

@@ -45,8 +45,18 @@ from typing import Any
 import numpy as np
 import yaml
 
-from maes_sim.core.config import SimConfig, config_from_dict, config_to_dict, key_paths, load_config
-from maes_sim.core.config_checks import ConfigError, Float, Int, Nullable, suggestion
+from maes_sim.core import (
+    ConfigError,
+    Float,
+    Int,
+    Nullable,
+    SimConfig,
+    config_from_dict,
+    config_to_dict,
+    key_paths,
+    load_config,
+    suggestion,
+)
 
 from .direct import resolve_controller
 from .run_metrics import check_metric_names
