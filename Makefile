@@ -5,7 +5,7 @@
 #                seconds.
 #   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
 #   make build   rebuild the workspace (colcon) even if nothing seems changed
-#   make lint    ruff over the repository
+#   make lint    ruff check and ruff format --check over the repository
 #   make clean   remove build outputs (build/ install/ log/ .standins/), keep the venv
 #   make distclean   clean, and remove the venv too
 #   make constraints regenerate requirements/constraints.txt from a fresh venv
@@ -63,7 +63,7 @@ help:
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
 	@echo "make build        rebuild the workspace with colcon"
-	@echo "make lint         ruff check over the repository"
+	@echo "make lint         ruff check (pyproject.toml rules) and ruff format --check"
 	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
 	@echo "make clean        remove build outputs; make distclean also removes .venv"
 	@echo "make constraints  regenerate requirements/constraints.txt (after editing venv.txt)"
@@ -111,6 +111,7 @@ _build: $(STANDINS_STAMP)
 lint:
 	@$(LOCKED) $(MAKE) --no-print-directory -s $(VENV_STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 constraints:
 	@$(LOCKED) scripts/regenerate_constraints.sh

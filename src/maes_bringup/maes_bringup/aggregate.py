@@ -52,7 +52,7 @@ def describe(values: list[float]) -> dict[str, float | None]:
     (4, 2.5, 1.291, 2.5, 1.75)
     """
     if not values:
-        return {k: None for k in ("mean", "std", "min", "q25", "median", "q75", "max")} | {"n": 0}
+        return dict.fromkeys(("mean", "std", "min", "q25", "median", "q75", "max")) | {"n": 0}
     a = np.asarray(values, dtype=np.float64)
     q = np.quantile(a, [0.25, 0.5, 0.75])
     return {"n": int(a.size), "mean": float(a.mean()),

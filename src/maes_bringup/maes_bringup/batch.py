@@ -60,6 +60,7 @@ from .batch_files import (
 )
 from .experiment import Case, Experiment, ExperimentError, load_experiment
 
+
 def result_columns(experiment: Experiment) -> list[str]:
     """The columns of ``results.csv`` for ``experiment``, in order."""
     return (["case_id", "condition_id", *experiment.parameter_names, "controller", "seed",

@@ -22,19 +22,21 @@ MAES-ROS the ``odom`` frame starts where the robot spawned, so it is used here o
 frontiers, and goals are sent in the ``map`` frame from costmap cells.
 """
 
+import contextlib
 import math
 
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
-from maes_interfaces.msg import State
-from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
+
+from maes_interfaces.msg import State
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 
 
 class RobotController(Node):
@@ -76,10 +78,9 @@ class RobotController(Node):
                 return  # nothing left to explore
             self.next_target_index = index
             self.next_target = self.costmap_index_to_pos(index)
-            self.deposit_tag("target of {0} at tick {1}".format(
-                self.topic_namespace_prefix, state.tick))
-            self.broadcast_msg("{0} heads to {1:.1f} {2:.1f}".format(
-                self.topic_namespace_prefix, *self.next_target))
+            self.deposit_tag(f"target of {self.topic_namespace_prefix} at tick {state.tick}")
+            x, y = self.next_target
+            self.broadcast_msg(f"{self.topic_namespace_prefix} heads to {x:.1f} {y:.1f}")
             self.nav_to_pos(*self.next_target)
         elif self.is_nav_complete():
             succeeded = self.nav_status == GoalStatus.STATUS_SUCCEEDED
@@ -200,10 +201,8 @@ class RobotController(Node):
 def main(args=None):
     rclpy.init(args=args)
     controller = RobotController()
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         rclpy.spin(controller)
-    except KeyboardInterrupt:
-        pass
     controller.destroy_node()
     if rclpy.ok():
         rclpy.shutdown()

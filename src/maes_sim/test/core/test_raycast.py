@@ -344,7 +344,7 @@ def test_ranges_agree_with_the_geometry():
         directions = ray_directions(headings, 24)
         ranges, hit = trace_rays(walls, origins, directions, 9.0)
 
-        def is_wall(p):
+        def is_wall(p, w=w, h=h, padded=padded):
             ix = np.clip(np.floor(p[..., 0]).astype(int), -1, w) + 1
             iy = np.clip(np.floor(p[..., 1]).astype(int), -1, h) + 1
             return padded[iy, ix]
