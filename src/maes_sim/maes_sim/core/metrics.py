@@ -28,7 +28,7 @@ SNAPSHOT_COLUMNS = (
     "explored_tiles",
     "covered_tiles",
     "reachable_tiles",
-    "distance_travelled",
+    "distance_travelled_m",
     "collisions",
     "broadcasts_sent",
     "broadcasts_delivered",
@@ -144,8 +144,13 @@ def snapshot_row(
     broadcasts_sent: int,
     broadcasts_delivered: int,
     tags_deposited: int,
+    tile_size: float = 1.0,
 ) -> dict[str, float | int]:
-    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`."""
+    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`.
+
+    Counts are in tiles (the grid's unit); ``distance_travelled_m``, all robots' path lengths
+    summed, is in metres (``tile_size`` metres per tile), like every ``*_m`` value in results.
+    """
     return {
         "tick": int(tick),
         "sim_time": round(float(sim_time), 6),
@@ -154,7 +159,7 @@ def snapshot_row(
         "explored_tiles": metrics.explored_count,
         "covered_tiles": metrics.covered_count,
         "reachable_tiles": metrics.reachable_count,
-        "distance_travelled": round(float(metrics.distance.sum()), 6),
+        "distance_travelled_m": round(float(metrics.distance.sum()) * tile_size, 6),
         "collisions": int(metrics.collisions.sum()),
         "broadcasts_sent": int(broadcasts_sent),
         "broadcasts_delivered": int(broadcasts_delivered),
