@@ -52,7 +52,7 @@ RUN_ARGS ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench setup test build lint clean distclean constraints check-system \
+.PHONY: help run batch bench bench-full setup test build lint clean distclean constraints check-system \
 	_setup _build
 
 help:
@@ -61,7 +61,8 @@ help:
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
-	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
+	@echo "make bench        setup, then the quick benchmarks in bench/ (about 2 minutes)"
+	@echo "make bench-full   every benchmark case (tens of minutes)"
 	@echo "make build        rebuild the workspace with colcon"
 	@echo "make lint         ruff check (pyproject.toml rules) and ruff format --check"
 	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
@@ -94,10 +95,10 @@ batch: setup
 	@scripts/with_env python -m maes_bringup.batch "$(EXPERIMENT)" $(BATCH_ARGS)
 
 bench: setup
-	@scripts/with_env python bench/bench_core.py --ticks 300 --repeat 3
-	@scripts/with_env python bench/bench_sim_node.py
-	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py; do \
-		if [ -f $$b ]; then scripts/with_env python $$b || exit 1; fi; done
+	@scripts/with_env python bench/run_all.py
+
+bench-full: setup
+	@scripts/with_env python bench/run_all.py --full
 
 test: setup
 	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)
