@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -67,7 +68,7 @@ def brute_force_costs(free: np.ndarray, start, penalty=None) -> np.ndarray:
 
 def path_cost(path, penalty=None) -> float:
     total = 0.0
-    for (ax, ay), (bx, by) in zip(path, path[1:], strict=True):
+    for (ax, ay), (bx, by) in pairwise(path):
         extra = 0.0 if penalty is None else penalty[by, bx]
         total += math.hypot(bx - ax, by - ay) * (1.0 + extra)
     return total
@@ -211,7 +212,7 @@ def test_astar_goes_around_a_wall():
     ])  # fmt: skip
     path = astar(free, (0, 0), (4, 0))
     assert path[0] == (0, 0) and path[-1] == (4, 0)
-    assert all(legal_step(free, a, b) for a, b in zip(path, path[1:], strict=True))
+    assert all(legal_step(free, a, b) for a, b in pairwise(path))
     assert path_cost(path) == pytest.approx(brute_force_costs(free, (0, 0))[0, 4])
 
 
@@ -251,7 +252,7 @@ def test_astar_is_optimal_against_brute_force(seed, p_wall):
         assert path is None
         return
     assert path[0] == (sx, sy) and path[-1] == (gx, gy)
-    assert all(legal_step(free, a, b) for a, b in zip(path, path[1:], strict=True))
+    assert all(legal_step(free, a, b) for a, b in pairwise(path))
     assert path_cost(path) == pytest.approx(best[gy, gx])
     assert np.allclose(distance_field(free, (sx, sy)), best)
 
@@ -441,7 +442,7 @@ def test_pruned_path_never_crosses_blocked_cells(seed, p_wall, clearance):
     positions = [path.index(c) for c in pruned]
     assert positions == sorted(positions)  # a subsequence of the path, in order
     assert path_length(pruned) <= path_length(path) + 1e-9
-    for a, b in zip(pruned, pruned[1:], strict=True):
+    for a, b in pairwise(pruned):
         adjacent = max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
         # A* steps always clear a clearance < 0.5; every shortcut was checked.
         assert adjacent or not blocked_squares_hit(free, a, b, clearance)

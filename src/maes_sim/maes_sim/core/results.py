@@ -134,11 +134,12 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
     """Write a finished (or interrupted) run's results into ``parent/<folder>``; returns it.
 
     Files: ``statistics.csv`` (one row per snapshot; only with the config's
-    ``global_settings.should_write_csv_results``, as in MAES 2.0), ``summary.json`` (config, seed, end
-    reason, final statistics, per-robot distance and collisions, i.e. new contacts with a wall
-    or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml`` (Nav2 map_server
-    format, metres), ``exploration.png`` and ``coverage.png`` (recency heatmaps) and, when
-    matplotlib is installed, ``progress.png`` (exploration and coverage over time).
+    ``global_settings.should_write_csv_results``, as in MAES 2.0), ``summary.json`` (config,
+    seed, end reason, final statistics, per-robot distance in metres and collisions, i.e. new
+    contacts with a wall or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml``
+    (Nav2 map_server format, metres), ``exploration.png`` and ``coverage.png`` (recency
+    heatmaps) and, when matplotlib is installed, ``progress.png`` (exploration and coverage over
+    time).
     """
     import json
 

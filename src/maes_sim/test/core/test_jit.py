@@ -52,3 +52,23 @@ def test_numba_is_imported_only_by_the_jit_module():
             if any(n == "numba" or n.startswith("numba.") for n in names):
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno}")
     assert offenders == []
+
+
+def test_kernels_are_cached_under_a_digest_of_their_sources(tmp_path):
+    # Without NUMBA_CACHE_DIR the kernels go to $XDG_CACHE_HOME/maes_ros/numba/<digest>, the
+    # digest covering every module that compiles kernels (so a kernel calling compiled code of
+    # another module is recompiled when that module changes).
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")])
+    code = _RUN + "from maes_sim.core.kernels import jit\nprint(jit.cache_dir())\n" \
+        "print(jit.source_digest(jit._kernel_modules()))\n" \
+        "print(sorted(p.name for p in jit._kernel_modules()))\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    _, where, digest, names = result.stdout.strip().splitlines()
+    assert Path(where) == tmp_path / "maes_ros" / "numba" / digest
+    assert list(Path(where).rglob("*mirror*.nbi")), "the kernel was not cached there"
+    for module in ("cells.py", "physics.py", "los.py", "raycast.py", "neighbors.py"):
+        assert module in names

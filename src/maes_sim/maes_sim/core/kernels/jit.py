@@ -7,22 +7,33 @@ Every package compiles through this module (``maes_controller`` imports it from
 notice live in one place.
 
 Kernels are compiled on first use and cached on disk (``cache=True``): the first run in a new
-environment compiles for a while (~40 s on a 2-core machine), later runs load the cache. The
+environment compiles for a while (20-40 s on a 2-core machine: 21 s for a direct-mode run of
+maes_config.yaml, 31 s for every kernel the core tests use), later runs load the cache. The
 first time one of the project's kernels starts compiling in a process, one line says so on
 stderr, and at exit one line says how long compiling took.
 
 numba's on-disk cache is invalidated only when a function's *own* source file changes: a cached
-kernel that calls a compiled function of another module keeps the old callee after that module
-is edited. Keep the compiled functions that call each other in one module (as
-:mod:`~maes_sim.core.kernels.physics` does), or clear the cache after editing (``make clean``).
+kernel calling a compiled function of another module (the physics kernels call the shared cell
+list of :mod:`~maes_sim.core.kernels.cells`) would keep the old callee after that module is
+edited. So the project's kernels are cached in a directory named after a digest of the source
+of every module that compiles kernels (``$XDG_CACHE_HOME/maes_ros/numba/<digest>``, default
+``~/.cache``): any edit of such a module starts a fresh cache (one full compile), and the last
+few digests are kept so that switching between checkouts does not recompile. A user's own
+``NUMBA_CACHE_DIR`` is honoured as is; where no cache directory is writable, numba's default
+applies.
 """
 
 from __future__ import annotations
 
 import atexit
+import hashlib
+import importlib.util
+import os
+import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 try:
@@ -35,7 +46,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "(make setup does)."
     ) from exc
 
-__all__ = ["JIT_OPTIONS", "compile_seconds", "njit", "prange"]
+__all__ = ["JIT_OPTIONS", "cache_dir", "compile_seconds", "njit", "prange", "source_digest"]
 
 #: Options of the hot kernels: no fastmath (no reassociation, no fused multiply-add) so results
 #: are bit-identical to the numpy references; an on-disk cache so the compile cost is paid once
@@ -47,8 +58,76 @@ JIT_OPTIONS: dict[str, Any] = {
 prange = _numba.prange
 
 #: Rough first-run compile time of all kernels, shown in the notice.
-FIRST_RUN_SECONDS = 40
+FIRST_RUN_SECONDS = 30
 _PACKAGES = ("maes_sim", "maes_controller")
+
+
+#: Cache directories (one per source digest) kept under ``maes_ros/numba``.
+KEEP_CACHES = 8
+
+
+def source_digest(paths: Iterable[Path]) -> str:
+    """16 hex digits hashing the names and contents of ``paths`` (order-independent).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     f = Path(d) / "k.py"
+    ...     _ = f.write_text("x = 1")
+    ...     before = source_digest([f])
+    ...     _ = f.write_text("x = 2")
+    ...     before != source_digest([f])
+    True
+    """
+    h = hashlib.sha256()
+    for path in sorted(Path(p) for p in paths):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def _kernel_modules() -> list[Path]:
+    """The source files of every module of the project that compiles kernels."""
+    roots = [Path(__file__).resolve().parents[1]]  # maes_sim/core
+    spec = importlib.util.find_spec("maes_controller")  # locates it without importing it
+    if spec is not None and spec.submodule_search_locations:
+        roots += [Path(p).resolve() for p in spec.submodule_search_locations]
+    return [p for root in roots for p in root.rglob("*.py")
+            if "njit(" in p.read_text(encoding="utf-8")]
+
+
+def _pick_cache_dir() -> str | None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None  # the user's choice: numba uses it for everything
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "maes_ros" / "numba"
+    try:
+        path = base / source_digest(_kernel_modules())
+        path.mkdir(parents=True, exist_ok=True)
+        os.utime(path)  # most recently used: kept by the pruning below
+        probe = path / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        old = sorted((p for p in base.iterdir() if p.is_dir() and p != path),
+                     key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_CACHES - 1:]
+        for stale in old:
+            shutil.rmtree(stale, ignore_errors=True)
+    except OSError:
+        return None  # nowhere writable: numba's default (beside the source, or none)
+    return str(path)
+
+
+_CACHE_DIR = _pick_cache_dir()
+
+
+def cache_dir() -> str | None:
+    """Where the project's compiled kernels are cached (None: numba's own choice).
+
+    Examples
+    --------
+    >>> cache_dir() is None or "maes_ros" in cache_dir() or bool(os.environ.get("NUMBA_CACHE_DIR"))
+    True
+    """
+    return _CACHE_DIR
 
 
 def njit(**options: Any) -> Callable[[Callable], Any]:
@@ -78,10 +157,17 @@ def njit(**options: Any) -> Callable[[Callable], Any]:
     """
 
     def decorate(func: Callable) -> Any:
+        # numba picks a function's cache directory when it is decorated: point it at ours
+        # for this one decoration only, so other libraries' caches are left where they were.
+        saved = _numba.config.CACHE_DIR
+        if _CACHE_DIR is not None and options.get("cache"):
+            _numba.config.CACHE_DIR = _CACHE_DIR
         try:
             return _numba.njit(**options)(func)
         except RuntimeError:
             return _numba.njit(**{**options, "cache": False})(func)
+        finally:
+            _numba.config.CACHE_DIR = saved
 
     return decorate
 

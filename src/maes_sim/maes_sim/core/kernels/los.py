@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from maes_sim.core.kernels import _checks
+from maes_sim.core.kernels.cells import build_cells, cell_scratch, per_axis_for
 from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 
 __all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance", "wall_sums"]
@@ -213,30 +214,10 @@ def _dist_parallel(walls, a, b, out):
 
 
 @njit(**JIT_OPTIONS)
-def _visible_pairs_kernel(walls, sat, pos, radius, cell, use_walls):
+def _visible_pairs_kernel(walls, sat, pos, radius, use_walls, gw, gh, starts, order):
     n = pos.shape[0]
-    # Cell list over the points' bounding box (counting sort; members of a cell in ascending
-    # index order), with the coordinates copied in cell order for the scans below.
-    cxs = np.empty(n, dtype=np.int64)
-    cys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        cxs[i] = math.floor(pos[i, 0] / cell)
-        cys[i] = math.floor(pos[i, 1] / cell)
-    minx, miny = cxs.min(), cys.min()
-    gw = cxs.max() - minx + 1
-    gh = cys.max() - miny + 1
-    starts = np.zeros(gw * gh + 2, dtype=np.int64)
-    key = (cys - miny) * gw + (cxs - minx)
-    for i in range(n):
-        starts[key[i] + 1] += 1
-    for c in range(gw * gh):
-        starts[c + 1] += starts[c]
-    starts[gw * gh + 1] = n
-    order = np.empty(n, dtype=np.int64)
-    slot = starts[: gw * gh].copy()
-    for i in range(n):
-        order[slot[key[i]]] = i
-        slot[key[i]] += 1
+    # The cell list (cells.build_cells: members of a cell in ascending index order) with the
+    # coordinates copied in cell order for the scans below.
     px = np.empty(n)
     py = np.empty(n)
     for s in range(n):
@@ -393,8 +374,8 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
         return empty, empty.copy()
     if sums is None:
         sums = wall_sums(walls)
-    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius),
-                                 _pair_cell(pos, radius), True)
+    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius), True,
+                                 *_cells(pos, radius))
 
 
 def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -410,17 +391,24 @@ def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np
     >>> list(zip(ia.tolist(), ib.tolist()))
     [(0, 2), (1, 2), (2, 0), (2, 1)]
     """
-    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius),
-                                 _pair_cell(positions, radius), False)
+    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius), False,
+                                 *_cells(positions, radius))
 
 
 _NO_WALLS = np.zeros((1, 1), dtype=np.bool_)
 _NO_SUMS = np.zeros((2, 2), dtype=np.int32)
 
 
-def _pair_cell(pos: np.ndarray, radius: float) -> float:
-    """Cell side of the pair search: no smaller than the radius (a 3x3 scan suffices), and no
-    more cells than ~4 per point (a tiny radius must not build a huge, mostly empty table)."""
+def _cells(pos: np.ndarray, radius: float) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """``(gw, gh, starts, order)`` of the points' cell list for a search within ``radius``.
+
+    Cells no smaller than the radius (a 3x3 scan suffices) unless the points' whole spread is
+    smaller (then one or two cells hold them all), and no more than ~4 cells per point (a tiny
+    radius must not build a huge, mostly empty table).
+    """
     extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
-    per_axis = min(1024.0, math.ceil(2.0 * math.sqrt(pos.shape[0])))
-    return max(min(float(radius), max(extent, 1.0)), extent / per_axis, 1e-9)
+    per_axis = per_axis_for(pos.shape[0])
+    starts, order, cxy = cell_scratch(pos.shape[0], per_axis)
+    cell_min = max(min(float(radius), max(extent, 1.0)), 1e-9)
+    gw, gh, _, _, _ = build_cells(pos, cell_min, per_axis, starts, order, cxy)
+    return gw, gh, starts, order
