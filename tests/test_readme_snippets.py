@@ -30,3 +30,15 @@ def test_snippet_runs(code):
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, timeout=600, env=dict(os.environ))
     assert result.returncode == 0, f"{code}\n--- stderr ---\n{result.stderr[-3000:]}"
+
+
+def test_link_texts_that_name_a_file_match_the_target():
+    # [`some/path.py`](target): the text must be a tail of the target, so a reader who looks
+    # for the named file finds it where the link points.
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"\[`([\w./-]+\.(?:py|yaml|md))`\]\(([^)#]+)\)", text)
+    assert links
+    wrong = [(shown, target) for shown, target in links if not target.endswith(shown)]
+    assert wrong == []
+    missing = [target for _, target in links if not (ROOT / target).exists()]
+    assert missing == []
