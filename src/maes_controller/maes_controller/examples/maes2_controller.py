@@ -22,7 +22,6 @@ MAES-ROS the ``odom`` frame starts where the robot spawned, so it is used here o
 frontiers, and goals are sent in the ``map`` frame from costmap cells.
 """
 
-import contextlib
 import math
 
 import rclpy
@@ -201,8 +200,10 @@ class RobotController(Node):
 def main(args=None):
     rclpy.init(args=args)
     controller = RobotController()
-    with contextlib.suppress(KeyboardInterrupt):
+    try:  # noqa: SIM105 - a MAES 2.0 controller's imports: no contextlib
         rclpy.spin(controller)
+    except KeyboardInterrupt:
+        pass
     controller.destroy_node()
     if rclpy.ok():
         rclpy.shutdown()
