@@ -34,6 +34,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
     ],
     "full": [
         ("core", "bench_core.py", ["--ticks", "300", "--repeat", "3"]),
+        ("pair searches", "bench_pairs.py", []),
         ("sim node", "bench_sim_node.py", []),
         ("direct", "bench_direct.py", []),
         ("embedded", "bench_embedded.py", []),
