@@ -39,6 +39,7 @@ from typing import Any
 try:
     import numba as _numba
     from numba.core import event as _event
+    from numba.core.caching import NullCache as _NullCache
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "maes_sim needs numba (its kernels are compiled with it; there is no pure-Python "
@@ -184,9 +185,11 @@ class _CompileNotice(_event.Listener):
 
     @staticmethod
     def _ours(event: Any) -> bool:
+        """A cached kernel of the project (an uncached one compiles on every run, by choice)."""
         dispatcher = (event.data or {}).get("dispatcher")
         module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
-        return module.split(".")[0] in _PACKAGES
+        cached = not isinstance(getattr(dispatcher, "_cache", None), _NullCache)
+        return cached and module.split(".")[0] in _PACKAGES
 
     def on_start(self, event: Any) -> None:
         if self.depth == 0:
