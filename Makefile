@@ -8,7 +8,7 @@
 #   make test-image  the Docker image's Python side: the core's tests under the image's Python
 #                (3.12) with the versions of requirements/image.txt, in .venv-image (CI runs it)
 #   make build   rebuild the workspace (colcon) even if nothing seems changed
-#   make lint    ruff over the repository
+#   make lint    ruff check and ruff format --check over the repository
 #   make clean   remove build outputs (build/ install/ log/ .standins/ .ros-launch/), keep the venvs
 #   make distclean   clean, and remove the venvs too
 #   make constraints regenerate requirements/constraints.txt from a fresh venv
@@ -76,8 +76,8 @@ RUN_ARGS ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench fuzz setup test test-image build lint clean distclean constraints \
-	check-system _setup _build
+.PHONY: help run batch bench bench-full fuzz setup test test-image build lint clean distclean \
+	constraints check-system _setup _build
 
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/,"
@@ -88,10 +88,11 @@ help:
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
 	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
-	@echo "make bench        setup, then run the benchmarks in bench/ (a few minutes)"
+	@echo "make bench        setup, then the quick benchmarks in bench/ (about 2 minutes)"
+	@echo "make bench-full   every benchmark case (tens of minutes)"
 	@echo "make fuzz         setup, then fuzz configs, maps and commands (FUZZ_ARGS=...; minutes)"
 	@echo "make build        rebuild the workspace with colcon"
-	@echo "make lint         ruff check over the repository"
+	@echo "make lint         ruff check (pyproject.toml rules) and ruff format --check"
 	@echo "make check-system check the system needs (Python 3.11 + headers, C/C++ compiler)"
 	@echo "make clean        remove build outputs; make distclean also removes .venv"
 	@echo "make constraints  regenerate requirements/constraints.txt (after editing venv.txt)"
@@ -125,11 +126,10 @@ batch: setup
 	@scripts/with_env python -m maes_bringup.batch "$(EXPERIMENT)" $(BATCH_ARGS)
 
 bench: setup
-	@scripts/with_env python bench/bench_core.py --ticks 300 --repeat 3
-	@scripts/with_env python bench/bench_sim_node.py
-	@for b in bench/bench_embedded.py bench/bench_direct.py bench/bench_batch.py \
-		bench/bench_maps.py; do \
-		if [ -f $$b ]; then scripts/with_env python $$b || exit 1; fi; done
+	@scripts/with_env python bench/run_all.py
+
+bench-full: setup
+	@scripts/with_env python bench/run_all.py --full
 
 fuzz: setup
 	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
@@ -158,6 +158,7 @@ _build: $(STANDINS_STAMP)
 lint:
 	@$(LOCKED) $(MAKE) --no-print-directory -s $(VENV_STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 
 constraints:
 	@$(LOCKED) scripts/regenerate_constraints.sh

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from maes_sim.core.kernels import HAVE_NUMBA, cast_rays, line_of_sight, wall_distance
+from maes_sim.core.kernels import cast_rays, line_of_sight, wall_distance
 from maes_sim.core.kernels.raycast import ray_directions
 from maes_sim.core.kernels.reference import line_of_sight_reference, trace_rays_reference
 
@@ -102,9 +102,11 @@ def bench_lidar(args) -> list[dict]:
                     index = np.arange(n)
                     kw = {}
                     if marking:
-                        kw = dict(explored_tick=explored, tick=1, slam=slam, slam_index=index)
+                        kw = {"explored_tick": explored, "tick": 1, "slam": slam,
+                              "slam_index": index}
 
-                    def call(parallel, kw=kw, pos=pos, heads=heads, max_range=max_range):
+                    def call(parallel, kw=kw, pos=pos, heads=heads, max_range=max_range,
+                             walls=walls):
                         return cast_rays(walls, pos, heads, max_range, parallel=parallel, **kw)
 
                     wall_ms, ms = median_ms(lambda: call(False), args.reps)
@@ -114,11 +116,12 @@ def bench_lidar(args) -> list[dict]:
                         else float("nan")
                     )
                     ranges, _ = call(False)
-                    row = dict(
-                        map=map_name, robots=n, range=max_range, marking=marking, ms=ms,
-                        wall_ms=wall_ms, ms_par=ms_par, mrays=n * 180 / ms / 1e3,
-                        rtf=TICK_MS / ms, mean_range=float(ranges.mean()),
-                    )  # fmt: skip
+                    row = {
+                        "map": map_name, "robots": n, "range": max_range, "marking": marking,
+                        "ms": ms, "wall_ms": wall_ms, "ms_par": ms_par,
+                        "mrays": n * 180 / ms / 1e3, "rtf": TICK_MS / ms,
+                        "mean_range": float(ranges.mean()),
+                    }  # fmt: skip
                     rows.append(row)
                     print(
                         f"  {n:5d} robots  range {max_range:4.0f}  marking {marking!s:5}  "
@@ -150,8 +153,8 @@ def bench_reference(args) -> None:
     pos, heads = robots_on_open_tiles(walls, 120, np.random.default_rng(args.seed + 120))
     dirs = ray_directions(heads, 180)
     for max_range in args.ranges:
-        ref = median_ms(lambda: trace_rays_reference(walls, pos, dirs, max_range), 3)[1]
-        fast = median_ms(lambda: cast_rays(walls, pos, heads, max_range), args.reps)[1]
+        ref = median_ms(lambda r=max_range: trace_rays_reference(walls, pos, dirs, r), 3)[1]
+        fast = median_ms(lambda r=max_range: cast_rays(walls, pos, heads, r), args.reps)[1]
         print(
             f"# numpy reference, 120 robots, random75, range {max_range:.0f}: {ref:.1f} ms/tick "
             f"cpu (numba {fast:.3f} ms, {ref / fast:.0f}x)",
@@ -168,9 +171,10 @@ def bench_los(args) -> None:
         near = np.hypot(*(pos[i] - pos[j]).T) <= 20.0
         a, b = pos[i[near]], pos[j[near]]
         for name, func in (("line_of_sight", line_of_sight), ("wall_distance", wall_distance)):
-            wall_ms, ms = median_ms(lambda func=func: func(walls, a, b), args.reps)
+            wall_ms, ms = median_ms(lambda func=func, a=a, b=b: func(walls, a, b), args.reps)
             ms_par = (
-                median_ms(lambda func=func: func(walls, a, b, parallel=True), args.reps)[0]
+                median_ms(lambda func=func, a=a, b=b: func(walls, a, b, parallel=True),
+                          args.reps)[0]
                 if args.parallel
                 else float("nan")
             )
@@ -181,7 +185,7 @@ def bench_los(args) -> None:
                 flush=True,
             )
         if n == 120:
-            ref = median_ms(lambda: line_of_sight_reference(walls, a, b), 3)[1]
+            ref = median_ms(lambda a=a, b=b: line_of_sight_reference(walls, a, b), 3)[1]
             print(f"  (numpy reference line_of_sight, {a.shape[0]} pairs: {ref:.1f} ms cpu)")
 
 
@@ -228,8 +232,6 @@ def main() -> None:
     parser.add_argument("--no-parallel", dest="parallel", action="store_false")
     parser.add_argument("--no-jit", dest="jit", action="store_false", help="skip first-call runs")
     args = parser.parse_args()
-    if not HAVE_NUMBA:
-        print("WARNING: numba missing, timing the numpy reference path")
     print(f"# load average before: {os.getloadavg()[0]:.2f} (2 cores shared)", flush=True)
     if args.jit:
         print("# first call in a fresh process", flush=True)

@@ -34,9 +34,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from maes_sim.core import SimConfig, Simulation
     from maes_sim.core.config_schema import MapConfig
-    from maes_sim.ros.sim_node import SimNode
-
     from maes_sim.core.world import spawn_positions
+    from maes_sim.ros.sim_node import SimNode
 
     print(f"{'robots':>6} {'layout':>7} {'ticks/s':>8} {'RTF':>7} {'core ms':>8} {'ROS ms':>7}",
           flush=True)
@@ -67,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         core_time = [0.0]
         step = sim.step
 
-        def timed_step():
+        def timed_step(step=step, core_time=core_time):
             t = time.perf_counter()
             step()
             core_time[0] += time.perf_counter() - t

@@ -69,6 +69,10 @@ _maes_env_main() {
             if [ -f "$root/install/setup.bash" ]; then
                 # shellcheck disable=SC1091
                 source "$root/install/setup.bash"
+                # Console scripts install where `ros2 run` finds them (lib/<package>); the
+                # command-line tools the docs use (maes-batch, maes_run) go on PATH too.
+                d="$root/install/maes_bringup/lib/maes_bringup"
+                case ":$PATH:" in *":$d:"*) ;; *) export PATH="$d:$PATH" ;; esac
             fi ;;
     esac
     [ "$nounset" = 1 ] && set -u

@@ -28,9 +28,8 @@ def test_this_run_holds_the_lock_of_its_domain() -> None:
     assert conftest.DOMAIN_ID_MIN <= domain_id <= conftest.DOMAIN_ID_MAX
     assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
     lock = Path(tempfile.gettempdir()) / f'maes-ros-domain-{domain_id}.lock'
-    with open(lock, 'a+') as other_run:
-        with pytest.raises(OSError):
-            fcntl.flock(other_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    with open(lock, 'a+') as other_run, pytest.raises(OSError):
+        fcntl.flock(other_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def test_concurrent_runs_get_distinct_domains_and_wrap_around(tmp_path: Path) -> None:

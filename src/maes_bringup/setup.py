@@ -28,7 +28,7 @@ setup(
     maintainer='MAES-ROS developers',
     maintainer_email='maes-ros@example.com',
     description='MAES-ROS launch files, parameters, embedded runner and results output.',
-    license='TODO: License declaration',
+    license='Apache-2.0',
     entry_points={
         # Executables for `ros2 run maes_bringup <name>`: 'name = maes_bringup.module:main'.
         'console_scripts': [

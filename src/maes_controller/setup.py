@@ -20,7 +20,7 @@ setup(
     maintainer="MAES-ROS developers",
     maintainer_email="maes-ros@example.com",
     description="MAES-ROS per-robot controller node and built-in navigator.",
-    license="TODO: License declaration",
+    license="Apache-2.0",
     entry_points={
         # Executables for `ros2 run maes_controller <name>`: 'name = maes_controller.module:main'.
         "console_scripts": [

@@ -19,7 +19,7 @@ setup(
     maintainer='MAES-ROS developers',
     maintainer_email='maes-ros@example.com',
     description='Headless multi-robot exploration simulator (MAES 2.0 in Python) for ROS 2.',
-    license='TODO: License declaration',
+    license='Apache-2.0',
     entry_points={
         # Executables for `ros2 run maes_sim <name>`: 'name = maes_sim.module:main'.
         'console_scripts': [

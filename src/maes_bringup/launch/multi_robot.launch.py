@@ -33,7 +33,7 @@ from launch_ros.actions import Node, PushRosNamespace
 
 from maes_bringup.launch_plan import check_packages, parse_bool, plan_launch, write_params_files
 from maes_bringup.params import dump_params, map_size_tiles
-from maes_sim.core.config import load_config
+from maes_sim.core import load_config
 
 SHARE = get_package_share_directory('maes_bringup')
 

@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from .batch_files import RESULTS, SERIES_COLUMNS, TIMESERIES, read_rows, write_rows
+
 AGGREGATE = "aggregate.csv"
 STAT_COLUMNS = ("runs", "failed", "n", "missing", "mean", "std", "min", "q25", "median", "q75",
                 "max")
@@ -50,7 +52,7 @@ def describe(values: list[float]) -> dict[str, float | None]:
     (4, 2.5, 1.291, 2.5, 1.75)
     """
     if not values:
-        return {k: None for k in ("mean", "std", "min", "q25", "median", "q75", "max")} | {"n": 0}
+        return dict.fromkeys(("mean", "std", "min", "q25", "median", "q75", "max")) | {"n": 0}
     a = np.asarray(values, dtype=np.float64)
     q = np.quantile(a, [0.25, 0.5, 0.75])
     return {"n": int(a.size), "mean": float(a.mean()),
@@ -181,15 +183,13 @@ def aggregate(out_dir: str | Path) -> list[Path]:
     >>> aggregate("results/experiments/robots_vs_time")  # doctest: +SKIP
     [PosixPath('results/experiments/robots_vs_time/aggregate.csv'), ...]
     """
-    from .batch import RESULTS, SERIES_COLUMNS, TIMESERIES, _rewrite, read_rows
-
     out = Path(out_dir)
     meta = json.loads((out / "experiment.json").read_text())
     params, metrics = list(meta["parameters"]), list(meta["metrics"])
     rows = read_rows(out / RESULTS)
     table = aggregate_rows(rows, params, metrics)
     columns = ["condition_id", *params, "controller", "metric", *STAT_COLUMNS]
-    _rewrite(out / AGGREGATE, columns, table)
+    write_rows(out / AGGREGATE, columns, table)
     written = [out / AGGREGATE]
     series = read_rows(out / TIMESERIES, list(SERIES_COLUMNS))
     p = plot_exploration(out / "exploration_vs_time.png", rows, series, params,

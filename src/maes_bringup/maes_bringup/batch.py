@@ -31,10 +31,7 @@ same files as an uninterrupted one.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
-import math
 import multiprocessing
 import os
 import shutil
@@ -42,21 +39,26 @@ import socket
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .aggregate import aggregate
+from .batch_files import (
+    ERRORS,
+    RESULTS,
+    SERIES_COLUMNS,
+    STALE,
+    TIMESERIES,
+    TIMING,
+    TIMING_COLUMNS,
+    CsvLog,
+    read_rows,
+    write_rows,
+)
 from .experiment import Case, Experiment, ExperimentError, load_experiment
-
-RESULTS = "results.csv"
-TIMESERIES = "timeseries.csv"
-TIMING = "timing.csv"
-ERRORS = "errors.log"
-STALE = "stale_results.csv"
-SERIES_COLUMNS = ("case_id", "tick", "sim_time", "exploration_percent", "coverage_percent")
-TIMING_COLUMNS = ("case_id", "wall_time_s", "real_time_factor", "worker")
 
 
 def result_columns(experiment: Experiment) -> list[str]:
@@ -73,7 +75,7 @@ def run_case(case: Case) -> dict[str, Any]:
     (``status`` "ok" or "failed" with the error), the time-series rows, the timing row and the
     traceback text of a failure ("" otherwise). Used by the local pool and by Dask workers.
     """
-    from maes_sim.core.config import config_from_dict
+    from maes_sim.core import config_from_dict
 
     from .direct import run
     from .run_metrics import compute_metrics
@@ -106,71 +108,6 @@ def run_case(case: Case) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- files
-def _cell(value: Any) -> Any:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return value
-
-
-class _CsvLog:
-    """An append-only CSV file whose rows reach the disk as they are written."""
-
-    def __init__(self, path: Path, columns: Iterable[str]) -> None:
-        self.path = path
-        self.columns = list(columns)
-        new = not path.exists() or path.stat().st_size == 0
-        self._fh = path.open("a", newline="", encoding="utf-8")
-        self._writer = csv.writer(self._fh)
-        if new:
-            self._writer.writerow(self.columns)
-            self.sync()
-
-    def write(self, rows: Iterable[Iterable[Any]]) -> None:
-        for r in rows:
-            self._writer.writerow([_cell(v) for v in r])
-
-    def sync(self) -> None:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
-
-
-def read_rows(path: Path, columns: list[str] | None = None) -> list[dict[str, str]]:
-    """Complete rows of a CSV file written by this module (a torn last line is dropped).
-
-    With ``columns``, a file whose header differs raises ExperimentError (it was written by
-    another experiment).
-    """
-    if not path.exists():
-        return []
-    text = path.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[: text.rfind("\n") + 1]  # the writer died mid-row
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, None)
-    if header is None:
-        return []
-    if columns is not None and header != columns:
-        raise ExperimentError(f"{path}: its columns differ from this experiment's; it was written "
-                              "by another experiment (use another --out, or delete the folder)")
-    return [dict(zip(header, r, strict=True)) for r in reader if len(r) == len(header)]
-
-
-def _rewrite(path: Path, columns: list[str], rows: Iterable[dict[str, Any]]) -> None:
-    """Replace ``path`` atomically with ``rows`` (dicts keyed by ``columns``)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(columns)
-        for r in rows:
-            writer.writerow([_cell(r.get(c)) for c in columns])
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def _write_plan(experiment: Experiment, out: Path) -> None:
     shutil.copyfile(experiment.path, out / "experiment.yaml")
     meta = {"name": experiment.name, "parameters": list(experiment.parameter_names),
@@ -180,7 +117,7 @@ def _write_plan(experiment: Experiment, out: Path) -> None:
             "cases": len(experiment.cases)}
     (out / "experiment.json").write_text(json.dumps(meta, indent=2) + "\n")
     cols = ["case_id", "condition_id", *experiment.parameter_names, "controller", "seed"]
-    _rewrite(out / "cases.csv", cols, (
+    write_rows(out / "cases.csv", cols, (
         {"case_id": c.case_id, "condition_id": c.condition_id, **dict(c.parameters),
          "controller": c.controller, "seed": c.seed} for c in experiment.cases))
 
@@ -310,28 +247,27 @@ def _clean_previous(out: Path, columns: list[str], experiment: Experiment) -> se
     stale = [r for r in rows if r["case_id"] not in known]
     if stale:
         previous = read_rows(out / STALE, columns)
-        _rewrite(out / STALE, columns, previous + stale)
+        write_rows(out / STALE, columns, previous + stale)
         print(f"maes-batch: {len(stale)} rows of {RESULTS} belong to cases this experiment no "
               f"longer has (it changed); moved to {out / STALE}", file=sys.stderr)
     ids = {r["case_id"] for r in done}
-    _rewrite(out / RESULTS, columns, done)
+    write_rows(out / RESULTS, columns, done)
     for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
         kept = [r for r in read_rows(out / name, list(cols)) if r["case_id"] in ids]
-        _rewrite(out / name, list(cols), kept)
+        write_rows(out / name, list(cols), kept)
     return ids
 
 
 def _finalize(experiment: Experiment, out: Path, columns: list[str]) -> None:
     """Rewrite the CSV files in case order, then the aggregate table and plots."""
-    from .aggregate import aggregate
 
     order = {c.case_id: k for k, c in enumerate(experiment.cases)}
     rows = read_rows(out / RESULTS, columns)
-    _rewrite(out / RESULTS, columns, sorted(rows, key=lambda r: order[r["case_id"]]))
+    write_rows(out / RESULTS, columns, sorted(rows, key=lambda r: order[r["case_id"]]))
     for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
         rows = read_rows(out / name, list(cols))
         rows.sort(key=lambda r: (order.get(r["case_id"], -1), int(r.get("tick") or 0)))
-        _rewrite(out / name, list(cols), rows)
+        write_rows(out / name, list(cols), rows)
     aggregate(out)
 
 
@@ -395,8 +331,8 @@ def run_experiment(
             else os.cpu_count() or 1
     workers = max(1, min(int(workers), len(todo) or 1))
 
-    logs = {RESULTS: _CsvLog(out / RESULTS, columns), TIMESERIES: _CsvLog(out / TIMESERIES,
-            SERIES_COLUMNS), TIMING: _CsvLog(out / TIMING, TIMING_COLUMNS)}
+    logs = {RESULTS: CsvLog(out / RESULTS, columns), TIMESERIES: CsvLog(out / TIMESERIES,
+            SERIES_COLUMNS), TIMING: CsvLog(out / TIMING, TIMING_COLUMNS)}
     progress = Progress(len(experiment.cases), len(done), enabled=show_progress)
     started = time.monotonic()
     completed = failed = 0

@@ -48,7 +48,7 @@ import numpy as np
 from maes_controller.costmap import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
 from maes_sim.core import SimConfig, Simulation, load_config
-from maes_sim.core.slam import to_occupancy
+from maes_sim.core import to_occupancy
 
 from .direct_robot import (
     DirectLogger,
@@ -166,7 +166,7 @@ class RunResult:
 
     def write(self, parent: str | os.PathLike[str], folder: str | None = None) -> Path:
         """Write the run's result files (``maes_sim.core.results.write_run_results``)."""
-        from maes_sim.core.results import write_run_results
+        from maes_sim.core import write_run_results
 
         return write_run_results(self.sim, parent, folder,
                                  extra_summary={"mode": "direct", "wall_time_s": self.wall_time})

@@ -22,8 +22,8 @@ from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
 from maes_sim.core import CommandRejected, Simulation
+from maes_sim.core import NearbyRobot, RobotState, Vector2D
 from maes_sim.frames import tick_transforms, wire_poses
-from maes_sim.core.state import NearbyRobot, RobotState, Vector2D
 
 
 # ---------------------------------------------------------------------------------- conversions

@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from maes_controller.controller_node import ControllerNode
     from maes_controller.navigator_node import NavigatorNode
-    from maes_sim.core.results import write_run_results
+    from maes_sim.core import write_run_results
     from maes_sim.ros.sim_node import SimNode
 
     results_parent = args.results or config.global_settings.statistics_result_path

@@ -44,9 +44,21 @@ from typing import Any
 
 import numpy as np
 
-from maes_sim.core import MAX_YAML_BYTES, load_yaml, read_user_file
-from maes_sim.core.config import SimConfig, config_from_dict, config_to_dict, key_paths, load_config
-from maes_sim.core.config_checks import ConfigError, Float, Int, Nullable, suggestion
+from maes_sim.core import (
+    MAX_YAML_BYTES,
+    ConfigError,
+    Float,
+    Int,
+    Nullable,
+    SimConfig,
+    config_from_dict,
+    config_to_dict,
+    key_paths,
+    load_config,
+    load_yaml,
+    read_user_file,
+    suggestion,
+)
 
 from .direct import resolve_controller
 from .run_metrics import check_metric_names

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from maes_sim.core.config import SimConfig
+from maes_sim.core import SimConfig
 
 from .params import (
     dump_params,
@@ -347,7 +347,7 @@ def plan_launch(
 
     Examples
     --------
-    >>> from maes_sim.core.config import config_from_dict
+    >>> from maes_sim.core import config_from_dict
     >>> plan = plan_launch(config_from_dict({"number_of_robots": 2}), config_path="c.yaml",
     ...                    params_dir="src/maes_bringup/params", rviz_config="maes.rviz",
     ...                    out_dir="/tmp/p", slam="slam_toolbox", nav="nav2")  # doctest: +SKIP

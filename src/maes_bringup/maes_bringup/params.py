@@ -22,13 +22,13 @@ from typing import Any
 
 import yaml
 
-from maes_sim.core.config import SimConfig
-from maes_sim.core.motion import (
+from maes_sim.core import (
     ANGULAR_BRAKE_TAU,
     BRAKE_TAU,
     RISE_HALF_LIFE,
     TOP_ANGULAR_SPEED,
     TOP_SPEED,
+    SimConfig,
 )
 
 __all__ = [
@@ -121,7 +121,7 @@ def stack_values(config: SimConfig, map_size: tuple[int, int] | None = None) -> 
 
     Examples
     --------
-    >>> from maes_sim.core.config import config_from_dict
+    >>> from maes_sim.core import config_from_dict
     >>> v = stack_values(config_from_dict({"world": {"tile_size": 0.5}}))
     >>> v.robot_radius, v.lidar_range, v.max_linear_speed
     (0.15, 3.5, 1.5)
@@ -235,7 +235,7 @@ def nav2_params(template: Mapping[str, Any], values: StackValues, namespace: str
 
     Examples
     --------
-    >>> from maes_sim.core.config import config_from_dict
+    >>> from maes_sim.core import config_from_dict
     >>> tpl = load_template("src/maes_bringup/params/nav2_params.yaml")  # doctest: +SKIP
     >>> p = nav2_params(tpl, stack_values(config_from_dict({})), "robot1")  # doctest: +SKIP
     >>> p["global_costmap"]["global_costmap"]["ros__parameters"]["robot_radius"]  # doctest: +SKIP
@@ -335,7 +335,7 @@ def slam_toolbox_params(template: Mapping[str, Any], values: StackValues,
 
     Examples
     --------
-    >>> from maes_sim.core.config import config_from_dict
+    >>> from maes_sim.core import config_from_dict
     >>> tpl = {"slam_toolbox": {"ros__parameters": dict.fromkeys(
     ...     ["resolution", "max_laser_range", "transform_timeout", "minimum_time_interval",
     ...      "minimum_travel_distance"], 0.0)}}
@@ -366,13 +366,13 @@ def map_size_tiles(config: SimConfig) -> tuple[int, int]:
 
     Examples
     --------
-    >>> from maes_sim.core.config import config_from_dict
+    >>> from maes_sim.core import config_from_dict
     >>> map_size_tiles(config_from_dict({"map": {"width_in_tiles": 40}}))
     (40, 50)
     """
     if config.map.kind != "custom":
         return config.map.width_in_tiles, config.map.height_in_tiles
-    from maes_sim.core.world import load_custom_map  # numba kernels: only when needed
+    from maes_sim.core import load_custom_map
 
     walls = load_custom_map(config.map.custom_map_filename, config.world.tile_size).walls
     return int(walls.shape[1]), int(walls.shape[0])

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
 import csv
+import doctest
 import io
 import os
 import signal

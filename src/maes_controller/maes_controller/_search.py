@@ -1,10 +1,10 @@
 """Grid search kernels (A*, Dijkstra) shared by planning and frontier choice.
 
-Written in the Python subset numba compiles (see ``_jit``). Moves are 8-connected without corner
-cutting: a diagonal step needs both edge neighbours it passes between to be passable. A step into
-cell ``v`` costs ``length * (1 + penalty[v])`` with length 1 or sqrt(2), so the octile distance is
-an admissible, consistent heuristic. Ties are broken by (f, h, insertion order), which depends only
-on the inputs: results are deterministic.
+Written in the Python subset numba compiles (see ``maes_sim.core.kernels.jit``). Moves are
+8-connected without corner cutting: a diagonal step needs both edge neighbours it passes
+between to be passable. A step into cell ``v`` costs ``length * (1 + penalty[v])`` with length 1
+or sqrt(2), so the octile distance is an admissible, consistent heuristic. Ties are broken by
+(f, h, insertion order), which depends only on the inputs: results are deterministic.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import heapq
 
 import numpy as np
 
-from ._jit import kernel
+from maes_sim.core.kernels import njit
 
 SQRT2 = 1.4142135623730951
 # Offsets in a fixed order (E, N, W, S, NE, NW, SW, SE); determinism relies on it.
@@ -21,7 +21,7 @@ _DX = (1, 0, -1, 0, 1, -1, -1, 1)
 _DY = (0, 1, 0, -1, 1, 1, -1, -1)
 
 
-@kernel
+@njit(cache=True)
 def _octile(ax: int, ay: int, bx: int, by: int) -> float:
     dx = abs(ax - bx)
     dy = abs(ay - by)
@@ -30,7 +30,7 @@ def _octile(ax: int, ay: int, bx: int, by: int) -> float:
     return (dx - dy) + SQRT2 * dy
 
 
-@kernel
+@njit(cache=True)
 def search(
     passable: np.ndarray,
     penalty: np.ndarray,

@@ -1,4 +1,4 @@
-"""Segment-against-grid clearance kernel (compiled with numba when available, see ``_jit``).
+"""Segment-against-grid clearance kernel (numba, via ``maes_sim.core.kernels``).
 
 Grid coordinates: cell ``(ix, iy)`` is the square ``[ix, ix + 1] x [iy, iy + 1]``. A blocked
 cell *touching* the segment (even at a single corner) or nearer than the clearance makes the
@@ -11,13 +11,13 @@ import math
 
 import numpy as np
 
-from ._jit import kernel
+from maes_sim.core.kernels import njit
 
 # Slack for rounding: a segment through a cell corner must count as touching that cell.
 _EPS = 1e-9
 
 
-@kernel
+@njit(cache=True)
 def _point_segment_distance(
     px: float, py: float, ax: float, ay: float, dx: float, dy: float, len2: float
 ) -> float:
@@ -27,14 +27,14 @@ def _point_segment_distance(
     return math.hypot(px - (ax + s * dx), py - (ay + s * dy))
 
 
-@kernel
+@njit(cache=True)
 def _point_box_distance(px: float, py: float, cx: int, cy: int) -> float:
     gx = max(cx - px, px - (cx + 1.0), 0.0)
     gy = max(cy - py, py - (cy + 1.0), 0.0)
     return math.hypot(gx, gy)
 
 
-@kernel
+@njit(cache=True)
 def _touches(
     ax: float, ay: float, bx: float, by: float, cx: int, cy: int, clearance: float
 ) -> bool:
@@ -73,7 +73,7 @@ def _touches(
     return best <= clearance
 
 
-@kernel
+@njit(cache=True)
 def segment_clear(
     traversable: np.ndarray, ax: float, ay: float, bx: float, by: float, clearance: float
 ) -> bool:

@@ -74,7 +74,7 @@ def _clusters(mask: np.ndarray) -> list[np.ndarray]:
     h, w = mask.shape
     seen = np.zeros_like(mask)
     clusters = []
-    for iy, ix in zip(*np.nonzero(mask)):  # raster order: deterministic cluster order
+    for iy, ix in zip(*np.nonzero(mask), strict=True):  # raster order: deterministic cluster order
         if seen[iy, ix]:
             continue
         seen[iy, ix] = True

@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
+from maes_sim.core.kernels import njit
+
 from ._checks import check_bool_grid, check_int_grid, check_non_negative
-from ._jit import kernel
 from .costmap import INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN
 
 # Nav2's internal costs (nav2_costmap_2d/cost_values.hpp) before translation to 0..100.
@@ -34,7 +35,7 @@ def disc_offsets(radius: float) -> np.ndarray:
     return np.stack([dx[keep], dy[keep]], axis=1)
 
 
-@kernel
+@njit(cache=True)
 def _stamp_distances(
     boundary_x: np.ndarray,
     boundary_y: np.ndarray,

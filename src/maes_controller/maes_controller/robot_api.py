@@ -17,7 +17,8 @@ Nothing here blocks: navigation, broadcasts and tags are fire-and-forget; their 
 from __future__ import annotations
 
 import enum
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 
 class NavStatus(enum.Enum):

@@ -12,10 +12,10 @@ from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
-from maes_controller.costmap import GridMap
-from maes_controller.maes_compat import Coord2D, MaesCostmap
 
 from maes_controller import costmap, maes_compat
+from maes_controller.costmap import GridMap
+from maes_controller.maes_compat import Coord2D, MaesCostmap
 
 
 def msg_like(width, height, resolution, ox, oy, data):

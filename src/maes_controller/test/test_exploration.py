@@ -7,7 +7,6 @@ import pytest
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
 from maes_controller.logic import CLAIM_PREFIX, logic, parse_claim  # noqa: E402
-
 from maes_sim.core import Simulation  # noqa: E402
 
 #: Sim seconds for three robots to see 95 % of a 30x30 building (default config otherwise).

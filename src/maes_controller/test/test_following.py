@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import doctest
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from maes_controller import following
 from maes_controller.costmap import GridMap
 from maes_controller.following import (
     FollowParams,
@@ -18,8 +21,6 @@ from maes_controller.following import (
     wrap_angle,
 )
 from maes_controller.planning import astar, prune_path
-
-from maes_controller import following
 
 PARAMS = FollowParams(max_linear_speed=1.0, max_angular_speed=1.5)
 
@@ -56,7 +57,7 @@ def simulate(pose, waypoints, params=PARAMS, dt=0.1, max_time=120.0, moves=True)
 def distance_to_polyline(points: np.ndarray, polyline: np.ndarray) -> np.ndarray:
     """Distance of each point (K, 2) to a polyline (M, 2)."""
     best = np.full(len(points), np.inf)
-    for a, b in zip(polyline, polyline[1:]):
+    for a, b in pairwise(polyline):
         d = b - a
         s = np.clip(((points - a) @ d) / max(d @ d, 1e-12), 0.0, 1.0)
         best = np.minimum(best, np.hypot(*(points - (a + s[:, None] * d)).T))

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from maes_controller import frontier
 from maes_controller.costmap import GridMap
 from maes_controller.frontier import (
     choose_frontier_goal,
@@ -16,8 +18,6 @@ from maes_controller.frontier import (
     is_near_frontier,
 )
 from maes_controller.planning import distance_field
-
-from maes_controller import frontier
 
 CHARS = {".": 0, "#": 100, "?": -1}
 
@@ -28,7 +28,7 @@ def occ(rows: list[str]) -> np.ndarray:
 
 
 def cells(mask: np.ndarray) -> set[tuple[int, int]]:
-    return {(int(x), int(y)) for y, x in zip(*np.nonzero(mask))}
+    return {(int(x), int(y)) for y, x in zip(*np.nonzero(mask), strict=True)}
 
 
 def test_frontier_cells_need_an_unknown_edge_neighbour():

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
-from maes_controller.examples import maes2_controller  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
+from maes_controller.examples import maes2_controller  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 
@@ -36,7 +36,7 @@ def test_maes2_style_controller_explores_with_the_builtin_navigator(stack, tools
     # One tag per target: each robot went through several frontier targets.
     per_robot = [sum(t.sender == f"robot{i}" for t in sim.tags.tags) for i in range(2)]
     assert min(per_robot) >= 3, per_robot
-    moved = [math.dist(a, b) for a, b in zip(start_xy, sim.poses[:, :2])]
+    moved = [math.dist(a, b) for a, b in zip(start_xy, sim.poses[:, :2], strict=True)]
     assert min(moved) > 2.0 and sum(sim.metrics.distance) > 20.0
     assert sim.exploration_percent > explored_before + 30.0
     assert any(c.nav_feedback is not None for c in controllers)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import doctest
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from maes_controller import _search, _segment, global_planner, inflation, planning
 from maes_controller.costmap import GridMap
 from maes_controller.global_planner import plan_route
 from maes_controller.inflation import costmap_from_occupancy, disc_offsets, obstacle_distance
@@ -22,8 +25,6 @@ from maes_controller.planning import (
     prune_path,
     traversable_mask,
 )
-
-from maes_controller import _search, _segment, global_planner, inflation, planning
 
 MOVES = [(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)]
 
@@ -67,7 +68,7 @@ def brute_force_costs(free: np.ndarray, start, penalty=None) -> np.ndarray:
 
 def path_cost(path, penalty=None) -> float:
     total = 0.0
-    for (ax, ay), (bx, by) in zip(path, path[1:]):
+    for (ax, ay), (bx, by) in pairwise(path):
         extra = 0.0 if penalty is None else penalty[by, bx]
         total += math.hypot(bx - ax, by - ay) * (1.0 + extra)
     return total
@@ -211,7 +212,7 @@ def test_astar_goes_around_a_wall():
     ])  # fmt: skip
     path = astar(free, (0, 0), (4, 0))
     assert path[0] == (0, 0) and path[-1] == (4, 0)
-    assert all(legal_step(free, a, b) for a, b in zip(path, path[1:]))
+    assert all(legal_step(free, a, b) for a, b in pairwise(path))
     assert path_cost(path) == pytest.approx(brute_force_costs(free, (0, 0))[0, 4])
 
 
@@ -251,7 +252,7 @@ def test_astar_is_optimal_against_brute_force(seed, p_wall):
         assert path is None
         return
     assert path[0] == (sx, sy) and path[-1] == (gx, gy)
-    assert all(legal_step(free, a, b) for a, b in zip(path, path[1:]))
+    assert all(legal_step(free, a, b) for a, b in pairwise(path))
     assert path_cost(path) == pytest.approx(best[gy, gx])
     assert np.allclose(distance_field(free, (sx, sy)), best)
 
@@ -370,7 +371,8 @@ def test_segment_window_misses_no_cell(clearance):
         a = (ax + 0.5, ay + 0.5)
         b = (bx + 0.5, by + 0.5)
         every = not any(
-            _segment._touches(*a, *b, int(x), int(y), clearance) for y, x in zip(*np.nonzero(~free))
+            _segment._touches(*a, *b, int(x), int(y), clearance)
+            for y, x in zip(*np.nonzero(~free), strict=True)
         )
         assert _segment.segment_clear(free, *a, *b, clearance) == every
         assert _segment.segment_clear.py_func(free, *a, *b, clearance) == every
@@ -398,7 +400,7 @@ def blocked_squares_hit(free: np.ndarray, a, b, clearance: float, samples_per_ce
     n = max(2, int(np.hypot(*(pb - pa)) * samples_per_cell))
     pts = pa + np.linspace(0.0, 1.0, n)[:, None] * (pb - pa)
     ys, xs = np.nonzero(~free)
-    for x, y in zip(xs, ys):
+    for x, y in zip(xs, ys, strict=True):
         gap_x = np.maximum(np.maximum(x - pts[:, 0], pts[:, 0] - (x + 1)), 0.0)
         gap_y = np.maximum(np.maximum(y - pts[:, 1], pts[:, 1] - (y + 1)), 0.0)
         dist = np.hypot(gap_x, gap_y)
@@ -440,7 +442,7 @@ def test_pruned_path_never_crosses_blocked_cells(seed, p_wall, clearance):
     positions = [path.index(c) for c in pruned]
     assert positions == sorted(positions)  # a subsequence of the path, in order
     assert path_length(pruned) <= path_length(path) + 1e-9
-    for a, b in zip(pruned, pruned[1:]):
+    for a, b in pairwise(pruned):
         adjacent = max(abs(a[0] - b[0]), abs(a[1] - b[1])) == 1
         # A* steps always clear a clearance < 0.5; every shortcut was checked.
         assert adjacent or not blocked_squares_hit(free, a, b, clearance)

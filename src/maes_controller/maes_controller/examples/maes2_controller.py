@@ -27,14 +27,15 @@ import math
 import rclpy
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import PoseStamped
-from maes_interfaces.msg import State
-from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
 from rclpy.node import Node
 from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
+
+from maes_interfaces.msg import State
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 
 
 class RobotController(Node):
@@ -76,10 +77,9 @@ class RobotController(Node):
                 return  # nothing left to explore
             self.next_target_index = index
             self.next_target = self.costmap_index_to_pos(index)
-            self.deposit_tag("target of {0} at tick {1}".format(
-                self.topic_namespace_prefix, state.tick))
-            self.broadcast_msg("{0} heads to {1:.1f} {2:.1f}".format(
-                self.topic_namespace_prefix, *self.next_target))
+            self.deposit_tag(f"target of {self.topic_namespace_prefix} at tick {state.tick}")
+            x, y = self.next_target
+            self.broadcast_msg(f"{self.topic_namespace_prefix} heads to {x:.1f} {y:.1f}")
             self.nav_to_pos(*self.next_target)
         elif self.is_nav_complete():
             succeeded = self.nav_status == GoalStatus.STATUS_SUCCEEDED
@@ -200,7 +200,7 @@ class RobotController(Node):
 def main(args=None):
     rclpy.init(args=args)
     controller = RobotController()
-    try:
+    try:  # noqa: SIM105 - a MAES 2.0 controller's imports: no contextlib
         rclpy.spin(controller)
     except KeyboardInterrupt:
         pass

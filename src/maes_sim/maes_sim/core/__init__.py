@@ -6,37 +6,60 @@
 ...     sim.step()
 
 See :class:`Simulation` for the observation and command API.
+
+Everything another package (``maes_controller``, ``maes_bringup``) uses from the core is
+exported here; they import from ``maes_sim.core`` (and compiled-kernel helpers from
+``maes_sim.core.kernels``), never from its modules, so the modules can move freely (a test
+checks it).
 """
 
 from .commands import CommandError, Status
-from .comms import Broadcast, SignalFunctionError
-from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, load_config
+from .comms import Broadcast, SignalFunctionError, robot_name
+from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
+from .config_checks import Float, Int, Nullable, suggestion
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
+from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
+from .results import write_run_results
 from .simulation import CommandRejected, Simulation, world_from_config
+from .slam import to_occupancy
 from .state import NearbyRobot, RobotState, TagView, Vector2D
-from .world import MapError, WorldMap
+from .world import MapError, WorldMap, load_custom_map
 
 __all__ = [
+    "ANGULAR_BRAKE_TAU",
+    "BRAKE_TAU",
     "MAX_YAML_BYTES",
     "Broadcast",
     "CommandError",
     "CommandRejected",
     "ConfigError",
+    "Float",
+    "Int",
     "MapError",
     "NearbyRobot",
+    "Nullable",
+    "RISE_HALF_LIFE",
     "RobotState",
     "SignalFunctionError",
     "SimConfig",
     "Simulation",
     "Status",
+    "TOP_ANGULAR_SPEED",
+    "TOP_SPEED",
     "TagView",
     "Vector2D",
     "WorldMap",
     "config_from_dict",
     "config_to_dict",
+    "key_paths",
     "load_config",
+    "load_custom_map",
+    "robot_name",
+    "suggestion",
+    "to_occupancy",
     "load_yaml",
     "read_user_file",
     "short_repr",
     "world_from_config",
+    "write_run_results",
 ]

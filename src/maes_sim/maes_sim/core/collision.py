@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from .physics_kernels import (
+from .kernels.physics import (
     CONTACT_EPS,
     MAX_STEP_FRACTION,
     TOUCH_TOL,

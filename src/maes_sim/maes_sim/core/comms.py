@@ -21,11 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kernels import line_of_sight, visible_pairs, wall_distance
-
-try:  # numba is a hard dependency; the fallback only keeps imports working
-    from numba import njit
-except ImportError:  # pragma: no cover
-    njit = None
+from .kernels.jit import njit
 from .neighbors import mirror_symmetric, pairs_within
 
 #: Longest accepted broadcast or tag text, in UTF-8 bytes.
@@ -229,7 +225,7 @@ def _groups_py(n, ia, ib):
     return parent
 
 
-_groups = njit(cache=True)(_groups_py) if njit else _groups_py
+_groups = njit(cache=True)(_groups_py)
 
 
 def communication_groups(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:

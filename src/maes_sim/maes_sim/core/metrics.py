@@ -17,10 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-try:  # numba is a hard dependency; the fallback only keeps imports working
-    from numba import njit
-except ImportError:  # pragma: no cover
-    njit = None
+from .kernels.jit import njit
 
 #: Columns of a statistics snapshot, in CSV order.
 SNAPSHOT_COLUMNS = (
@@ -31,7 +28,7 @@ SNAPSHOT_COLUMNS = (
     "explored_tiles",
     "covered_tiles",
     "reachable_tiles",
-    "distance_travelled",
+    "distance_travelled_m",
     "collisions",
     "broadcasts_sent",
     "broadcasts_delivered",
@@ -55,7 +52,7 @@ def _mark_covered_py(covered_tick, positions, radius, tick):
                         covered_tick[iy, ix] = tick
 
 
-_mark_covered = njit(cache=True)(_mark_covered_py) if njit else _mark_covered_py
+_mark_covered = njit(cache=True)(_mark_covered_py)
 
 
 def _count_reached_py(last_tick, reachable):
@@ -69,7 +66,7 @@ def _count_reached_py(last_tick, reachable):
     return count
 
 
-_count_reached = njit(cache=True)(_count_reached_py) if njit else None
+_count_reached = njit(cache=True)(_count_reached_py)
 
 
 @dataclass
@@ -105,10 +102,6 @@ class Metrics:
 
     def refresh_counts(self) -> None:
         """Recount explored and covered reachable tiles (after in-place marking)."""
-        if _count_reached is None:
-            self.explored_count = int(np.count_nonzero((self.explored_tick >= 0) & self.reachable))
-            self.covered_count = int(np.count_nonzero((self.covered_tick >= 0) & self.reachable))
-            return
         self.explored_count = int(_count_reached(self.explored_tick, self.reachable))
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
 
@@ -151,8 +144,13 @@ def snapshot_row(
     broadcasts_sent: int,
     broadcasts_delivered: int,
     tags_deposited: int,
+    tile_size: float = 1.0,
 ) -> dict[str, float | int]:
-    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`."""
+    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`.
+
+    Counts are in tiles (the grid's unit); ``distance_travelled_m``, all robots' path lengths
+    summed, is in metres (``tile_size`` metres per tile), like every ``*_m`` value in results.
+    """
     return {
         "tick": int(tick),
         "sim_time": round(float(sim_time), 6),
@@ -161,7 +159,7 @@ def snapshot_row(
         "explored_tiles": metrics.explored_count,
         "covered_tiles": metrics.covered_count,
         "reachable_tiles": metrics.reachable_count,
-        "distance_travelled": round(float(metrics.distance.sum()), 6),
+        "distance_travelled_m": round(float(metrics.distance.sum()) * tile_size, 6),
         "collisions": int(metrics.collisions.sum()),
         "broadcasts_sent": int(broadcasts_sent),
         "broadcasts_delivered": int(broadcasts_delivered),

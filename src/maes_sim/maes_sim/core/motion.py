@@ -57,8 +57,8 @@ import numpy as np
 
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
+from .kernels.physics import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
 from .odometry import advance_odometry
-from .physics_kernels import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
 
 __all__ = [
     "MODELS",

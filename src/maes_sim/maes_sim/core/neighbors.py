@@ -1,6 +1,7 @@
 """Fixed-radius neighbour queries between point sets (robots, tags).
 
-A uniform cell list makes a query O(N + pairs) instead of O(N * M). Results are sorted by
+A uniform cell list (:mod:`maes_sim.core.kernels.cells`, the core's only one) makes a query
+O(N + pairs) instead of O(N * M). Results are sorted by
 (query index, target index), so they do not depend on the hashing order: the same input gives
 bit-identical output on every machine.
 """
@@ -9,10 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-try:  # numba is a hard dependency of the project; the fallback only keeps imports working.
-    from numba import njit
-except ImportError:  # pragma: no cover - exercised only without numba
-    njit = None
+from .kernels.cells import cross_pairs
+from .kernels.jit import njit
+from .kernels.los import pairs_in_range
 
 
 def _pairs_within_reference(a: np.ndarray, b: np.ndarray, radius: float, exclude_same: bool):
@@ -27,79 +27,6 @@ def _pairs_within_reference(a: np.ndarray, b: np.ndarray, radius: float, exclude
         np.fill_diagonal(mask, False)
     ia, ib = np.nonzero(mask)
     return ia.astype(np.int64), ib.astype(np.int64), dist[ia, ib]
-
-
-def _pairs_within_cells_py(a, b, radius, exclude_same, cell):
-    # Cell list over b, its members in ascending index order (stable sort). Every a-point
-    # scans the (up to) 9 cells around it; merging those 9 sorted runs emits its targets in
-    # ascending order, so the result comes out sorted by (ia, ib) without any sort. Two passes
-    # (count, then fill) allocate the output once.
-    bx = np.floor(b[:, 0] / cell).astype(np.int64)
-    by = np.floor(b[:, 1] / cell).astype(np.int64)
-    minx, miny = bx.min(), by.min()
-    w = bx.max() - minx + 1
-    h = by.max() - miny + 1
-    key = (by - miny) * w + (bx - minx)
-    order = np.argsort(key, kind="mergesort")
-    sorted_key = key[order]
-    starts = np.searchsorted(sorted_key, np.arange(w * h + 1))
-    r2 = radius * radius
-    na = a.shape[0]
-    counts = np.zeros(na + 1, dtype=np.int64)
-    head = np.empty(9, dtype=np.int64)
-    stop = np.empty(9, dtype=np.int64)
-    out_a = np.empty(0, dtype=np.int64)
-    out_b = np.empty(0, dtype=np.int64)
-    out_d = np.empty(0, dtype=np.float64)
-    offsets = counts
-    for fill in range(2):
-        if fill == 1:
-            offsets = np.cumsum(counts)
-            out_a = np.empty(offsets[na], dtype=np.int64)
-            out_b = np.empty(offsets[na], dtype=np.int64)
-            out_d = np.empty(offsets[na], dtype=np.float64)
-        for i in range(na):
-            cx = int(np.floor(a[i, 0] / cell)) - minx
-            cy = int(np.floor(a[i, 1] / cell)) - miny
-            runs = 0
-            for yy in range(cy - 1, cy + 2):
-                if yy < 0 or yy >= h:
-                    continue
-                for xx in range(cx - 1, cx + 2):
-                    if xx < 0 or xx >= w:
-                        continue
-                    c = yy * w + xx
-                    if starts[c] < starts[c + 1]:
-                        head[runs] = starts[c]
-                        stop[runs] = starts[c + 1]
-                        runs += 1
-            k = 0
-            while True:
-                best = -1
-                for r in range(runs):  # the run whose next member has the smallest index
-                    if head[r] < stop[r] and (best < 0 or order[head[r]] < order[head[best]]):
-                        best = r
-                if best < 0:
-                    break
-                j = order[head[best]]
-                head[best] += 1
-                if exclude_same and j == i:
-                    continue
-                dx = a[i, 0] - b[j, 0]
-                dy = a[i, 1] - b[j, 1]
-                d2 = dx * dx + dy * dy
-                if d2 <= r2:
-                    if fill == 1:
-                        out_a[offsets[i] + k] = i
-                        out_b[offsets[i] + k] = j
-                        out_d[offsets[i] + k] = np.sqrt(d2)
-                    k += 1
-            if fill == 0:
-                counts[i + 1] = k
-    return out_a, out_b, out_d
-
-
-_pairs_within_cells = njit(cache=True)(_pairs_within_cells_py) if njit else _pairs_within_cells_py
 
 
 def pairs_within(
@@ -135,21 +62,21 @@ def pairs_within(
     if len(a) == 0 or len(b) == 0 or radius < 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy(), np.empty(0, dtype=np.float64)
-    if exclude_same and njit is not None and len(a) >= 2 and radius >= 0 and np.isfinite(a).all():
+    for name, points in (("a", a), ("b", b)):
+        if not np.isfinite(points).all():
+            bad = points[~np.isfinite(points).all(axis=1)][0]
+            raise ValueError(f"pairs_within: every point must be finite; {name} has {bad.tolist()}")
+    if exclude_same and len(a) >= 2:
         # One set against itself: each unordered pair is found once by the compiled symmetric
         # half-shell search of visible_pairs (several times faster than the general merge
         # below), then mirrored.
-        from maes_sim.core.kernels.los import pairs_in_range
-
         ia, ib = pairs_in_range(a, radius)
         dx = a[ia, 0] - a[ib, 0]
         dy = a[ia, 1] - a[ib, 1]
         return ia, ib, np.sqrt(dx * dx + dy * dy)
-    # A cell no smaller than the radius keeps the scan to a 3x3 block; the extent bound keeps
-    # the cell table small (at most ~1024 x 1024) when the radius is tiny.
-    extent = float(np.max(b.max(axis=0) - b.min(axis=0)))
-    cell = max(float(radius), extent / 1024.0, 1e-9)
-    return _pairs_within_cells(a, b, float(radius), exclude_same, cell)
+    # Against another set: the cell list over b (kernels.cells, cells no smaller than the
+    # radius, so a 3x3 scan suffices), merged per query point into (ia, ib) order.
+    return cross_pairs(a, b, float(radius), exclude_same)
 
 
 def _mirror_py(ia, ib, upper_ok, n):
@@ -173,7 +100,7 @@ def _mirror_py(ia, ib, upper_ok, n):
     return ok
 
 
-_mirror = njit(cache=True)(_mirror_py) if njit else _mirror_py
+_mirror = njit(cache=True)(_mirror_py)
 
 
 def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray,

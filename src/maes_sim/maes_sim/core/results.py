@@ -133,11 +133,13 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
                       extra_summary: Mapping[str, object] | None = None) -> Path:
     """Write a finished (or interrupted) run's results into ``parent/<folder>``; returns it.
 
-    Files: ``statistics.csv`` (one row per snapshot), ``summary.json`` (config, seed, end
-    reason, final statistics, per-robot distance and collisions, i.e. new contacts with a wall
-    or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml`` (Nav2 map_server
-    format, metres), ``exploration.png`` and ``coverage.png`` (recency heatmaps) and, when
-    matplotlib is installed, ``progress.png`` (exploration and coverage over time).
+    Files: ``statistics.csv`` (one row per snapshot; only with the config's
+    ``global_settings.should_write_csv_results``, as in MAES 2.0), ``summary.json`` (config,
+    seed, end reason, final statistics, per-robot distance in metres and collisions, i.e. new
+    contacts with a wall or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml``
+    (Nav2 map_server format, metres), ``exploration.png`` and ``coverage.png`` (recency
+    heatmaps) and, when matplotlib is installed, ``progress.png`` (exploration and coverage over
+    time).
     """
     import json
 
@@ -151,7 +153,8 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
     rows = list(sim.snapshots)
     if not rows or rows[-1]["tick"] != sim.tick:
         rows.append(sim.stats())
-    write_csv(out / "statistics.csv", rows, SNAPSHOT_COLUMNS)
+    if sim.config.global_settings.should_write_csv_results:
+        write_csv(out / "statistics.csv", rows, SNAPSHOT_COLUMNS)
     tile = sim.config.world.tile_size
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)

@@ -515,5 +515,5 @@ class Simulation:
         """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`)."""
         return snapshot_row(
             self.metrics, self.tick, self.sim_time, self.mailbox.total_sent,
-            self.mailbox.total_delivered, len(self.tags),
+            self.mailbox.total_delivered, len(self.tags), self.config.world.tile_size,
         )

@@ -106,6 +106,6 @@ class TagStore:
         if not self.tags:
             return out
         ia, ib, _ = pairs_within(positions, self.grid_positions, read_range)
-        for a, b in zip(ia.tolist(), ib.tolist()):
+        for a, b in zip(ia.tolist(), ib.tolist(), strict=True):
             out[a].append(self.tags[b])
         return out

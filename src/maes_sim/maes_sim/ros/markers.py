@@ -8,7 +8,6 @@ from geometry_msgs.msg import Point
 from std_msgs.msg import ColorRGBA
 from visualization_msgs.msg import Marker, MarkerArray
 
-
 #: Marker namespaces, so an RViz user can toggle each family.
 NS_ROBOTS, NS_HEADINGS, NS_TAGS, NS_LINKS = "robots", "headings", "tags", "comm_links"
 
@@ -54,7 +53,7 @@ def simulation_markers(
     robots = _marker(NS_ROBOTS, 0, Marker.SPHERE_LIST, stamp, frame)
     robots.scale.x = robots.scale.y = 2.0 * radius_m
     robots.scale.z = 0.2 * radius_m
-    for (x, y, _), hit in zip(poses_m.tolist(), colliding.tolist()):
+    for (x, y, _), hit in zip(poses_m.tolist(), colliding.tolist(), strict=True):
         robots.points.append(Point(x=x, y=y, z=0.0))
         robots.colors.append(ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0) if hit
                              else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0))
@@ -82,7 +81,7 @@ def simulation_markers(
     if links is not None:
         ia, ib = links
         once = ia < ib  # draw each undirected pair once
-        for a, b in zip(ia[once].tolist(), ib[once].tolist()):
+        for a, b in zip(ia[once].tolist(), ib[once].tolist(), strict=True):
             link_marker.points.append(Point(x=poses_m[a, 0], y=poses_m[a, 1], z=0.05))
             link_marker.points.append(Point(x=poses_m[b, 0], y=poses_m[b, 1], z=0.05))
     out.markers.append(link_marker)

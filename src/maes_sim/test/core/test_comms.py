@@ -22,7 +22,7 @@ def test_range_rule_is_inclusive_and_directed_pairs_are_sorted():
     rule = CommsRule(3.0, False)
     pos = np.array([[1.0, 1.0], [4.0, 1.0], [4.0, 5.0], [9.0, 9.0]])
     ia, ib = rule.links(np.zeros((12, 12), bool), pos, np.random.default_rng(0))
-    assert list(zip(ia.tolist(), ib.tolist())) == [(0, 1), (1, 0)]
+    assert list(zip(ia.tolist(), ib.tolist(), strict=True)) == [(0, 1), (1, 0)]
 
 
 def test_walls_block_only_when_configured():
@@ -51,7 +51,7 @@ def test_signal_function_gets_distances_and_must_return_bool():
     ia, ib = CommsRule(1.0, False, fn).links(walls_with_column(), pos,
                                              np.random.default_rng(0))
     # range is ignored: 0<->2 are 3 tiles apart (> 1.0) yet linked, 0<->1 cross one wall tile
-    assert list(zip(ia.tolist(), ib.tolist())) == [(0, 2), (2, 0)]
+    assert list(zip(ia.tolist(), ib.tolist(), strict=True)) == [(0, 2), (2, 0)]
     assert (7.0, 1.0) in seen
 
     with pytest.raises(SignalFunctionError, match="must return a bool"):
@@ -67,7 +67,7 @@ def test_stochastic_signal_function_draws_from_the_given_rng_only():
     rule = CommsRule(1.0, False, coin)
     a = rule.links(np.zeros((6, 6), bool), pos, np.random.default_rng(42))
     b = rule.links(np.zeros((6, 6), bool), pos, np.random.default_rng(42))
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert 0 < a[0].size < 30  # some get through, some don't
 
 
@@ -117,7 +117,7 @@ def test_groups_match_a_plain_flood_fill_on_random_graphs():
         ia, ib = rng.integers(0, n, m), rng.integers(0, n, m)
         labels = communication_groups(n, ia, ib)
         adj = {i: set() for i in range(n)}
-        for a, b in zip(ia.tolist(), ib.tolist()):
+        for a, b in zip(ia.tolist(), ib.tolist(), strict=True):
             adj[a].add(b)
             adj[b].add(a)
         for i in range(n):  # the label is the smallest index reachable from i

@@ -256,7 +256,7 @@ def test_same_inputs_give_bit_identical_results(model):
     (s1, c1, r1), (s2, c2, r2) = outs
     for name in ("positions", "headings", "linear", "angular"):
         assert np.array_equal(getattr(s1, name), getattr(s2, name))
-    for a, b in zip(r1, r2):
+    for a, b in zip(r1, r2, strict=True):
         for name in ("distance", "odom_delta", "colliding", "collided", "completed", "status"):
             assert np.array_equal(getattr(a, name), getattr(b, name))
     assert any(r.collided.any() for r in r1)  # the scenario does exercise collisions

@@ -7,7 +7,7 @@ from maes_sim.core.neighbors import _pairs_within_reference, pairs_within
 def test_hand_computed_pairs_exclude_self_and_sort():
     pts = np.array([[0.0, 0.0], [3.0, 0.0], [1.0, 0.0]])
     ia, ib, d = pairs_within(pts, None, 2.0)
-    assert list(zip(ia.tolist(), ib.tolist())) == [(0, 2), (1, 2), (2, 0), (2, 1)]
+    assert list(zip(ia.tolist(), ib.tolist(), strict=True)) == [(0, 2), (1, 2), (2, 0), (2, 1)]
     np.testing.assert_array_equal(d, [1.0, 2.0, 1.0, 2.0])
 
 
@@ -28,7 +28,7 @@ def test_matches_brute_force_on_random_points(seed, radius):
     for bb, excl in ((b, False), (None, True)):
         got = pairs_within(a, bb, radius)
         ref = _pairs_within_reference(a, a if bb is None else bb, radius, excl)
-        for g, r in zip(got, ref):
+        for g, r in zip(got, ref, strict=True):
             np.testing.assert_array_equal(g, r)
 
 
@@ -39,7 +39,7 @@ def test_one_set_against_itself_matches_brute_force_in_a_crowd(radius):
     a = np.round(rng.uniform(0, 6, size=(400, 2)) * 2) / 2
     got = pairs_within(a, None, radius)
     ref = _pairs_within_reference(a, a, radius, True)
-    for g, r in zip(got, ref):
+    for g, r in zip(got, ref, strict=True):
         np.testing.assert_array_equal(g, r)
     assert got[0].size > 0
 
@@ -54,7 +54,7 @@ def test_empty_inputs_give_empty_pairs():
 def test_tiny_radius_over_large_extent_stays_cheap():
     pts = np.array([[0.0, 0.0], [1e6, 1e6], [1e6, 1e6 + 1e-7]])
     ia, ib, _ = pairs_within(pts, None, 1e-6)
-    assert list(zip(ia.tolist(), ib.tolist())) == [(1, 2), (2, 1)]
+    assert list(zip(ia.tolist(), ib.tolist(), strict=True)) == [(1, 2), (2, 1)]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -65,9 +65,9 @@ def test_mirror_symmetric_matches_a_dictionary_lookup(seed):
     pts = rng.uniform(0, 10, size=(50, 2))
     ia, ib, _ = pairs_within(pts, None, 2.5)
     upper = ia < ib
-    truth = {(a, b): bool(rng.random() < 0.5) for a, b in zip(ia[upper].tolist(),
-                                                               ib[upper].tolist())}
-    ok = mirror_symmetric(ia, ib, np.array([truth[p] for p in zip(ia[upper].tolist(),
-                                                                  ib[upper].tolist())]), 50)
-    expected = [truth[(min(a, b), max(a, b))] for a, b in zip(ia.tolist(), ib.tolist())]
+    pairs = list(zip(ia[upper].tolist(), ib[upper].tolist(), strict=True))
+    truth = {p: bool(rng.random() < 0.5) for p in pairs}
+    ok = mirror_symmetric(ia, ib, np.array([truth[p] for p in pairs]), 50)
+    expected = [truth[(min(a, b), max(a, b))]
+                for a, b in zip(ia.tolist(), ib.tolist(), strict=True)]
     assert ok.tolist() == expected

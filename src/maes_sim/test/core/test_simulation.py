@@ -1,8 +1,10 @@
 """Integration of the core: Simulation stepping, observations, commands, determinism, end."""
 
 import hashlib
+
 import numpy as np
 import pytest
+
 from maes_sim.core import (
     CommandRejected,
     SignalFunctionError,

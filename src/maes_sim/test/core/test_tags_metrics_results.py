@@ -73,9 +73,11 @@ def test_run_results_folder_holds_every_file_and_maps_match_the_run(tmp_path):
     import json
 
     from maes_sim.core import SimConfig, Simulation
+    from maes_sim.core.config_schema import GlobalSettings
     from maes_sim.core.results import write_run_results
 
-    sim = Simulation(SimConfig(number_of_robots=2))
+    sim = Simulation(SimConfig(number_of_robots=2,
+                               global_settings=GlobalSettings(should_write_csv_results=True)))
     for _ in range(12):
         sim.set_velocity(0, 2.0, 0.0)
         sim.step()
@@ -90,3 +92,43 @@ def test_run_results_folder_holds_every_file_and_maps_match_the_run(tmp_path):
     assert rows[-1].startswith("12,")  # the final state is always the last row
     truth = load_map_yaml(out / "ground_truth.yaml", tile_size=1.0)
     np.testing.assert_array_equal(truth.walls, sim.walls)
+
+
+def _driven_run(tile_size: float, csv: bool):
+    from maes_sim.core import SimConfig, Simulation
+    from maes_sim.core.config_schema import GlobalSettings, WorldConfig
+
+    sim = Simulation(SimConfig(number_of_robots=2, world=WorldConfig(tile_size=tile_size),
+                               global_settings=GlobalSettings(should_write_csv_results=csv)))
+    for _ in range(15):
+        sim.set_velocity(0, 2.0, 0.0)
+        sim.set_velocity(1, 1.0, 0.0)
+        sim.step()
+    return sim
+
+
+def test_results_distances_are_metres_everywhere_and_named_so(tmp_path):
+    import csv
+    import json
+
+    from maes_sim.core import write_run_results
+
+    sim = _driven_run(tile_size=0.5, csv=True)
+    tiles = float(sim.metrics.distance.sum())
+    assert tiles > 1.0  # the robots drove
+    out = write_run_results(sim, tmp_path, folder="run")
+    rows = list(csv.DictReader((out / "statistics.csv").open()))
+    summary = json.loads((out / "summary.json").read_text())
+    assert "distance_travelled" not in rows[-1]
+    assert float(rows[-1]["distance_travelled_m"]) == pytest.approx(tiles * 0.5, abs=1e-5)
+    assert summary["final"]["distance_travelled_m"] == pytest.approx(tiles * 0.5, abs=1e-5)
+    assert sum(summary["distance_travelled_m"]) == pytest.approx(tiles * 0.5, abs=1e-5)
+
+
+def test_should_write_csv_results_false_writes_no_csv(tmp_path):
+    from maes_sim.core import write_run_results
+
+    out = write_run_results(_driven_run(tile_size=1.0, csv=False), tmp_path, folder="run")
+    names = {p.name for p in out.iterdir()}
+    assert "summary.json" in names and "ground_truth.yaml" in names
+    assert not [n for n in names if n.endswith(".csv")]

@@ -8,19 +8,23 @@ outside the array counts as wall.
   tiles and SLAM maps in the same pass.
 * :func:`line_of_sight` / :func:`wall_distance`: per-segment visibility and length through walls.
 
-The kernels are compiled on first use and cached on disk (numba ``cache=True``). Without numba the
-same functions run the numpy references in :mod:`~maes_sim.core.kernels.reference` (a warning is
-issued once at import).
+The kernels are compiled on first use and cached on disk (numba ``cache=True``) through
+:mod:`~maes_sim.core.kernels.jit`, the project's only import of numba (``njit`` and ``prange``
+are exported here for the other packages' kernels). numba is required; the numpy references in
+:mod:`~maes_sim.core.kernels.reference` define the results the kernels must reproduce bit for
+bit and are used by the tests.
 """
 
-from maes_sim.core.kernels._compat import HAVE_NUMBA
+from maes_sim.core.kernels.jit import compile_seconds, njit, prange
 from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance, wall_sums
 from maes_sim.core.kernels.raycast import cast_rays, ray_angle_offsets, ray_directions, trace_rays
 
 __all__ = [
-    "HAVE_NUMBA",
     "cast_rays",
+    "compile_seconds",
     "line_of_sight",
+    "njit",
+    "prange",
     "ray_angle_offsets",
     "ray_directions",
     "trace_rays",

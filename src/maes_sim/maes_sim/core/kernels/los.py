@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from maes_sim.core.kernels import _checks
-from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
-from maes_sim.core.kernels.reference import line_of_sight_reference, wall_distance_reference
+from maes_sim.core.kernels.cells import build_cells, cell_scratch, per_axis_for
+from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 
 __all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance", "wall_sums"]
 
@@ -57,8 +57,6 @@ def line_of_sight(
     array([ True, False])
     """
     walls, a, b = _check_segments(walls, a, b)
-    if not HAVE_NUMBA:
-        return line_of_sight_reference(walls, a, b)
     out = np.empty(a.shape[0], dtype=np.bool_)
     (_los_parallel if parallel else _los_serial)(walls, a, b, out)
     return out
@@ -92,8 +90,6 @@ def wall_distance(
     array([1., 0.])
     """
     walls, a, b = _check_segments(walls, a, b)
-    if not HAVE_NUMBA:
-        return wall_distance_reference(walls, a, b)
     out = np.empty(a.shape[0], dtype=np.float64)
     (_dist_parallel if parallel else _dist_serial)(walls, a, b, out)
     return out
@@ -218,30 +214,10 @@ def _dist_parallel(walls, a, b, out):
 
 
 @njit(**JIT_OPTIONS)
-def _visible_pairs_kernel(walls, sat, pos, radius, cell, use_walls):
+def _visible_pairs_kernel(walls, sat, pos, radius, use_walls, gw, gh, starts, order):
     n = pos.shape[0]
-    # Cell list over the points' bounding box (counting sort; members of a cell in ascending
-    # index order), with the coordinates copied in cell order for the scans below.
-    cxs = np.empty(n, dtype=np.int64)
-    cys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        cxs[i] = math.floor(pos[i, 0] / cell)
-        cys[i] = math.floor(pos[i, 1] / cell)
-    minx, miny = cxs.min(), cys.min()
-    gw = cxs.max() - minx + 1
-    gh = cys.max() - miny + 1
-    starts = np.zeros(gw * gh + 2, dtype=np.int64)
-    key = (cys - miny) * gw + (cxs - minx)
-    for i in range(n):
-        starts[key[i] + 1] += 1
-    for c in range(gw * gh):
-        starts[c + 1] += starts[c]
-    starts[gw * gh + 1] = n
-    order = np.empty(n, dtype=np.int64)
-    slot = starts[: gw * gh].copy()
-    for i in range(n):
-        order[slot[key[i]]] = i
-        slot[key[i]] += 1
+    # The cell list (cells.build_cells: members of a cell in ascending index order) with the
+    # coordinates copied in cell order for the scans below.
     px = np.empty(n)
     py = np.empty(n)
     for s in range(n):
@@ -396,22 +372,16 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
     if pos.shape[0] < 2 or not radius >= 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
-    if not HAVE_NUMBA:
-        from maes_sim.core.neighbors import pairs_within
-
-        ia, ib, _ = pairs_within(pos, None, radius)
-        ok = line_of_sight_reference(walls, pos[ia], pos[ib])
-        return ia[ok], ib[ok]
     if sums is None:
         sums = wall_sums(walls)
-    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius),
-                                 _pair_cell(pos, radius), True)
+    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius), True,
+                                 *_cells(pos, radius))
 
 
 def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     """All ordered pairs (i, j), i != j, with ``|p_i - p_j| <= radius``, sorted by (i, j).
 
-    The walls-free half of :func:`visible_pairs` (needs numba): the fast path of
+    The walls-free half of :func:`visible_pairs`: the fast path of
     ``neighbors.pairs_within(positions, None, radius)``. ``positions`` must be a finite float64
     (N, 2) array with N >= 2 and ``radius >= 0``.
 
@@ -421,17 +391,24 @@ def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np
     >>> list(zip(ia.tolist(), ib.tolist()))
     [(0, 2), (1, 2), (2, 0), (2, 1)]
     """
-    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius),
-                                 _pair_cell(positions, radius), False)
+    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius), False,
+                                 *_cells(positions, radius))
 
 
 _NO_WALLS = np.zeros((1, 1), dtype=np.bool_)
 _NO_SUMS = np.zeros((2, 2), dtype=np.int32)
 
 
-def _pair_cell(pos: np.ndarray, radius: float) -> float:
-    """Cell side of the pair search: no smaller than the radius (a 3x3 scan suffices), and no
-    more cells than ~4 per point (a tiny radius must not build a huge, mostly empty table)."""
+def _cells(pos: np.ndarray, radius: float) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """``(gw, gh, starts, order)`` of the points' cell list for a search within ``radius``.
+
+    Cells no smaller than the radius (a 3x3 scan suffices) unless the points' whole spread is
+    smaller (then one or two cells hold them all), and no more than ~4 cells per point (a tiny
+    radius must not build a huge, mostly empty table).
+    """
     extent = float(np.max(pos.max(axis=0) - pos.min(axis=0)))
-    per_axis = min(1024.0, math.ceil(2.0 * math.sqrt(pos.shape[0])))
-    return max(min(float(radius), max(extent, 1.0)), extent / per_axis, 1e-9)
+    per_axis = per_axis_for(pos.shape[0])
+    starts, order, cxy = cell_scratch(pos.shape[0], per_axis)
+    cell_min = max(min(float(radius), max(extent, 1.0)), 1e-9)
+    gw, gh, _, _, _ = build_cells(pos, cell_min, per_axis, starts, order, cxy)
+    return gw, gh, starts, order

@@ -44,8 +44,8 @@ import numpy as np
 
 from maes_sim.core.grid import OPEN, SOLID, UNKNOWN
 from maes_sim.core.kernels import _checks
-from maes_sim.core.kernels._compat import HAVE_NUMBA, JIT_OPTIONS, njit, prange
-from maes_sim.core.kernels.reference import AXIS_SNAP, trace_rays_reference
+from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
+from maes_sim.core.kernels.reference import AXIS_SNAP
 
 __all__ = ["cast_rays", "ray_angle_offsets", "ray_directions", "rotate", "trace_rays"]
 
@@ -223,17 +223,13 @@ def trace_rays(
 
 
 def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):
-    """Check the shared arguments and run the kernel (or the reference without numba)."""
+    """Check the shared arguments and run the kernel."""
     walls = _checks.check_walls(walls)
     max_range = _checks.check_max_range(max_range)
     n, r = origins.shape[0], base.shape[1]
     explored_tick, tick, slam, slam_index = _checks.check_marking(
         walls.shape, n, explored_tick, tick, slam, slam_index
     )
-    if not HAVE_NUMBA:
-        return trace_rays_reference(
-            walls, origins, rotate(rot, base), max_range, explored_tick, tick, slam, slam_index
-        )
     ranges = np.empty((n, r), dtype=np.float64)
     hit = np.empty((n, r), dtype=np.bool_)
     # The kernel always marks (flag tests in its inner loop cost ~10 %): what the caller does not

@@ -1,8 +1,8 @@
 """Pure-numpy references of the compiled kernels: the same exact traversals, vectorized over rays.
 
 They define the results the numba kernels must reproduce bit for bit (same floating-point
-operations in the same order; tests compare them on random maps) and are the slow fallback when
-numba is missing. Inputs are assumed already checked by the public functions in
+operations in the same order; tests compare them on random maps). They are not a runtime
+fallback: numba is required. Inputs are assumed already checked by the public functions in
 :mod:`~maes_sim.core.kernels.raycast` and :mod:`~maes_sim.core.kernels.los`.
 
 Every step advances all still-active rays (or segments) by one tile boundary at once, so a call

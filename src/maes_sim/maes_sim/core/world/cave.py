@@ -25,9 +25,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-import numba
 import numpy as np
 
+from ..kernels.jit import njit
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions
 from .worldmap import MapError, WorldMap, ranked_regions
@@ -104,7 +104,7 @@ def _edge_tiles(open_mask: np.ndarray) -> np.ndarray:
     return open_mask & near_wall
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _update_nearest(
     ux: np.ndarray,
     uy: np.ndarray,

@@ -6,13 +6,13 @@ width between the wall tiles, which no disc-shaped robot can pass.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..kernels.jit import njit
 from .worldmap import MapError
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _label4(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # BFS in raster order, so labels and sizes are deterministic.
     h, w = mask.shape
@@ -45,7 +45,7 @@ def _label4(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return labels, sizes[:count].copy()
 
 
-@numba.njit(cache=True)
+@njit(cache=True)
 def _bfs_steps(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
     h, w = mask.shape
     dist = np.full((h, w), -1, dtype=np.int64)

@@ -8,9 +8,9 @@ updates its speeds from its command and integrates (midpoint heading), then
 Robots, tiles and robot pairs are processed in a fixed order, so equal inputs give bit-identical
 outputs.
 
-All compiled code lives in this one file on purpose: numba's on-disk cache is invalidated only
-when a function's own source file changes, so a cached kernel calling compiled code in another
-module would silently keep running the old callee after that module is edited.
+The robot grid is the core's one cell list, :func:`maes_sim.core.kernels.cells.build_cells`
+(called from compiled code here: :mod:`~maes_sim.core.kernels.jit` keys the on-disk cache on
+the source of every compiled module, so editing ``cells.py`` recompiles these kernels too).
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import math
 
 import numpy as np
 
-from .commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
-
-# The project's numba shim: disk cache where writable, plain Python if numba is missing.
-from .kernels._compat import JIT_OPTIONS, njit
+from maes_sim.core.commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
+from maes_sim.core.kernels.cells import build_cells
+from maes_sim.core.kernels.jit import JIT_OPTIONS, njit
 
 #: Penetration deeper than this (tiles) counts as a contact.
 CONTACT_EPS = 1e-9
@@ -148,50 +147,9 @@ def _walls_pass(walls, pos, prev, r, lin, hit, only):
 
 
 @njit(**_JIT)
-def _build_cells(pos, cell_min, per_axis, starts, order, cxy):
-    """Counting sort of robots into a uniform grid over their bounding box.
-
-    The cell side is at least ``cell_min`` (so only the 3x3 block of cells around a robot can
-    hold robots it touches) and at least the box's longer side / ``per_axis``, so there are at
-    most ``(per_axis + 1) ** 2`` cells however small ``cell_min`` is. Sizing the cells by the
-    robots' spread, not the map's, keeps a crowd in a corner of a big map in small cells.
-    Afterwards the robots of cell ``c`` are ``order[starts[c]:starts[c + 1]]`` (ascending
-    index) and ``cxy[i]`` is robot i's cell column and row. Returns ``(gw, gh)``.
-    """
-    n = pos.shape[0]
-    minx = pos[0, 0]
-    maxx = pos[0, 0]
-    miny = pos[0, 1]
-    maxy = pos[0, 1]
-    for i in range(1, n):
-        minx = min(minx, pos[i, 0])
-        maxx = max(maxx, pos[i, 0])
-        miny = min(miny, pos[i, 1])
-        maxy = max(maxy, pos[i, 1])
-    cell = max(cell_min, (maxx - minx) / per_axis, (maxy - miny) / per_axis)
-    gw = min(int((maxx - minx) / cell), per_axis) + 1
-    gh = min(int((maxy - miny) / cell), per_axis) + 1
-    starts[: gw * gh + 1] = 0
-    for i in range(n):
-        cx = min(int((pos[i, 0] - minx) / cell), gw - 1)
-        cy = min(int((pos[i, 1] - miny) / cell), gh - 1)
-        cxy[i, 0] = cx
-        cxy[i, 1] = cy
-        starts[cy * gw + cx + 1] += 1
-    for c in range(gw * gh):
-        starts[c + 1] += starts[c]
-    fill = starts[: gw * gh].copy()
-    for i in range(n):  # robot-index order inside each cell: deterministic
-        c = cxy[i, 1] * gw + cxy[i, 0]
-        order[fill[c]] = i
-        fill[c] += 1
-    return gw, gh
-
-
-@njit(**_JIT)
 def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, order, cxy):
     """Separate overlapping robot pairs (Gauss-Seidel, fixed order); flag moved robots."""
-    gw, gh = _build_cells(pos, cell_min, per_axis, starts, order, cxy)
+    gw, gh, _, _, _ = build_cells(pos, cell_min, per_axis, starts, order, cxy)
     two_r = 2.0 * r
     max_shift = MAX_STEP_FRACTION * r
     for i in range(pos.shape[0]):
@@ -282,7 +240,8 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
                     out[i] = True
     if n < 2:
         return
-    gw, gh = _build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order, cxy)
+    gw, gh, _, _, _ = build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order,
+                                  cxy)
     lim = 2.0 * r + tol
     for i in range(n):
         cx = cxy[i, 0]
