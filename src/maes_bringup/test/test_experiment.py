@@ -173,7 +173,7 @@ def test_bad_input_fails_before_any_run_naming_the_problem(tmp_path, body, needl
 @pytest.mark.parametrize("spec, needle", [
     ("no_such_package.logic:logic", "cannot import logic module 'no_such_package.logic'"),
     ("maes_controller.logic:no_such_function", "'no_such_function' in 'maes_controller.logic'"),
-    ("missing.py:logic", "controller file"),
+    ("missing.py:logic", "logic file"),
     ("ctrl.py:nothing", "'nothing'"),
     ("broken.py:logic", "ZeroDivisionError"),
     ("no-colon", "must look like 'package.module:function'"),

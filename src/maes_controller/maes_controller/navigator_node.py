@@ -92,6 +92,7 @@ class _Namespace:
         self.navigator = Navigator(params)
         self.frames = FrameTree()
         self.map_odom = SmoothedTransform(reset_distance=jump)
+        self.map_odom_stamp: float | None = None  # stamp of the last sample smoothed
         self.grid: GridMap | None = None
         self.index = i
         self.handle = None  # the executing ServerGoalHandle
@@ -285,8 +286,12 @@ class NavigatorNode(Node):
         with ns.lock:
             ns.frames.update(msg)
             map_odom = ns.frames.get(ODOM)
-            if map_odom is not None and map_odom.parent == MAP and any(
-                    t.child_frame_id.lstrip("/") == ODOM for t in msg.transforms):
+            # One sample per stamp: a tick's tf published again (as at the start barrier) must
+            # not weigh twice in the smoothing.
+            if (map_odom is not None and map_odom.parent == MAP
+                    and map_odom.stamp != ns.map_odom_stamp and any(
+                        t.child_frame_id.lstrip("/") == ODOM for t in msg.transforms)):
+                ns.map_odom_stamp = map_odom.stamp
                 ns.map_odom.add(map_odom.pose)
             if self.manifest is None:
                 return  # nothing runs before the simulator's first manifest

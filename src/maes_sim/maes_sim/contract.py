@@ -83,8 +83,8 @@ def wire_time(seconds: float) -> float:
 
     Examples
     --------
-    >>> wire_time(0.30000000000000004)
-    0.3
+    >>> wire_time(0.7)  # sec + nanosec * 1e-9 is not always the float one started from
+    0.7000000000000001
     """
     ns = int(round(seconds * 1e9))
     return ns // 1_000_000_000 + (ns % 1_000_000_000) * 1e-9
