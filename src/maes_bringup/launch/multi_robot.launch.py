@@ -47,7 +47,19 @@ ARGUMENTS = (
     ('nav', '', "Who serves navigate_to_pose: 'nav2' (one per robot) or 'builtin' (the "
                 "built-in navigator); empty = the config's stack.nav"),
     ('log_level', 'info', 'Log level of every node: debug, info, warn, error or fatal'),
+    ('sync', 'lockstep', "'lockstep': every tick waits for the controllers (and the built-in "
+                         "navigator), so results do not depend on the machine; 'free': the "
+                         "simulator runs on the wall clock alone (docs/lockstep.md)"),
+    ('real_time_factor', '1.0', 'Most simulated seconds per wall second; 0 = as fast as '
+                                'lockstep allows'),
 )
+
+
+def _number(argument, text):
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f'launch argument {argument}: got {text!r}, expected a number') from None
 
 
 def _end_of_run(event, context):
@@ -104,6 +116,8 @@ def _launch_setup(context):
         rviz_config=os.path.join(SHARE, 'rviz', 'maes.rviz'),
         out_dir=out_dir,
         map_size=map_size_tiles(config),
+        sync=arg['sync'],
+        real_time_factor=_number('real_time_factor', arg['real_time_factor']),
     )
     check_packages(plan, lambda package: has_resource('packages', package))
     write_params_files(plan)

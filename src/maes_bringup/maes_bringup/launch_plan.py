@@ -42,6 +42,7 @@ from .params import (
 __all__ = [
     "EXTERNAL_PACKAGES",
     "LOG_LEVELS",
+    "SYNC_CHOICES",
     "NAV_CHOICES",
     "SLAM_CHOICES",
     "TF_REMAPS",
@@ -62,6 +63,7 @@ __all__ = [
 SLAM_CHOICES = ("simulated", "slam_toolbox")
 NAV_CHOICES = ("builtin", "nav2")
 LOG_LEVELS = ("debug", "info", "warn", "error", "fatal")
+SYNC_CHOICES = ("lockstep", "free")
 #: Nodes inside a robot namespace use the namespace's TF topics (Nav2's multi-robot convention).
 TF_REMAPS = (("/tf", "tf"), ("/tf_static", "tf_static"))
 #: slam_toolbox publishes its map on absolute topics; keep them inside the namespace.
@@ -303,6 +305,8 @@ def plan_launch(
     out_dir: str | os.PathLike[str],
     map_size: tuple[int, int] | None = None,
     cmd_vel_stamped: bool = False,
+    sync: str = "lockstep",
+    real_time_factor: float = 1.0,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -334,6 +338,11 @@ def plan_launch(
     cmd_vel_stamped : bool
         ``cmd_vel`` as TwistStamped, for both the simulator and Nav2 (Jazzy's Nav2 default is
         Twist, so False).
+    sync : str
+        ``"lockstep"`` (default: the simulator waits for the controllers and, with
+        ``nav="builtin"``, the navigator, every tick; docs/lockstep.md) or ``"free"``.
+    real_time_factor : float
+        The simulator's speed cap (``0``: as fast as lockstep allows).
 
     Returns
     -------
@@ -359,6 +368,11 @@ def plan_launch(
     slam = _choice("slam", slam or config.stack.slam, SLAM_CHOICES)
     nav = _choice("nav", nav or config.stack.nav, NAV_CHOICES)
     level = _choice("log_level", log_level, LOG_LEVELS)
+    sync = _choice("sync", sync, SYNC_CHOICES)
+    if isinstance(real_time_factor, bool) or not isinstance(real_time_factor, (int, float)) \
+            or not real_time_factor >= 0:
+        raise ValueError(f"launch argument real_time_factor: got {real_time_factor!r}, expected "
+                         "a number >= 0")
     use_rviz = parse_bool("use_rviz", use_rviz)
     config_file = os.fspath(config_path)
     values = stack_values(config, map_size)
@@ -386,7 +400,13 @@ def plan_launch(
     # The simulator publishes /clock and paces itself on a steady wall clock: never sim time.
     sim_parameters = {
         "config_file": config_file,
-        "real_time_factor": 1.0,
+        "real_time_factor": float(real_time_factor),
+        "sync": sync,
+        # The start barrier: every controller joined (and the built-in navigator); Nav2 and
+        # slam_toolbox take longer to come up.
+        "wait_for_navigator": nav == "builtin",
+        "wait_for_controllers": "lockstep",
+        "start_timeout": 60.0 if nav == "builtin" and slam == "simulated" else 180.0,
         "cmd_vel_stamped": bool(cmd_vel_stamped),
         "publish_slam_map": slam == "simulated",
         "use_sim_time": False,

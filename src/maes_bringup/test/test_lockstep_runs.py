@@ -23,7 +23,7 @@ number_of_robots: 2
 random_seeds: [4]
 map: {width_in_tiles: 20, height_in_tiles: 20}
 end_criteria: {exploration_percent: 95, tick: 400}
-global_settings: {ticks_per_stats_snapshot: 5}
+global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
 """
 
 SLOW_LOGIC = """\

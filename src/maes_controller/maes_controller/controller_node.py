@@ -181,16 +181,20 @@ class RosRobot:
         self._node.request_answered()
 
     def _result(self, seq: int, future) -> None:
-        self.results_received += 1
-        self._node.request_answered()
-        if seq != self._goal_seq:
-            return
-        response = future.result()
-        self._goal_handle = None
-        self.nav_status = _GOAL_STATUS.get(response.status, NavStatus.ABORTED)
-        if self.nav_status is NavStatus.ABORTED:
-            result = response.result
-            self.nav_error = f"error {result.error_code}: {result.error_msg}"
+        # The outcome first, then the count: counting may run the next tick's logic at once,
+        # which must see this goal's outcome.
+        try:
+            if seq != self._goal_seq:
+                return
+            response = future.result()
+            self._goal_handle = None
+            self.nav_status = _GOAL_STATUS.get(response.status, NavStatus.ABORTED)
+            if self.nav_status is NavStatus.ABORTED:
+                result = response.result
+                self.nav_error = f"error {result.error_code}: {result.error_msg}"
+        finally:
+            self.results_received += 1
+            self._node.request_answered()
 
     # -- services -----------------------------------------------------------------------------
     def broadcast_msg(self, text: str) -> None:
@@ -467,4 +471,4 @@ def main(args: list[str] | None = None) -> None:
             node = proc.own(ControllerNode(params["robot_id"], params["logic"]))
         except ValueError as exc:
             proc.fail(exc)
-        rclpy.spin(node)
+        proc.spin(node)

@@ -455,4 +455,4 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         node = proc.own(NavigatorNode(config, cmd_vel_stamped=params["cmd_vel_stamped"],
                                       verbose=params["verbose"]))
-        rclpy.spin(node)
+        proc.spin(node)

@@ -11,7 +11,8 @@ How: before ``rclpy.init`` a Python handler is put on SIGINT and SIGTERM. rclpy'
 (installed by ``rclpy.init`` over it, ``SignalHandlerOptions.ALL``) shut the context down and
 wake the executor, then call ours. Ours raises ``KeyboardInterrupt`` for the first signal only,
 so a node still starting up (loading a config, compiling kernels) stops at once, and does
-nothing once teardown has begun.
+nothing once the node spins (:meth:`NodeProcess.spin`: rclpy's shutdown ends the spin) or
+teardown has begun.
 """
 
 from __future__ import annotations
@@ -50,9 +51,36 @@ class NodeProcess:
         The console script's name, used in error messages.
     """
 
-    def __init__(self, program: str) -> None:
+    def __init__(self, program: str, handler: _FirstSignalInterrupts | None = None) -> None:
         self.program = program
         self._nodes: list[Any] = []
+        self._handler = handler
+
+    def spin(self, node: Any, until: Any = None) -> None:
+        """Spin ``node`` until shutdown (or until ``until()`` is true).
+
+        While spinning a stop signal no longer raises ``KeyboardInterrupt`` (which could land
+        inside a message conversion in rclpy's C++ and come out as another exception): rclpy's
+        own handler shuts the context down, and the spin ends with
+        ``ExternalShutdownException``, a normal end for :func:`ros_process`.
+        """
+        import rclpy
+
+        if self._handler is not None:
+            if self._handler.received:
+                raise KeyboardInterrupt  # a signal came before spinning: stop now
+            self._handler.armed = False
+        try:
+            if until is None:
+                rclpy.spin(node)
+                return
+            while rclpy.ok() and not until():
+                rclpy.spin_once(node, timeout_sec=0.1)
+        except Exception:
+            if rclpy.ok():
+                raise
+            # The context was shut down by a signal in the middle of a wait; rclpy reports
+            # that as whatever failed first (an RCLError about the wait set, say): a normal end.
 
     def own(self, node: Any) -> Any:
         """Destroy ``node`` when the process ends; returns it.
@@ -61,7 +89,7 @@ class NodeProcess:
         --------
         >>> with ros_process("my_node") as proc:  # doctest: +SKIP
         ...     node = proc.own(MyNode())
-        ...     rclpy.spin(node)
+        ...     proc.spin(node)
         """
         self._nodes.append(node)
         return node
@@ -110,7 +138,7 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
 
     handler = _FirstSignalInterrupts()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
-    proc = NodeProcess(program)
+    proc = NodeProcess(program, handler)
     try:
         try:
             # ALL (the default context's default, spelled out): rclpy's handlers wake a

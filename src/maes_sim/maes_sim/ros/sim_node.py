@@ -619,5 +619,4 @@ def main(args: list[str] | None = None) -> None:
                 publish_slam_map=_optional_bool(params["publish_slam_map"])))
         except ValueError as exc:
             proc.fail(exc)
-        while rclpy.ok() and not node.done:
-            rclpy.spin_once(node, timeout_sec=0.1)
+        proc.spin(node, until=lambda: node.done)
