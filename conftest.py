@@ -61,7 +61,7 @@ def acquire_ros_domain_id(start: int, lock_dir: Path) -> tuple[int, object]:
     span = DOMAIN_ID_MAX - DOMAIN_ID_MIN + 1
     for offset in range(span):
         domain_id = DOMAIN_ID_MIN + (start - DOMAIN_ID_MIN + offset) % span
-        handle = open(lock_dir / f'maes-ros-domain-{domain_id}.lock', 'a+')
+        handle = open(lock_dir / f"maes-ros-domain-{domain_id}.lock", "a+")  # noqa: SIM115 - kept open: the lock lives as long as the process
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -69,12 +69,12 @@ def acquire_ros_domain_id(start: int, lock_dir: Path) -> tuple[int, object]:
             continue
         handle.seek(0)
         handle.truncate()
-        handle.write(f'{os.getpid()}\n')
+        handle.write(f"{os.getpid()}\n")
         handle.flush()
         return domain_id, handle
     raise RuntimeError(
-        f'every ROS domain id {DOMAIN_ID_MIN}..{DOMAIN_ID_MAX} is locked by another test run '
-        f'(lock files maes-ros-domain-*.lock in {lock_dir})'
+        f"every ROS domain id {DOMAIN_ID_MIN}..{DOMAIN_ID_MAX} is locked by another test run "
+        f"(lock files maes-ros-domain-*.lock in {lock_dir})"
     )
 
 
@@ -83,16 +83,16 @@ def _register_hypothesis_profiles() -> None:
         from hypothesis import HealthCheck, settings
     except ImportError:
         return
-    settings.register_profile('dev', deadline=None)
+    settings.register_profile("dev", deadline=None)
     settings.register_profile(
-        'ci',
+        "ci",
         deadline=None,
         derandomize=True,
         print_blob=True,
         suppress_health_check=[HealthCheck.too_slow],
     )
-    default = 'ci' if os.environ.get('CI') else 'dev'
-    settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE', default))
+    default = "ci" if os.environ.get("CI") else "dev"
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", default))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -102,8 +102,8 @@ def pytest_configure(config: pytest.Config) -> None:
         domain_id, _domain_lock_file = acquire_ros_domain_id(
             os.getpid(), Path(tempfile.gettempdir())
         )
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+        os.environ["ROS_DOMAIN_ID"] = str(domain_id)
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
     _register_hypothesis_profiles()
 
 
@@ -117,10 +117,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Show the ROS isolation and the environment in pytest's header."""
-    in_env = os.environ.get('MAES_ROS_ENV') == '1'
+    in_env = os.environ.get("MAES_ROS_ENV") == "1"
     return [
         f"ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID')} "
         f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')}",
-        'environment: ' + ('pip environment (scripts/env.sh)' if in_env
-                           else 'bare (ROS tests skip; use scripts/with_env or make test)'),
+        "environment: "
+        + (
+            "pip environment (scripts/env.sh)"
+            if in_env
+            else "bare (ROS tests skip; use scripts/with_env or make test)"
+        ),
     ]

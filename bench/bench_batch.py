@@ -25,8 +25,9 @@ for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("experiment", nargs="?",
-                        default=str(ROOT / "experiments" / "robots_vs_time.yaml"))
+    parser.add_argument(
+        "experiment", nargs="?", default=str(ROOT / "experiments" / "robots_vs_time.yaml")
+    )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args(argv)
 
@@ -35,26 +36,32 @@ def main(argv: list[str] | None = None) -> int:
     # workers are spawned processes: they find the packages through PYTHONPATH
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(ROOT / "src" / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
-        + [os.environ.get("PYTHONPATH", "")])
+        + [os.environ.get("PYTHONPATH", "")]
+    )
 
     from maes_bringup.batch import read_rows, run_experiment
     from maes_bringup.experiment import load_experiment
 
     exp = load_experiment(args.experiment)
     print(f"{exp.name}: {len(exp.cases)} runs")
-    print(f"{'workers':>7} {'wall s':>7} {'runs/min':>9} {'s/run':>6} {'sim s/wall s':>13} "
-          f"{'failed':>6}", flush=True)
+    print(
+        f"{'workers':>7} {'wall s':>7} {'runs/min':>9} {'s/run':>6} {'sim s/wall s':>13} "
+        f"{'failed':>6}",
+        flush=True,
+    )
     for workers in args.workers:
         with tempfile.TemporaryDirectory() as tmp:
-            summary = run_experiment(exp, Path(tmp) / "out", workers=workers,
-                                     show_progress=False)
+            summary = run_experiment(exp, Path(tmp) / "out", workers=workers, show_progress=False)
             timing = read_rows(Path(tmp) / "out" / "timing.csv")
             rows = read_rows(Path(tmp) / "out" / "results.csv")
         per_run = sum(float(t["wall_time_s"]) for t in timing) / max(len(timing), 1)
         sim_s = sum(float(r["sim_time"] or 0) for r in rows)
-        print(f"{workers:>7} {summary.wall_time:>7.1f} "
-              f"{60 * summary.completed / summary.wall_time:>9.1f} {per_run:>6.2f} "
-              f"{sim_s / summary.wall_time:>13.1f} {summary.failed:>6}", flush=True)
+        print(
+            f"{workers:>7} {summary.wall_time:>7.1f} "
+            f"{60 * summary.completed / summary.wall_time:>9.1f} {per_run:>6.2f} "
+            f"{sim_s / summary.wall_time:>13.1f} {summary.failed:>6}",
+            flush=True,
+        )
     return 0
 
 

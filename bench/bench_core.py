@@ -36,17 +36,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 5, 30, 120, 500, 1000])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 75, 150])
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per case")
-    parser.add_argument("--ticks", type=int, default=None,
-                        help="time exactly this many ticks per case instead (the same work on "
-                             "any machine: robots spread out as a run goes on and ticks get "
-                             "cheaper, so a fixed wall time favours faster runs)")
+    parser.add_argument(
+        "--ticks",
+        type=int,
+        default=None,
+        help="time exactly this many ticks per case instead (the same work on "
+        "any machine: robots spread out as a run goes on and ticks get "
+        "cheaper, so a fixed wall time favours faster runs)",
+    )
     parser.add_argument("--threads", type=int, default=1, help="numba threads")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="runs per case; the median is shown, with the RTF range")
-    parser.add_argument("--slam-interval", type=int, default=1,
-                        help="slam_update_interval_in_ticks (1 = every tick, the heavy default "
-                             "of this bench; MAES 2.0's default is 10)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per case; the median is shown, with the RTF range",
+    )
+    parser.add_argument(
+        "--slam-interval",
+        type=int,
+        default=1,
+        help="slam_update_interval_in_ticks (1 = every tick, the heavy default "
+        "of this bench; MAES 2.0's default is 10)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", str(args.threads))
 
@@ -60,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
         cases = [(120, 75), (1000, 150)]
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    header = (f"{'robots':>6} {'map':>7} {'ms/tick':>8} {'ticks/s':>8} {'RTF':>7} "
-              f"{'CPU ms':>7} {'CPU RTF':>8}  explored")
+    header = (
+        f"{'robots':>6} {'map':>7} {'ms/tick':>8} {'ticks/s':>8} {'RTF':>7} "
+        f"{'CPU ms':>7} {'CPU RTF':>8}  explored"
+    )
     print(header + ("  RTF range" if args.repeat > 1 else ""), flush=True)
 
     def make_config(n: int, size: int) -> SimConfig:
@@ -69,8 +83,10 @@ def main(argv: list[str] | None = None) -> int:
             number_of_robots=n,
             map=MapConfig(width_in_tiles=size, height_in_tiles=size, cave_config=CaveConfig()),
             robot_constraints=RobotConstraints(
-                distribute_slam=True, slam_update_interval_in_ticks=args.slam_interval,
-                slam_sync_interval_in_ticks=10, broadcast_blocked_by_walls=True,
+                distribute_slam=True,
+                slam_update_interval_in_ticks=args.slam_interval,
+                slam_sync_interval_in_ticks=10,
+                broadcast_blocked_by_walls=True,
             ),
         )
 
@@ -94,8 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(warm):
             tick(k)
         start, cpu0, k = time.perf_counter(), time.process_time(), warm
-        while (k - warm < args.ticks if args.ticks
-               else time.perf_counter() - start < args.seconds):
+        while k - warm < args.ticks if args.ticks else time.perf_counter() - start < args.seconds:
             tick(k)
             k += 1
         per_tick = (time.perf_counter() - start) / (k - warm)
@@ -116,9 +131,11 @@ def main(argv: list[str] | None = None) -> int:
             done.sort(key=lambda r: r[0])
             per_tick, cpu_tick, explored = done[len(done) // 2]
             tick_s = make_config(n, size).global_settings.logic_ticks_delta_millis / 1000.0
-            line = (f"{n:>6} {size:>3}x{size:<3} {per_tick * 1e3:8.2f} {1 / per_tick:8.1f} "
-                    f"{tick_s / per_tick:6.1f}x {cpu_tick * 1e3:7.2f} {tick_s / cpu_tick:7.1f}x  "
-                    f"{explored:5.1f} %")
+            line = (
+                f"{n:>6} {size:>3}x{size:<3} {per_tick * 1e3:8.2f} {1 / per_tick:8.1f} "
+                f"{tick_s / per_tick:6.1f}x {cpu_tick * 1e3:7.2f} {tick_s / cpu_tick:7.1f}x  "
+                f"{explored:5.1f} %"
+            )
             if args.repeat > 1:
                 line += f"  {tick_s / done[-1][0]:.1f}-{tick_s / done[0][0]:.1f}x"
             print(line, flush=True)

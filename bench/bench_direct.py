@@ -37,8 +37,11 @@ for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 10, 50, 120])
-    parser.add_argument("--config", default=str(ROOT / "configs" / "cave_75.yaml"),
-                        help="base config (default: configs/cave_75.yaml, a 75x75 cave)")
+    parser.add_argument(
+        "--config",
+        default=str(ROOT / "configs" / "cave_75.yaml"),
+        help="base config (default: configs/cave_75.yaml, a 75x75 cave)",
+    )
     parser.add_argument("--ticks", type=int, default=300, help="logic ticks per case")
     parser.add_argument("--logic", default="maes_controller.logic:logic")
     parser.add_argument("--seed", type=int, default=0)
@@ -58,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                 return fn(*a, **k)
             finally:
                 spent[name] += time.perf_counter() - t0
+
         return wrapper
 
     Simulation.robot_state = timed("state", Simulation.robot_state)
@@ -71,8 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         return replace(base, number_of_robots=n)
 
     direct.run(config(2), logic, max_ticks=20, seed=args.seed)  # warm-up: JIT and caches
-    print(f"{'robots':>6} {'ticks':>6} {'ms/tick':>8} {'RTF':>7} {'CPU RTF':>8} "
-          f"{'sim %':>6} {'state %':>7} {'logic %':>7} {'nav %':>6}  explored", flush=True)
+    print(
+        f"{'robots':>6} {'ticks':>6} {'ms/tick':>8} {'RTF':>7} {'CPU RTF':>8} "
+        f"{'sim %':>6} {'state %':>7} {'logic %':>7} {'nav %':>6}  explored",
+        flush=True,
+    )
     for n in args.robots:
         spent.update(dict.fromkeys(spent, 0.0))
         cpu0 = time.process_time()
@@ -80,10 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         cpu = time.process_time() - cpu0
         per_tick = result.wall_time / max(result.ticks, 1)
         share = {k: 100 * v / result.wall_time for k, v in spent.items()}
-        print(f"{n:>6} {result.ticks:>6} {per_tick * 1e3:>8.2f} {result.real_time_factor:>7.1f} "
-              f"{result.sim_time / cpu:>8.1f} {share['sim']:>6.0f} {share['state']:>7.0f} "
-              f"{share['logic']:>7.0f} {share['nav']:>6.0f}  {result.exploration[-1]:.1f} %",
-              flush=True)
+        print(
+            f"{n:>6} {result.ticks:>6} {per_tick * 1e3:>8.2f} {result.real_time_factor:>7.1f} "
+            f"{result.sim_time / cpu:>8.1f} {share['sim']:>6.0f} {share['state']:>7.0f} "
+            f"{share['logic']:>7.0f} {share['nav']:>6.0f}  {result.exploration[-1]:.1f} %",
+            flush=True,
+        )
     return 0
 
 

@@ -34,23 +34,42 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.robots:
             cfg = dict(base, number_of_robots=n)
-            cfg["end_criteria"] = {"exploration_percent": None, "coverage_percent": None,
-                                   "tick": None}
+            cfg["end_criteria"] = {
+                "exploration_percent": None,
+                "coverage_percent": None,
+                "tick": None,
+            }
             path = Path(tmp) / f"bench_{n}.yaml"
             path.write_text(yaml.safe_dump(cfg))
             out = Path(tmp) / f"results_{n}"
             proc = subprocess.run(
-                [sys.executable, "-m", "maes_bringup.embedded", "--config", str(path),
-                 "--real-time-factor", "0", "--max-ticks", str(args.ticks), "--results",
-                 str(out)], capture_output=True, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "maes_bringup.embedded",
+                    "--config",
+                    str(path),
+                    "--real-time-factor",
+                    "0",
+                    "--max-ticks",
+                    str(args.ticks),
+                    "--results",
+                    str(out),
+                ],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode != 0:
                 print(f"{n:>6} failed: {proc.stderr.strip().splitlines()[-1:]}", flush=True)
                 continue
             (run,) = out.iterdir()
             s = json.loads((run / "summary.json").read_text())
-            print(f"{n:>6} {s['ticks']:>6} {s['wall_time_s']:7.1f} "
-                  f"{s['real_time_factor_achieved']:6.2f}x  "
-                  f"{s['final']['exploration_percent']:5.1f} %", flush=True)
+            print(
+                f"{n:>6} {s['ticks']:>6} {s['wall_time_s']:7.1f} "
+                f"{s['real_time_factor_achieved']:6.2f}x  "
+                f"{s['final']['exploration_percent']:5.1f} %",
+                flush=True,
+            )
     return 0
 
 

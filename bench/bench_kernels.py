@@ -102,11 +102,16 @@ def bench_lidar(args) -> list[dict]:
                     index = np.arange(n)
                     kw = {}
                     if marking:
-                        kw = {"explored_tick": explored, "tick": 1, "slam": slam,
-                              "slam_index": index}
+                        kw = {
+                            "explored_tick": explored,
+                            "tick": 1,
+                            "slam": slam,
+                            "slam_index": index,
+                        }
 
-                    def call(parallel, kw=kw, pos=pos, heads=heads, max_range=max_range,
-                             walls=walls):
+                    def call(
+                        parallel, kw=kw, pos=pos, heads=heads, max_range=max_range, walls=walls
+                    ):
                         return cast_rays(walls, pos, heads, max_range, parallel=parallel, **kw)
 
                     wall_ms, ms = median_ms(lambda: call(False), args.reps)
@@ -173,8 +178,9 @@ def bench_los(args) -> None:
         for name, func in (("line_of_sight", line_of_sight), ("wall_distance", wall_distance)):
             wall_ms, ms = median_ms(lambda func=func, a=a, b=b: func(walls, a, b), args.reps)
             ms_par = (
-                median_ms(lambda func=func, a=a, b=b: func(walls, a, b, parallel=True),
-                          args.reps)[0]
+                median_ms(lambda func=func, a=a, b=b: func(walls, a, b, parallel=True), args.reps)[
+                    0
+                ]
                 if args.parallel
                 else float("nan")
             )

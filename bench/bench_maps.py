@@ -72,13 +72,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     generate_cave(30, 30, 1, CaveConfig(), np.random.default_rng(0))  # compile numba first
-    print(f"{'kind':>8} {'size':>6} {'seconds':>8} {'peak MB':>9} {'rooms':>6} {'halls':>5}  "
-          "fingerprint")
+    print(
+        f"{'kind':>8} {'size':>6} {'seconds':>8} {'peak MB':>9} {'rooms':>6} {'halls':>5}  "
+        "fingerprint"
+    )
     for kind in args.kinds:
         for size in args.sizes:
             r = run(kind, size, args.seed)
-            print(f"{r['kind']:>8} {r['size']:>6} {r['seconds']:>8.2f} {r['peak_mb']:>9.1f} "
-                  f"{r['rooms']:>6} {r['hallways']:>5}  {r['fingerprint']}", flush=True)
+            print(
+                f"{r['kind']:>8} {r['size']:>6} {r['seconds']:>8.2f} {r['peak_mb']:>9.1f} "
+                f"{r['rooms']:>6} {r['hallways']:>5}  {r['fingerprint']}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

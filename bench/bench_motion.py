@@ -38,12 +38,16 @@ def reissue(cmds: C.Commands, status: np.ndarray, rng: np.random.Generator) -> N
     if idle.size == 0:
         return
     kind = rng.integers(0, 4, idle.size)
-    for k, fn in enumerate((
-        lambda i: C.move_continuous(cmds, i, reverse=bool(rng.random() < 0.3)),
-        lambda i: C.move(cmds, i, rng.uniform(-3, 5, i.size)),
-        lambda i: C.rotate(cmds, i, rng.uniform(-np.pi, np.pi, i.size)),
-        lambda i: C.set_velocity(cmds, i, rng.uniform(-1, 3, i.size), rng.uniform(-2, 2, i.size)),
-    )):
+    for k, fn in enumerate(
+        (
+            lambda i: C.move_continuous(cmds, i, reverse=bool(rng.random() < 0.3)),
+            lambda i: C.move(cmds, i, rng.uniform(-3, 5, i.size)),
+            lambda i: C.rotate(cmds, i, rng.uniform(-np.pi, np.pi, i.size)),
+            lambda i: C.set_velocity(
+                cmds, i, rng.uniform(-1, 3, i.size), rng.uniform(-2, 2, i.size)
+            ),
+        )
+    ):
         sel = idle[kind == k]
         if sel.size:
             fn(sel)
@@ -53,8 +57,9 @@ def run(n: int, ticks: int, model: str, seed: int = 7) -> dict:
     rng = np.random.default_rng(seed)
     walls = random_walls(75, 0.2, rng)
     params = MotionParams.from_values(model=model)
-    state = MotionState.at_rest(place_robots(walls, n, params.radius, rng),
-                                rng.uniform(-np.pi, np.pi, n))
+    state = MotionState.at_rest(
+        place_robots(walls, n, params.radius, rng), rng.uniform(-np.pi, np.pi, n)
+    )
     cmds = C.Commands.idle(n)
     status = np.zeros(n, dtype=np.int8)
     advance_tick(state, cmds, walls, params)  # compile / warm up
@@ -90,13 +95,19 @@ def main() -> None:
     ap.add_argument("--model", default="maes", choices=["maes", "differential_drive"])
     args = ap.parse_args()
     print(f"motion+collisions, 75x75 map, 20% random walls, {args.ticks} ticks, {args.model}")
-    print(f"{'robots':>7} {'ms/tick':>9} {'ticks/s':>9} {'phys/s':>10} {'x realtime':>10} "
-          f"{'collisions':>10} {'worst overlap':>13}", flush=True)
+    print(
+        f"{'robots':>7} {'ms/tick':>9} {'ticks/s':>9} {'phys/s':>10} {'x realtime':>10} "
+        f"{'collisions':>10} {'worst overlap':>13}",
+        flush=True,
+    )
     for n in args.robots:
         r = run(n, args.ticks, args.model)
-        print(f"{r['robots']:>7} {r['ms_per_tick']:>9.3f} {r['logic_ticks_per_s']:>9.0f} "
-              f"{r['physics_steps_per_s']:>10.0f} {r['realtime_factor']:>10.0f} "
-              f"{r['collisions']:>10} {r['max_overlap']:>13.2e}", flush=True)
+        print(
+            f"{r['robots']:>7} {r['ms_per_tick']:>9.3f} {r['logic_ticks_per_s']:>9.0f} "
+            f"{r['physics_steps_per_s']:>10.0f} {r['realtime_factor']:>10.0f} "
+            f"{r['collisions']:>10} {r['max_overlap']:>13.2e}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -20,10 +20,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=int, nargs="+", default=[5, 30, 120])
     parser.add_argument("--seconds", type=float, default=8.0, help="wall time per case")
     parser.add_argument("--size", type=int, default=50, help="building map side, tiles")
-    parser.add_argument("--layouts", nargs="+", default=["spawn", "spread"],
-                        help="spawn: all robots in one cluster (each senses dozens of others, "
-                             "the worst case); spread: robots scattered over the open area, "
-                             "as during exploration")
+    parser.add_argument(
+        "--layouts",
+        nargs="+",
+        default=["spawn", "spread"],
+        help="spawn: all robots in one cluster (each senses dozens of others, "
+        "the worst case); spread: robots scattered over the open area, "
+        "as during exploration",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
@@ -37,11 +41,14 @@ def main(argv: list[str] | None = None) -> int:
     from maes_sim.core.world import spawn_positions
     from maes_sim.ros.sim_node import SimNode
 
-    print(f"{'robots':>6} {'layout':>7} {'ticks/s':>8} {'RTF':>7} {'core ms':>8} {'ROS ms':>7}",
-          flush=True)
+    print(
+        f"{'robots':>6} {'layout':>7} {'ticks/s':>8} {'RTF':>7} {'core ms':>8} {'ROS ms':>7}",
+        flush=True,
+    )
     for n, layout in [(n, lay) for n in args.robots for lay in args.layouts]:
-        cfg = SimConfig(number_of_robots=n,
-                        map=MapConfig(width_in_tiles=args.size, height_in_tiles=args.size))
+        cfg = SimConfig(
+            number_of_robots=n, map=MapConfig(width_in_tiles=args.size, height_in_tiles=args.size)
+        )
         sim = Simulation(cfg)
         if layout == "spread":
             # every open tile is a candidate; shuffle and keep the first n that fit
@@ -85,8 +92,11 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - t0
         per_tick = wall / max(ticks, 1)
         core = core_time[0] / max(ticks, 1)
-        print(f"{n:>6} {layout:>7} {ticks / wall:8.1f} {sim.tick_duration / per_tick:6.2f}x "
-              f"{core * 1e3:8.2f} {(per_tick - core) * 1e3:7.2f}", flush=True)
+        print(
+            f"{n:>6} {layout:>7} {ticks / wall:8.1f} {sim.tick_duration / per_tick:6.2f}x "
+            f"{core * 1e3:8.2f} {(per_tick - core) * 1e3:7.2f}",
+            flush=True,
+        )
         ex.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=ctx)

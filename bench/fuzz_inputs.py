@@ -44,8 +44,15 @@ from pathlib import Path
 
 import numpy as np
 
-OUTCOMES = ("named error", "ran", "raw traceback", "hang", "out of memory", "crash",
-            "wrongly accepted")
+OUTCOMES = (
+    "named error",
+    "ran",
+    "raw traceback",
+    "hang",
+    "out of memory",
+    "crash",
+    "wrongly accepted",
+)
 CLASSES = ("configs", "maps", "commands")
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_MAPS = Path("/work/shared/maps")
@@ -57,13 +64,74 @@ class CaseTimeout(Exception):
 
 
 # ------------------------------------------------------------------------------ configs
-_WEIRD = [0, -1, 1, 2, 3, 7, 10, 99, 100, 101, 5000, 5001, 2**31, 2**63, -(2**63), 10**30,
-          -(10**30), 1e308, -1e308, 1e-9, 1e9, 1e6, 0.5, 1.5, -0.5, float("nan"), float("inf"),
-          float("-inf"), True, False, None, "", "x", "1.0", "Default", [], [1], [0, 1, 2], {},
-          {"a": 1}, "a" * 10_000, 0.01, 0.001]
-_TRAPS = ["1:30", "010", "0b11", "1_000", "yes", "off", "0o17", "1e3", "1.0e3", "0x1F", "~",
-          "2001-12-14", ".NaN", "-.inf", "!!float 3", "!!str 5", "!!python/object:os.system []",
-          "'" + "9" * 5000 + "'", "9" * 5000, "&a [1]", "*nope"]
+_WEIRD = [
+    0,
+    -1,
+    1,
+    2,
+    3,
+    7,
+    10,
+    99,
+    100,
+    101,
+    5000,
+    5001,
+    2**31,
+    2**63,
+    -(2**63),
+    10**30,
+    -(10**30),
+    1e308,
+    -1e308,
+    1e-9,
+    1e9,
+    1e6,
+    0.5,
+    1.5,
+    -0.5,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    True,
+    False,
+    None,
+    "",
+    "x",
+    "1.0",
+    "Default",
+    [],
+    [1],
+    [0, 1, 2],
+    {},
+    {"a": 1},
+    "a" * 10_000,
+    0.01,
+    0.001,
+]
+_TRAPS = [
+    "1:30",
+    "010",
+    "0b11",
+    "1_000",
+    "yes",
+    "off",
+    "0o17",
+    "1e3",
+    "1.0e3",
+    "0x1F",
+    "~",
+    "2001-12-14",
+    ".NaN",
+    "-.inf",
+    "!!float 3",
+    "!!str 5",
+    "!!python/object:os.system []",
+    "'" + "9" * 5000 + "'",
+    "9" * 5000,
+    "&a [1]",
+    "*nope",
+]
 
 
 def _key_paths() -> list[str]:
@@ -73,20 +141,35 @@ def _key_paths() -> list[str]:
 
 
 def _base_configs() -> list[dict]:
-    small = {"number_of_robots": 2, "end_criteria": {"tick": 50},
-             "map": {"width_in_tiles": 30, "height_in_tiles": 30}}
+    small = {
+        "number_of_robots": 2,
+        "end_criteria": {"tick": 50},
+        "map": {"width_in_tiles": 30, "height_in_tiles": 30},
+    }
     bases = [
         small,
         {**small, "map": {"width_in_tiles": 40, "height_in_tiles": 30, "cave_config": {}}},
         {**small, "robot_spawn_config": {"spawn_at_hallway_ends": True}},
-        {**small, "robot_spawn_config": {"biggest_room": True},
-         "map": {"width_in_tiles": 40, "height_in_tiles": 40, "building_config": {}}},
+        {
+            **small,
+            "robot_spawn_config": {"biggest_room": True},
+            "map": {"width_in_tiles": 40, "height_in_tiles": 40, "building_config": {}},
+        },
     ]
     if (SHARED_MAPS / "depot.yaml").exists():
-        bases.append({"number_of_robots": 3, "world": {"tile_size": 0.5},
-                      "map": {"custom_map_filename": str(SHARED_MAPS / "depot.yaml")}})
-        bases.append({"number_of_robots": 2,
-                      "map": {"custom_map_filename": str(SHARED_MAPS / "maes_example.pgm")}})
+        bases.append(
+            {
+                "number_of_robots": 3,
+                "world": {"tile_size": 0.5},
+                "map": {"custom_map_filename": str(SHARED_MAPS / "depot.yaml")},
+            }
+        )
+        bases.append(
+            {
+                "number_of_robots": 2,
+                "map": {"custom_map_filename": str(SHARED_MAPS / "maes_example.pgm")},
+            }
+        )
     return bases
 
 
@@ -162,10 +245,24 @@ def _odd_path(rng: np.random.Generator, work: Path) -> str:
     fifo = work / "fifo.pgm"
     if not fifo.exists():
         os.mkfifo(fifo)
-    return _pick(rng, ["/dev/zero", "/dev/null.pgm", str(fifo), "~nosuchuser_q/map.pgm",
-                       str(work), "a\0b.pgm", "x" * 5000 + ".pgm", "map.png", "missing.yaml",
-                       str(SHARED_MAPS / "depot.yaml"), str(SHARED_MAPS / "warehouse.yaml"),
-                       str(SHARED_MAPS / "tb3_sandbox.yaml"), str(ROOT / "maes_config.yaml")])
+    return _pick(
+        rng,
+        [
+            "/dev/zero",
+            "/dev/null.pgm",
+            str(fifo),
+            "~nosuchuser_q/map.pgm",
+            str(work),
+            "a\0b.pgm",
+            "x" * 5000 + ".pgm",
+            "map.png",
+            "missing.yaml",
+            str(SHARED_MAPS / "depot.yaml"),
+            str(SHARED_MAPS / "warehouse.yaml"),
+            str(SHARED_MAPS / "tb3_sandbox.yaml"),
+            str(ROOT / "maes_config.yaml"),
+        ],
+    )
 
 
 def _yaml_text(data) -> str:
@@ -248,16 +345,20 @@ def _png(width: int, height: int, rows: bytes | None = None) -> bytes:
     """A PNG; without ``rows``, white rows (only the first 50 written: a bomb's header)."""
     squeeze = zlib.compressobj(9)
     row = b"\x00" + b"\xff" * width
-    data = (squeeze.compress(rows) if rows is not None else
-            b"".join(squeeze.compress(row) for _ in range(min(height, 50)))) + squeeze.flush()
+    data = (
+        squeeze.compress(rows)
+        if rows is not None
+        else b"".join(squeeze.compress(row) for _ in range(min(height, 50)))
+    ) + squeeze.flush()
 
     def chunk(kind: bytes, body: bytes) -> bytes:
         crc = zlib.crc32(kind + body) & 0xFFFFFFFF
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
 
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(
-        b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+    )
 
 
 def _pgm(rng: np.random.Generator, path: Path) -> None:
@@ -274,9 +375,11 @@ def _pgm(rng: np.random.Generator, path: Path) -> None:
     elif op == 2:
         data = good + bytes(int(rng.integers(1, 100_000)))
     elif op == 3:
-        data = b"P5\n%d %d\n%d\n" % (int(rng.choice([0, 1, 70000, 10**6, 10**12])),
-                                     int(rng.choice([0, 1, 3, 10**6])),
-                                     int(rng.choice([0, 1, 255, 65535, 70000]))) + bytes(64)
+        data = b"P5\n%d %d\n%d\n" % (
+            int(rng.choice([0, 1, 70000, 10**6, 10**12])),
+            int(rng.choice([0, 1, 3, 10**6])),
+            int(rng.choice([0, 1, 255, 65535, 70000])),
+        ) + bytes(64)
     elif op == 4:
         path.write_bytes(b"P5\n1000 1000\n255\n")
         with open(path, "r+b") as handle:
@@ -301,12 +404,21 @@ def _pgm(rng: np.random.Generator, path: Path) -> None:
 
 
 def _nav2_yaml(rng: np.random.Generator, work: Path, image: str) -> str:
-    doc = {"image": image, "resolution": 0.05, "origin": [0.0, 0.0, 0.0],
-           "occupied_thresh": 0.65, "free_thresh": 0.25, "negate": 0, "mode": "trinary"}
+    doc = {
+        "image": image,
+        "resolution": 0.05,
+        "origin": [0.0, 0.0, 0.0],
+        "occupied_thresh": 0.65,
+        "free_thresh": 0.25,
+        "negate": 0,
+        "mode": "trinary",
+    }
     for _ in range(max(0, int(rng.integers(-2, 3)))):
         key = _pick(rng, list(doc) + ["extra"])
-        value = _pick(rng, _WEIRD + ["scale", "raw", str(work), "/dev/zero", "\0",
-                                     [1, 2], [1e308, 0, 0], 1e-300])
+        value = _pick(
+            rng,
+            _WEIRD + ["scale", "raw", str(work), "/dev/zero", "\0", [1, 2], [1e308, 0, 0], 1e-300],
+        )
         if rng.random() < 0.3:
             doc.pop(key, None)
         else:
@@ -337,8 +449,15 @@ def make_map_case(rng: np.random.Generator, work: Path) -> tuple[Path, float, in
         elif op == 1:
             image.write_bytes(_png(8, 8)[: int(rng.integers(8, 60))])
         elif op == 2:
-            image.write_bytes(_png(16, 16, b"".join(b"\x00" + bytes(rng.integers(
-                0, 256, 16, dtype=np.uint8)) for _ in range(16))))
+            image.write_bytes(
+                _png(
+                    16,
+                    16,
+                    b"".join(
+                        b"\x00" + bytes(rng.integers(0, 256, 16, dtype=np.uint8)) for _ in range(16)
+                    ),
+                )
+            )
         else:
             image.write_bytes(bytes(rng.integers(0, 256, 300, dtype=np.uint8)))
     path = work / "m.yaml"
@@ -348,12 +467,40 @@ def make_map_case(rng: np.random.Generator, work: Path) -> tuple[Path, float, in
 
 # ----------------------------------------------------------------------------- commands
 _GOOD_NUMBERS = [0.0, 1.0, -2.5, 3, np.float32(0.5), np.int16(2), 1e6]
-_BAD_NUMBERS = [float("nan"), float("inf"), 1e7, "1.0", True, np.True_, 1 + 2j, {"x": 1}, None,
-                [1.0, "a"], b"1", 10**400, object(), [[1.0], [2.0, 3.0]], "", [True, 1.0]]
+_BAD_NUMBERS = [
+    float("nan"),
+    float("inf"),
+    1e7,
+    "1.0",
+    True,
+    np.True_,
+    1 + 2j,
+    {"x": 1},
+    None,
+    [1.0, "a"],
+    b"1",
+    10**400,
+    object(),
+    [[1.0], [2.0, 3.0]],
+    "",
+    [True, 1.0],
+]
 _GOOD_ROBOTS = [0, 1, 2, np.int64(1)]
 _BAD_ROBOTS = [-1, 3, 2**70, True, 1.0, "0", None, {"r": 0}, [0.5], object()]
-_TEXTS = ["hello", "x" * 1024, "x" * 1025, "x" * 2_000_000, "", "abc\ud800", "\udfff", "é" * 600,
-          None, 5, b"bytes", ["list"]]
+_TEXTS = [
+    "hello",
+    "x" * 1024,
+    "x" * 1025,
+    "x" * 2_000_000,
+    "",
+    "abc\ud800",
+    "\udfff",
+    "é" * 600,
+    None,
+    5,
+    b"bytes",
+    ["list"],
+]
 
 
 def _text_ok(text) -> bool:
@@ -373,8 +520,21 @@ def make_command_case(rng: np.random.Generator, n: int = 3):
     def robot():
         return _pick(rng, _GOOD_ROBOTS) if good else _pick(rng, _BAD_ROBOTS + _GOOD_ROBOTS)
 
-    method = _pick(rng, ["set_velocity", "set_velocities", "move", "rotate", "move_continuous",
-                         "rotate_continuous", "stop", "broadcast", "deposit_tag", "place_robots"])
+    method = _pick(
+        rng,
+        [
+            "set_velocity",
+            "set_velocities",
+            "move",
+            "rotate",
+            "move_continuous",
+            "rotate_continuous",
+            "stop",
+            "broadcast",
+            "deposit_tag",
+            "place_robots",
+        ],
+    )
     if method == "set_velocity":
         args, kwargs = (robot(), number(), number()), {}
     elif method == "set_velocities":
@@ -392,8 +552,19 @@ def make_command_case(rng: np.random.Generator, n: int = 3):
     elif method in ("broadcast", "deposit_tag"):
         args, kwargs = (robot(), _pick(rng, _TEXTS)), {}
     else:
-        pose = _pick(rng, [[-3.0, -3.0, 0.0], [50.0, 0.0, 0.0], [-1e300, 0, 0], [0.5, 0.5, 0],
-                           ["1", "2", "0"], [1 + 1j, 0, 0], [True, 0.0, 0.0], [1.0, 2.0]])
+        pose = _pick(
+            rng,
+            [
+                [-3.0, -3.0, 0.0],
+                [50.0, 0.0, 0.0],
+                [-1e300, 0, 0],
+                [0.5, 0.5, 0],
+                ["1", "2", "0"],
+                [1 + 1j, 0, 0],
+                [True, 0.0, 0.0],
+                [1.0, 2.0],
+            ],
+        )
         args, kwargs = ([pose] * n if rng.random() < 0.5 else [pose],), {}
     return method, args, kwargs, _command_valid(method, args, kwargs, n)
 
@@ -406,12 +577,16 @@ def _command_valid(method: str, args, kwargs, n: int) -> bool | None:
         return isinstance(r, Integral) and not isinstance(r, bool | np.bool_) and 0 <= r < n
 
     def is_number(v) -> bool:
-        return (isinstance(v, Real) and not isinstance(v, bool | np.bool_)
-                and abs(float(v)) <= 1e6 if isinstance(v, Real) and abs(v) < 1e308 else False)
+        return (
+            isinstance(v, Real) and not isinstance(v, bool | np.bool_) and abs(float(v)) <= 1e6
+            if isinstance(v, Real) and abs(v) < 1e308
+            else False
+        )
 
     if method == "set_velocities":
-        ok = all((isinstance(a, np.ndarray) and a.shape in ((n,), ())) or is_number(a)
-                 for a in args)
+        ok = all(
+            (isinstance(a, np.ndarray) and a.shape in ((n,), ())) or is_number(a) for a in args
+        )
         return ok
     if method == "place_robots":
         return None if np.shape(args[0]) == (n, 3) else False
@@ -444,8 +619,13 @@ def _run_config(path: Path) -> None:
 def _run_map(path: Path, tile_size: float, robots: int) -> None:
     from maes_sim.core import Simulation, config_from_dict
 
-    config = config_from_dict({"number_of_robots": robots, "world": {"tile_size": tile_size},
-                               "map": {"custom_map_filename": str(path)}})
+    config = config_from_dict(
+        {
+            "number_of_robots": robots,
+            "world": {"tile_size": tile_size},
+            "map": {"custom_map_filename": str(path)},
+        }
+    )
     sim = Simulation(config)
     for _ in range(TICKS):
         sim.step()
@@ -536,8 +716,9 @@ def _clear(work: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ parent
-def run_class(kind: str, count: int, seed: int = 1, case_seconds: float = 20.0,
-              memory_gib: float = 4.0) -> tuple[Counter, list[dict]]:
+def run_class(
+    kind: str, count: int, seed: int = 1, case_seconds: float = 20.0, memory_gib: float = 4.0
+) -> tuple[Counter, list[dict]]:
     """Run ``count`` cases of ``kind`` in worker processes; (outcome counts, non-clean cases).
 
     A worker gets ``memory_gib`` of address space; a case over ``case_seconds`` of CPU time is
@@ -549,9 +730,19 @@ def run_class(kind: str, count: int, seed: int = 1, case_seconds: float = 20.0,
     next_case = 0
     while next_case < count:
         proc = subprocess.Popen(
-            [sys.executable, __file__, "--worker", kind, str(seed), str(next_case), str(count),
-             str(case_seconds)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                kind,
+                str(seed),
+                str(next_case),
+                str(count),
+                str(case_seconds),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
             preexec_fn=lambda: _limit_memory(memory_gib),
         )
         wait = 3 * case_seconds + 60  # the first case includes imports and numba's cache
@@ -610,8 +801,12 @@ def main() -> None:
             continue
         start = time.perf_counter()
         counts, bad = run_class(kind, count, args.seed, args.case_seconds, args.memory_gib)
-        print(f"{kind:>10} {count:>6} " + " ".join(f"{counts[o]:>16}" for o in OUTCOMES)
-              + f"  {time.perf_counter() - start:7.1f}", flush=True)
+        print(
+            f"{kind:>10} {count:>6} "
+            + " ".join(f"{counts[o]:>16}" for o in OUTCOMES)
+            + f"  {time.perf_counter() - start:7.1f}",
+            flush=True,
+        )
         for case in bad[: args.show]:
             print(f"    case {case['i']}: {case['outcome']}: {case['detail']}", flush=True)
 

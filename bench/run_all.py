@@ -25,12 +25,18 @@ BENCH = Path(__file__).resolve().parent
 PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
     "quick": [
         ("core", "bench_core.py", ["--quick", "--ticks", "300", "--repeat", "3"]),
-        ("sim node", "bench_sim_node.py", ["--robots", "30", "120", "--seconds", "4",
-                                           "--layouts", "spread"]),
+        (
+            "sim node",
+            "bench_sim_node.py",
+            ["--robots", "30", "120", "--seconds", "4", "--layouts", "spread"],
+        ),
         ("direct", "bench_direct.py", ["--robots", "10", "120", "--ticks", "300"]),
         ("embedded", "bench_embedded.py", ["--robots", "5", "20", "--ticks", "200"]),
-        ("batch", "bench_batch.py", [str(BENCH / "experiments" / "quick_batch.yaml"),
-                                     "--workers", "2"]),
+        (
+            "batch",
+            "bench_batch.py",
+            [str(BENCH / "experiments" / "quick_batch.yaml"), "--workers", "2"],
+        ),
     ],
     "full": [
         ("core", "bench_core.py", ["--ticks", "300", "--repeat", "3"]),
@@ -61,11 +67,17 @@ def main(argv: list[str] | None = None) -> int:
         code = subprocess.call(cmd)
         took = time.monotonic() - t0
         if code != 0:
-            print(f"[{k}/{len(plan)}] {name} failed (exit {code}) after {took:.0f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"[{k}/{len(plan)}] {name} failed (exit {code}) after {took:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
             return code
-        print(f"[{k}/{len(plan)}] {name} done in {took:.0f} s "
-              f"({time.monotonic() - start:.0f} s so far)\n", flush=True)
+        print(
+            f"[{k}/{len(plan)}] {name} done in {took:.0f} s "
+            f"({time.monotonic() - start:.0f} s so far)\n",
+            flush=True,
+        )
     return 0
 
 

@@ -147,23 +147,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("requirements", type=Path, help="requirements/image.txt")
     parser.add_argument("--ros", action="store_true", help="also check that rclpy works")
-    parser.add_argument("--maes", action="store_true",
-                        help="also check that maes_sim's kernels use numba")
+    parser.add_argument(
+        "--maes", action="store_true", help="also check that maes_sim's kernels use numba"
+    )
     args = parser.parse_args(argv)
     try:
         python, pins = read_pins(args.requirements)
     except ValueError as exc:
         print(f"check_python: {exc}", file=sys.stderr)
         return 1
-    problems = (version_problems(python, pins) + numba_problems()
-                + import_problems(args.ros, args.maes))
+    problems = (
+        version_problems(python, pins) + numba_problems() + import_problems(args.ros, args.maes)
+    )
     if problems:
         for problem in problems:
             print(f"check_python: {problem}", file=sys.stderr)
         return 1
     found = ", ".join(f"{name} {version}" for name, version in pins.items())
-    extras = "".join([", rclpy works" if args.ros else "",
-                      ", maes_sim kernels compiled by numba" if args.maes else ""])
+    extras = "".join(
+        [
+            ", rclpy works" if args.ros else "",
+            ", maes_sim kernels compiled by numba" if args.maes else "",
+        ]
+    )
     print(f"check_python: Python {sys.version.split()[0]}, {found}{extras}")
     return 0
 

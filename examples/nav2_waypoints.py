@@ -39,7 +39,8 @@ def parse_waypoint(text: str) -> tuple[float, float, float]:
         numbers = []
     if len(numbers) not in (2, 3) or not all(math.isfinite(n) for n in numbers):
         raise argparse.ArgumentTypeError(
-            f"waypoint {text!r}: expected x,y or x,y,yaw_degrees (metres, degrees)")
+            f"waypoint {text!r}: expected x,y or x,y,yaw_degrees (metres, degrees)"
+        )
     x, y = numbers[:2]
     yaw = math.radians(numbers[2]) if len(numbers) == 3 else 0.0
     return x, y, yaw
@@ -47,9 +48,13 @@ def parse_waypoint(text: str) -> tuple[float, float, float]:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("waypoints", nargs="*", type=parse_waypoint,
-                        default=[parse_waypoint(w) for w in DEFAULT_WAYPOINTS],
-                        help="x,y[,yaw_degrees] in the robot's map frame (default: a 2 m square)")
+    parser.add_argument(
+        "waypoints",
+        nargs="*",
+        type=parse_waypoint,
+        default=[parse_waypoint(w) for w in DEFAULT_WAYPOINTS],
+        help="x,y[,yaw_degrees] in the robot's map frame (default: a 2 m square)",
+    )
     parser.add_argument("--robot", default="robot0", help="the robot's namespace")
     return parser.parse_args(argv)
 

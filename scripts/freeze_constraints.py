@@ -21,7 +21,7 @@ HEADER = """\
 # do not edit by hand. Python {python}.
 """
 # Packages that come with the venv itself rather than from requirements/venv.txt.
-SKIP = {'pip', 'setuptools', 'wheel'}
+SKIP = {"pip", "setuptools", "wheel"}
 
 
 def pinned_distributions() -> list[str]:
@@ -39,27 +39,27 @@ def pinned_distributions() -> list[str]:
     """
     pins = {}
     for dist in metadata.distributions():
-        location = getattr(dist, '_path', None)
-        if location is None or not str(location).endswith('.dist-info'):
+        location = getattr(dist, "_path", None)
+        if location is None or not str(location).endswith(".dist-info"):
             continue
-        name = dist.metadata['Name']
+        name = dist.metadata["Name"]
         if name.lower() in SKIP:
             continue
-        pins[name.lower()] = f'{name}=={dist.version}'
+        pins[name.lower()] = f"{name}=={dist.version}"
     return [pins[key] for key in sorted(pins)]
 
 
 def main(argv: list[str] | None = None) -> int:
     """Write the constraints file named on the command line; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('output', type=Path)
+    parser.add_argument("output", type=Path)
     args = parser.parse_args(argv)
-    python = f'{sys.version_info.major}.{sys.version_info.minor}'
-    text = HEADER.format(python=python) + '\n'.join(pinned_distributions()) + '\n'
-    args.output.write_text(text, encoding='utf-8')
-    print(f'wrote {args.output}')
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    text = HEADER.format(python=python) + "\n".join(pinned_distributions()) + "\n"
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output}")
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

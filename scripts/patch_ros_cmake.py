@@ -20,12 +20,12 @@ import sys
 import sysconfig
 from pathlib import Path
 
-BUILDER_PREFIX = '/opt/python/cp311-cp311'
+BUILDER_PREFIX = "/opt/python/cp311-cp311"
 # Longest first: the numpy include lies under the builder's site-packages.
 BUILDER_NUMPY_INCLUDE = re.compile(
-    re.escape(BUILDER_PREFIX) + r'/lib/python3\.11/site-packages/numpy/(?:_core|core)/include'
+    re.escape(BUILDER_PREFIX) + r"/lib/python3\.11/site-packages/numpy/(?:_core|core)/include"
 )
-BUILDER_PYTHON_INCLUDE = re.compile(re.escape(BUILDER_PREFIX) + r'/include/python3\.11')
+BUILDER_PYTHON_INCLUDE = re.compile(re.escape(BUILDER_PREFIX) + r"/include/python3\.11")
 
 
 def target_paths() -> tuple[str, str]:
@@ -42,15 +42,15 @@ def target_paths() -> tuple[str, str]:
     """
     import numpy
 
-    python_include = sysconfig.get_paths()['include']
+    python_include = sysconfig.get_paths()["include"]
     numpy_include = numpy.get_include()
     for path in (python_include, numpy_include):
         if not Path(path).is_dir():
-            raise SystemExit(f'patch_ros_cmake: include directory {path!r} does not exist')
-    if not (Path(python_include) / 'Python.h').is_file():
+            raise SystemExit(f"patch_ros_cmake: include directory {path!r} does not exist")
+    if not (Path(python_include) / "Python.h").is_file():
         raise SystemExit(
-            f'patch_ros_cmake: {python_include}/Python.h is missing; '
-            'install the Python 3.11 headers (Debian/Ubuntu: apt-get install python3.11-dev)'
+            f"patch_ros_cmake: {python_include}/Python.h is missing; "
+            "install the Python 3.11 headers (Debian/Ubuntu: apt-get install python3.11-dev)"
         )
     return python_include, numpy_include
 
@@ -82,34 +82,34 @@ def patch_text(text: str, python_include: str, numpy_include: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Patch the CMake files under ``<venv>/share`` and ``<venv>/lib/cmake``; return 0 if done."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('venv', type=Path, help='the venv (ROS prefix) to patch')
+    parser.add_argument("venv", type=Path, help="the venv (ROS prefix) to patch")
     args = parser.parse_args(argv)
     venv = args.venv.resolve()
     python_include, numpy_include = target_paths()
 
-    roots = [venv / 'share', venv / 'lib' / 'cmake']
+    roots = [venv / "share", venv / "lib" / "cmake"]
     patched = 0
     leftovers = []
     for root in roots:
         if not root.is_dir():
             continue
-        for path in sorted(root.rglob('*.cmake')):
-            text = path.read_text(encoding='utf-8', errors='surrogateescape')
+        for path in sorted(root.rglob("*.cmake")):
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
             if BUILDER_PREFIX not in text:
                 continue
             new_text = patch_text(text, python_include, numpy_include)
             if new_text != text:
-                path.write_text(new_text, encoding='utf-8', errors='surrogateescape')
+                path.write_text(new_text, encoding="utf-8", errors="surrogateescape")
                 patched += 1
-            if re.search(re.escape(BUILDER_PREFIX) + r'/(include|lib)', new_text):
+            if re.search(re.escape(BUILDER_PREFIX) + r"/(include|lib)", new_text):
                 leftovers.append(path)
     if leftovers:
-        listing = '\n  '.join(str(p) for p in leftovers)
-        print(f'patch_ros_cmake: builder paths left in:\n  {listing}', file=sys.stderr)
+        listing = "\n  ".join(str(p) for p in leftovers)
+        print(f"patch_ros_cmake: builder paths left in:\n  {listing}", file=sys.stderr)
         return 1
-    print(f'patch_ros_cmake: rewrote {patched} file(s) to {python_include} and {numpy_include}')
+    print(f"patch_ros_cmake: rewrote {patched} file(s) to {python_include} and {numpy_include}")
     return 0
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

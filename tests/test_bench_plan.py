@@ -16,8 +16,9 @@ spec = importlib.util.spec_from_file_location("run_all", BENCH / "run_all.py")
 run_all = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(run_all)
 
-PLANNED = sorted({(script, tuple(args)) for plan in run_all.PLANS.values()
-                  for _, script, args in plan})
+PLANNED = sorted(
+    {(script, tuple(args)) for plan in run_all.PLANS.values() for _, script, args in plan}
+)
 
 
 def test_list_prints_the_plan_with_progress_numbers(capsys):
@@ -30,8 +31,9 @@ def test_list_prints_the_plan_with_progress_numbers(capsys):
 @pytest.mark.parametrize("script,args", PLANNED, ids=lambda x: str(x))
 def test_planned_options_exist(script, args):
     assert (BENCH / script).is_file()
-    helptext = subprocess.run([sys.executable, str(BENCH / script), "--help"],
-                              capture_output=True, text=True, timeout=120)
+    helptext = subprocess.run(
+        [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=120
+    )
     assert helptext.returncode == 0, helptext.stderr
     for option in (a for a in args if a.startswith("--")):
         assert re.search(rf"(^|\s|\[){re.escape(option)}\b", helptext.stdout), option

@@ -30,9 +30,16 @@ def test_the_walk_finds_the_packages():
 
 @pytest.mark.parametrize("name", ALL)
 def test_docstring_examples(name):
-    if name.startswith(("maes_sim.ros", "maes_controller.controller_node",
-                        "maes_controller.navigator_node", "maes_bringup.embedded",
-                        "maes_controller.examples", "maes_controller.ros_conversions")):
+    if name.startswith(
+        (
+            "maes_sim.ros",
+            "maes_controller.controller_node",
+            "maes_controller.navigator_node",
+            "maes_bringup.embedded",
+            "maes_controller.examples",
+            "maes_controller.ros_conversions",
+        )
+    ):
         pytest.importorskip("rclpy", reason="ROS modules need the pip environment")
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -21,7 +21,12 @@ def test_tool_is_on_path_after_sourcing_env(tool):
     env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin"}
     result = subprocess.run(
         ["bash", "-c", f"source scripts/env.sh && command -v {tool} && {tool} --help"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].endswith(f"/{tool}")
     assert "usage:" in result.stdout

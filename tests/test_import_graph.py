@@ -14,8 +14,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"maes_sim": ROOT / "src/maes_sim", "maes_controller": ROOT / "src/maes_controller",
-            "maes_bringup": ROOT / "src/maes_bringup"}
+PACKAGES = {
+    "maes_sim": ROOT / "src/maes_sim",
+    "maes_controller": ROOT / "src/maes_controller",
+    "maes_bringup": ROOT / "src/maes_bringup",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -46,8 +49,10 @@ def import_graph() -> dict[str, set[str]]:
                     anchor = package.split(".")
                     anchor = anchor[: len(anchor) - (node.level - 1)]
                     base = ".".join(anchor + ([base] if base else []))
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                           for a in node.names]
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                    for a in node.names
+                ]
             for target in targets:
                 while target and target not in modules:  # `import a.b.c` of a non-module
                     target = target.rpartition(".")[0]
@@ -93,8 +98,13 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_graph_covers_the_packages():
     graph = import_graph()
-    assert {"maes_sim.core.neighbors", "maes_sim.core.kernels.los", "maes_bringup.batch",
-            "maes_bringup.aggregate", "maes_controller.navigation"} <= set(graph)
+    assert {
+        "maes_sim.core.neighbors",
+        "maes_sim.core.kernels.los",
+        "maes_bringup.batch",
+        "maes_bringup.aggregate",
+        "maes_controller.navigation",
+    } <= set(graph)
     # Relative and deferred imports are resolved: these edges exist in the source.
     assert "maes_sim.core.kernels.los" in graph["maes_sim.core.neighbors"]
     assert "maes_bringup.aggregate" in graph["maes_bringup.batch"]
@@ -116,8 +126,11 @@ PUBLIC_SIM = {"maes_sim.core", "maes_sim.core.kernels", "maes_sim.ros.sim_node"}
 
 def test_other_packages_use_only_the_public_core_api():
     graph = import_graph()
-    reaching = sorted(f"{module} -> {target}" for module, targets in graph.items()
-                      if not module.startswith("maes_sim")
-                      for target in targets
-                      if target.startswith("maes_sim") and target not in PUBLIC_SIM)
+    reaching = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if not module.startswith("maes_sim")
+        for target in targets
+        if target.startswith("maes_sim") and target not in PUBLIC_SIM
+    )
     assert reaching == []

@@ -15,7 +15,11 @@ PACKAGES = sorted(p.parent for p in (ROOT / "src").glob("*/package.xml"))
 
 def test_the_four_packages_are_found():
     assert [p.name for p in PACKAGES] == [
-        "maes_bringup", "maes_controller", "maes_interfaces", "maes_sim"]
+        "maes_bringup",
+        "maes_controller",
+        "maes_interfaces",
+        "maes_sim",
+    ]
 
 
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
@@ -32,10 +36,14 @@ def test_license_file_is_the_root_one(package: Path):
 
 
 @pytest.mark.parametrize(
-    "setup_py", sorted((ROOT / "src").glob("*/setup.py")), ids=lambda p: p.parent.name)
+    "setup_py", sorted((ROOT / "src").glob("*/setup.py")), ids=lambda p: p.parent.name
+)
 def test_setup_py_declares_apache(setup_py: Path):
-    calls = [n for n in ast.walk(ast.parse(setup_py.read_text()))
-             if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "setup"]
+    calls = [
+        n
+        for n in ast.walk(ast.parse(setup_py.read_text()))
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "setup"
+    ]
     assert len(calls) == 1
     kwargs = {k.arg: k.value for k in calls[0].keywords}
     assert isinstance(kwargs.get("license"), ast.Constant)

@@ -27,8 +27,14 @@ def test_readme_has_python_snippets():
 def test_snippet_runs(code):
     if "maes_bringup" in code or "maes_controller" in code:
         pytest.importorskip("maes_controller", reason="needs the workspace (make setup)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600, env=dict(os.environ))
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ),
+    )
     assert result.returncode == 0, f"{code}\n--- stderr ---\n{result.stderr[-3000:]}"
 
 
@@ -39,9 +45,13 @@ def test_link_texts_that_name_a_file_match_the_target():
     text = (ROOT / "README.md").read_text()
     links = re.findall(r"\[`([\w./-]+\.(?:py|yaml|md))`\]\(([^)#]+)\)", text)
     assert links
-    wrong = [(shown, target) for shown, target in links
-             if target != shown and not re.fullmatch(r"src/\w+/" + re.escape(shown), target)
-             and not ("/" not in shown and target.endswith("/" + shown))]
+    wrong = [
+        (shown, target)
+        for shown, target in links
+        if target != shown
+        and not re.fullmatch(r"src/\w+/" + re.escape(shown), target)
+        and not ("/" not in shown and target.endswith("/" + shown))
+    ]
     assert wrong == []
     missing = [target for _, target in links if not (ROOT / target).exists()]
     assert missing == []

@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_root_conftest():
-    spec = importlib.util.spec_from_file_location('maes_root_conftest', ROOT / 'conftest.py')
+    spec = importlib.util.spec_from_file_location("maes_root_conftest", ROOT / "conftest.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -24,11 +24,11 @@ conftest = load_root_conftest()
 
 
 def test_this_run_holds_the_lock_of_its_domain() -> None:
-    domain_id = int(os.environ['ROS_DOMAIN_ID'])
+    domain_id = int(os.environ["ROS_DOMAIN_ID"])
     assert conftest.DOMAIN_ID_MIN <= domain_id <= conftest.DOMAIN_ID_MAX
-    assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
-    lock = Path(tempfile.gettempdir()) / f'maes-ros-domain-{domain_id}.lock'
-    with open(lock, 'a+') as other_run, pytest.raises(OSError):
+    assert os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] == "LOCALHOST"
+    lock = Path(tempfile.gettempdir()) / f"maes-ros-domain-{domain_id}.lock"
+    with open(lock, "a+") as other_run, pytest.raises(OSError):
         fcntl.flock(other_run, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
@@ -53,7 +53,7 @@ def test_all_domains_taken_is_an_error_naming_the_range(tmp_path: Path) -> None:
     try:
         for _ in range(conftest.DOMAIN_ID_MAX - conftest.DOMAIN_ID_MIN + 1):
             handles.append(conftest.acquire_ros_domain_id(0, tmp_path)[1])
-        with pytest.raises(RuntimeError, match=r'every ROS domain id 1\.\.101 is locked'):
+        with pytest.raises(RuntimeError, match=r"every ROS domain id 1\.\.101 is locked"):
             conftest.acquire_ros_domain_id(0, tmp_path)
     finally:
         for handle in handles:

@@ -9,13 +9,22 @@ import pytest
 from maes_sim.core import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = sorted([ROOT / "maes_config.yaml", *(ROOT / "configs").glob("*.yaml"),
-                  *(ROOT / "experiments").glob("cave_*.yaml")])
+CONFIGS = sorted(
+    [
+        ROOT / "maes_config.yaml",
+        *(ROOT / "configs").glob("*.yaml"),
+        *(ROOT / "experiments").glob("cave_*.yaml"),
+    ]
+)
 
 
 def test_configs_are_found():
-    assert {p.name for p in CONFIGS} >= {"maes_config.yaml", "cave_75.yaml",
-                                         "maes2_example.yaml", "cave_30.yaml"}
+    assert {p.name for p in CONFIGS} >= {
+        "maes_config.yaml",
+        "cave_75.yaml",
+        "maes2_example.yaml",
+        "cave_30.yaml",
+    }
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: str(p.relative_to(ROOT)))

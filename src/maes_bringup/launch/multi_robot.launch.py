@@ -35,23 +35,41 @@ from maes_bringup.launch_plan import check_packages, parse_bool, plan_launch, wr
 from maes_bringup.params import dump_params, map_size_tiles
 from maes_sim.core import load_config
 
-SHARE = get_package_share_directory('maes_bringup')
+SHARE = get_package_share_directory("maes_bringup")
 
 # (name, default, description): each launch argument is declared once, here.
 ARGUMENTS = (
-    ('config', os.path.join(SHARE, 'config', 'maes_config.yaml'),
-     'Run configuration (maes_config.yaml format); the simulator reads the same file'),
-    ('use_rviz', 'false', 'Start RViz with rviz/maes.rviz (true/false)'),
-    ('slam', '', "Who maps: 'slam_toolbox' (one per robot) or 'simulated' (the simulator's "
-                 "SLAM); empty = the config's stack.slam"),
-    ('nav', '', "Who serves navigate_to_pose: 'nav2' (one per robot) or 'builtin' (the "
-                "built-in navigator); empty = the config's stack.nav"),
-    ('log_level', 'info', 'Log level of every node: debug, info, warn, error or fatal'),
-    ('sync', 'lockstep', "'lockstep': every tick waits for the controllers (and the built-in "
-                         "navigator), so results do not depend on the machine; 'free': the "
-                         "simulator runs on the wall clock alone (docs/lockstep.md)"),
-    ('real_time_factor', '1.0', 'Most simulated seconds per wall second; 0 = as fast as '
-                                'lockstep allows'),
+    (
+        "config",
+        os.path.join(SHARE, "config", "maes_config.yaml"),
+        "Run configuration (maes_config.yaml format); the simulator reads the same file",
+    ),
+    ("use_rviz", "false", "Start RViz with rviz/maes.rviz (true/false)"),
+    (
+        "slam",
+        "",
+        "Who maps: 'slam_toolbox' (one per robot) or 'simulated' (the simulator's "
+        "SLAM); empty = the config's stack.slam",
+    ),
+    (
+        "nav",
+        "",
+        "Who serves navigate_to_pose: 'nav2' (one per robot) or 'builtin' (the "
+        "built-in navigator); empty = the config's stack.nav",
+    ),
+    ("log_level", "info", "Log level of every node: debug, info, warn, error or fatal"),
+    (
+        "sync",
+        "lockstep",
+        "'lockstep': every tick waits for the controllers (and the built-in "
+        "navigator), so results do not depend on the machine; 'free': the "
+        "simulator runs on the wall clock alone (docs/lockstep.md)",
+    ),
+    (
+        "real_time_factor",
+        "1.0",
+        "Most simulated seconds per wall second; 0 = as fast as lockstep allows",
+    ),
 )
 
 
@@ -59,81 +77,98 @@ def _number(argument, text):
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f'launch argument {argument}: got {text!r}, expected a number') from None
+        raise ValueError(f"launch argument {argument}: got {text!r}, expected a number") from None
 
 
 def _end_of_run(event, context):
     """A node whose exit ends the launch (the simulator) has exited: shut everything down."""
-    how = 'finished' if event.returncode == 0 else f'exited with code {event.returncode}'
-    return [Shutdown(reason=f'{event.action.name} {how}')]
+    how = "finished" if event.returncode == 0 else f"exited with code {event.returncode}"
+    return [Shutdown(reason=f"{event.action.name} {how}")]
 
 
 def _values_file(spec, out_dir):
     """The node's parameter values as a file in out_dir, which is removed at shutdown (given
     as a dict, launch_ros would write a /tmp/launch_params_* file that nobody removes)."""
-    handle, path = tempfile.mkstemp(prefix=f'{spec.name}_', suffix='.yaml', dir=out_dir)
-    with os.fdopen(handle, 'w', encoding='utf-8') as stream:
-        stream.write(dump_params({'/**': {'ros__parameters': spec.parameter_dict}}))
+    handle, path = tempfile.mkstemp(prefix=f"{spec.name}_", suffix=".yaml", dir=out_dir)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(dump_params({"/**": {"ros__parameters": spec.parameter_dict}}))
     return path
 
 
 def _node(spec, out_dir):
-    return Node(package=spec.package, executable=spec.executable, name=spec.name,
-                parameters=[*spec.params_files, _values_file(spec, out_dir)],
-                remappings=list(spec.remappings),
-                arguments=list(spec.arguments), output='screen',
-                on_exit=_end_of_run if spec.ends_launch else None)
+    return Node(
+        package=spec.package,
+        executable=spec.executable,
+        name=spec.name,
+        parameters=[*spec.params_files, _values_file(spec, out_dir)],
+        remappings=list(spec.remappings),
+        arguments=list(spec.arguments),
+        output="screen",
+        on_exit=_end_of_run if spec.ends_launch else None,
+    )
 
 
 def _remove_folder(path):
     def remove(context):
         shutil.rmtree(path, ignore_errors=True)
+
     return OpaqueFunction(function=remove)
 
 
 def _include(spec):
     path = os.path.join(get_package_share_directory(spec.package), spec.launch_file)
-    return IncludeLaunchDescription(PythonLaunchDescriptionSource(path),
-                                    launch_arguments=list(spec.arguments))
+    return IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(path), launch_arguments=list(spec.arguments)
+    )
 
 
 def _launch_setup(context):
     arg = {name: LaunchConfiguration(name).perform(context) for name, _, _ in ARGUMENTS}
     # A ConfigError / MapError / ValueError raised here ends the launch with its message,
     # before any node has been started.
-    config = load_config(arg['config'])
+    config = load_config(arg["config"])
     # Made here, removed at shutdown (and at once if planning fails).
-    out_dir = tempfile.mkdtemp(prefix='maes_bringup_params_')
+    out_dir = tempfile.mkdtemp(prefix="maes_bringup_params_")
     context.register_event_handler(OnShutdown(on_shutdown=[_remove_folder(out_dir)]))
     plan = plan_launch(
         config,
-        config_path=os.path.abspath(arg['config']),
-        slam=arg['slam'] or None,
-        nav=arg['nav'] or None,
-        use_rviz=parse_bool('use_rviz', arg['use_rviz']),
-        log_level=arg['log_level'],
-        params_dir=os.path.join(SHARE, 'params'),
-        rviz_config=os.path.join(SHARE, 'rviz', 'maes.rviz'),
+        config_path=os.path.abspath(arg["config"]),
+        slam=arg["slam"] or None,
+        nav=arg["nav"] or None,
+        use_rviz=parse_bool("use_rviz", arg["use_rviz"]),
+        log_level=arg["log_level"],
+        params_dir=os.path.join(SHARE, "params"),
+        rviz_config=os.path.join(SHARE, "rviz", "maes.rviz"),
         out_dir=out_dir,
         map_size=map_size_tiles(config),
-        sync=arg['sync'],
-        real_time_factor=_number('real_time_factor', arg['real_time_factor']),
+        sync=arg["sync"],
+        real_time_factor=_number("real_time_factor", arg["real_time_factor"]),
     )
-    check_packages(plan, lambda package: has_resource('packages', package))
+    check_packages(plan, lambda package: has_resource("packages", package))
     write_params_files(plan)
-    actions = [LogInfo(msg=f'MAES-ROS: {len(plan.robots)} robots, slam={plan.slam}, '
-                           f'nav={plan.nav}, config={arg["config"]}')]
+    actions = [
+        LogInfo(
+            msg=f"MAES-ROS: {len(plan.robots)} robots, slam={plan.slam}, "
+            f"nav={plan.nav}, config={arg['config']}"
+        )
+    ]
     actions += [_node(spec, out_dir) for spec in plan.nodes]
     for robot in plan.robots:
-        actions.append(GroupAction([
-            PushRosNamespace(robot.namespace),
-            *[_node(spec, out_dir) for spec in robot.nodes],
-            *[_include(spec) for spec in robot.includes],
-        ]))
+        actions.append(
+            GroupAction(
+                [
+                    PushRosNamespace(robot.namespace),
+                    *[_node(spec, out_dir) for spec in robot.nodes],
+                    *[_include(spec) for spec in robot.includes],
+                ]
+            )
+        )
     return actions
 
 
 def generate_launch_description():
-    declared = [DeclareLaunchArgument(name, default_value=default, description=description)
-                for name, default, description in ARGUMENTS]
+    declared = [
+        DeclareLaunchArgument(name, default_value=default, description=description)
+        for name, default, description in ARGUMENTS
+    ]
     return LaunchDescription([*declared, OpaqueFunction(function=_launch_setup)])

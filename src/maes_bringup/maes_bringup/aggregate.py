@@ -30,8 +30,19 @@ import numpy as np
 from .batch_files import RESULTS, SERIES_COLUMNS, TIMESERIES, read_rows, write_rows
 
 AGGREGATE = "aggregate.csv"
-STAT_COLUMNS = ("runs", "failed", "n", "missing", "mean", "std", "min", "q25", "median", "q75",
-                "max")
+STAT_COLUMNS = (
+    "runs",
+    "failed",
+    "n",
+    "missing",
+    "mean",
+    "std",
+    "min",
+    "q25",
+    "median",
+    "q75",
+    "max",
+)
 
 
 def _float(text: str) -> float | None:
@@ -55,9 +66,16 @@ def describe(values: list[float]) -> dict[str, float | None]:
         return dict.fromkeys(("mean", "std", "min", "q25", "median", "q75", "max")) | {"n": 0}
     a = np.asarray(values, dtype=np.float64)
     q = np.quantile(a, [0.25, 0.5, 0.75])
-    return {"n": int(a.size), "mean": float(a.mean()),
-            "std": float(a.std(ddof=1)) if a.size > 1 else None, "min": float(a.min()),
-            "q25": float(q[0]), "median": float(q[1]), "q75": float(q[2]), "max": float(a.max())}
+    return {
+        "n": int(a.size),
+        "mean": float(a.mean()),
+        "std": float(a.std(ddof=1)) if a.size > 1 else None,
+        "min": float(a.min()),
+        "q25": float(q[0]),
+        "median": float(q[1]),
+        "q75": float(q[2]),
+        "max": float(a.max()),
+    }
 
 
 def _conditions(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
@@ -67,28 +85,40 @@ def _conditions(rows: list[dict[str, str]]) -> dict[str, list[dict[str, str]]]:
     return groups
 
 
-def aggregate_rows(rows: list[dict[str, str]], parameters: list[str],
-                   metrics: list[str]) -> list[dict[str, Any]]:
+def aggregate_rows(
+    rows: list[dict[str, str]], parameters: list[str], metrics: list[str]
+) -> list[dict[str, Any]]:
     """The ``aggregate.csv`` rows of ``results.csv`` rows (conditions in first-seen order)."""
     out = []
     for cid, runs in _conditions(rows).items():
         ok = [r for r in runs if r["status"] == "ok"]
-        head = {"condition_id": cid, **{p: runs[0][p] for p in parameters},
-                "controller": runs[0]["controller"]}
+        head = {
+            "condition_id": cid,
+            **{p: runs[0][p] for p in parameters},
+            "controller": runs[0]["controller"],
+        }
         for metric in metrics:
             values = [v for v in (_float(r[metric]) for r in ok) if v is not None]
             stats = describe(values)
-            out.append({**head, "metric": metric, "runs": len(runs),
-                        "failed": len(runs) - len(ok), "missing": len(ok) - len(values),
-                        **stats})
+            out.append(
+                {
+                    **head,
+                    "metric": metric,
+                    "runs": len(runs),
+                    "failed": len(runs) - len(ok),
+                    "missing": len(ok) - len(values),
+                    **stats,
+                }
+            )
     return out
 
 
 def _label(row: dict[str, str], parameters: list[str], controllers: list[str]) -> str:
     parts = [f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in parameters]
     if len(controllers) > 1:
-        parts.append(row["controller"].rsplit(":", 1)[-1] if ":" in row["controller"]
-                     else row["controller"])
+        parts.append(
+            row["controller"].rsplit(":", 1)[-1] if ":" in row["controller"] else row["controller"]
+        )
     return ", ".join(parts) or "base config"
 
 
@@ -103,9 +133,14 @@ def _pyplot():
     return plt
 
 
-def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[str, str]],
-                     parameters: list[str], controllers: list[str],
-                     title: str = "") -> Path | None:
+def plot_exploration(
+    path: Path,
+    rows: list[dict[str, str]],
+    series: list[dict[str, str]],
+    parameters: list[str],
+    controllers: list[str],
+    title: str = "",
+) -> Path | None:
     """Mean exploration % vs simulated time per condition, with the runs' min..max band."""
     plt = _pyplot()
     if plt is None:
@@ -139,8 +174,15 @@ def plot_exploration(path: Path, rows: list[dict[str, str]], series: list[dict[s
     return path
 
 
-def plot_metric_vs(path: Path, rows: list[dict[str, str]], metric: str, parameter: str,
-                   others: list[str], sampled: bool, title: str = "") -> Path | None:
+def plot_metric_vs(
+    path: Path,
+    rows: list[dict[str, str]],
+    metric: str,
+    parameter: str,
+    others: list[str],
+    sampled: bool,
+    title: str = "",
+) -> Path | None:
     """``metric`` against ``parameter``: mean +- std per value and line, or points if sampled."""
     plt = _pyplot()
     if plt is None:
@@ -151,14 +193,22 @@ def plot_metric_vs(path: Path, rows: list[dict[str, str]], metric: str, paramete
         x, y = _float(r[parameter]), _float(r[metric])
         if r["status"] != "ok" or x is None or y is None:
             continue
-        key = ", ".join([f"{p.rsplit('.', 1)[-1]}={r[p]}" for p in others]
-                        + [r["controller"].rsplit(":", 1)[-1]])
+        key = ", ".join(
+            [f"{p.rsplit('.', 1)[-1]}={r[p]}" for p in others]
+            + [r["controller"].rsplit(":", 1)[-1]]
+        )
         lines[key][x].append(y)
     for k, (key, points) in enumerate(lines.items()):
         xs = sorted(points)
         if sampled:
-            ax.plot([x for x in xs for _ in points[x]], [y for x in xs for y in points[x]], "o",
-                    color=f"C{k % 10}", label=key, alpha=0.7)
+            ax.plot(
+                [x for x in xs for _ in points[x]],
+                [y for x in xs for y in points[x]],
+                "o",
+                color=f"C{k % 10}",
+                label=key,
+                alpha=0.7,
+            )
             continue
         mean = [float(np.mean(points[x])) for x in xs]
         std = [float(np.std(points[x], ddof=1)) if len(points[x]) > 1 else 0.0 for x in xs]
@@ -192,8 +242,14 @@ def aggregate(out_dir: str | Path) -> list[Path]:
     write_rows(out / AGGREGATE, columns, table)
     written = [out / AGGREGATE]
     series = read_rows(out / TIMESERIES, list(SERIES_COLUMNS))
-    p = plot_exploration(out / "exploration_vs_time.png", rows, series, params,
-                         list(meta["controllers"]), meta["name"])
+    p = plot_exploration(
+        out / "exploration_vs_time.png",
+        rows,
+        series,
+        params,
+        list(meta["controllers"]),
+        meta["name"],
+    )
     written += [p] if p else []
     times = [m for m in metrics if m.startswith("time_to_")]
     target = times[-1] if times else ("ticks_to_end" if "ticks_to_end" in metrics else None)
@@ -204,8 +260,9 @@ def aggregate(out_dir: str | Path) -> list[Path]:
             continue
         others = [q for q in params if q != param and kinds.get(q) != "lhs"]
         name = f"{target}_vs_{param.rsplit('.', 1)[-1]}.png"
-        p = plot_metric_vs(out / name, rows, target, param, others, kinds.get(param) == "lhs",
-                           meta["name"])
+        p = plot_metric_vs(
+            out / name, rows, target, param, others, kinds.get(param) == "lhs", meta["name"]
+        )
         written += [p] if p else []
     return written
 
@@ -214,8 +271,10 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m maes_bringup.aggregate OUT_DIR``: redo the aggregate table and plots."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not (Path(args[0]) / "experiment.json").is_file():
-        print("usage: python -m maes_bringup.aggregate OUT_DIR  (a maes-batch output folder)",
-              file=sys.stderr)
+        print(
+            "usage: python -m maes_bringup.aggregate OUT_DIR  (a maes-batch output folder)",
+            file=sys.stderr,
+        )
         return 2
     for path in aggregate(args[0]):
         print(path)

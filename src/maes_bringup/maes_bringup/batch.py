@@ -63,8 +63,19 @@ from .experiment import Case, Experiment, ExperimentError, load_experiment
 
 def result_columns(experiment: Experiment) -> list[str]:
     """The columns of ``results.csv`` for ``experiment``, in order."""
-    return (["case_id", "condition_id", *experiment.parameter_names, "controller", "seed",
-             "status", "error", "end_reason", "ticks", "sim_time", *experiment.metrics])
+    return [
+        "case_id",
+        "condition_id",
+        *experiment.parameter_names,
+        "controller",
+        "seed",
+        "status",
+        "error",
+        "end_reason",
+        "ticks",
+        "sim_time",
+        *experiment.metrics,
+    ]
 
 
 # ---------------------------------------------------------------------------------- one run
@@ -81,45 +92,92 @@ def run_case(case: Case) -> dict[str, Any]:
     from .run_metrics import compute_metrics
 
     started = time.perf_counter()
-    row: dict[str, Any] = {"case_id": case.case_id, "condition_id": case.condition_id,
-                           **dict(case.parameters), "controller": case.controller,
-                           "seed": case.seed, "status": "ok", "error": "", "end_reason": ""}
+    row: dict[str, Any] = {
+        "case_id": case.case_id,
+        "condition_id": case.condition_id,
+        **dict(case.parameters),
+        "controller": case.controller,
+        "seed": case.seed,
+        "status": "ok",
+        "error": "",
+        "end_reason": "",
+    }
     series: list[list[Any]] = []
     tb = ""
     rtf: float | None = None
     try:
-        result = run(config_from_dict(case.config), case.controller_ref, seed=case.seed,
-                     max_ticks=case.max_ticks)
-        row.update(end_reason=result.end_reason or f"max_ticks {case.max_ticks} reached",
-                   ticks=result.ticks, sim_time=round(result.sim_time, 6))
+        result = run(
+            config_from_dict(case.config),
+            case.controller_ref,
+            seed=case.seed,
+            max_ticks=case.max_ticks,
+        )
+        row.update(
+            end_reason=result.end_reason or f"max_ticks {case.max_ticks} reached",
+            ticks=result.ticks,
+            sim_time=round(result.sim_time, 6),
+        )
         row.update(compute_metrics(result, case.metrics))
-        series = [[case.case_id, s["tick"], s["sim_time"], s["exploration_percent"],
-                   s["coverage_percent"]] for s in result.snapshots]
+        series = [
+            [
+                case.case_id,
+                s["tick"],
+                s["sim_time"],
+                s["exploration_percent"],
+                s["coverage_percent"],
+            ]
+            for s in result.snapshots
+        ]
         rtf = result.real_time_factor
     except Exception as exc:  # a run that raises is recorded, and the batch goes on
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
         row.update(status="failed", error=message[:500])
         tb = traceback.format_exc()
     wall = time.perf_counter() - started
-    timing = [case.case_id, round(wall, 3), "" if rtf is None else round(rtf, 3),
-              f"{socket.gethostname()}:{os.getpid()}"]
-    return {"case_id": case.case_id, "row": row, "series": series, "timing": timing,
-            "traceback": tb}
+    timing = [
+        case.case_id,
+        round(wall, 3),
+        "" if rtf is None else round(rtf, 3),
+        f"{socket.gethostname()}:{os.getpid()}",
+    ]
+    return {
+        "case_id": case.case_id,
+        "row": row,
+        "series": series,
+        "timing": timing,
+        "traceback": tb,
+    }
 
 
 # ---------------------------------------------------------------------------------- files
 def _write_plan(experiment: Experiment, out: Path) -> None:
     shutil.copyfile(experiment.path, out / "experiment.yaml")
-    meta = {"name": experiment.name, "parameters": list(experiment.parameter_names),
-            "parameter_kinds": experiment.parameter_kinds, "controllers":
-            list(experiment.controllers), "seeds": list(experiment.seeds),
-            "metrics": list(experiment.metrics), "max_ticks": experiment.max_ticks,
-            "cases": len(experiment.cases)}
+    meta = {
+        "name": experiment.name,
+        "parameters": list(experiment.parameter_names),
+        "parameter_kinds": experiment.parameter_kinds,
+        "controllers": list(experiment.controllers),
+        "seeds": list(experiment.seeds),
+        "metrics": list(experiment.metrics),
+        "max_ticks": experiment.max_ticks,
+        "cases": len(experiment.cases),
+    }
     (out / "experiment.json").write_text(json.dumps(meta, indent=2) + "\n")
     cols = ["case_id", "condition_id", *experiment.parameter_names, "controller", "seed"]
-    write_rows(out / "cases.csv", cols, (
-        {"case_id": c.case_id, "condition_id": c.condition_id, **dict(c.parameters),
-         "controller": c.controller, "seed": c.seed} for c in experiment.cases))
+    write_rows(
+        out / "cases.csv",
+        cols,
+        (
+            {
+                "case_id": c.case_id,
+                "condition_id": c.condition_id,
+                **dict(c.parameters),
+                "controller": c.controller,
+                "seed": c.seed,
+            }
+            for c in experiment.cases
+        ),
+    )
 
 
 # ---------------------------------------------------------------------------------- progress
@@ -144,9 +202,11 @@ class Progress:
         left = (self.total - self.done) * elapsed / new if new else 0.0
         width = 30
         filled = int(width * self.done / max(self.total, 1))
-        line = (f"maes-batch [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
-                f"{f' ({self.failed} failed)' if self.failed else ''}  {_clock(elapsed)} elapsed"
-                f", ~{_clock(left)} left")
+        line = (
+            f"maes-batch [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}"
+            f"{f' ({self.failed} failed)' if self.failed else ''}  {_clock(elapsed)} elapsed"
+            f", ~{_clock(left)} left"
+        )
         if self._tty:
             self._stream.write("\r" + line + ("\n" if self.done == self.total else ""))
         else:
@@ -168,8 +228,7 @@ def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
             yield run_case(case)
         return
     # spawn: workers start clean (no inherited threads or half-initialised numba state)
-    pool = ProcessPoolExecutor(max_workers=workers,
-                               mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
     futures = {pool.submit(run_case, c): c for c in cases}
     try:
         for fut in as_completed(futures):
@@ -187,8 +246,9 @@ def _connect(scheduler: str) -> Any:
     try:
         from distributed import Client
     except ImportError:
-        raise ExperimentError("--scheduler needs the 'distributed' package "
-                              "(pip install dask distributed)") from None
+        raise ExperimentError(
+            "--scheduler needs the 'distributed' package (pip install dask distributed)"
+        ) from None
     try:
         return Client(scheduler, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, ValueError, TypeError) as err:
@@ -214,11 +274,22 @@ def _outcome(fut: Any, case: Case) -> dict[str, Any]:
     try:
         return fut.result()
     except Exception as exc:
-        row = {"case_id": case.case_id, "condition_id": case.condition_id,
-               **dict(case.parameters), "controller": case.controller, "seed": case.seed,
-               "status": "failed", "error": f"worker failed: {type(exc).__name__}: {exc}"[:500]}
-        return {"case_id": case.case_id, "row": row, "series": [],
-                "timing": [case.case_id, "", "", ""], "traceback": traceback.format_exc()}
+        row = {
+            "case_id": case.case_id,
+            "condition_id": case.condition_id,
+            **dict(case.parameters),
+            "controller": case.controller,
+            "seed": case.seed,
+            "status": "failed",
+            "error": f"worker failed: {type(exc).__name__}: {exc}"[:500],
+        }
+        return {
+            "case_id": case.case_id,
+            "row": row,
+            "series": [],
+            "timing": [case.case_id, "", "", ""],
+            "traceback": traceback.format_exc(),
+        }
 
 
 # ---------------------------------------------------------------------------------- batch
@@ -248,8 +319,11 @@ def _clean_previous(out: Path, columns: list[str], experiment: Experiment) -> se
     if stale:
         previous = read_rows(out / STALE, columns)
         write_rows(out / STALE, columns, previous + stale)
-        print(f"maes-batch: {len(stale)} rows of {RESULTS} belong to cases this experiment no "
-              f"longer has (it changed); moved to {out / STALE}", file=sys.stderr)
+        print(
+            f"maes-batch: {len(stale)} rows of {RESULTS} belong to cases this experiment no "
+            f"longer has (it changed); moved to {out / STALE}",
+            file=sys.stderr,
+        )
     ids = {r["case_id"] for r in done}
     write_rows(out / RESULTS, columns, done)
     for name, cols in ((TIMESERIES, SERIES_COLUMNS), (TIMING, TIMING_COLUMNS)):
@@ -319,20 +393,27 @@ def run_experiment(
     out = Path(out_dir) if out_dir is not None else Path("results/experiments") / experiment.name
     columns = result_columns(experiment)
     if (out / RESULTS).exists() and not resume:
-        raise ExperimentError(f"{out / RESULTS} exists: pass --resume to continue that batch, "
-                              "or choose another --out")
+        raise ExperimentError(
+            f"{out / RESULTS} exists: pass --resume to continue that batch, or choose another --out"
+        )
     client = _connect(scheduler) if scheduler else None  # fail before writing anything
     out.mkdir(parents=True, exist_ok=True)
     done = _clean_previous(out, columns, experiment) if resume else set()
     _write_plan(experiment, out)
     todo = [c for c in experiment.cases if c.case_id not in done]
     if workers is None:
-        workers = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        workers = (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
             else os.cpu_count() or 1
+        )
     workers = max(1, min(int(workers), len(todo) or 1))
 
-    logs = {RESULTS: CsvLog(out / RESULTS, columns), TIMESERIES: CsvLog(out / TIMESERIES,
-            SERIES_COLUMNS), TIMING: CsvLog(out / TIMING, TIMING_COLUMNS)}
+    logs = {
+        RESULTS: CsvLog(out / RESULTS, columns),
+        TIMESERIES: CsvLog(out / TIMESERIES, SERIES_COLUMNS),
+        TIMING: CsvLog(out / TIMING, TIMING_COLUMNS),
+    }
     progress = Progress(len(experiment.cases), len(done), enabled=show_progress)
     started = time.monotonic()
     completed = failed = 0
@@ -369,25 +450,43 @@ def run_experiment(
             log.close()
     if not interrupted:
         _finalize(experiment, out, columns)
-    return BatchSummary(out, len(experiment.cases), len(done), completed, failed, interrupted,
-                        time.monotonic() - started)
+    return BatchSummary(
+        out,
+        len(experiment.cases),
+        len(done),
+        completed,
+        failed,
+        interrupted,
+        time.monotonic() - started,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point ``maes-batch``; returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="maes-batch",
-        description="Run every case of a MAES experiment file in direct mode, in parallel.")
+        description="Run every case of a MAES experiment file in direct mode, in parallel.",
+    )
     parser.add_argument("experiment", help="experiment YAML file (see docs/experiments.md)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="local worker processes (default: the usable cores)")
-    parser.add_argument("--scheduler", default=None,
-                        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (instead of "
-                             "local workers)")
-    parser.add_argument("--out", default=None,
-                        help="output folder (default: results/experiments/<name>)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue an interrupted batch in --out, skipping finished cases")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="local worker processes (default: the usable cores)",
+    )
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (instead of local workers)",
+    )
+    parser.add_argument(
+        "--out", default=None, help="output folder (default: results/experiments/<name>)"
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted batch in --out, skipping finished cases",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
@@ -395,20 +494,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         experiment = load_experiment(args.experiment)
         print(f"maes-batch: {experiment.name}: {len(experiment.cases)} runs", file=sys.stderr)
-        summary = run_experiment(experiment, args.out, workers=args.workers,
-                                 scheduler=args.scheduler, resume=args.resume,
-                                 show_progress=not args.quiet)
+        summary = run_experiment(
+            experiment,
+            args.out,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            show_progress=not args.quiet,
+        )
     except ExperimentError as err:
         print(f"maes-batch: error: {err}", file=sys.stderr)
         return 2
     if summary.interrupted:
-        print(f"maes-batch: interrupted after {summary.skipped + summary.completed} of "
-              f"{summary.total} runs; continue with --resume --out {summary.out_dir}",
-              file=sys.stderr)
+        print(
+            f"maes-batch: interrupted after {summary.skipped + summary.completed} of "
+            f"{summary.total} runs; continue with --resume --out {summary.out_dir}",
+            file=sys.stderr,
+        )
         return 130
-    print(f"maes-batch: {summary.completed} runs in {summary.wall_time:.1f} s "
-          f"({summary.skipped} skipped, {summary.failed} failed); results in {summary.out_dir}",
-          file=sys.stderr)
+    print(
+        f"maes-batch: {summary.completed} runs in {summary.wall_time:.1f} s "
+        f"({summary.skipped} skipped, {summary.failed} failed); results in {summary.out_dir}",
+        file=sys.stderr,
+    )
     return 1 if summary.failed else 0
 
 

@@ -73,8 +73,10 @@ def read_rows(path: Path, columns: list[str] | None = None) -> list[dict[str, st
     if header is None:
         return []
     if columns is not None and header != columns:
-        raise ExperimentError(f"{path}: its columns differ from this experiment's; it was written "
-                              "by another experiment (use another --out, or delete the folder)")
+        raise ExperimentError(
+            f"{path}: its columns differ from this experiment's; it was written "
+            "by another experiment (use another --out, or delete the folder)"
+        )
     return [dict(zip(header, r, strict=True)) for r in reader if len(r) == len(header)]
 
 

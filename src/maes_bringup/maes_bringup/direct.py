@@ -47,8 +47,7 @@ import numpy as np
 
 from maes_controller.costmap import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
-from maes_sim.core import SimConfig, Simulation, load_config
-from maes_sim.core import to_occupancy
+from maes_sim.core import SimConfig, Simulation, load_config, to_occupancy
 
 from .direct_robot import (
     DirectLogger,
@@ -58,8 +57,16 @@ from .direct_robot import (
     step_navigation,
 )
 
-__all__ = ["DirectLogger", "DirectRobot", "LogicError", "NavigatorPoses", "RunResult",
-           "resolve_controller", "run", "state_to_metres"]
+__all__ = [
+    "DirectLogger",
+    "DirectRobot",
+    "LogicError",
+    "NavigatorPoses",
+    "RunResult",
+    "resolve_controller",
+    "run",
+    "state_to_metres",
+]
 
 #: Mixed into every robot's ``rng`` seed so it never equals the simulation's own stream.
 _RNG_SALT = 0x4D414553  # "MAES"
@@ -88,8 +95,9 @@ def resolve_controller(controller: str | LogicFunction) -> LogicFunction:
     if callable(controller):
         return controller
     if not isinstance(controller, str):
-        raise ValueError(f"a controller must be a callable or a 'module:function' string, "
-                         f"got {controller!r}")
+        raise ValueError(
+            f"a controller must be a callable or a 'module:function' string, got {controller!r}"
+        )
     return load_logic(controller)
 
 
@@ -168,16 +176,21 @@ class RunResult:
         """Write the run's result files (``maes_sim.core.results.write_run_results``)."""
         from maes_sim.core import write_run_results
 
-        return write_run_results(self.sim, parent, folder,
-                                 extra_summary={"mode": "direct", "wall_time_s": self.wall_time})
+        return write_run_results(
+            self.sim,
+            parent,
+            folder,
+            extra_summary={"mode": "direct", "wall_time_s": self.wall_time},
+        )
 
 
 # ---------------------------------------------------------------------------------- runner
 def _controllers(controller: Any, n: int) -> list[LogicFunction]:
     if isinstance(controller, Sequence) and not isinstance(controller, str):
         if len(controller) != n:
-            raise ValueError(f"got {len(controller)} controllers for {n} robots: give one, or "
-                             "one per robot")
+            raise ValueError(
+                f"got {len(controller)} controllers for {n} robots: give one, or one per robot"
+            )
         return [resolve_controller(c) for c in controller]
     return [resolve_controller(controller)] * n
 
@@ -228,14 +241,15 @@ def run(
     >>> result.ticks, result.end_reason, result.sim.n_robots
     (5, 'tick limit 5 reached', 2)
     """
-    from maes_controller.navigation import NavParams, Navigator
+    from maes_controller.navigation import Navigator, NavParams
 
     if not isinstance(config, SimConfig):
         config = load_config(config)
     if max_ticks is None and config.end_criteria.never_ends:
         raise ValueError("the config has no end criteria: pass max_ticks, or the run never ends")
-    if max_ticks is not None and (isinstance(max_ticks, bool) or not isinstance(max_ticks, int)
-                                  or max_ticks < 0):
+    if max_ticks is not None and (
+        isinstance(max_ticks, bool) or not isinstance(max_ticks, int) or max_ticks < 0
+    ):
         raise ValueError(f"max_ticks must be an integer >= 0, got {max_ticks!r}")
     n = config.number_of_robots
     logic = _controllers(controller, n)
@@ -246,8 +260,10 @@ def run(
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)
     params = NavParams.from_config(config)
-    robots = [DirectRobot(sim, i, Navigator(params),
-                          np.random.default_rng([sim.seed, i, _RNG_SALT])) for i in range(n)]
+    robots = [
+        DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
+        for i in range(n)
+    ]
     nav_poses = NavigatorPoses(sim)
     exploration = [sim.exploration_percent]
     coverage = [sim.coverage_percent]
@@ -269,8 +285,10 @@ def run(
             try:
                 logic[i](robot)
             except Exception as exc:
-                raise LogicError(f"logic of {robot.namespace} raised at tick {sim.tick}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+                raise LogicError(
+                    f"logic of {robot.namespace} raised at tick {sim.tick}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
         step_navigation(sim, robots, nav_poses, tile)
         sim.step()
         done += 1
@@ -282,10 +300,19 @@ def run(
 
     stats = sim.stats()
     return RunResult(
-        ticks=sim.tick, sim_time=sim.sim_time, end_reason=sim.end_reason, stats=stats,
-        snapshots=list(sim.snapshots), exploration=np.asarray(exploration),
-        coverage=np.asarray(coverage), distance=sim.metrics.distance * tile,
-        collisions=sim.metrics.collisions.copy(), messages_sent=int(stats["broadcasts_sent"]),
+        ticks=sim.tick,
+        sim_time=sim.sim_time,
+        end_reason=sim.end_reason,
+        stats=stats,
+        snapshots=list(sim.snapshots),
+        exploration=np.asarray(exploration),
+        coverage=np.asarray(coverage),
+        distance=sim.metrics.distance * tile,
+        collisions=sim.metrics.collisions.copy(),
+        messages_sent=int(stats["broadcasts_sent"]),
         messages_delivered=int(stats["broadcasts_delivered"]),
-        tags_deposited=int(stats["tags_deposited"]), wall_time=wall, seed=sim.seed, sim=sim,
+        tags_deposited=int(stats["tags_deposited"]),
+        wall_time=wall,
+        seed=sim.seed,
+        sim=sim,
     )

@@ -21,8 +21,7 @@ from maes_controller.maes_compat import MaesCostmap
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
-from maes_sim.core import CommandRejected, Simulation
-from maes_sim.core import NearbyRobot, RobotState, Vector2D
+from maes_sim.core import CommandRejected, NearbyRobot, RobotState, Simulation, Vector2D
 from maes_sim.frames import tick_transforms, wire_poses
 
 
@@ -78,11 +77,13 @@ class NavigatorPoses:
 
     def observe(self, sim: Simulation) -> None:
         """Take this tick's transforms (as published, then read back from the wire)."""
-        tf = tick_transforms(sim.poses, sim.estimated_poses, sim.odometry_poses,
-                             self._odom_origin, self._tile)
+        tf = tick_transforms(
+            sim.poses, sim.estimated_poses, sim.odometry_poses, self._odom_origin, self._tile
+        )
         stamp = wire_time(sim.sim_time)
-        for i, (odom_base, map_odom) in enumerate(zip(wire_poses(tf.odom_base),
-                                                      wire_poses(tf.map_odom), strict=True)):
+        for i, (odom_base, map_odom) in enumerate(
+            zip(wire_poses(tf.odom_base), wire_poses(tf.map_odom), strict=True)
+        ):
             self.frames[i].set_transform(ODOM_FRAME, BASE_FRAME, odom_base, stamp)
             self.frames[i].set_transform(MAP_FRAME, ODOM_FRAME, map_odom, stamp)
             self._map_odom[i].add(map_odom)
@@ -105,13 +106,20 @@ def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
     """``NavigateToPose`` feedback's attribute names from a navigator step."""
     ns = SimpleNamespace
     yaw = float(pose[2])
-    current = ns(header=ns(stamp=_duration(now), frame_id="map"),
-                 pose=ns(position=ns(x=float(pose[0]), y=float(pose[1]), z=0.0),
-                         orientation=ns(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))))
-    return ns(current_pose=current, navigation_time=_duration(step.navigation_time),
-              estimated_time_remaining=_duration(step.estimated_time_remaining),
-              number_of_recoveries=int(step.number_of_recoveries),
-              distance_remaining=float(step.distance_remaining))
+    current = ns(
+        header=ns(stamp=_duration(now), frame_id="map"),
+        pose=ns(
+            position=ns(x=float(pose[0]), y=float(pose[1]), z=0.0),
+            orientation=ns(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2)),
+        ),
+    )
+    return ns(
+        current_pose=current,
+        navigation_time=_duration(step.navigation_time),
+        estimated_time_remaining=_duration(step.estimated_time_remaining),
+        number_of_recoveries=int(step.number_of_recoveries),
+        distance_remaining=float(step.distance_remaining),
+    )
 
 
 # ---------------------------------------------------------------------------------- robot
@@ -256,8 +264,9 @@ class DirectRobot:
             self.logger.warning(str(err))
 
 
-def step_navigation(sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses,
-              tile: float) -> None:
+def step_navigation(
+    sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses, tile: float
+) -> None:
     """One navigator step for every robot with a goal; their commands in one call.
 
     As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and

@@ -25,9 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from maes_sim.core import ConfigError, MapError, Simulation, load_config
-
 from maes_sim.contract import DEFAULT_LOGIC
+from maes_sim.core import ConfigError, MapError, Simulation, load_config
 
 
 class Progress:
@@ -45,9 +44,11 @@ class Progress:
         """The status text for ``sim`` now."""
         end = sim.config.end_criteria
         goal = f"/{end.exploration_percent:g}" if end.exploration_percent is not None else ""
-        return (f"tick {sim.tick:6d} | sim {sim.sim_time:7.1f} s | {rtf:5.2f}x real time | "
-                f"explored {sim.exploration_percent:5.1f}{goal} % | "
-                f"covered {sim.coverage_percent:5.1f} %")
+        return (
+            f"tick {sim.tick:6d} | sim {sim.sim_time:7.1f} s | {rtf:5.2f}x real time | "
+            f"explored {sim.exploration_percent:5.1f}{goal} % | "
+            f"covered {sim.coverage_percent:5.1f} %"
+        )
 
     def update(self, sim, rtf: float, force: bool = False) -> None:
         now = time.monotonic()
@@ -69,33 +70,69 @@ class Progress:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="maes_run", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", default="maes_config.yaml",
-                        help="the run's maes_config.yaml (default: ./maes_config.yaml)")
-    parser.add_argument("--controllers", choices=("builtin", "none"), default="builtin",
-                        help="'none' starts no controllers: drive the robots from your own "
-                             "controller processes (e.g. a MAES 2.0 controller)")
-    parser.add_argument("--logic", default=DEFAULT_LOGIC,
-                        help=f"logic callback 'package.module:function' (default {DEFAULT_LOGIC})")
-    parser.add_argument("--real-time-factor", type=float, default=1.0,
-                        help="sim seconds per wall second; 0 = as fast as possible")
-    parser.add_argument("--sync", choices=("lockstep", "free"), default="lockstep",
-                        help="lockstep (default): each tick waits for the navigator and the "
-                             "controllers, results independent of the machine; free: the "
-                             "simulator runs on the wall clock alone (machine-dependent)")
-    parser.add_argument("--sync-timeout", type=float, default=10.0,
-                        help="lockstep: wall seconds a tick waits for a late participant "
-                             "before stepping on with a warning (default 10; 0 = for ever)")
-    parser.add_argument("--start-timeout", type=float, default=None,
-                        help="wall seconds to wait for every robot's controller before the "
-                             "first tick (default: 60 with built-in controllers, for ever "
-                             "with --controllers none)")
-    parser.add_argument("--verbose", action="store_true",
-                        help="log every navigation goal (by default only failures)")
-    parser.add_argument("--results", default=None,
-                        help="parent folder of the results (default: the config's "
-                             "statistics_result_path, results/)")
-    parser.add_argument("--max-ticks", type=int, default=None,
-                        help="stop after this many ticks even if no end criterion is met")
+    parser.add_argument(
+        "--config",
+        default="maes_config.yaml",
+        help="the run's maes_config.yaml (default: ./maes_config.yaml)",
+    )
+    parser.add_argument(
+        "--controllers",
+        choices=("builtin", "none"),
+        default="builtin",
+        help="'none' starts no controllers: drive the robots from your own "
+        "controller processes (e.g. a MAES 2.0 controller)",
+    )
+    parser.add_argument(
+        "--logic",
+        default=DEFAULT_LOGIC,
+        help=f"logic callback 'package.module:function' (default {DEFAULT_LOGIC})",
+    )
+    parser.add_argument(
+        "--real-time-factor",
+        type=float,
+        default=1.0,
+        help="sim seconds per wall second; 0 = as fast as possible",
+    )
+    parser.add_argument(
+        "--sync",
+        choices=("lockstep", "free"),
+        default="lockstep",
+        help="lockstep (default): each tick waits for the navigator and the "
+        "controllers, results independent of the machine; free: the "
+        "simulator runs on the wall clock alone (machine-dependent)",
+    )
+    parser.add_argument(
+        "--sync-timeout",
+        type=float,
+        default=10.0,
+        help="lockstep: wall seconds a tick waits for a late participant "
+        "before stepping on with a warning (default 10; 0 = for ever)",
+    )
+    parser.add_argument(
+        "--start-timeout",
+        type=float,
+        default=None,
+        help="wall seconds to wait for every robot's controller before the "
+        "first tick (default: 60 with built-in controllers, for ever "
+        "with --controllers none)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="log every navigation goal (by default only failures)",
+    )
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="parent folder of the results (default: the config's "
+        "statistics_result_path, results/)",
+    )
+    parser.add_argument(
+        "--max-ticks",
+        type=int,
+        default=None,
+        help="stop after this many ticks even if no end criterion is met",
+    )
     parser.add_argument("--seed", type=int, default=None, help="override random_seeds[0]")
     return parser.parse_args(argv)
 
@@ -162,19 +199,26 @@ def main(argv: list[str] | None = None) -> int:
             start_timeout = 60.0 if builtin else None
         elif start_timeout <= 0:
             start_timeout = None
-        sim_node = SimNode(sim, real_time_factor=args.real_time_factor, sync=args.sync,
-                           sync_timeout=args.sync_timeout, start_timeout=start_timeout,
-                           wait_for_navigator=True,
-                           wait_for_controllers="lockstep" if builtin else "connected",
-                           results_dir=results_parent)
+        sim_node = SimNode(
+            sim,
+            real_time_factor=args.real_time_factor,
+            sync=args.sync,
+            sync_timeout=args.sync_timeout,
+            start_timeout=start_timeout,
+            wait_for_navigator=True,
+            wait_for_controllers="lockstep" if builtin else "connected",
+            results_dir=results_parent,
+        )
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
         nodes.append(NavigatorNode(config, verbose=args.verbose))
         controllers = []
         if args.controllers == "builtin":
-            controllers = [ControllerNode(robot_id=i, logic=args.logic, poll_timer=False)
-                           for i in range(sim.n_robots)]
+            controllers = [
+                ControllerNode(robot_id=i, logic=args.logic, poll_timer=False)
+                for i in range(sim.n_robots)
+            ]
             nodes.extend(controllers)
         # rclpy's events executor wakes for each ready entity instead of rebuilding a wait set
         # of every entity for every batch: lockstep's short hops per tick made the wait-set
@@ -182,14 +226,19 @@ def main(argv: list[str] | None = None) -> int:
         executor = _executor()
         for node in nodes:
             executor.add_node(node)
-        print(f"maes_run: {sim.n_robots} robots on {sim.world.name} "
-              f"({sim.shape[1]}x{sim.shape[0]} tiles), seed {sim.seed}, "
-              f"controllers: {args.controllers if args.controllers == 'none' else args.logic}",
-              file=sys.stderr)
+        print(
+            f"maes_run: {sim.n_robots} robots on {sim.world.name} "
+            f"({sim.shape[1]}x{sim.shape[0]} tiles), seed {sim.seed}, "
+            f"controllers: {args.controllers if args.controllers == 'none' else args.logic}",
+            file=sys.stderr,
+        )
         if not builtin:
-            print("maes_run: waiting for a controller on every robot's maes_state "
-                  f"(/robot0 .. /robot{sim.n_robots - 1}); start yours now "
-                  "(README: 'Your own controller processes')", file=sys.stderr)
+            print(
+                "maes_run: waiting for a controller on every robot's maes_state "
+                f"(/robot0 .. /robot{sim.n_robots - 1}); start yours now "
+                "(README: 'Your own controller processes')",
+                file=sys.stderr,
+            )
         wall0, tick0 = time.monotonic(), sim.tick
         polled = 0.0
         while rclpy.ok() and not sim_node.done:
@@ -206,22 +255,30 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, ExternalShutdownException):
         interrupted = True
     finally:
-        progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0,
-                        force=True)
+        progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0, force=True)
         progress.close()
-        reason = sim.end_reason or ("interrupted (Ctrl-C)" if interrupted
-                                    else f"stopped at --max-ticks {args.max_ticks}")
+        reason = sim.end_reason or (
+            "interrupted (Ctrl-C)" if interrupted else f"stopped at --max-ticks {args.max_ticks}"
+        )
         if sim_node is not None and sim_node.started_wall is not None:
             wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
         rtf = (sim.tick - tick0) * sim.tick_duration / wall if wall > 0 else 0.0
-        out = write_run_results(sim, results_parent, extra_summary={
-            "stack": "embedded", "controllers": args.controllers,
-            "logic": args.logic if args.controllers == "builtin" else None,
-            "config_file": str(Path(args.config).resolve()), "stopped_because": reason,
-            "sync": args.sync,
-            "lockstep_deadline_misses": sim_node.deadline_misses if sim_node else 0,
-            "wall_time_s": round(wall, 3), "real_time_factor_achieved": round(rtf, 3)})
+        out = write_run_results(
+            sim,
+            results_parent,
+            extra_summary={
+                "stack": "embedded",
+                "controllers": args.controllers,
+                "logic": args.logic if args.controllers == "builtin" else None,
+                "config_file": str(Path(args.config).resolve()),
+                "stopped_because": reason,
+                "sync": args.sync,
+                "lockstep_deadline_misses": sim_node.deadline_misses if sim_node else 0,
+                "wall_time_s": round(wall, 3),
+                "real_time_factor_achieved": round(rtf, 3),
+            },
+        )
         for node in nodes:
             node.destroy_node()
         if rclpy.ok():

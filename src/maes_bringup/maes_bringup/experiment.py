@@ -75,8 +75,19 @@ DEFAULT_METRICS: tuple[str, ...] = (
     "messages_sent",
 )
 
-_TOP_KEYS = ("name", "description", "base_config", "parameters", "lhs_samples", "lhs_seed",
-             "seeds", "repetitions", "controllers", "metrics", "max_ticks")
+_TOP_KEYS = (
+    "name",
+    "description",
+    "base_config",
+    "parameters",
+    "lhs_samples",
+    "lhs_seed",
+    "seeds",
+    "repetitions",
+    "controllers",
+    "metrics",
+    "max_ticks",
+)
 _SPEC_KINDS = ("values", "range", "lhs")
 
 
@@ -156,8 +167,9 @@ def _fail(source: str, key: str | None, problem: str) -> ExperimentError:
 
 
 # ---------------------------------------------------------------------------------- sampling
-def latin_hypercube(n: int, lows: Sequence[float], highs: Sequence[float],
-                    rng: np.random.Generator) -> np.ndarray:
+def latin_hypercube(
+    n: int, lows: Sequence[float], highs: Sequence[float], rng: np.random.Generator
+) -> np.ndarray:
     """``n`` Latin hypercube samples of the box ``[lows, highs]``, shape (n, D).
 
     Each dimension is cut into ``n`` equal strata; every stratum holds exactly one sample, placed
@@ -221,11 +233,17 @@ def _check_path(path: Any, source: str) -> str:
         if not hint:
             tails = [k for k in known if k.rsplit(".", 1)[-1] == str(path).rsplit(".", 1)[-1]]
             hint = f"; did you mean {tails[0]!r}?" if tails else ""
-        raise _fail(source, f"parameters.{path}",
-                    f"unknown config key path {path!r}{hint} (see docs/config_reference.md)")
+        raise _fail(
+            source,
+            f"parameters.{path}",
+            f"unknown config key path {path!r}{hint} (see docs/config_reference.md)",
+        )
     if path == "random_seeds":
-        raise _fail(source, "parameters.random_seeds",
-                    "vary seeds with the experiment's 'seeds' or 'repetitions', not a parameter")
+        raise _fail(
+            source,
+            "parameters.random_seeds",
+            "vary seeds with the experiment's 'seeds' or 'repetitions', not a parameter",
+        )
     return path
 
 
@@ -241,8 +259,12 @@ def _parameter_values(path: str, spec: Any, source: str) -> tuple[str, Any]:
     if isinstance(spec, list):
         spec = {"values": spec}
     if not isinstance(spec, Mapping) or len(spec) != 1 or next(iter(spec)) not in _SPEC_KINDS:
-        raise _fail(source, key, f"got {spec!r}, expected a list, or a mapping with exactly one "
-                    "of values: [...], range: {start, stop, step}, lhs: {low, high}")
+        raise _fail(
+            source,
+            key,
+            f"got {spec!r}, expected a list, or a mapping with exactly one "
+            "of values: [...], range: {start, stop, step}, lhs: {low, high}",
+        )
     kind, body = next(iter(spec.items()))
     if kind == "values":
         if not isinstance(body, list) or not body:
@@ -250,8 +272,9 @@ def _parameter_values(path: str, spec: Any, source: str) -> tuple[str, Any]:
         return "values", list(body)
     want = ("start", "stop", "step") if kind == "range" else ("low", "high")
     if not isinstance(body, Mapping) or set(body) != set(want):
-        raise _fail(source, f"{key}.{kind}", f"got {body!r}, expected a mapping with keys "
-                    f"{', '.join(want)}")
+        raise _fail(
+            source, f"{key}.{kind}", f"got {body!r}, expected a mapping with keys {', '.join(want)}"
+        )
     nums = [_number(body[k], f"{key}.{kind}.{k}", source) for k in want]
     if kind == "range":
         try:
@@ -330,11 +353,15 @@ def _seeds(data: dict, base: SimConfig, source: str) -> tuple[int, ...]:
         return tuple(range(n))
     if "seeds" in data:
         seeds = data["seeds"]
-        ok = isinstance(seeds, list) and seeds and all(
-            isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        ok = (
+            isinstance(seeds, list)
+            and seeds
+            and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)
+        )
         if not ok:
-            raise _fail(source, "seeds", f"got {seeds!r}, expected a non-empty list of "
-                        "integers >= 0")
+            raise _fail(
+                source, "seeds", f"got {seeds!r}, expected a non-empty list of integers >= 0"
+            )
         if len(set(seeds)) != len(seeds):
             raise _fail(source, "seeds", f"got {seeds!r}: a seed is repeated")
         return tuple(seeds)
@@ -344,8 +371,12 @@ def _seeds(data: dict, base: SimConfig, source: str) -> tuple[int, ...]:
 def _controllers(data: dict, folder: Path, source: str) -> list[tuple[str, str]]:
     specs = data.get("controllers")
     if not isinstance(specs, list) or not specs or not all(isinstance(s, str) for s in specs):
-        raise _fail(source, "controllers", f"got {specs!r}, expected a non-empty list of "
-                    "'package.module:function' or 'file.py:function' specs")
+        raise _fail(
+            source,
+            "controllers",
+            f"got {specs!r}, expected a non-empty list of "
+            "'package.module:function' or 'file.py:function' specs",
+        )
     out = []
     for spec in specs:
         ref = spec
@@ -399,8 +430,12 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     data = _read(file)
     folder = Path(os.path.abspath(file)).parent
     if not isinstance(data.get("base_config"), str):
-        raise _fail(source, "base_config", f"got {data.get('base_config')!r}, expected the "
-                    "path of a config file (relative to the experiment file)")
+        raise _fail(
+            source,
+            "base_config",
+            f"got {data.get('base_config')!r}, expected the "
+            "path of a config file (relative to the experiment file)",
+        )
     try:
         base = load_config(folder / data["base_config"])
     except ConfigError as err:
@@ -429,14 +464,20 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         for vals in itertools.product(*[v for _, v in grid])
     ]
     if lhs:
-        points = latin_hypercube(samples, [lo for _, (lo, _) in lhs], [hi for _, (_, hi) in lhs],
-                                 np.random.default_rng(lhs_seed))
+        points = latin_hypercube(
+            samples,
+            [lo for _, (lo, _) in lhs],
+            [hi for _, (_, hi) in lhs],
+            np.random.default_rng(lhs_seed),
+        )
         sampled = []
         for row in points:
-            sampled.append({
-                p: (int(round(v)) if isinstance(_leaf_check(p), Int) else round(float(v), 6))
-                for (p, _), v in zip(lhs, row.tolist(), strict=True)
-            })
+            sampled.append(
+                {
+                    p: (int(round(v)) if isinstance(_leaf_check(p), Int) else round(float(v), 6))
+                    for (p, _), v in zip(lhs, row.tolist(), strict=True)
+                }
+            )
         combos = [{**c, **s} for c in combos for s in sampled]
     names = tuple(params)
     metrics = data.get("metrics", list(DEFAULT_METRICS))
@@ -461,22 +502,53 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
         except ConfigError as err:
             raise ExperimentError(f"{err}") from None
         if cfg.end_criteria.never_ends and max_ticks is None:
-            raise _fail(source, "max_ticks", f"needed: the config ({shown}) has no end criteria, "
-                        "so a run would never end")
+            raise _fail(
+                source,
+                "max_ticks",
+                f"needed: the config ({shown}) has no end criteria, so a run would never end",
+            )
         resolved = json.dumps(config_to_dict(cfg))
         for spec, ref in controllers:
-            condition = _digest({"parameters": [[p, combo[p]] for p in names],
-                                 "controller": spec})
+            condition = _digest({"parameters": [[p, combo[p]] for p in names], "controller": spec})
             for seed in seeds:
                 run_data = json.loads(resolved)
                 run_data["random_seeds"] = [seed]
-                case_id = _digest({"config": _content_view(run_data, map_digests), "seed": seed,
-                                   "controller": spec, "max_ticks": max_ticks})
-                cases.append(Case(case_id, condition, tuple((p, combo[p]) for p in names), seed,
-                                  spec, ref, run_data, max_ticks, metrics))
+                case_id = _digest(
+                    {
+                        "config": _content_view(run_data, map_digests),
+                        "seed": seed,
+                        "controller": spec,
+                        "max_ticks": max_ticks,
+                    }
+                )
+                cases.append(
+                    Case(
+                        case_id,
+                        condition,
+                        tuple((p, combo[p]) for p in names),
+                        seed,
+                        spec,
+                        ref,
+                        run_data,
+                        max_ticks,
+                        metrics,
+                    )
+                )
     ids = [c.case_id for c in cases]
     if len(set(ids)) != len(ids):
-        raise _fail(source, "parameters", "two cases are identical (a value repeated?); "
-                    "every combination must be distinct")
-    return Experiment(name.strip(), file, names, kinds, tuple(s for s, _ in controllers), seeds,
-                      metrics, max_ticks, tuple(cases))
+        raise _fail(
+            source,
+            "parameters",
+            "two cases are identical (a value repeated?); every combination must be distinct",
+        )
+    return Experiment(
+        name.strip(),
+        file,
+        names,
+        kinds,
+        tuple(s for s, _ in controllers),
+        seeds,
+        metrics,
+        max_ticks,
+        tuple(cases),
+    )

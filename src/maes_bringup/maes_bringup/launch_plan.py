@@ -255,40 +255,72 @@ slam_toolbox, which is not installed here; ...
         f"package{'s' if len(missing) > 1 else ''} {', '.join(missing)}, which "
         f"{'is' if len(missing) == 1 else 'are'} not installed here; run the full stack in "
         f"the Docker image (docker/, see docs/full_stack.md) or install ROS 2 Jazzy's "
-        f"packages with 'sudo apt install {apt}'")
+        f"packages with 'sudo apt install {apt}'"
+    )
 
 
 def _args(level: str) -> tuple[str, ...]:
     return ("--ros-args", "--log-level", level)
 
 
-def _robot_plan(index: int, *, slam: str, nav: str, level: str, nav2_file: str | None,
-                slam_file: str | None) -> RobotPlan:
+def _robot_plan(
+    index: int, *, slam: str, nav: str, level: str, nav2_file: str | None, slam_file: str | None
+) -> RobotPlan:
     ns = robot_namespace(index)
     nodes: list[NodeSpec] = []
     includes: list[IncludeSpec] = []
     if slam == "slam_toolbox":
-        nodes.append(NodeSpec(
-            package="slam_toolbox", executable="async_slam_toolbox_node", name="slam_toolbox",
-            parameters=(("use_sim_time", True),), params_files=(slam_file,),
-            remappings=SLAM_TOOLBOX_REMAPS, arguments=_args(level)))
-        nodes.append(NodeSpec(
-            package="nav2_lifecycle_manager", executable="lifecycle_manager",
-            name="lifecycle_manager_slam",
-            parameters=(("use_sim_time", True), ("autostart", True),
-                        ("node_names", ("slam_toolbox",)), ("bond_timeout", 0.0)),
-            arguments=_args(level)))
+        nodes.append(
+            NodeSpec(
+                package="slam_toolbox",
+                executable="async_slam_toolbox_node",
+                name="slam_toolbox",
+                parameters=(("use_sim_time", True),),
+                params_files=(slam_file,),
+                remappings=SLAM_TOOLBOX_REMAPS,
+                arguments=_args(level),
+            )
+        )
+        nodes.append(
+            NodeSpec(
+                package="nav2_lifecycle_manager",
+                executable="lifecycle_manager",
+                name="lifecycle_manager_slam",
+                parameters=(
+                    ("use_sim_time", True),
+                    ("autostart", True),
+                    ("node_names", ("slam_toolbox",)),
+                    ("bond_timeout", 0.0),
+                ),
+                arguments=_args(level),
+            )
+        )
     if nav == "nav2":
-        includes.append(IncludeSpec(
-            package="nav2_bringup", launch_file="launch/navigation_launch.py",
-            arguments=(("namespace", ns), ("use_sim_time", "True"),
-                       ("params_file", nav2_file), ("autostart", "True"),
-                       ("use_composition", "False"), ("use_respawn", "False"),
-                       ("log_level", level))))
-    nodes.append(NodeSpec(
-        package="maes_controller", executable="controller_node", name="controller",
-        parameters=(("robot_id", index), ("use_sim_time", True)),
-        remappings=TF_REMAPS, arguments=_args(level)))
+        includes.append(
+            IncludeSpec(
+                package="nav2_bringup",
+                launch_file="launch/navigation_launch.py",
+                arguments=(
+                    ("namespace", ns),
+                    ("use_sim_time", "True"),
+                    ("params_file", nav2_file),
+                    ("autostart", "True"),
+                    ("use_composition", "False"),
+                    ("use_respawn", "False"),
+                    ("log_level", level),
+                ),
+            )
+        )
+    nodes.append(
+        NodeSpec(
+            package="maes_controller",
+            executable="controller_node",
+            name="controller",
+            parameters=(("robot_id", index), ("use_sim_time", True)),
+            remappings=TF_REMAPS,
+            arguments=_args(level),
+        )
+    )
     return RobotPlan(index=index, namespace=ns, nodes=tuple(nodes), includes=tuple(includes))
 
 
@@ -369,18 +401,24 @@ def plan_launch(
     nav = _choice("nav", nav or config.stack.nav, NAV_CHOICES)
     level = _choice("log_level", log_level, LOG_LEVELS)
     sync = _choice("sync", sync, SYNC_CHOICES)
-    if isinstance(real_time_factor, bool) or not isinstance(real_time_factor, (int, float)) \
-            or not real_time_factor >= 0:
-        raise ValueError(f"launch argument real_time_factor: got {real_time_factor!r}, expected "
-                         "a number >= 0")
+    if (
+        isinstance(real_time_factor, bool)
+        or not isinstance(real_time_factor, (int, float))
+        or not real_time_factor >= 0
+    ):
+        raise ValueError(
+            f"launch argument real_time_factor: got {real_time_factor!r}, expected a number >= 0"
+        )
     use_rviz = parse_bool("use_rviz", use_rviz)
     config_file = os.fspath(config_path)
     values = stack_values(config, map_size)
 
-    nav2_template = (load_template(os.path.join(params_dir, NAV2_TEMPLATE))
-                     if nav == "nav2" else None)
-    slam_template = (load_template(os.path.join(params_dir, SLAM_TEMPLATE))
-                     if slam == "slam_toolbox" else None)
+    nav2_template = (
+        load_template(os.path.join(params_dir, NAV2_TEMPLATE)) if nav == "nav2" else None
+    )
+    slam_template = (
+        load_template(os.path.join(params_dir, SLAM_TEMPLATE)) if slam == "slam_toolbox" else None
+    )
     files: list[ParamsFile] = []
     robots: list[RobotPlan] = []
     for i in range(config.number_of_robots):
@@ -388,14 +426,21 @@ def plan_launch(
         nav2_file = slam_file = None
         if nav2_template is not None:
             nav2_file = os.path.join(os.fspath(out_dir), ns, NAV2_TEMPLATE)
-            files.append(ParamsFile(nav2_file, dump_params(
-                nav2_params(nav2_template, values, ns, cmd_vel_stamped))))
+            files.append(
+                ParamsFile(
+                    nav2_file, dump_params(nav2_params(nav2_template, values, ns, cmd_vel_stamped))
+                )
+            )
         if slam_template is not None:
             slam_file = os.path.join(os.fspath(out_dir), ns, SLAM_TEMPLATE)
-            files.append(ParamsFile(slam_file, dump_params(
-                slam_toolbox_params(slam_template, values, ns))))
-        robots.append(_robot_plan(i, slam=slam, nav=nav, level=level, nav2_file=nav2_file,
-                                  slam_file=slam_file))
+            files.append(
+                ParamsFile(slam_file, dump_params(slam_toolbox_params(slam_template, values, ns)))
+            )
+        robots.append(
+            _robot_plan(
+                i, slam=slam, nav=nav, level=level, nav2_file=nav2_file, slam_file=slam_file
+            )
+        )
 
     # The simulator publishes /clock and paces itself on a steady wall clock: never sim time.
     sim_parameters = {
@@ -411,21 +456,39 @@ def plan_launch(
         "publish_slam_map": slam == "simulated",
         "use_sim_time": False,
     }
-    nodes = [NodeSpec(
-        package="maes_sim", executable="maes_sim_node", name="maes_sim",
-        parameters=tuple(sim_parameters.items()), arguments=_args(level), ends_launch=True)]
+    nodes = [
+        NodeSpec(
+            package="maes_sim",
+            executable="maes_sim_node",
+            name="maes_sim",
+            parameters=tuple(sim_parameters.items()),
+            arguments=_args(level),
+            ends_launch=True,
+        )
+    ]
     if nav == "builtin":
-        nodes.append(NodeSpec(
-            package="maes_controller", executable="navigator_node", name="navigator",
-            parameters=(("config_file", config_file), ("use_sim_time", True)),
-            arguments=_args(level)))
+        nodes.append(
+            NodeSpec(
+                package="maes_controller",
+                executable="navigator_node",
+                name="navigator",
+                parameters=(("config_file", config_file), ("use_sim_time", True)),
+                arguments=_args(level),
+            )
+        )
     if use_rviz:
-        nodes.append(NodeSpec(
-            package="rviz2", executable="rviz2", name="rviz2",
-            parameters=(("use_sim_time", True),),
-            arguments=("-d", os.fspath(rviz_config)) + _args(level)))
-    return LaunchPlan(slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots),
-                      files=tuple(files))
+        nodes.append(
+            NodeSpec(
+                package="rviz2",
+                executable="rviz2",
+                name="rviz2",
+                parameters=(("use_sim_time", True),),
+                arguments=("-d", os.fspath(rviz_config)) + _args(level),
+            )
+        )
+    return LaunchPlan(
+        slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots), files=tuple(files)
+    )
 
 
 def write_params_files(plan: LaunchPlan) -> list[str]:
@@ -437,4 +500,3 @@ def write_params_files(plan: LaunchPlan) -> list[str]:
             handle.write(item.text)
         written.append(item.path)
     return written
-

@@ -89,8 +89,9 @@ def _map_tiles(config: SimConfig, map_size: tuple[int, int] | None) -> tuple[int
         width, height = map_size
         for name, value in (("width", width), ("height", height)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"map_size {name} must be a positive integer of tiles, "
-                                 f"got {value!r}")
+                raise ValueError(
+                    f"map_size {name} must be a positive integer of tiles, got {value!r}"
+                )
         return int(width), int(height)
     if config.map.kind == "custom":
         return None  # the size is in the file; see map_size_tiles
@@ -144,11 +145,12 @@ def stack_values(config: SimConfig, map_size: tuple[int, int] | None = None) -> 
         size = (local_side, local_side)
         origin = (-local_side / 2.0, -local_side / 2.0)
     else:
-        size = (max(1, math.ceil(tiles[0] * tile - 1e-9)),
-                max(1, math.ceil(tiles[1] * tile - 1e-9)))
+        size = (
+            max(1, math.ceil(tiles[0] * tile - 1e-9)),
+            max(1, math.ceil(tiles[1] * tile - 1e-9)),
+        )
         origin = (-tiles[0] / 2.0 * tile, -tiles[1] / 2.0 * tile)  # world (0, 0) = map centre
-    rotate = (MAES_ROTATE_MIN_ANGLE if config.motion.model == "maes"
-              else DIFF_DRIVE_ROTATE_MIN_ANGLE)
+    rotate = MAES_ROTATE_MIN_ANGLE if config.motion.model == "maes" else DIFF_DRIVE_ROTATE_MIN_ANGLE
     return StackValues(
         tile_size=tile,
         robot_radius=_r(rc.agent_relative_size / 2.0 * tile),
@@ -180,7 +182,7 @@ def _set(doc: dict, path: tuple[str, ...], value: Any, template: str) -> None:
     for depth, key in enumerate(path):
         if not isinstance(node, dict) or key not in node:
             raise ValueError(
-                f"{template} template has no key {'.'.join(path[:depth + 1])!r} "
+                f"{template} template has no key {'.'.join(path[: depth + 1])!r} "
                 f"(needed to set {'.'.join(path)})"
             )
         if depth == len(path) - 1:
@@ -189,8 +191,7 @@ def _set(doc: dict, path: tuple[str, ...], value: Any, template: str) -> None:
             node = node[key]
 
 
-def _rewrite(template: Mapping[str, Any], values: dict[tuple[str, ...], Any],
-             name: str) -> dict:
+def _rewrite(template: Mapping[str, Any], values: dict[tuple[str, ...], Any], name: str) -> dict:
     if not isinstance(template, Mapping):
         raise ValueError(f"{name} template must be a mapping, got {type(template).__name__}")
     doc = copy.deepcopy(dict(template))
@@ -205,8 +206,9 @@ def _namespace(namespace: str) -> str:
     return namespace
 
 
-def nav2_params(template: Mapping[str, Any], values: StackValues, namespace: str,
-                cmd_vel_stamped: bool = False) -> dict:
+def nav2_params(
+    template: Mapping[str, Any], values: StackValues, namespace: str, cmd_vel_stamped: bool = False
+) -> dict:
     """One robot's Nav2 parameters: a rewritten deep copy of the Nav2 template.
 
     The result is not nested under the namespace: nav2_bringup's ``navigation_launch.py`` does
@@ -267,8 +269,9 @@ def nav2_params(template: Mapping[str, Any], values: StackValues, namespace: str
         rpp + ("max_angular_accel",): v.angular_accel,
         rpp + ("transform_tolerance",): v.transform_tolerance,
         # RPP requires more than 0.01 m/s here.
-        rpp + ("min_approach_linear_velocity",): max(0.02, min(0.05 * tile,
-                                                               v.max_linear_speed / 2)),
+        rpp + ("min_approach_linear_velocity",): max(
+            0.02, min(0.05 * tile, v.max_linear_speed / 2)
+        ),
         rpp + ("approach_velocity_scaling_dist",): 1.0 * tile,
         rpp + ("regulated_linear_scaling_min_radius",): 0.9 * tile,
         rpp + ("regulated_linear_scaling_min_speed",): min(0.25 * tile, v.max_linear_speed),
@@ -310,8 +313,7 @@ def nav2_params(template: Mapping[str, Any], values: StackValues, namespace: str
     return _rewrite(template, table, "nav2_params")
 
 
-def slam_toolbox_params(template: Mapping[str, Any], values: StackValues,
-                        namespace: str) -> dict:
+def slam_toolbox_params(template: Mapping[str, Any], values: StackValues, namespace: str) -> dict:
     """One robot's slam_toolbox parameters, nested under its namespace.
 
     Parameters
@@ -346,13 +348,17 @@ def slam_toolbox_params(template: Mapping[str, Any], values: StackValues,
     ns = _namespace(namespace)
     v = values
     sp = ("slam_toolbox", "ros__parameters")
-    doc = _rewrite(template, {
-        sp + ("resolution",): v.resolution,
-        sp + ("max_laser_range",): v.lidar_range,
-        sp + ("transform_timeout",): v.transform_tolerance,
-        sp + ("minimum_time_interval",): v.tick_seconds,
-        sp + ("minimum_travel_distance",): 0.5 * v.tile_size,
-    }, "slam_toolbox_params")
+    doc = _rewrite(
+        template,
+        {
+            sp + ("resolution",): v.resolution,
+            sp + ("max_laser_range",): v.lidar_range,
+            sp + ("transform_timeout",): v.transform_tolerance,
+            sp + ("minimum_time_interval",): v.tick_seconds,
+            sp + ("minimum_travel_distance",): 0.5 * v.tile_size,
+        },
+        "slam_toolbox_params",
+    )
     return {ns: doc}
 
 
@@ -392,11 +398,13 @@ def load_template(path: str | os.PathLike[str]) -> dict:
     except OSError as err:
         raise ValueError(f"cannot read parameter template {os.fspath(path)!r}: {err}") from None
     except yaml.YAMLError as err:
-        raise ValueError(f"parameter template {os.fspath(path)!r} is not valid YAML: "
-                         f"{err}") from None
+        raise ValueError(
+            f"parameter template {os.fspath(path)!r} is not valid YAML: {err}"
+        ) from None
     if not isinstance(doc, dict):
-        raise ValueError(f"parameter template {os.fspath(path)!r} must hold a mapping, "
-                         f"got {type(doc).__name__}")
+        raise ValueError(
+            f"parameter template {os.fspath(path)!r} must hold a mapping, got {type(doc).__name__}"
+        )
     return doc
 
 

@@ -30,9 +30,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_FIXED = ("ticks_to_end", "time_to_end", "final_exploration", "final_coverage", "distance",
-          "distance_per_robot", "collisions", "messages_sent", "messages_delivered",
-          "tags_deposited")
+_FIXED = (
+    "ticks_to_end",
+    "time_to_end",
+    "final_exploration",
+    "final_coverage",
+    "distance",
+    "distance_per_robot",
+    "collisions",
+    "messages_sent",
+    "messages_delivered",
+    "tags_deposited",
+)
 _THRESHOLD = re.compile(r"^time_to_(exploration|coverage)_(\d+(?:\.\d+)?)$")
 
 
@@ -107,7 +116,10 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
             out[name] = fixed[name]
             continue
         kind, percent = m.group(1), float(m.group(2))
-        t = (result.time_to_exploration(percent) if kind == "exploration"
-             else result.time_to_coverage(percent))
+        t = (
+            result.time_to_exploration(percent)
+            if kind == "exploration"
+            else result.time_to_coverage(percent)
+        )
         out[name] = None if t is None else round(t, 6)
     return {k: _none_if_missing(v) for k, v in out.items()}

@@ -91,12 +91,15 @@ def test_three_values_by_four_seeds_give_twelve_rows_and_the_aggregate(tmp_path,
     assert main([str(exp), "--workers", "2", "--out", str(out)]) == 0
     rows = read_rows(out / "results.csv")
     assert len(rows) == 12 and all(r["status"] == "ok" for r in rows)
-    assert sorted((r["number_of_robots"], r["seed"]) for r in rows) == \
-        sorted((str(n), str(s)) for n in (1, 2, 3) for s in range(4))
+    assert sorted((r["number_of_robots"], r["seed"]) for r in rows) == sorted(
+        (str(n), str(s)) for n in (1, 2, 3) for s in range(4)
+    )
     assert all(r["end_reason"] for r in rows) and all(int(r["ticks"]) <= 60 for r in rows)
     # the metrics are the runs' own: more robots drive further and talk more
-    dist = {n: np.mean([float(r["distance"]) for r in rows if r["number_of_robots"] == n])
-            for n in ("1", "2", "3")}
+    dist = {
+        n: np.mean([float(r["distance"]) for r in rows if r["number_of_robots"] == n])
+        for n in ("1", "2", "3")
+    }
     assert 0 < dist["1"] < dist["3"]
     assert all(int(r["messages_sent"]) >= 6 * int(r["number_of_robots"]) for r in rows)
 
@@ -111,8 +114,11 @@ def test_three_values_by_four_seeds_give_twelve_rows_and_the_aggregate(tmp_path,
     table = read_rows(out / "aggregate.csv")
     assert len(table) == 3 * 8
     for t in table:
-        values = [float(r[t["metric"]]) for r in rows
-                  if r["condition_id"] == t["condition_id"] and r[t["metric"]] != ""]
+        values = [
+            float(r[t["metric"]])
+            for r in rows
+            if r["condition_id"] == t["condition_id"] and r[t["metric"]] != ""
+        ]
         assert int(t["runs"]) == 4 and int(t["failed"]) == 0 and int(t["n"]) == len(values)
         if values:
             assert float(t["mean"]) == pytest.approx(np.mean(values))
@@ -156,9 +162,22 @@ def test_a_killed_batch_resumes_where_it_stopped(tmp_path):
     env = dict(os.environ)
     paths = [str(ROOT / "src" / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
-    proc = subprocess.Popen([sys.executable, "-m", "maes_bringup.batch", str(exp), "--workers",
-                             "1", "--out", str(out), "--quiet"], env=env,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "maes_bringup.batch",
+            str(exp),
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 240
     try:
         while len(read_rows(out / "results.csv")) < 3:
@@ -185,8 +204,9 @@ def test_a_failing_run_is_recorded_and_the_others_continue(tmp_path, capsys):
     failed = [r for r in rows if r["status"] == "failed"]
     assert len(rows) == 12 and len(failed) == 4
     assert {r["number_of_robots"] for r in failed} == {"3"}
-    assert failed[0]["error"] == ("LogicError: logic of robot2 raised at tick 5: RuntimeError: "
-                                  "robot 2 broke")
+    assert failed[0]["error"] == (
+        "LogicError: logic of robot2 raised at tick 5: RuntimeError: robot 2 broke"
+    )
     assert failed[0]["distance"] == "" and failed[0]["ticks"] == ""
     log = (out / "errors.log").read_text()
     assert log.count("=== case") == 4 and "RuntimeError: robot 2 broke" in log
@@ -202,8 +222,9 @@ def test_a_failing_run_is_recorded_and_the_others_continue(tmp_path, capsys):
 
 def test_bad_input_fails_before_any_run(tmp_path, capsys):
     exp = experiment_file(tmp_path)
-    exp.write_text(exp.read_text().replace("number_of_robots: [1, 2, 3]",
-                                           "number_of_robot: [1, 2, 3]"))
+    exp.write_text(
+        exp.read_text().replace("number_of_robots: [1, 2, 3]", "number_of_robot: [1, 2, 3]")
+    )
     out = tmp_path / "out"
     assert main([str(exp), "--out", str(out)]) == 2
     err = capsys.readouterr().err
@@ -225,11 +246,13 @@ def test_progress_line_per_run_when_not_a_terminal():
 
 def test_read_rows_drops_a_torn_last_row(tmp_path):
     path = tmp_path / "r.csv"
-    path.write_text(textwrap.dedent("""\
+    path.write_text(
+        textwrap.dedent("""\
         a,b
         1,2
         3,4
-        5"""))
+        5""")
+    )
     assert read_rows(path) == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
     with pytest.raises(Exception, match="written by another experiment"):
         read_rows(path, ["a", "c"])
@@ -250,10 +273,13 @@ def test_resuming_an_edited_experiment_keeps_what_still_belongs_to_it(tmp_path, 
     (tmp_path / "base.yaml").write_text(BASE.replace("tick: 60", "tick: 50"))
     again = run_experiment(exp, out, workers=1, resume=True, show_progress=False)
     assert (again.skipped, again.completed) == (0, 16)
-    assert "16 rows of results.csv belong to cases this experiment no longer has" in \
-        capsys.readouterr().err
-    assert {r["case_id"] for r in read_rows(out / "stale_results.csv")} == \
-        {r["case_id"] for r in rows}
+    assert (
+        "16 rows of results.csv belong to cases this experiment no longer has"
+        in capsys.readouterr().err
+    )
+    assert {r["case_id"] for r in read_rows(out / "stale_results.csv")} == {
+        r["case_id"] for r in rows
+    }
     assert all(r["ticks"] == "50" for r in read_rows(out / "results.csv"))
 
 

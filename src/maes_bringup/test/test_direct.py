@@ -29,9 +29,12 @@ EXPLORER = "maes_controller.logic:logic"
 
 
 def small_config(**sections):
-    data = {"number_of_robots": 2, "end_criteria": {"tick": 30},
-            "robot_constraints": {"slam_position_inaccuracy": 0.0},
-            "map": {"width_in_tiles": 24, "height_in_tiles": 24, "cave_config": {}}}
+    data = {
+        "number_of_robots": 2,
+        "end_criteria": {"tick": 30},
+        "robot_constraints": {"slam_position_inaccuracy": 0.0},
+        "map": {"width_in_tiles": 24, "height_in_tiles": 24, "cave_config": {}},
+    }
     for key, value in sections.items():
         if isinstance(value, dict) and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
@@ -56,11 +59,13 @@ def trajectory_hash(config, controller, seed=None, max_ticks=None):
 
 # ------------------------------------------------------------------------------ determinism
 def test_same_config_and_seed_give_bit_identical_runs():
-    cfg = small_config(number_of_robots=3, end_criteria={"tick": 250},
-                       robot_constraints={"slam_position_inaccuracy": 0.5,
-                                          "distribute_slam": True},
-                       motion={"odometry_noise": 0.02, "heading_noise": 0.01},
-                       map={"width_in_tiles": 30, "height_in_tiles": 30, "cave_config": {}})
+    cfg = small_config(
+        number_of_robots=3,
+        end_criteria={"tick": 250},
+        robot_constraints={"slam_position_inaccuracy": 0.5, "distribute_slam": True},
+        motion={"odometry_noise": 0.02, "heading_noise": 0.01},
+        map={"width_in_tiles": 30, "height_in_tiles": 30, "cave_config": {}},
+    )
     first, r1 = trajectory_hash(cfg, EXPLORER)
     second, r2 = trajectory_hash(cfg, EXPLORER)
     assert first == second
@@ -93,18 +98,30 @@ def test_robot_sees_the_tick_state_and_pose_in_metres():
 
     def look(robot):
         assert isinstance(robot, Robot)
-        seen.append((robot.robot_id, robot.tick, robot.state, robot.robot_position,
-                     robot.robot_heading, robot.namespace))
+        seen.append(
+            (
+                robot.robot_id,
+                robot.tick,
+                robot.state,
+                robot.robot_position,
+                robot.robot_heading,
+                robot.namespace,
+            )
+        )
 
     est, true = {}, {}
 
     def record(sim):
         est[sim.tick], true[sim.tick] = sim.estimated_poses, sim.poses
 
-    cfg = small_config(world={"tile_size": 0.5},
-                       robot_constraints={"slam_position_inaccuracy": 0.4,
-                                          "sense_nearby_agents_range": 50.0,
-                                          "sense_nearby_agents_blocked_by_walls": False})
+    cfg = small_config(
+        world={"tile_size": 0.5},
+        robot_constraints={
+            "slam_position_inaccuracy": 0.4,
+            "sense_nearby_agents_range": 50.0,
+            "sense_nearby_agents_blocked_by_walls": False,
+        },
+    )
     result = run(cfg, look, progress=record)
     assert [(rid, tick) for rid, tick, *_ in seen] == [(i, t) for t in range(30) for i in (0, 1)]
     for rid, tick, state, position, heading, ns in seen[2:]:
@@ -117,18 +134,24 @@ def test_robot_sees_the_tick_state_and_pose_in_metres():
         # the other robot is sensed at its true position, in metres
         other = true[tick][1 - rid]
         assert [r.id for r in state.nearby_robots] == [f"robot{1 - rid}"]
-        assert (state.nearby_robots[0].pos.x, state.nearby_robots[0].pos.y) == \
-            pytest.approx((other[0] * 0.5, other[1] * 0.5), abs=1e-12)
+        assert (state.nearby_robots[0].pos.x, state.nearby_robots[0].pos.y) == pytest.approx(
+            (other[0] * 0.5, other[1] * 0.5), abs=1e-12
+        )
     assert any(not np.allclose(est[t], true[t]) for t in est)  # the SLAM error is in play
     assert result.ticks == 30 and result.end_reason == "tick limit 30 reached"
 
 
 def test_state_to_metres_scales_every_position():
-    s = RobotState(tick=1, status="idle", colliding=False,
-                   incoming_broadcast_msgs=[Broadcast("hi", "robot1")],
-                   tags_nearby=[TagView("t", Vector2D(2.0, 4.0), "robot1", 0)],
-                   nearby_robots=[NearbyRobot("robot1", Vector2D(-2.0, 6.0))],
-                   position=Vector2D(1.0, 1.0), heading=0.3)
+    s = RobotState(
+        tick=1,
+        status="idle",
+        colliding=False,
+        incoming_broadcast_msgs=[Broadcast("hi", "robot1")],
+        tags_nearby=[TagView("t", Vector2D(2.0, 4.0), "robot1", 0)],
+        nearby_robots=[NearbyRobot("robot1", Vector2D(-2.0, 6.0))],
+        position=Vector2D(1.0, 1.0),
+        heading=0.3,
+    )
     m = state_to_metres(s, 0.25)
     assert m.tags_nearby[0].pos == Vector2D(0.5, 1.0) and m.tags_nearby[0].sender == "robot1"
     assert m.nearby_robots[0].pos == Vector2D(-0.5, 1.5)
@@ -138,9 +161,11 @@ def test_state_to_metres_scales_every_position():
 
 
 def test_costmap_is_the_navigators_costmap_of_the_map_published_on_slam_update_ticks():
-    cfg = small_config(world={"tile_size": 0.5}, end_criteria={"tick": 23},
-                       robot_constraints={"slam_update_interval_in_ticks": 5,
-                                          "slam_raytrace_range": 15.0})
+    cfg = small_config(
+        world={"tile_size": 0.5},
+        end_criteria={"tick": 23},
+        robot_constraints={"slam_update_interval_in_ticks": 5, "slam_raytrace_range": 15.0},
+    )
     arrays = {}
 
     def look(robot):
@@ -199,8 +224,9 @@ def test_nav_to_pos_reaches_a_goal_with_feedback_in_metres():
         fb = log[k][2]
         # the feedback read at tick t came from the navigator step of tick t - 1, which used
         # the pose the robot had then (metres, map frame)
-        assert (fb.current_pose.pose.position.x, fb.current_pose.pose.position.y) == \
-            pytest.approx(log[k - 1][3], abs=1e-12)
+        assert (fb.current_pose.pose.position.x, fb.current_pose.pose.position.y) == pytest.approx(
+            log[k - 1][3], abs=1e-12
+        )
         assert math.isfinite(fb.distance_remaining) and fb.distance_remaining > 0
         assert fb.navigation_time.sec * 10**9 + fb.navigation_time.nanosec > 0
     # the distance left shrinks as it drives
@@ -211,9 +237,11 @@ def test_nav_to_pos_reaches_a_goal_with_feedback_in_metres():
 def test_navigation_uses_the_navigator_nodes_smoothed_pose():
     # the SLAM pose error jumps at every SLAM update; the navigator (as its ROS node) averages
     # map -> odom, so the pose it drives with is closer to the truth than the believed one
-    cfg = small_config(number_of_robots=1, end_criteria={"tick": 300},
-                       robot_constraints={"slam_position_inaccuracy": 0.5,
-                                          "slam_update_interval_in_ticks": 2})
+    cfg = small_config(
+        number_of_robots=1,
+        end_criteria={"tick": 300},
+        robot_constraints={"slam_position_inaccuracy": 0.5, "slam_update_interval_in_ticks": 2},
+    )
     believed, navigated, true = {}, {}, {}
 
     def go(robot):
@@ -288,8 +316,11 @@ def test_broadcasts_and_tags_go_through_the_simulation(caplog):
         if robot.tick == 1:
             seen[robot.robot_id] = robot.state
 
-    cfg = small_config(world={"tile_size": 0.5}, end_criteria={"tick": 3},
-                       robot_constraints={"environment_tag_read_range": 100.0})
+    cfg = small_config(
+        world={"tile_size": 0.5},
+        end_criteria={"tick": 3},
+        robot_constraints={"environment_tag_read_range": 100.0},
+    )
     with caplog.at_level(logging.INFO, logger="maes.direct"):
         result = run(cfg, talk)
     assert [(b.msg, b.sender) for b in seen[1].incoming_broadcast_msgs] == [("hello", "robot0")]
@@ -327,16 +358,20 @@ def test_bad_arguments_are_refused():
 
 def test_one_controller_per_robot():
     calls = []
-    run(small_config(end_criteria={"tick": 2}),
-        [lambda r: calls.append(("a", r.robot_id)), lambda r: calls.append(("b", r.robot_id))])
+    run(
+        small_config(end_criteria={"tick": 2}),
+        [lambda r: calls.append(("a", r.robot_id)), lambda r: calls.append(("b", r.robot_id))],
+    )
     assert calls == [("a", 0), ("b", 1)] * 2
 
 
 # ------------------------------------------------------------------------------ whole runs
 def test_example_explorer_finishes_a_small_map(tmp_path):
-    cfg = small_config(number_of_robots=3, end_criteria={"exploration_percent": 99.0,
-                                                         "tick": 3000},
-                       map={"width_in_tiles": 30, "height_in_tiles": 30, "cave_config": {}})
+    cfg = small_config(
+        number_of_robots=3,
+        end_criteria={"exploration_percent": 99.0, "tick": 3000},
+        map={"width_in_tiles": 30, "height_in_tiles": 30, "cave_config": {}},
+    )
     result = run(cfg, EXPLORER)
     assert isinstance(result, RunResult)
     assert result.finished and result.end_reason.startswith("exploration reached")
@@ -368,9 +403,21 @@ def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp
     # the embedded ROS stack (simulator, navigator and controller nodes over DDS) on the same
     # file; the per-run ROS domain comes from the root conftest through the environment
     out = subprocess.run(
-        [sys.executable, "-m", "maes_bringup.embedded", "--config", str(config),
-         "--real-time-factor", "0", "--results", str(tmp_path / "ros")],
-        capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "maes_bringup.embedded",
+            "--config",
+            str(config),
+            "--real-time-factor",
+            "0",
+            "--results",
+            str(tmp_path / "ros"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     (folder,) = (tmp_path / "ros").iterdir()
     summary = json.loads((folder / "summary.json").read_text())
@@ -396,8 +443,9 @@ def test_direct_mode_imports_no_ros():
     root = Path(__file__).resolve().parents[3]
     paths = [str(root / "src" / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 

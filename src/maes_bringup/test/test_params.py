@@ -25,54 +25,157 @@ REPO = PKG.parents[1]
 NAV2_TEMPLATE = PKG / "params" / "nav2_params.yaml"
 SLAM_TEMPLATE = PKG / "params" / "slam_toolbox_params.yaml"
 COSTMAPS = ("local_costmap", "global_costmap")
-STAMPED_NODES = ("controller_server", "behavior_server", "velocity_smoother",
-                 "collision_monitor", "docking_server")
+STAMPED_NODES = (
+    "controller_server",
+    "behavior_server",
+    "velocity_smoother",
+    "collision_monitor",
+    "docking_server",
+)
 #: The lifecycle nodes nav2_bringup's navigation_launch.py starts in Jazzy (1.3.13, the
 #: `lifecycle_nodes` list; route_server since 1.3.9). Each reads its parameters from our file.
-NAV2_JAZZY_NODES = ("controller_server", "smoother_server", "planner_server", "route_server",
-                    "behavior_server", "velocity_smoother", "collision_monitor", "bt_navigator",
-                    "waypoint_follower", "docking_server")
+NAV2_JAZZY_NODES = (
+    "controller_server",
+    "smoother_server",
+    "planner_server",
+    "route_server",
+    "behavior_server",
+    "velocity_smoother",
+    "collision_monitor",
+    "bt_navigator",
+    "waypoint_follower",
+    "docking_server",
+)
 #: The parameters Jazzy's route server declares (nav2_route/src at 1.3.13): its own, and those
 #: of its operation and edge-scorer plugins (``<plugin name>.<key>``, besides ``plugin``).
-ROUTE_SERVER_JAZZY_PARAMETERS = frozenset("""
-    action_server_result_timeout aggregate_blocked_ids base_frame
-    boundary_radius_to_achieve_node costmap_topic edge_cost_functions enable_nn_search
-    global_frame graph_file_loader graph_file_saver graph_filepath max_iterations
-    max_nn_search_iterations max_planning_time max_prune_dist_from_edge
-    min_prune_dist_from_goal min_prune_dist_from_start num_nearest_nodes operations
-    path_density prune_goal radius_to_achieve_node route_frame smooth_corners smoothing_radius
-    tracker_update_rate use_sim_time
-""".split())
-ROUTE_PLUGIN_JAZZY_PARAMETERS = frozenset("""
-    plugin check_resolution costmap_topic invalid_off_map invalid_on_collision
-    max_collision_dist max_cost max_vel orientation_tolerance orientation_weight penalty_tag
-    rate reroute_on_collision semantic_classes semantic_key speed_limit_topic speed_tag
-    time_tag use_maximum use_orientation_threshold weight
-""".split())
+ROUTE_SERVER_JAZZY_PARAMETERS = frozenset(
+    [
+        "action_server_result_timeout",
+        "aggregate_blocked_ids",
+        "base_frame",
+        "boundary_radius_to_achieve_node",
+        "costmap_topic",
+        "edge_cost_functions",
+        "enable_nn_search",
+        "global_frame",
+        "graph_file_loader",
+        "graph_file_saver",
+        "graph_filepath",
+        "max_iterations",
+        "max_nn_search_iterations",
+        "max_planning_time",
+        "max_prune_dist_from_edge",
+        "min_prune_dist_from_goal",
+        "min_prune_dist_from_start",
+        "num_nearest_nodes",
+        "operations",
+        "path_density",
+        "prune_goal",
+        "radius_to_achieve_node",
+        "route_frame",
+        "smooth_corners",
+        "smoothing_radius",
+        "tracker_update_rate",
+        "use_sim_time",
+    ]
+)
+ROUTE_PLUGIN_JAZZY_PARAMETERS = frozenset(
+    [
+        "plugin",
+        "check_resolution",
+        "costmap_topic",
+        "invalid_off_map",
+        "invalid_on_collision",
+        "max_collision_dist",
+        "max_cost",
+        "max_vel",
+        "orientation_tolerance",
+        "orientation_weight",
+        "penalty_tag",
+        "rate",
+        "reroute_on_collision",
+        "semantic_classes",
+        "semantic_key",
+        "speed_limit_topic",
+        "speed_tag",
+        "time_tag",
+        "use_maximum",
+        "use_orientation_threshold",
+        "weight",
+    ]
+)
 #: Every parameter Jazzy's slam_toolbox declares that a mapping node reads, from its source
 #: (src/*.cpp and solvers/ceres_solver.cpp of the ros2 branch at 2.7.0, which the jazzy branch
 #: continues), plus rclcpp's use_sim_time. `min_laser_range` is not one: it was added to the
 #: Humble and Rolling branches only (slam_toolbox PRs #713, #714; issue #835).
-SLAM_TOOLBOX_JAZZY_PARAMETERS = frozenset("""
-    angle_variance_penalty base_frame ceres_dogleg_type ceres_linear_solver ceres_loss_function
-    ceres_preconditioner ceres_trust_strategy coarse_angle_resolution coarse_search_angle_offset
-    correlation_search_space_dimension correlation_search_space_resolution
-    correlation_search_space_smear_deviation debug_logging distance_variance_penalty
-    do_loop_closing enable_interactive_mode fine_search_angle_offset interactive_mode
-    link_match_minimum_response_fine link_scan_maximum_distance localization_on_configure
-    loop_match_maximum_variance_coarse loop_match_minimum_chain_size
-    loop_match_minimum_response_coarse loop_match_minimum_response_fine
-    loop_search_maximum_distance loop_search_space_dimension loop_search_space_resolution
-    loop_search_space_smear_deviation map_file_name map_frame map_name map_start_at_dock
-    map_start_pose map_update_interval max_laser_range minimum_angle_penalty
-    minimum_distance_penalty minimum_time_interval minimum_travel_distance
-    minimum_travel_heading mode odom_frame paused_new_measurements paused_processing
-    position_covariance_scale resolution scan_buffer_maximum_scan_distance scan_buffer_size
-    scan_queue_size scan_topic solver_plugin stack_size_to_use tf_buffer_duration
-    throttle_scans transform_publish_period transform_timeout use_lifecycle_manager
-    use_map_saver use_response_expansion use_scan_barycenter use_scan_matching use_sim_time
-    yaw_covariance_scale
-""".split())
+SLAM_TOOLBOX_JAZZY_PARAMETERS = frozenset(
+    [
+        "angle_variance_penalty",
+        "base_frame",
+        "ceres_dogleg_type",
+        "ceres_linear_solver",
+        "ceres_loss_function",
+        "ceres_preconditioner",
+        "ceres_trust_strategy",
+        "coarse_angle_resolution",
+        "coarse_search_angle_offset",
+        "correlation_search_space_dimension",
+        "correlation_search_space_resolution",
+        "correlation_search_space_smear_deviation",
+        "debug_logging",
+        "distance_variance_penalty",
+        "do_loop_closing",
+        "enable_interactive_mode",
+        "fine_search_angle_offset",
+        "interactive_mode",
+        "link_match_minimum_response_fine",
+        "link_scan_maximum_distance",
+        "localization_on_configure",
+        "loop_match_maximum_variance_coarse",
+        "loop_match_minimum_chain_size",
+        "loop_match_minimum_response_coarse",
+        "loop_match_minimum_response_fine",
+        "loop_search_maximum_distance",
+        "loop_search_space_dimension",
+        "loop_search_space_resolution",
+        "loop_search_space_smear_deviation",
+        "map_file_name",
+        "map_frame",
+        "map_name",
+        "map_start_at_dock",
+        "map_start_pose",
+        "map_update_interval",
+        "max_laser_range",
+        "minimum_angle_penalty",
+        "minimum_distance_penalty",
+        "minimum_time_interval",
+        "minimum_travel_distance",
+        "minimum_travel_heading",
+        "mode",
+        "odom_frame",
+        "paused_new_measurements",
+        "paused_processing",
+        "position_covariance_scale",
+        "resolution",
+        "scan_buffer_maximum_scan_distance",
+        "scan_buffer_size",
+        "scan_queue_size",
+        "scan_topic",
+        "solver_plugin",
+        "stack_size_to_use",
+        "tf_buffer_duration",
+        "throttle_scans",
+        "transform_publish_period",
+        "transform_timeout",
+        "use_lifecycle_manager",
+        "use_map_saver",
+        "use_response_expansion",
+        "use_scan_barycenter",
+        "use_scan_matching",
+        "use_sim_time",
+        "yaw_covariance_scale",
+    ]
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +201,11 @@ def odd_config(**overrides):
     data = {
         "number_of_robots": 4,
         "global_settings": {"logic_ticks_delta_millis": 200},
-        "robot_constraints": {"agent_relative_size": 0.8, "slam_raytrace_range": 5.0,
-                              "relative_move_speed": 2.0},
+        "robot_constraints": {
+            "agent_relative_size": 0.8,
+            "slam_raytrace_range": 5.0,
+            "relative_move_speed": 2.0,
+        },
         "map": {"width_in_tiles": 40, "height_in_tiles": 20},
         "world": {"tile_size": 0.5},
     }
@@ -108,6 +214,7 @@ def odd_config(**overrides):
 
 
 # --- stack_values -------------------------------------------------------------------------
+
 
 def test_stack_values_scale_tiles_to_metres():
     v = P.stack_values(odd_config())
@@ -140,12 +247,15 @@ def test_global_costmap_covers_a_map_whose_size_is_not_whole_metres():
     assert v.global_costmap_origin[0] + v.global_costmap_size[0] >= 15.25
 
 
-@pytest.mark.parametrize("millis, hz, tolerance", [
-    (100, 10.0, 0.3),   # MAES default: one command per tick
-    (10, 20.0, 0.3),    # capped at 20 Hz; tolerance at least 0.3 s
-    (200, 5.0, 0.6),    # 3 ticks
-    (2000, 1.0, 6.0),   # at least 1 Hz
-])
+@pytest.mark.parametrize(
+    "millis, hz, tolerance",
+    [
+        (100, 10.0, 0.3),  # MAES default: one command per tick
+        (10, 20.0, 0.3),  # capped at 20 Hz; tolerance at least 0.3 s
+        (200, 5.0, 0.6),  # 3 ticks
+        (2000, 1.0, 6.0),  # at least 1 Hz
+    ],
+)
 def test_timing_follows_the_logic_tick(millis, hz, tolerance):
     v = P.stack_values(config_from_dict({"global_settings": {"logic_ticks_delta_millis": millis}}))
     assert v.controller_frequency == pytest.approx(hz)
@@ -153,8 +263,10 @@ def test_timing_follows_the_logic_tick(millis, hz, tolerance):
     assert v.tick_seconds == pytest.approx(millis / 1000)
 
 
-@pytest.mark.parametrize("model, angle", [("maes", P.MAES_ROTATE_MIN_ANGLE),
-                                          ("differential_drive", P.DIFF_DRIVE_ROTATE_MIN_ANGLE)])
+@pytest.mark.parametrize(
+    "model, angle",
+    [("maes", P.MAES_ROTATE_MIN_ANGLE), ("differential_drive", P.DIFF_DRIVE_ROTATE_MIN_ANGLE)],
+)
 def test_rotate_to_heading_angle_depends_on_motion_model(model, angle):
     v = P.stack_values(config_from_dict({"motion": {"model": model}}))
     assert v.rotate_to_heading_min_angle == angle
@@ -189,6 +301,7 @@ def test_bad_map_size_is_rejected(bad):
 
 
 # --- nav2_params ----------------------------------------------------------------------------
+
 
 def test_default_config_reproduces_the_nav2_template(nav2_template):
     # The template's numbers are documented as those of the default maes_config.yaml.
@@ -234,8 +347,9 @@ def test_nav2_values_for_an_odd_config(nav2_template):
 
 @pytest.mark.parametrize("model, angle", [("maes", 0.1), ("differential_drive", 0.785)])
 def test_controller_rotates_to_heading_and_never_reverses(nav2_template, model, angle):
-    doc = P.nav2_params(nav2_template, P.stack_values(odd_config(motion={"model": model})),
-                        "robot0")
+    doc = P.nav2_params(
+        nav2_template, P.stack_values(odd_config(motion={"model": model})), "robot0"
+    )
     rpp = ros(doc, "controller_server")["FollowPath"]
     assert rpp["plugin"].endswith("RegulatedPurePursuitController")
     assert rpp["use_rotate_to_heading"] is True
@@ -266,7 +380,10 @@ def test_route_server_uses_the_robot_frames_and_its_own_costmap(nav2_template):
     doc = P.nav2_params(nav2_template, P.stack_values(odd_config()), "robot3")
     route = ros(doc, "route_server")
     assert (route["route_frame"], route["global_frame"], route["base_frame"]) == (
-        "map", "map", "base_footprint")
+        "map",
+        "map",
+        "base_footprint",
+    )
     # Relative: /robot3/global_costmap/costmap_raw inside the robot's namespace.
     assert route["costmap_topic"] == "global_costmap/costmap_raw"
     assert "graph_filepath" not in route  # no route graph: the server starts empty
@@ -279,8 +396,9 @@ def test_route_server_uses_the_robot_frames_and_its_own_costmap(nav2_template):
 
 @pytest.mark.parametrize("stamped", [False, True])
 def test_cmd_vel_stamped_reaches_every_velocity_node(nav2_template, stamped):
-    doc = P.nav2_params(nav2_template, P.stack_values(odd_config()), "robot0",
-                        cmd_vel_stamped=stamped)
+    doc = P.nav2_params(
+        nav2_template, P.stack_values(odd_config()), "robot0", cmd_vel_stamped=stamped
+    )
     assert {ros(doc, n)["enable_stamped_cmd_vel"] for n in STAMPED_NODES} == {stamped}
 
 
@@ -298,9 +416,10 @@ def _leaves(doc, path=()):
 def test_rewriting_keeps_every_key_and_type(nav2_template, slam_template):
     # ROS 2 rejects a parameter whose type changes (an int where Nav2 declared a double).
     v = P.stack_values(odd_config(world={"tile_size": 2.0}))
-    for template, doc in ((nav2_template, P.nav2_params(nav2_template, v, "robot1")),
-                          (slam_template, P.slam_toolbox_params(slam_template, v,
-                                                                "robot1")["robot1"])):
+    for template, doc in (
+        (nav2_template, P.nav2_params(nav2_template, v, "robot1")),
+        (slam_template, P.slam_toolbox_params(slam_template, v, "robot1")["robot1"]),
+    ):
         before, after = dict(_leaves(template)), dict(_leaves(doc))
         assert before.keys() == after.keys()
         changed = [p for p in before if before[p] != after[p]]
@@ -318,8 +437,11 @@ def test_rewriting_leaves_the_template_alone(nav2_template):
 def test_template_missing_a_rewritten_key_is_an_error(nav2_template):
     broken = copy.deepcopy(nav2_template)
     del broken["global_costmap"]["global_costmap"]["ros__parameters"]["static_layer"]
-    with pytest.raises(ValueError, match=r"global_costmap\.global_costmap\.ros__parameters"
-                                         r"\.static_layer"):
+    with pytest.raises(
+        ValueError,
+        match=r"global_costmap\.global_costmap\.ros__parameters"
+        r"\.static_layer",
+    ):
         P.nav2_params(broken, P.stack_values(odd_config()), "robot0")
 
 
@@ -330,6 +452,7 @@ def test_namespace_must_be_a_plain_name(nav2_template, namespace):
 
 
 # --- slam_toolbox_params --------------------------------------------------------------------
+
 
 def test_default_config_reproduces_the_slam_template(slam_template):
     values = P.stack_values(load_config(REPO / "maes_config.yaml"))
@@ -342,8 +465,7 @@ def test_slam_toolbox_values(slam_template):
     p = doc["robot3"]["slam_toolbox"]["ros__parameters"]
     assert p["resolution"] == pytest.approx(0.05)
     assert p["max_laser_range"] == pytest.approx(2.5)
-    assert (p["map_frame"], p["odom_frame"], p["base_frame"]) == ("map", "odom",
-                                                                  "base_footprint")
+    assert (p["map_frame"], p["odom_frame"], p["base_frame"]) == ("map", "odom", "base_footprint")
     assert p["scan_topic"] == "scan"
     assert p["mode"] == "mapping"
     assert p["minimum_travel_distance"] == pytest.approx(0.25)
@@ -359,6 +481,7 @@ def test_slam_template_uses_only_parameters_jazzy_declares(slam_template):
 
 
 # --- I/O --------------------------------------------------------------------------------------
+
 
 def test_dump_params_round_trips(nav2_template):
     doc = P.nav2_params(nav2_template, P.stack_values(odd_config()), "robot1")

@@ -25,8 +25,13 @@ ROBOT0_VIEW = {
 }
 # Published transient-local (latched) by the simulator / Nav2: a volatile subscriber would
 # miss the last map sent before RViz started.
-LATCHED = {"/maes/ground_truth", "/maes/exploration", "/maes/coverage", "/robot0/map",
-           "/robot0/global_costmap/costmap"}
+LATCHED = {
+    "/maes/ground_truth",
+    "/maes/exploration",
+    "/maes/coverage",
+    "/robot0/map",
+    "/robot0/global_costmap/costmap",
+}
 
 
 @pytest.fixture(scope="module")

@@ -16,15 +16,12 @@ raises is logged with its traceback (throttled) and called again on the next sta
 
 from __future__ import annotations
 
+import contextlib
 import time
 import traceback
 from typing import Any
 
-import rclpy
 from action_msgs.msg import GoalStatus
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid
 from rclpy.action import ActionClient
@@ -33,6 +30,8 @@ from rclpy.clock import ClockType
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
+from maes_interfaces.msg import State, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 from maes_sim.contract import (
     BASE_FRAME,
     DEFAULT_LOGIC,
@@ -42,6 +41,7 @@ from maes_sim.contract import (
     robot_namespace,
 )
 from maes_sim.lockstep import JOIN, LEAVE
+from maes_sim.ros.process import read_parameters, ros_process
 from maes_sim.ros.qos import (
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
@@ -129,8 +129,8 @@ class RosRobot:
         stamp = self._node.get_clock().now().to_msg()
         self.pending_requests += 1
         future = client.send_goal_async(
-            cv.goal_to_msg(x, y, stamp),
-            feedback_callback=lambda msg: self._feedback(seq, msg))
+            cv.goal_to_msg(x, y, stamp), feedback_callback=lambda msg: self._feedback(seq, msg)
+        )
         future.add_done_callback(lambda f: self._goal_response(seq, f))
         self.nav_status = NavStatus.PENDING
 
@@ -199,8 +199,7 @@ class RosRobot:
     # -- services -----------------------------------------------------------------------------
     def broadcast_msg(self, text: str) -> None:
         """Broadcast ``text`` (``maes_broadcast``); the answer is only checked for refusals."""
-        self._call(self._node.broadcast_client, BroadcastToAll.Request(msg=str(text)),
-                   "broadcast")
+        self._call(self._node.broadcast_client, BroadcastToAll.Request(msg=str(text)), "broadcast")
 
     def deposit_tag(self, text: str) -> None:
         """Deposit a tag with ``text`` here (``maes_deposit_tag``)."""
@@ -208,16 +207,20 @@ class RosRobot:
 
     def _call(self, client, request, what: str) -> None:
         if not client.service_is_ready():
-            self.logger.warning(f"{self.namespace}: {client.srv_name} is not available; "
-                                f"{what} dropped", throttle_duration_sec=5.0)
+            self.logger.warning(
+                f"{self.namespace}: {client.srv_name} is not available; {what} dropped",
+                throttle_duration_sec=5.0,
+            )
             return
 
         def done(future) -> None:
             response = future.result()
             if response is not None and not response.result:
                 text = request.msg if len(request.msg) <= 60 else request.msg[:57] + "..."
-                self.logger.warning(f"{self.namespace}: {what} {text!r} refused by the "
-                                    f"simulator", throttle_duration_sec=5.0)
+                self.logger.warning(
+                    f"{self.namespace}: {what} {text!r} refused by the simulator",
+                    throttle_duration_sec=5.0,
+                )
             self._answered()
 
         self.pending_requests += 1
@@ -264,17 +267,24 @@ class ControllerNode(Node):
         Callback calls and how many of them raised.
     """
 
-    def __init__(self, robot_id: int, logic: LogicFunction | str = DEFAULT_LOGIC,
-                 *, input_timeout: float = 10.0, wait_for_navigator: bool = True,
-                 poll_timer: bool = True,
-                 node_name: str = "maes_controller",
-                 **node_kwargs: Any) -> None:
+    def __init__(
+        self,
+        robot_id: int,
+        logic: LogicFunction | str = DEFAULT_LOGIC,
+        *,
+        input_timeout: float = 10.0,
+        wait_for_navigator: bool = True,
+        poll_timer: bool = True,
+        node_name: str = "maes_controller",
+        **node_kwargs: Any,
+    ) -> None:
         if isinstance(robot_id, bool) or not isinstance(robot_id, int) or robot_id < 0:
             raise ValueError(f"robot_id must be an int >= 0, got {robot_id!r}")
         fn = load_logic(logic) if isinstance(logic, str) else logic
         if not callable(fn):
-            raise ValueError(f"logic must be callable or a 'package.module:function' spec, "
-                             f"got {logic!r}")
+            raise ValueError(
+                f"logic must be callable or a 'package.module:function' spec, got {logic!r}"
+            )
         node_kwargs.setdefault("namespace", robot_namespace(robot_id))
         super().__init__(node_name, **with_sim_time(node_kwargs))
         self.logic = fn
@@ -295,21 +305,26 @@ class ControllerNode(Node):
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
         self.broadcast_client = self.create_client(BroadcastToAll, "maes_broadcast")
         self.tag_client = self.create_client(DepositTag, "maes_deposit_tag")
-        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC,
-                                                   LOCKSTEP_WRITER_QOS)
+        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC, LOCKSTEP_WRITER_QOS)
         self.create_subscription(TFMessage, "tf", self.tf_callback, TF_QOS)
-        self.create_subscription(OccupancyGrid, "global_costmap/costmap", self.costmap_callback,
-                                 COSTMAP_QOS)
+        self.create_subscription(
+            OccupancyGrid, "global_costmap/costmap", self.costmap_callback, COSTMAP_QOS
+        )
         self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS)
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
-        self.create_subscription(TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback,
-                                 LOCKSTEP_READER_QOS)
+        self.create_subscription(
+            TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
+        )
         # Joins lockstep once the servers it sends to are there; then checks input deadlines.
         # On the steady clock: sim time stands still until the simulator starts. An owner
         # running many controllers in one process polls them instead (poll_timer=False).
-        self._timer = (self.create_timer(0.05, self.timer_callback,
-                                         clock=RosClock(clock_type=ClockType.STEADY_TIME))
-                       if poll_timer else None)
+        self._timer = (
+            self.create_timer(
+                0.05, self.timer_callback, clock=RosClock(clock_type=ClockType.STEADY_TIME)
+            )
+            if poll_timer
+            else None
+        )
 
     # -- lockstep ------------------------------------------------------------------------------
     @property
@@ -319,29 +334,43 @@ class ControllerNode(Node):
 
     def _report(self, tick: int) -> None:
         self.reported_tick = tick
-        self.tick_done_pub.publish(TickDone(
-            participant=self.participant, role="controller", tick=int(tick),
-            robots=[self.robot.robot_id], cmd_vel_sent=[0], results_sent=[0],
-            feedback_sent=[0]))
+        self.tick_done_pub.publish(
+            TickDone(
+                participant=self.participant,
+                role="controller",
+                tick=int(tick),
+                robots=[self.robot.robot_id],
+                cmd_vel_sent=[0],
+                results_sent=[0],
+                feedback_sent=[0],
+            )
+        )
 
     def timer_callback(self) -> None:
         """Join once the navigator and the simulator's services answer; enforce the input
         deadline."""
         if self.reported_tick < JOIN:
-            if ((self.nav_client.server_is_ready() or not self.wait_for_navigator)
-                    and self.broadcast_client.service_is_ready()
-                    and self.tag_client.service_is_ready()):
+            if (
+                (self.nav_client.server_is_ready() or not self.wait_for_navigator)
+                and self.broadcast_client.service_is_ready()
+                and self.tag_client.service_is_ready()
+            ):
                 self._report(JOIN)
             return
         m = self.manifest
-        if (m is not None and m.lockstep and self._ran_tick < m.tick
-                and self.input_timeout > 0
-                and time.monotonic() - self._manifest_wall > self.input_timeout):
+        if (
+            m is not None
+            and m.lockstep
+            and self._ran_tick < m.tick
+            and self.input_timeout > 0
+            and time.monotonic() - self._manifest_wall > self.input_timeout
+        ):
             missing = self._missing(m)
             self.get_logger().warning(
                 f"tick {m.tick}: inputs missing after {self.input_timeout:g} s "
                 f"({', '.join(missing)}); running the logic with what is here",
-                throttle_duration_sec=ERROR_LOG_PERIOD)
+                throttle_duration_sec=ERROR_LOG_PERIOD,
+            )
             self._run(m.tick)
 
     def tick_callback(self, msg: Tick) -> None:
@@ -369,7 +398,10 @@ class ControllerNode(Node):
             self._navigator_reports.pop(msg.participant, None)
         else:
             self._navigator_reports[msg.participant] = (
-                max(old[0], int(msg.tick)), max(old[1], results), max(old[2], feedback))
+                max(old[0], int(msg.tick)),
+                max(old[1], results),
+                max(old[2], feedback),
+            )
         self._advance()
 
     def _missing(self, m: Tick) -> list[str]:
@@ -414,7 +446,8 @@ class ControllerNode(Node):
             self.get_logger().error(
                 f"logic callback raised at tick {robot.tick} ({self.errors} failures so far): "
                 f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
-                throttle_duration_sec=ERROR_LOG_PERIOD)
+                throttle_duration_sec=ERROR_LOG_PERIOD,
+            )
         self.request_answered()
 
     def request_answered(self) -> None:
@@ -450,10 +483,8 @@ class ControllerNode(Node):
     def destroy_node(self) -> None:
         """Leave lockstep; destroy the action client too."""
         if self.reported_tick >= JOIN:
-            try:
+            with contextlib.suppress(Exception):  # the context may already be shut down
                 self._report(LEAVE)
-            except Exception:  # noqa: BLE001 - the context may already be shut down
-                pass
         self.nav_client.destroy()
         super().destroy_node()
 
@@ -465,8 +496,7 @@ def main(args: list[str] | None = None) -> None:
     or logic spec exits 2 with a one-line message.
     """
     with ros_process("controller_node", args) as proc:
-        params = read_parameters("maes_controller_params",
-                                 {"robot_id": 0, "logic": DEFAULT_LOGIC})
+        params = read_parameters("maes_controller_params", {"robot_id": 0, "logic": DEFAULT_LOGIC})
         try:
             node = proc.own(ControllerNode(params["robot_id"], params["logic"]))
         except ValueError as exc:

@@ -71,9 +71,13 @@ def logic(robot) -> None:
             skip.append(goal_cell)  # failed, or reached without closing it: don't retry
 
     claimed = [costmap.pos_to_cell(*xy) for xy in claims.values()] + skip
-    cell = choose_frontier_goal(costmap, costmap.pos_to_cell(*robot.robot_position),
-                                traversable_mask(costmap.array), claimed=claimed,
-                                claim_radius=CLAIM_RADIUS_CELLS)
+    cell = choose_frontier_goal(
+        costmap,
+        costmap.pos_to_cell(*robot.robot_position),
+        traversable_mask(costmap.array),
+        claimed=claimed,
+        claim_radius=CLAIM_RADIUS_CELLS,
+    )
     if cell is None:
         if not memory.get("done"):
             robot.logger.info(f"{robot.namespace}: no frontier left, exploration done")
@@ -86,6 +90,8 @@ def logic(robot) -> None:
     robot.nav_to_pos(x, y)
     robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
+
+
 # ################################################################################################
 # ###    END OF THE LOGIC CALLBACK                                                             ###
 # ################################################################################################

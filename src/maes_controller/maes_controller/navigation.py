@@ -118,12 +118,27 @@ class NavParams:
     allow_unknown: bool = True
 
     def __post_init__(self) -> None:
-        positive = ("robot_radius", "max_linear_speed", "max_angular_speed", "goal_tolerance",
-                    "waypoint_tolerance", "lateral_tolerance", "heading_tolerance",
-                    "slowdown_distance", "blocked_timeout", "progress_epsilon", "goal_timeout",
-                    "input_timeout", "backup_speed")
-        non_negative = ("inflation_radius", "cost_scaling_factor", "safety_margin",
-                        "backup_distance")
+        positive = (
+            "robot_radius",
+            "max_linear_speed",
+            "max_angular_speed",
+            "goal_tolerance",
+            "waypoint_tolerance",
+            "lateral_tolerance",
+            "heading_tolerance",
+            "slowdown_distance",
+            "blocked_timeout",
+            "progress_epsilon",
+            "goal_timeout",
+            "input_timeout",
+            "backup_speed",
+        )
+        non_negative = (
+            "inflation_radius",
+            "cost_scaling_factor",
+            "safety_margin",
+            "backup_distance",
+        )
         for name in positive + non_negative:
             value = getattr(self, name)
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -131,10 +146,14 @@ class NavParams:
             if not (ok and low_ok and math.isfinite(value)):
                 need = "> 0" if name in positive else ">= 0"
                 raise ValueError(f"NavParams.{name} must be a finite number {need}, got {value!r}")
-        if isinstance(self.max_recoveries, bool) or not isinstance(self.max_recoveries, int) \
-                or self.max_recoveries < 0:
+        if (
+            isinstance(self.max_recoveries, bool)
+            or not isinstance(self.max_recoveries, int)
+            or self.max_recoveries < 0
+        ):
             raise ValueError(
-                f"NavParams.max_recoveries must be an int >= 0, got {self.max_recoveries!r}")
+                f"NavParams.max_recoveries must be an int >= 0, got {self.max_recoveries!r}"
+            )
         self.follow_params()  # validates the follower's share now, not at the first goal
 
     @classmethod
@@ -160,22 +179,22 @@ class NavParams:
         radius = rc.agent_relative_size / 2.0 * tile
         speed = 3.0 * rc.relative_move_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
-        values: dict[str, Any] = dict(
-            robot_radius=radius,
-            max_linear_speed=speed,
-            max_angular_speed=math.pi * rc.relative_move_speed,
-            inflation_radius=radius + tile,
-            cost_scaling_factor=3.0 / tile,
-            safety_margin=0.1 * tile,
-            goal_tolerance=0.25 * tile,
-            waypoint_tolerance=0.25 * tile,
-            lateral_tolerance=0.1 * tile,
-            slowdown_distance=1.0 * tile,
-            progress_epsilon=0.25 * tile,
-            goal_timeout=max(60.0, 10.0 * crossing),
-            backup_distance=0.3 * tile,
-            backup_speed=0.2 * speed,
-        )
+        values: dict[str, Any] = {
+            "robot_radius": radius,
+            "max_linear_speed": speed,
+            "max_angular_speed": math.pi * rc.relative_move_speed,
+            "inflation_radius": radius + tile,
+            "cost_scaling_factor": 3.0 / tile,
+            "safety_margin": 0.1 * tile,
+            "goal_tolerance": 0.25 * tile,
+            "waypoint_tolerance": 0.25 * tile,
+            "lateral_tolerance": 0.1 * tile,
+            "slowdown_distance": 1.0 * tile,
+            "progress_epsilon": 0.25 * tile,
+            "goal_timeout": max(60.0, 10.0 * crossing),
+            "backup_distance": 0.3 * tile,
+            "backup_speed": 0.2 * speed,
+        }
         values.update(overrides)
         return cls(**values)
 
@@ -285,8 +304,9 @@ def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
     )
 
 
-def robots_as_obstacles(costs: np.ndarray, grid: GridMap, positions: Sequence[Sequence[float]],
-                        radius: float) -> np.ndarray:
+def robots_as_obstacles(
+    costs: np.ndarray, grid: GridMap, positions: Sequence[Sequence[float]], radius: float
+) -> np.ndarray:
     """A copy of ``costs`` with lethal discs of ``radius`` (metres) around other robots.
 
     A cell is marked when any part of it lies within ``radius`` of a position (a robot centre
@@ -401,8 +421,13 @@ class Navigator:
             self._costs_for = grid
         return self._costs
 
-    def update(self, pose_xyyaw: Sequence[float] | None, grid: GridMap | None,
-               now: float, robots: Sequence[Sequence[float]] = ()) -> NavStep:
+    def update(
+        self,
+        pose_xyyaw: Sequence[float] | None,
+        grid: GridMap | None,
+        now: float,
+        robots: Sequence[Sequence[float]] = (),
+    ) -> NavStep:
         """One control step.
 
         Parameters
@@ -431,18 +456,23 @@ class Navigator:
         p = self.params
         elapsed = now - self._started
         if elapsed > p.goal_timeout:
-            return self._abort(now, NavErrorCode.CONTROLLER_TIMED_OUT,
-                               f"goal {self._goal} not reached within the goal timeout "
-                               f"({p.goal_timeout:g} s)")
+            return self._abort(
+                now,
+                NavErrorCode.CONTROLLER_TIMED_OUT,
+                f"goal {self._goal} not reached within the goal timeout ({p.goal_timeout:g} s)",
+            )
         if pose is None or grid is None:
             waited = now - self._started
             if waited > p.input_timeout:
                 if pose is None:
-                    return self._abort(now, NavErrorCode.TF_ERROR,
-                                       f"no robot pose (map -> base_footprint) for "
-                                       f"{waited:g} s")
-                return self._abort(now, NavErrorCode.NO_VALID_PATH,
-                                   f"no map to plan on for {waited:g} s")
+                    return self._abort(
+                        now,
+                        NavErrorCode.TF_ERROR,
+                        f"no robot pose (map -> base_footprint) for {waited:g} s",
+                    )
+                return self._abort(
+                    now, NavErrorCode.NO_VALID_PATH, f"no map to plan on for {waited:g} s"
+                )
             return self._emit(now, 0.0, 0.0, replanned=False)
 
         replanned = False
@@ -490,31 +520,45 @@ class Navigator:
         self._backup_until: float | None = None
         self._robots: list[tuple[float, float]] = []
 
-    def _plan(self, pose: tuple[float, float, float], grid: GridMap, now: float,
-              avoid_robots: bool = False) -> NavStep | None:
+    def _plan(
+        self,
+        pose: tuple[float, float, float],
+        grid: GridMap,
+        now: float,
+        avoid_robots: bool = False,
+    ) -> NavStep | None:
         """Plan from the pose; the aborted step on failure, None on success."""
         p = self.params
         goal = self._goal
         if not grid.in_bounds(*grid.pos_to_cell(*goal)):
-            return self._abort(now, NavErrorCode.GOAL_OUTSIDE_MAP,
-                               f"goal {goal} lies outside the robot's map")
+            return self._abort(
+                now, NavErrorCode.GOAL_OUTSIDE_MAP, f"goal {goal} lies outside the robot's map"
+            )
         if not grid.in_bounds(*grid.pos_to_cell(pose[0], pose[1])):
-            return self._abort(now, NavErrorCode.START_OUTSIDE_MAP,
-                               f"robot position {pose[:2]} lies outside its map")
+            return self._abort(
+                now,
+                NavErrorCode.START_OUTSIDE_MAP,
+                f"robot position {pose[:2]} lies outside its map",
+            )
         radius = p.planning_radius(grid.resolution)
         costs = self.costmap_values(grid)
         route = None
         if avoid_robots and self._robots:
             blocked = robots_as_obstacles(costs, grid, self._robots, 2.0 * p.robot_radius)
-            route = plan_route(grid, pose[:2], goal, radius, costs=blocked,
-                               allow_unknown=p.allow_unknown)
+            route = plan_route(
+                grid, pose[:2], goal, radius, costs=blocked, allow_unknown=p.allow_unknown
+            )
         if route is None:  # no robots to avoid, or no way around them: plan on walls alone
-            route = plan_route(grid, pose[:2], goal, radius, costs=costs,
-                               allow_unknown=p.allow_unknown)
+            route = plan_route(
+                grid, pose[:2], goal, radius, costs=costs, allow_unknown=p.allow_unknown
+            )
         if route is None:
-            return self._abort(now, NavErrorCode.NO_VALID_PATH,
-                               f"no path from {tuple(round(v, 2) for v in pose[:2])} to goal "
-                               f"{goal} on the robot's map")
+            return self._abort(
+                now,
+                NavErrorCode.NO_VALID_PATH,
+                f"no path from {tuple(round(v, 2) for v in pose[:2])} to goal "
+                f"{goal} on the robot's map",
+            )
         self._route = route
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
@@ -526,9 +570,11 @@ class Navigator:
 
     def _route_clear(self, pose: tuple[float, float, float], grid: GridMap) -> bool:
         """Whether the remaining route's segments are still clear on ``grid``."""
-        if grid.shape != self._grid.shape or (
-            grid.resolution, grid.origin_x, grid.origin_y) != (
-                self._grid.resolution, self._grid.origin_x, self._grid.origin_y):
+        if grid.shape != self._grid.shape or (grid.resolution, grid.origin_x, grid.origin_y) != (
+            self._grid.resolution,
+            self._grid.origin_x,
+            self._grid.origin_y,
+        ):
             return False
         costs = self.costmap_values(grid)
         trav = traversable_mask(costs, self.params.allow_unknown)
@@ -537,14 +583,25 @@ class Navigator:
         clearance = radius if radius < 0.5 else 0.0
         target = self._follow_state.target if self._follow_state is not None else 0
         wps = self._route.waypoints
-        prev = wps[target - 1] if target > 0 else (
-            self._follow_state.start if self._follow_state and self._follow_state.start
-            else pose[:2])
+        prev = (
+            wps[target - 1]
+            if target > 0
+            else (
+                self._follow_state.start
+                if self._follow_state and self._follow_state.start
+                else pose[:2]
+            )
+        )
         points = [prev, *wps[target:]]
-        for (ax, ay), (bx, by) in zip(points[:-1], points[1:]):
-            if not segment_clear(trav, (ax - grid.origin_x) / res, (ay - grid.origin_y) / res,
-                                 (bx - grid.origin_x) / res, (by - grid.origin_y) / res,
-                                 clearance):
+        for (ax, ay), (bx, by) in zip(points[:-1], points[1:], strict=True):
+            if not segment_clear(
+                trav,
+                (ax - grid.origin_x) / res,
+                (ay - grid.origin_y) / res,
+                (bx - grid.origin_x) / res,
+                (by - grid.origin_y) / res,
+                clearance,
+            ):
                 return False
         return True
 
@@ -552,9 +609,11 @@ class Navigator:
         p = self.params
         self._consecutive_recoveries += 1
         if self._consecutive_recoveries > p.max_recoveries:
-            return self._abort(now, NavErrorCode.FAILED_TO_MAKE_PROGRESS,
-                               f"no progress towards {self._goal} after {p.max_recoveries} "
-                               f"recoveries")
+            return self._abort(
+                now,
+                NavErrorCode.FAILED_TO_MAKE_PROGRESS,
+                f"no progress towards {self._goal} after {p.max_recoveries} recoveries",
+            )
         self._recoveries += 1
         # Only getting closer than at any earlier blockage resets the count: backing up and
         # driving back into the same obstacle is no progress.
@@ -577,8 +636,9 @@ class Navigator:
             status=self._status,
             distance_remaining=remaining,
             navigation_time=now - self._started,
-            estimated_time_remaining=(remaining / self.params.max_linear_speed
-                                      if math.isfinite(remaining) else 0.0),
+            estimated_time_remaining=(
+                remaining / self.params.max_linear_speed if math.isfinite(remaining) else 0.0
+            ),
             number_of_recoveries=self._recoveries,
             path=self._dense,
             replanned=replanned,
@@ -592,5 +652,11 @@ class Navigator:
         return self._last
 
     def _finished(self, now: float, status: NavStatus, step: NavStep) -> NavStep:
-        return replace(step, linear=0.0, angular=0.0, status=status,
-                       navigation_time=now - self._started, replanned=False)
+        return replace(
+            step,
+            linear=0.0,
+            angular=0.0,
+            status=status,
+            navigation_time=now - self._started,
+            replanned=False,
+        )

@@ -20,15 +20,12 @@ or build it in-process: ``NavigatorNode(config, context=...)``.
 
 from __future__ import annotations
 
+import contextlib
 import math
-
 import threading
 from typing import Any
 
-import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_sim.ros.process import read_parameters, ros_process
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
@@ -37,6 +34,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
+from maes_interfaces.msg import State, Tick, TickDone
 from maes_sim.contract import (
     BASE_FRAME,
     MAP_FRAME,
@@ -47,6 +45,7 @@ from maes_sim.contract import (
     robot_namespace,
 )
 from maes_sim.lockstep import JOIN, LEAVE
+from maes_sim.ros.process import read_parameters, ros_process
 from maes_sim.ros.qos import (
     CMD_QOS,
     LATCHED_QOS,
@@ -58,7 +57,7 @@ from maes_sim.ros.qos import (
 
 from . import ros_conversions as cv
 from .costmap import GridMap
-from .navigation import NavErrorCode, NavParams, Navigator, NavStep
+from .navigation import NavErrorCode, Navigator, NavParams, NavStep
 from .robot_api import NavStatus
 from .tf_pose import (
     FrameTree,
@@ -85,8 +84,9 @@ def with_sim_time(node_kwargs: dict[str, Any]) -> dict[str, Any]:
 class _Namespace:
     """One robot's navigation: its session, latest map and tf, goal, and ROS endpoints."""
 
-    def __init__(self, node: NavigatorNode, i: int, params: NavParams, stamped: bool,
-                 jump: float) -> None:
+    def __init__(
+        self, node: NavigatorNode, i: int, params: NavParams, stamped: bool, jump: float
+    ) -> None:
         self.name = robot_namespace(i)
         ns = "/" + self.name
         self.navigator = Navigator(params)
@@ -111,25 +111,34 @@ class _Namespace:
         self.feedback_sent = 0
         self.lock = threading.RLock()
         self.stamped = stamped
-        self.cmd_pub = node.create_publisher(TwistStamped if stamped else Twist,
-                                             f"{ns}/cmd_vel", CMD_QOS)
-        self.costmap_pub = node.create_publisher(OccupancyGrid, f"{ns}/global_costmap/costmap",
-                                                 LATCHED_QOS)
+        self.cmd_pub = node.create_publisher(
+            TwistStamped if stamped else Twist, f"{ns}/cmd_vel", CMD_QOS
+        )
+        self.costmap_pub = node.create_publisher(
+            OccupancyGrid, f"{ns}/global_costmap/costmap", LATCHED_QOS
+        )
         self.plan_pub = node.create_publisher(Path, f"{ns}/plan", LATCHED_QOS)
-        node.create_subscription(OccupancyGrid, f"{ns}/map",
-                                 lambda msg: node.map_callback(self, msg), LATCHED_QOS)
-        node.create_subscription(TFMessage, f"{ns}/tf",
-                                 lambda msg: node.tf_callback(self, msg), TF_QOS)
-        node.create_subscription(State, f"{ns}/maes_state",
-                                 lambda msg: node.state_callback(self, msg), STATE_QOS)
+        node.create_subscription(
+            OccupancyGrid, f"{ns}/map", lambda msg: node.map_callback(self, msg), LATCHED_QOS
+        )
+        node.create_subscription(
+            TFMessage, f"{ns}/tf", lambda msg: node.tf_callback(self, msg), TF_QOS
+        )
+        node.create_subscription(
+            State, f"{ns}/maes_state", lambda msg: node.state_callback(self, msg), STATE_QOS
+        )
 
         async def execute(handle):  # rclpy awaits only true coroutine functions
             return await node.execute_callback(self, handle)
 
         self.server = ActionServer(
-            node, NavigateToPose, f"{ns}/navigate_to_pose", execute_callback=execute,
+            node,
+            NavigateToPose,
+            f"{ns}/navigate_to_pose",
+            execute_callback=execute,
             handle_accepted_callback=lambda handle: node.accepted_callback(self, handle),
-            cancel_callback=lambda handle: node.cancel_callback(self, handle))
+            cancel_callback=lambda handle: node.cancel_callback(self, handle),
+        )
 
     def publish_cmd(self, linear: float, angular: float, stamp) -> None:
         self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp))
@@ -161,9 +170,16 @@ class NavigatorNode(Node):
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
 
-    def __init__(self, config: Any, *, nav_params: NavParams | None = None,
-                 cmd_vel_stamped: bool = False, verbose: bool = False,
-                 node_name: str = "maes_navigator", **node_kwargs: Any) -> None:
+    def __init__(
+        self,
+        config: Any,
+        *,
+        nav_params: NavParams | None = None,
+        cmd_vel_stamped: bool = False,
+        verbose: bool = False,
+        node_name: str = "maes_navigator",
+        **node_kwargs: Any,
+    ) -> None:
         super().__init__(node_name, **with_sim_time(node_kwargs))
         self.params = nav_params if nav_params is not None else NavParams.from_config(config)
         self.verbose = bool(verbose)
@@ -177,11 +193,13 @@ class NavigatorNode(Node):
         self._lockstep_robots: frozenset[int] = frozenset()
         self.reported_tick = JOIN
         self.participant = self.get_fully_qualified_name()
-        self.tick_done_pub = self.create_publisher(TickDone, NAVIGATION_DONE_TOPIC,
-                                                   LOCKSTEP_WRITER_QOS)
+        self.tick_done_pub = self.create_publisher(
+            TickDone, NAVIGATION_DONE_TOPIC, LOCKSTEP_WRITER_QOS
+        )
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
-        self.create_subscription(TickDone, TICK_DONE_TOPIC, self.tick_done_callback,
-                                 LOCKSTEP_READER_QOS)
+        self.create_subscription(
+            TickDone, TICK_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
+        )
         self._report(JOIN)
         self.get_logger().info(f"serving navigate_to_pose for {n} robot(s)")
 
@@ -199,12 +217,17 @@ class NavigatorNode(Node):
     # ------------------------------------------------------------------ lockstep
     def _report(self, tick: int) -> None:
         self.reported_tick = tick
-        self.tick_done_pub.publish(TickDone(
-            participant=self.participant, role="navigator", tick=int(tick),
-            robots=[ns.index for ns in self.robots],
-            cmd_vel_sent=[ns.cmd_vel_sent for ns in self.robots],
-            results_sent=[ns.results_sent for ns in self.robots],
-            feedback_sent=[ns.feedback_sent for ns in self.robots]))
+        self.tick_done_pub.publish(
+            TickDone(
+                participant=self.participant,
+                role="navigator",
+                tick=int(tick),
+                robots=[ns.index for ns in self.robots],
+                cmd_vel_sent=[ns.cmd_vel_sent for ns in self.robots],
+                results_sent=[ns.results_sent for ns in self.robots],
+                feedback_sent=[ns.feedback_sent for ns in self.robots],
+            )
+        )
 
     def tick_callback(self, msg: Tick) -> None:
         """A new manifest: step what can be stepped."""
@@ -233,16 +256,20 @@ class NavigatorNode(Node):
         elif msg.tick == JOIN and ns.controller_tick >= 2**62:
             ns.controller_tick = -1
         else:
-            ns.controller_tick = max(ns.controller_tick if ns.controller_tick < 2**62 else -1,
-                                     int(msg.tick))
+            ns.controller_tick = max(
+                ns.controller_tick if ns.controller_tick < 2**62 else -1, int(msg.tick)
+            )
         self._advance()
 
     def _inputs_ready(self, ns: _Namespace, m: Tick) -> bool:
         base = ns.frames.get(BASE)
-        return (base is not None and base.stamp == self._manifest_stamp
-                and ns.state_tick == m.tick
-                and (not m.maps_published or ns.map_stamp == self._manifest_stamp)
-                and (ns.index not in self._lockstep_robots or ns.controller_tick >= m.tick))
+        return (
+            base is not None
+            and base.stamp == self._manifest_stamp
+            and ns.state_tick == m.tick
+            and (not m.maps_published or ns.map_stamp == self._manifest_stamp)
+            and (ns.index not in self._lockstep_robots or ns.controller_tick >= m.tick)
+        )
 
     def _advance(self) -> None:
         """Lockstep: step every robot whose inputs of the manifest's tick are complete; report
@@ -288,9 +315,12 @@ class NavigatorNode(Node):
             map_odom = ns.frames.get(ODOM)
             # One sample per stamp: a tick's tf published again (as at the start barrier) must
             # not weigh twice in the smoothing.
-            if (map_odom is not None and map_odom.parent == MAP
-                    and map_odom.stamp != ns.map_odom_stamp and any(
-                        t.child_frame_id.lstrip("/") == ODOM for t in msg.transforms)):
+            if (
+                map_odom is not None
+                and map_odom.parent == MAP
+                and map_odom.stamp != ns.map_odom_stamp
+                and any(t.child_frame_id.lstrip("/") == ODOM for t in msg.transforms)
+            ):
                 ns.map_odom_stamp = map_odom.stamp
                 ns.map_odom.add(map_odom.pose)
             if self.manifest is None:
@@ -336,9 +366,14 @@ class NavigatorNode(Node):
         robot's next control step, with that tick's time)."""
         with ns.lock:
             if ns.handle is not None:
-                self._finish(ns, NavStep(status=NavStatus.ABORTED,
-                                         error_code=int(NavErrorCode.UNKNOWN),
-                                         error_msg=_PREEMPTED))
+                self._finish(
+                    ns,
+                    NavStep(
+                        status=NavStatus.ABORTED,
+                        error_code=int(NavErrorCode.UNKNOWN),
+                        error_msg=_PREEMPTED,
+                    ),
+                )
             done = Future()
             ns.handle, ns.done = handle, done
             ns.start_pending = None
@@ -346,14 +381,23 @@ class NavigatorNode(Node):
             handle.execute()
             frame, x, y = cv.goal_from_msg(handle.request)
             if frame not in ("", MAP):
-                self._finish(ns, NavStep(status=NavStatus.ABORTED,
-                                         error_code=int(NavErrorCode.TF_ERROR),
-                                         error_msg=f"goal frame {frame!r} is not supported: "
-                                                   f"give goals in {MAP!r}"))
+                self._finish(
+                    ns,
+                    NavStep(
+                        status=NavStatus.ABORTED,
+                        error_code=int(NavErrorCode.TF_ERROR),
+                        error_msg=f"goal frame {frame!r} is not supported: give goals in {MAP!r}",
+                    ),
+                )
             elif not (math.isfinite(x) and math.isfinite(y)):
-                self._finish(ns, NavStep(status=NavStatus.ABORTED,
-                                         error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
-                                         error_msg=f"goal ({x}, {y}) is not a finite position"))
+                self._finish(
+                    ns,
+                    NavStep(
+                        status=NavStatus.ABORTED,
+                        error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
+                        error_msg=f"goal ({x}, {y}) is not a finite position",
+                    ),
+                )
             elif self.lockstep:
                 ns.start_pending = (x, y)
             else:
@@ -365,9 +409,13 @@ class NavigatorNode(Node):
         """Wait for the goal's end (it was started when accepted)."""
         done = self._done_of.pop(id(handle), None)
         if done is None:  # not expected: every executed goal went through accepted_callback
-            return cv.result_to_msg(NavStep(status=NavStatus.ABORTED,
-                                            error_code=int(NavErrorCode.UNKNOWN),
-                                            error_msg="goal was not registered"))
+            return cv.result_to_msg(
+                NavStep(
+                    status=NavStatus.ABORTED,
+                    error_code=int(NavErrorCode.UNKNOWN),
+                    error_msg="goal was not registered",
+                )
+            )
         return await done
 
     def cancel_callback(self, ns: _Namespace, handle) -> CancelResponse:
@@ -403,9 +451,10 @@ class NavigatorNode(Node):
         if step.error_code == NavErrorCode.UNKNOWN and step.error_msg == _PREEMPTED:
             self._log(f"{ns.name}: goal preempted by a new goal")
         elif step.error_code:
-            self.get_logger().warning(f"{ns.name}: goal {step.status.value} (error "
-                                      f"{step.error_code}: {step.error_msg})",
-                                      throttle_duration_sec=5.0)
+            self.get_logger().warning(
+                f"{ns.name}: goal {step.status.value} (error {step.error_code}: {step.error_msg})",
+                throttle_duration_sec=5.0,
+            )
         else:
             self._log(f"{ns.name}: goal {step.status.value}")
         ns.results_sent += 1
@@ -428,10 +477,8 @@ class NavigatorNode(Node):
 
     def destroy_node(self) -> None:
         """Leave lockstep, then destroy the action servers too."""
-        try:
+        with contextlib.suppress(Exception):  # the context may already be shut down
             self._report(LEAVE)
-        except Exception:  # noqa: BLE001 - the context may already be shut down
-            pass
         for ns in self.robots:
             ns.server.destroy()
         super().destroy_node()
@@ -446,13 +493,17 @@ def main(args: list[str] | None = None) -> None:
     from maes_sim.core import ConfigError, MapError, load_config
 
     with ros_process("navigator_node", args) as proc:
-        params = read_parameters("maes_navigator_params",
-                                 {"config_file": "maes_config.yaml", "cmd_vel_stamped": False,
-                                  "verbose": False})
+        params = read_parameters(
+            "maes_navigator_params",
+            {"config_file": "maes_config.yaml", "cmd_vel_stamped": False, "verbose": False},
+        )
         try:
             config = load_config(params["config_file"])
         except (ConfigError, MapError, OSError) as exc:
             proc.fail(exc)
-        node = proc.own(NavigatorNode(config, cmd_vel_stamped=params["cmd_vel_stamped"],
-                                      verbose=params["verbose"]))
+        node = proc.own(
+            NavigatorNode(
+                config, cmd_vel_stamped=params["cmd_vel_stamped"], verbose=params["verbose"]
+            )
+        )
         proc.spin(node)

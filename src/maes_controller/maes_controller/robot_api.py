@@ -115,8 +115,10 @@ def _load_file_logic(path: str, attr: str, spec: str) -> LogicFunction:
 
     file = Path(path).expanduser()
     if not file.is_file():
-        raise ValueError(f"logic file {path!r} (from {spec!r}) does not exist "
-                         f"(relative paths start at {Path.cwd()})")
+        raise ValueError(
+            f"logic file {path!r} (from {spec!r}) does not exist "
+            f"(relative paths start at {Path.cwd()})"
+        )
     name = "maes_user_logic_" + hashlib.sha256(str(file.resolve()).encode()).hexdigest()[:12]
     module = sys.modules.get(name)
     if module is None:
@@ -127,8 +129,9 @@ def _load_file_logic(path: str, attr: str, spec: str) -> LogicFunction:
             loader_spec.loader.exec_module(module)
         except Exception as exc:  # user code: report any import-time failure by name
             del sys.modules[name]
-            raise ValueError(f"cannot import logic file {path!r} (from {spec!r}): "
-                             f"{type(exc).__name__}: {exc}") from exc
+            raise ValueError(
+                f"cannot import logic file {path!r} (from {spec!r}): {type(exc).__name__}: {exc}"
+            ) from exc
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ValueError(f"{attr!r} in {path!r} (from {spec!r}) is not a callable logic function")
@@ -163,8 +166,10 @@ def load_logic(spec: str) -> LogicFunction:
         raise ValueError(f"a logic spec must be a 'package.module:function' string, got {spec!r}")
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"logic spec {spec!r} must look like 'package.module:function' or "
-                         "'path/to/file.py:function'")
+        raise ValueError(
+            f"logic spec {spec!r} must look like 'package.module:function' or "
+            "'path/to/file.py:function'"
+        )
     if module_name.endswith(".py"):
         return _load_file_logic(module_name, attr, spec)
     try:
@@ -178,10 +183,13 @@ def load_logic(spec: str) -> LogicFunction:
             sys.path.append(cwd)  # console scripts do not put the working directory there
             module = importlib.import_module(module_name)
     except Exception as exc:  # any import-time failure of user code: report it by name
-        raise ValueError(f"cannot import logic module {module_name!r} (from {spec!r}): "
-                         f"{type(exc).__name__}: {exc}") from exc
+        raise ValueError(
+            f"cannot import logic module {module_name!r} (from {spec!r}): "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     fn = getattr(module, attr, None)
     if not callable(fn):
-        raise ValueError(f"{attr!r} in {module_name!r} (from {spec!r}) is not a callable "
-                         f"logic function")
+        raise ValueError(
+            f"{attr!r} in {module_name!r} (from {spec!r}) is not a callable logic function"
+        )
     return fn

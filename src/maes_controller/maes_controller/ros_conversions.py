@@ -84,8 +84,9 @@ def goal_from_msg(goal: NavigateToPose.Goal) -> tuple[str, float, float]:
     return frame, float(goal.pose.pose.position.x), float(goal.pose.pose.position.y)
 
 
-def feedback_to_msg(step: NavStep, pose: Sequence[float] | None,
-                    stamp: Time) -> NavigateToPose.Feedback:
+def feedback_to_msg(
+    step: NavStep, pose: Sequence[float] | None, stamp: Time
+) -> NavigateToPose.Feedback:
     """``NavigateToPose`` feedback of a navigation step at the robot's pose.
 
     Examples
@@ -117,8 +118,13 @@ def result_to_msg(step: NavStep) -> NavigateToPose.Result:
     return NavigateToPose.Result(error_code=int(step.error_code), error_msg=step.error_msg)
 
 
-def twist_to_msg(linear: float, angular: float, stamped: bool = False,
-                 stamp: Time | None = None, frame_id: str = "base_footprint"):
+def twist_to_msg(
+    linear: float,
+    angular: float,
+    stamped: bool = False,
+    stamp: Time | None = None,
+    frame_id: str = "base_footprint",
+):
     """``Twist`` (or ``TwistStamped``) with forward and yaw speeds.
 
     Examples

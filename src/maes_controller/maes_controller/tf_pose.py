@@ -97,8 +97,12 @@ def transform_from_msg(msg: Any) -> Transform:
     tr = msg.transform.translation
     q = msg.transform.rotation
     pose = (float(tr.x), float(tr.y), yaw_from_quaternion(q.x, q.y, q.z, q.w))
-    return Transform(_frame(msg.header.frame_id), _frame(msg.child_frame_id), pose,
-                     stamp_seconds(msg.header.stamp))
+    return Transform(
+        _frame(msg.header.frame_id),
+        _frame(msg.child_frame_id),
+        pose,
+        stamp_seconds(msg.header.stamp),
+    )
 
 
 def _frame(name: str) -> str:
@@ -129,8 +133,9 @@ class FrameTree:
         """Store ``parent -> child`` (replacing the child's previous parent and transform)."""
         parent, child = _frame(parent), _frame(child)
         if not parent or not child or parent == child:
-            raise ValueError(f"a transform needs two different frame names, got {parent!r} -> "
-                             f"{child!r}")
+            raise ValueError(
+                f"a transform needs two different frame names, got {parent!r} -> {child!r}"
+            )
         self._edges[child] = Transform(parent, child, tuple(float(v) for v in pose), float(stamp))
 
     def update(self, tf_msg: Any) -> int:
@@ -190,8 +195,11 @@ def map_odom_jump_distance(config: Any) -> float:
     ...                           robot_constraints=NS(slam_position_inaccuracy=2.0)))
     3.0
     """
-    return 2.0 * config.world.tile_size * max(
-        1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
+    return (
+        2.0
+        * config.world.tile_size
+        * max(1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
+    )
 
 
 class SmoothedTransform:
@@ -244,8 +252,11 @@ class SmoothedTransform:
         """Fold in one sample; returns the new average."""
         x, y, yaw = (float(v) for v in pose)
         last = self._last
-        if last is not None and math.hypot(x - last[0], y - last[1]) < 1e-6 and abs(
-                math.sin(yaw - last[2])) < 1e-9:
+        if (
+            last is not None
+            and math.hypot(x - last[0], y - last[1]) < 1e-6
+            and abs(math.sin(yaw - last[2])) < 1e-9
+        ):
             return self.value  # a repeat (tf is republished every tick): not new evidence
         self._last = (x, y, yaw)
         if self.samples and math.hypot(x - self._x, y - self._y) > self.reset_distance:

@@ -11,8 +11,8 @@ machine's load; the timeouts only bound how long a lost message may stall a test
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
 import pytest
@@ -66,8 +66,13 @@ def place(sim: Simulation, tiles_xy, headings=None) -> None:
 class Stack:
     """SimNode (stepped by hand) + NavigatorNode + ControllerNodes + a client node."""
 
-    def __init__(self, sim: Simulation, *, navigator: bool = True,
-                 logic: Callable | dict[int, Callable] | None = None) -> None:
+    def __init__(
+        self,
+        sim: Simulation,
+        *,
+        navigator: bool = True,
+        logic: Callable | dict[int, Callable] | None = None,
+    ) -> None:
         self.sim = sim
         self.ctx = Context()
         rclpy.init(context=self.ctx)
@@ -79,13 +84,16 @@ class Stack:
         if logic is None:
             logic = {}
         elif callable(logic):
-            logic = {i: logic for i in range(sim.n_robots)}
-        self.controllers = {i: ControllerNode(i, fn, wait_for_navigator=navigator,
-                                              context=self.ctx)
-                            for i, fn in logic.items()}
+            logic = dict.fromkeys(range(sim.n_robots), logic)
+        self.controllers = {
+            i: ControllerNode(i, fn, wait_for_navigator=navigator, context=self.ctx)
+            for i, fn in logic.items()
+        }
         self.client = rclpy.create_node(
-            "test_client", context=self.ctx,
-            parameter_overrides=[Parameter("use_sim_time", value=True)])
+            "test_client",
+            context=self.ctx,
+            parameter_overrides=[Parameter("use_sim_time", value=True)],
+        )
         self.executor = SingleThreadedExecutor(context=self.ctx)
         self.nodes = [self.sim_node, self.client, *self.controllers.values()]
         if self.navigator is not None:
@@ -155,8 +163,9 @@ class Stack:
             if each is not None:
                 each()
 
-    def step_until(self, condition: Callable[[], bool], max_ticks: int,
-                   each: Callable[[], None] | None = None) -> int:
+    def step_until(
+        self, condition: Callable[[], bool], max_ticks: int, each: Callable[[], None] | None = None
+    ) -> int:
         """Step until ``condition()``; returns the ticks stepped (fails after ``max_ticks``)."""
         for k in range(max_ticks):
             if condition():
@@ -171,17 +180,22 @@ class Stack:
 
         def matched() -> bool:
             tf_ok = self.navigator is None or all(
-                self.sim_node.count_subscribers(f"/robot{i}/tf") >= 1 for i in range(sim.n_robots))
+                self.sim_node.count_subscribers(f"/robot{i}/tf") >= 1 for i in range(sim.n_robots)
+            )
             cmd_ok = self.navigator is None or all(
-                ns.cmd_pub.get_subscription_count() >= 1 for ns in self.navigator.robots)
-            ctl_ok = all(self.sim_node.count_subscribers(f"/robot{i}/maes_state") >= 1
-                         and (self.navigator is None or c.nav_client.server_is_ready())
-                         for i, c in self.controllers.items())
+                ns.cmd_pub.get_subscription_count() >= 1 for ns in self.navigator.robots
+            )
+            ctl_ok = all(
+                self.sim_node.count_subscribers(f"/robot{i}/maes_state") >= 1
+                and (self.navigator is None or c.nav_client.server_is_ready())
+                for i, c in self.controllers.items()
+            )
             return tf_ok and cmd_ok and ctl_ok
 
         assert self.spin_until(matched), "nodes did not discover each other"
-        joined = self.spin_until(lambda: all(
-            c.reported_tick >= -1 for c in self.controllers.values()))
+        joined = self.spin_until(
+            lambda: all(c.reported_tick >= -1 for c in self.controllers.values())
+        )
         assert joined, "controllers did not join lockstep"
         self.sim_node.publish_manifest()  # tick 0, now that everybody listens
         if self.spin_until(self.settled, timeout=5.0):

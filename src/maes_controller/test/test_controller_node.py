@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
-from maes_controller.controller_node import ControllerNode  # noqa: E402
-from maes_controller.robot_api import NavStatus, Robot  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 
+from maes_controller.controller_node import ControllerNode  # noqa: E402
+from maes_controller.robot_api import NavStatus, Robot  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 
@@ -36,11 +36,18 @@ def test_robot_api_pose_costmap_and_protocol(stack, tools):
     snapshots = []
 
     def logic(robot):
-        snapshots.append((robot.tick, robot.robot_position, robot.robot_heading,
-                          robot.global_costmap.costmap is not None))
+        snapshots.append(
+            (
+                robot.tick,
+                robot.robot_position,
+                robot.robot_heading,
+                robot.global_costmap.costmap is not None,
+            )
+        )
 
-    cfg = tools.config(1, world={"tile_size": 0.5},
-                       robot_constraints={"slam_position_inaccuracy": 0.0})
+    cfg = tools.config(
+        1, world={"tile_size": 0.5}, robot_constraints={"slam_position_inaccuracy": 0.0}
+    )
     sim = Simulation(cfg)
     s = stack(sim, logic=logic)
     s.wait_ready()
@@ -81,8 +88,10 @@ def test_navigation_from_the_callback_succeeds_cancels_and_fails(stack, tools):
             return
         m["phase"] = phase + 1
 
-    sim = Simulation(tools.config(1, robot_constraints={"slam_position_inaccuracy": 0.0}),
-                     world=tools.room(8, 12))
+    sim = Simulation(
+        tools.config(1, robot_constraints={"slam_position_inaccuracy": 0.0}),
+        world=tools.room(8, 12),
+    )
     tools.place(sim, [(2.5, 4.5)])
     s = stack(sim, logic=logic)
     s.wait_ready()
@@ -123,7 +132,8 @@ def test_broadcasts_and_tags_from_the_callback_reach_the_simulator(stack, tools)
     # Every broadcast but the last reached the other robot within two ticks of being sent.
     got = {m: t for t, sender, m in heard if sender == "robot0"}
     assert [f"hello {t}" for t in sent[:-1]] == sorted(got, key=lambda m: int(m.split()[1]))[
-        :len(sent) - 1]
+        : len(sent) - 1
+    ]
     assert all(0 < got[f"hello {t}"] - t <= 2 for t in sent[:-1])
     near = s.controllers[1].robot.state.tags_nearby
     assert any(tag.msg.startswith("tag ") and tag.sender == "robot0" for tag in near)
@@ -172,13 +182,16 @@ def test_calls_without_a_navigator_or_services_do_not_block(tools):
         shutdown(context=ctx)
 
 
-@pytest.mark.parametrize("robot_id, logic, match", [
-    (-1, lambda r: None, "robot_id must be an int >= 0"),
-    (True, lambda r: None, "robot_id must be an int >= 0"),
-    (0, "no_such_module:logic", "cannot import logic module 'no_such_module'"),
-    (0, "maes_controller.logic:nothing", "'nothing' in 'maes_controller.logic'"),
-    (0, 42, "logic must be callable"),
-])
+@pytest.mark.parametrize(
+    "robot_id, logic, match",
+    [
+        (-1, lambda r: None, "robot_id must be an int >= 0"),
+        (True, lambda r: None, "robot_id must be an int >= 0"),
+        (0, "no_such_module:logic", "cannot import logic module 'no_such_module'"),
+        (0, "maes_controller.logic:nothing", "'nothing' in 'maes_controller.logic'"),
+        (0, 42, "logic must be callable"),
+    ],
+)
 def test_bad_arguments_raise_naming_the_value(robot_id, logic, match):
     with pytest.raises(ValueError, match=match):
         ControllerNode(robot_id, logic, context=Context())
@@ -205,25 +218,34 @@ def test_console_scripts_run_the_stack_as_processes(tmp_path):
     import time
     from pathlib import Path
 
-    from maes_interfaces.msg import Stats
     from rclpy import init, shutdown
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
 
+    from maes_interfaces.msg import Stats
+
     prefix = Path(__file__).resolve().parents[3] / "install"
-    exe = {name: prefix / pkg / "lib" / pkg / name for pkg, name in (
-        ("maes_sim", "maes_sim_node"), ("maes_controller", "navigator_node"),
-        ("maes_controller", "controller_node"))}
+    exe = {
+        name: prefix / pkg / "lib" / pkg / name
+        for pkg, name in (
+            ("maes_sim", "maes_sim_node"),
+            ("maes_controller", "navigator_node"),
+            ("maes_controller", "controller_node"),
+        )
+    }
     if not all(p.exists() for p in exe.values()):
         pytest.skip("console scripts not installed (make build)")
     config = tmp_path / "run.yaml"
-    config.write_text("number_of_robots: 1\nrandom_seeds: [3]\nend_criteria:\n  tick: null\n"
-                      "  exploration_percent: null\nglobal_settings:\n"
-                      "  should_write_csv_results: false\n")
+    config.write_text(
+        "number_of_robots: 1\nrandom_seeds: [3]\nend_criteria:\n  tick: null\n"
+        "  exploration_percent: null\nglobal_settings:\n"
+        "  should_write_csv_results: false\n"
+    )
     cfg = f"config_file:={config}"
     procs = [
-        subprocess.Popen([str(exe["maes_sim_node"]), "--ros-args", "-p", cfg,
-                          "-p", "real_time_factor:=1.0"]),
+        subprocess.Popen(
+            [str(exe["maes_sim_node"]), "--ros-args", "-p", cfg, "-p", "real_time_factor:=1.0"]
+        ),
         subprocess.Popen([str(exe["navigator_node"]), "--ros-args", "-p", cfg]),
         subprocess.Popen([str(exe["controller_node"]), "--ros-args", "-p", "robot_id:=0"]),
     ]
@@ -265,11 +287,18 @@ def test_console_scripts_report_bad_parameters_clearly(tmp_path):
     bad.write_text("number_of_robots: 2\nrobot_constraints:\n  agent_relative_sise: 0.5\n")
     runs = {
         "navigator_node": (["-p", f"config_file:={bad}"], "agent_relative_size"),
-        "controller_node": (["-p", "robot_id:=1", "-p", "logic:=no_such_pkg.mod:logic"],
-                            "cannot import logic module 'no_such_pkg.mod'"),
+        "controller_node": (
+            ["-p", "robot_id:=1", "-p", "logic:=no_such_pkg.mod:logic"],
+            "cannot import logic module 'no_such_pkg.mod'",
+        ),
     }
     for name, (args, expected) in runs.items():
-        out = subprocess.run([str(lib / "maes_controller" / name), "--ros-args", *args],
-                             capture_output=True, text=True, timeout=60, env=os.environ.copy())
+        out = subprocess.run(
+            [str(lib / "maes_controller" / name), "--ros-args", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=os.environ.copy(),
+        )
         assert out.returncode == 2, (name, out.stderr)
         assert expected in out.stderr, (name, out.stderr)

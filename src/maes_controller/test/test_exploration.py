@@ -22,11 +22,15 @@ def test_three_robots_explore_a_30x30_building(stack, tools, seed):
     s = stack(sim, logic=logic)
     s.wait_ready()
     start = sim.sim_time
-    s.step_until(lambda: sim.exploration_percent >= 95.0,
-                 max_ticks=int(EXPLORATION_BOUND / sim.tick_duration))
+    s.step_until(
+        lambda: sim.exploration_percent >= 95.0,
+        max_ticks=int(EXPLORATION_BOUND / sim.tick_duration),
+    )
     elapsed = sim.sim_time - start
-    print(f"seed {seed}: 95 % explored after {elapsed:.1f} s of sim time; "
-          f"tags {len(sim.tags)}, collisions {sim.stats().get('total_collisions')}")
+    print(
+        f"seed {seed}: 95 % explored after {elapsed:.1f} s of sim time; "
+        f"tags {len(sim.tags)}, collisions {sim.stats().get('total_collisions')}"
+    )
     assert sim.exploration_percent >= 95.0 and elapsed <= EXPLORATION_BOUND
     # The robots announced their goals and left a tag at each one.
     robots = [c.robot for c in s.controllers.values()]

@@ -20,8 +20,10 @@ def test_maes2_style_controller_explores_with_the_builtin_navigator(stack, tools
     s = stack(sim)  # simulator + built-in navigator; the controllers are MAES 2.0 style
     controllers = [
         maes2_controller.RobotController(
-            namespace=f"robot{i}", context=s.ctx,
-            parameter_overrides=[Parameter("use_sim_time", value=True)])
+            namespace=f"robot{i}",
+            context=s.ctx,
+            parameter_overrides=[Parameter("use_sim_time", value=True)],
+        )
         for i in range(2)
     ]
     for c in controllers:
@@ -31,8 +33,7 @@ def test_maes2_style_controller_explores_with_the_builtin_navigator(stack, tools
     explored_before = sim.exploration_percent
     s.step(450)  # 45 s of sim time
     s.spin_for(0.3)
-    assert all(c.global_costmap is not None and c.robot_position is not None
-               for c in controllers)
+    assert all(c.global_costmap is not None and c.robot_position is not None for c in controllers)
     # One tag per target: each robot went through several frontier targets.
     per_robot = [sum(t.sender == f"robot{i}" for t in sim.tags.tags) for i in range(2)]
     assert min(per_robot) >= 3, per_robot
@@ -47,7 +48,15 @@ def test_the_example_needs_only_the_message_package_renamed():
     assert "maes_msgs" not in source.replace("``maes_msgs``", "")
     imports = [line for line in source.splitlines() if line.startswith(("import ", "from "))]
     # Only ROS packages a MAES 2.0 controller already used, plus the renamed maes_interfaces.
-    allowed = ("import math", "import rclpy", "from rclpy", "from action_msgs",
-               "from geometry_msgs", "from maes_interfaces", "from nav2_msgs", "from nav_msgs",
-               "from tf2_msgs")
+    allowed = (
+        "import math",
+        "import rclpy",
+        "from rclpy",
+        "from action_msgs",
+        "from geometry_msgs",
+        "from maes_interfaces",
+        "from nav2_msgs",
+        "from nav_msgs",
+        "from tf2_msgs",
+    )
     assert all(line.startswith(allowed) for line in imports), imports

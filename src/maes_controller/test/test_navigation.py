@@ -11,14 +11,15 @@ from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
-from maes_controller.costmap import GridMap
-from maes_controller.navigation import NavErrorCode, NavParams, Navigator, costmap_values
-from maes_controller.robot_api import NavStatus
 
 from maes_controller import navigation
+from maes_controller.costmap import GridMap
+from maes_controller.navigation import NavErrorCode, Navigator, NavParams, costmap_values
+from maes_controller.robot_api import NavStatus
 
-PARAMS = NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0,
-                   inflation_radius=1.3)
+PARAMS = NavParams(
+    robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0, inflation_radius=1.3
+)
 DT = 0.1
 
 
@@ -47,8 +48,7 @@ def disc_hits_wall(occ: np.ndarray, x: float, y: float, r: float) -> bool:
     return False
 
 
-def drive(nav, pose, grids, max_time=120.0, moves=True, on_step=None, robots=(),
-          blocked=None):
+def drive(nav, pose, grids, max_time=120.0, moves=True, on_step=None, robots=(), blocked=None):
     """Integrate a unicycle under the navigator's commands until it finishes.
 
     ``grids(t)`` gives the map at time t; ``robots`` other robots' positions passed to the
@@ -94,11 +94,12 @@ def test_reaches_goal_around_a_wall_without_touching_it():
     assert remaining[0] > 9.0 and remaining[-1] <= PARAMS.goal_tolerance
     assert steps[-1].navigation_time == pytest.approx(len(steps) * DT)
     assert steps[5].estimated_time_remaining == pytest.approx(
-        steps[5].distance_remaining / PARAMS.max_linear_speed)
+        steps[5].distance_remaining / PARAMS.max_linear_speed
+    )
     # The published path is dense, from the robot to the goal, and avoids walls.
     path = steps[0].path
     assert steps[0].replanned and path[0] == (-4.5, -2.5) and path[-1] == (4.5, -2.5)
-    assert all(math.dist(a, b) < 1.5 for a, b in zip(path, path[1:]))
+    assert all(math.dist(a, b) < 1.5 for a, b in zip(path, path[1:], strict=False))
     assert not any(occ[grid.pos_to_cell(px, py)[::-1]] for px, py in path)
     assert step.linear == 0.0 and step.angular == 0.0
 
@@ -119,13 +120,13 @@ def test_replans_when_a_new_map_blocks_the_route():
         if step.replanned:
             replans.append((t, step.path))
 
-    step, poses, _ = drive(nav, (-4.5, -2.5, 0.0), lambda t: first if t < 1.0 else second,
-                           on_step=record)
+    step, poses, _ = drive(
+        nav, (-4.5, -2.5, 0.0), lambda t: first if t < 1.0 else second, on_step=record
+    )
     assert step.status is NavStatus.SUCCEEDED
     assert len(replans) == 2 and replans[1][0] == pytest.approx(1.0 + DT)
     assert max(p[1] for p in replans[1][1]) < 0.0  # the new plan takes the bottom gap
-    assert not any(disc_hits_wall(blocked, px, py, PARAMS.robot_radius)
-                   for px, py, _ in poses[11:])
+    assert not any(disc_hits_wall(blocked, px, py, PARAMS.robot_radius) for px, py, _ in poses[11:])
 
 
 def test_a_new_map_that_keeps_the_route_clear_does_not_replan():
@@ -138,10 +139,13 @@ def test_a_new_map_that_keeps_the_route_clear_does_not_replan():
     assert sum(s.replanned for s in steps) == 1
 
 
-@pytest.mark.parametrize("goal, code", [
-    ((20.0, 0.0), NavErrorCode.GOAL_OUTSIDE_MAP),
-    ((3.5, 1.5), NavErrorCode.NO_VALID_PATH),  # inside a walled-off box
-])
+@pytest.mark.parametrize(
+    "goal, code",
+    [
+        ((20.0, 0.0), NavErrorCode.GOAL_OUTSIDE_MAP),
+        ((3.5, 1.5), NavErrorCode.NO_VALID_PATH),  # inside a walled-off box
+    ],
+)
 def test_unreachable_goal_aborts_with_code_and_message(goal, code):
     occ = room(12, 8)
     occ[0:8, 7] = 100  # no way right of x = 1
@@ -156,8 +160,12 @@ def test_unreachable_goal_aborts_with_code_and_message(goal, code):
 
 def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
     params = NavParams.from_config(
-        NS(world=NS(tile_size=1.0), map=NS(width_in_tiles=12, height_in_tiles=8),
-           robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5)))
+        NS(
+            world=NS(tile_size=1.0),
+            map=NS(width_in_tiles=12, height_in_tiles=8),
+            robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5),
+        )
+    )
     other = (0.0, 0.5)  # standing in the middle of the straight line, invisible in the map
 
     def touches(x, y):
@@ -165,8 +173,9 @@ def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
 
     nav = Navigator(params)
     nav.start((4.5, 0.5), now=0.0)
-    step, poses, steps = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()),
-                               robots=[other], blocked=touches)
+    step, poses, steps = drive(
+        nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), robots=[other], blocked=touches
+    )
     assert step.status is NavStatus.SUCCEEDED
     assert step.number_of_recoveries >= 1
     assert steps[0].path[1][1] == pytest.approx(0.5)  # the first plan went straight through
@@ -236,8 +245,13 @@ def test_missing_pose_or_map_waits_then_aborts():
 
 
 def test_goal_timeout_aborts():
-    params = NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0,
-                       goal_timeout=4.0, blocked_timeout=100.0)
+    params = NavParams(
+        robot_radius=0.3,
+        max_linear_speed=1.0,
+        max_angular_speed=2.0,
+        goal_timeout=4.0,
+        blocked_timeout=100.0,
+    )
     nav = Navigator(params)
     nav.start((4.5, 0.5), now=0.0)
     step, poses, _ = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), moves=False)
@@ -246,8 +260,13 @@ def test_goal_timeout_aborts():
 
 
 def test_a_stuck_robot_recovers_then_aborts_for_lack_of_progress():
-    params = NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0,
-                       blocked_timeout=1.0, max_recoveries=3)
+    params = NavParams(
+        robot_radius=0.3,
+        max_linear_speed=1.0,
+        max_angular_speed=2.0,
+        blocked_timeout=1.0,
+        max_recoveries=3,
+    )
     nav = Navigator(params)
     nav.start((4.5, 0.5), now=0.0)
     step, _, steps = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), moves=False)
@@ -276,11 +295,11 @@ def test_params_validation_names_the_field():
     with pytest.raises(ValueError, match="NavParams.robot_radius must be a finite number > 0"):
         NavParams(robot_radius=0.0, max_linear_speed=1.0, max_angular_speed=1.0)
     with pytest.raises(ValueError, match="NavParams.max_recoveries must be an int >= 0"):
-        NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0,
-                  max_recoveries=-1)
+        NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0, max_recoveries=-1)
     with pytest.raises(ValueError, match="lateral_tolerance"):
-        NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0,
-                  lateral_tolerance=1.0)
+        NavParams(
+            robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=1.0, lateral_tolerance=1.0
+        )
     with pytest.raises(TypeError, match="params must be NavParams"):
         Navigator({"robot_radius": 0.3})
     nav = Navigator(PARAMS)
@@ -292,12 +311,16 @@ def test_params_validation_names_the_field():
 
 
 def test_from_config_uses_the_motion_model_speeds_in_metres():
-    cfg = NS(world=NS(tile_size=2.0), map=NS(width_in_tiles=30, height_in_tiles=30),
-             robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5))
+    cfg = NS(
+        world=NS(tile_size=2.0),
+        map=NS(width_in_tiles=30, height_in_tiles=30),
+        robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5),
+    )
     p = NavParams.from_config(cfg, max_recoveries=2)
     assert p.robot_radius == pytest.approx(0.6)
     assert p.max_linear_speed == pytest.approx(3.0) and p.max_angular_speed == pytest.approx(
-        math.pi / 2)
+        math.pi / 2
+    )
     assert p.goal_tolerance == pytest.approx(0.5) and p.max_recoveries == 2
     assert p.goal_timeout == pytest.approx(10 * 60 * 2.0 / 3.0)
 
@@ -310,8 +333,9 @@ def test_pure_modules_import_no_ros():
         "roots = {m.split('.')[0] for m in sys.modules}\n"
         "print(sorted(r for r in roots if r == 'rclpy' or r.endswith(('_msgs', '_interfaces'))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=os.environ)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
+    )
     assert out.stdout.strip() == "[]"
 
 

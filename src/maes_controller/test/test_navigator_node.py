@@ -12,14 +12,14 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 
 from action_msgs.msg import GoalStatus  # noqa: E402
 from geometry_msgs.msg import Twist  # noqa: E402
-from maes_controller import ros_conversions as cv  # noqa: E402
-from maes_controller.navigation import NavErrorCode  # noqa: E402
-from maes_controller.navigator_node import CMD_QOS, LATCHED_QOS  # noqa: E402
-from maes_controller.planning import distance_field  # noqa: E402
 from nav2_msgs.action import NavigateToPose  # noqa: E402
 from nav_msgs.msg import OccupancyGrid, Path  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 
+from maes_controller import ros_conversions as cv  # noqa: E402
+from maes_controller.navigation import NavErrorCode  # noqa: E402
+from maes_controller.navigator_node import CMD_QOS, LATCHED_QOS  # noqa: E402
+from maes_controller.planning import distance_field  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 #: Sim seconds a robot may need for the far goal of the 30x30 building (measured: 24.2 s for
@@ -30,8 +30,10 @@ FAR_GOAL_BOUND = 60.0
 def tile_of(sim, xy_m):
     """Grid tile (ix, iy) of a world position in metres."""
     tile = sim.config.world.tile_size
-    return (int(math.floor(xy_m[0] / tile + sim.shape[1] / 2)),
-            int(math.floor(xy_m[1] / tile + sim.shape[0] / 2)))
+    return (
+        int(math.floor(xy_m[0] / tile + sim.shape[1] / 2)),
+        int(math.floor(xy_m[1] / tile + sim.shape[0] / 2)),
+    )
 
 
 def far_goal(sim):
@@ -52,9 +54,10 @@ class Goal:
         self.feedback = []
         self.handle = None
         self.result = None
-        future = client.send_goal_async(cv.goal_to_msg(x, y, cv.time_to_msg(0.0), frame),
-                                        feedback_callback=lambda m: self.feedback.append(
-                                            m.feedback))
+        future = client.send_goal_async(
+            cv.goal_to_msg(x, y, cv.time_to_msg(0.0), frame),
+            feedback_callback=lambda m: self.feedback.append(m.feedback),
+        )
         assert s.spin_until(future.done), "no goal response"
         self.handle = future.result()
         assert self.handle.accepted
@@ -75,12 +78,14 @@ def action_client(s, robot: int = 0) -> ActionClient:
 def test_reaches_a_far_goal_without_entering_walls_with_feedback_plan_and_costmap(stack, tools):
     sim = Simulation(tools.config(1, seed=3))
     s = stack(sim)
-    plans = s.client.create_subscription(Path, "/robot0/plan", lambda m: got_plans.append(m),
-                                         LATCHED_QOS)
+    plans = s.client.create_subscription(
+        Path, "/robot0/plan", lambda m: got_plans.append(m), LATCHED_QOS
+    )
     got_plans: list = []
     costmaps: list = []
-    s.client.create_subscription(OccupancyGrid, "/robot0/global_costmap/costmap",
-                                 costmaps.append, LATCHED_QOS)
+    s.client.create_subscription(
+        OccupancyGrid, "/robot0/global_costmap/costmap", costmaps.append, LATCHED_QOS
+    )
     maps: list = []
     s.client.create_subscription(OccupancyGrid, "/robot0/map", maps.append, LATCHED_QOS)
     assert plans is not None
@@ -98,11 +103,14 @@ def test_reaches_a_far_goal_without_entering_walls_with_feedback_plan_and_costma
         if sim.colliding[0]:
             touched.append(sim.tick)
 
-    ticks = s.step_until(lambda: goal.done, max_ticks=int(FAR_GOAL_BOUND / sim.tick_duration),
-                         each=check_pose)
+    ticks = s.step_until(
+        lambda: goal.done, max_ticks=int(FAR_GOAL_BOUND / sim.tick_duration), each=check_pose
+    )
     elapsed = sim.sim_time - start_time
-    print(f"far goal: {path_len:.1f} m route in {elapsed:.1f} s of sim time, "
-          f"{goal.feedback[-1].number_of_recoveries} recoveries, touched walls {touched}")
+    print(
+        f"far goal: {path_len:.1f} m route in {elapsed:.1f} s of sim time, "
+        f"{goal.feedback[-1].number_of_recoveries} recoveries, touched walls {touched}"
+    )
     assert goal.result.status == GoalStatus.STATUS_SUCCEEDED, goal.result.result
     assert goal.result.result.error_code == 0
     assert elapsed <= FAR_GOAL_BOUND and ticks > 0
@@ -129,7 +137,7 @@ def test_reaches_a_far_goal_without_entering_walls_with_feedback_plan_and_costma
     occ = np.asarray(maps[-1].data, dtype=np.int8)
     assert costmaps[-1].info.width == maps[-1].info.width and cost.shape == occ.shape
     assert ((cost == 100) == (occ == 100)).all() and ((cost == -1) == (occ == -1)).all()
-    assert set(np.unique(cost)) - {-1, 100} <= set(range(0, 99))
+    assert set(np.unique(cost)) - {-1, 100} <= set(range(99))
 
 
 def test_conversion_examples():
@@ -163,11 +171,14 @@ def test_cancel_stops_the_robot_and_sends_one_zero_command(stack, tools):
     assert len(commands) == sent, "an idle robot gets no cmd_vel"
 
 
-@pytest.mark.parametrize("where, code", [
-    ("outside", NavErrorCode.GOAL_OUTSIDE_MAP),
-    ("solid", NavErrorCode.NO_VALID_PATH),
-    ("enclosed", NavErrorCode.NO_VALID_PATH),
-])
+@pytest.mark.parametrize(
+    "where, code",
+    [
+        ("outside", NavErrorCode.GOAL_OUTSIDE_MAP),
+        ("solid", NavErrorCode.NO_VALID_PATH),
+        ("enclosed", NavErrorCode.NO_VALID_PATH),
+    ],
+)
 def test_unreachable_goal_aborts_with_an_error_code(stack, tools, where, code):
     # A 20 x 14 room; a closed 6 x 6 box (walls 1 thick, 4 x 4 open inside) on the right, a
     # 5 x 5 solid block; the robot on the left, facing away.
@@ -205,8 +216,9 @@ def test_goal_in_another_frame_aborts_with_tf_error(stack, tools):
 
 def test_new_goal_preempts_and_each_robot_has_its_own_server(stack, tools):
     world = tools.room(10, 20)
-    sim = Simulation(tools.config(2, robot_constraints={"slam_position_inaccuracy": 0.0}),
-                     world=world)
+    sim = Simulation(
+        tools.config(2, robot_constraints={"slam_position_inaccuracy": 0.0}), world=world
+    )
     tools.place(sim, [(3.5, 3.5), (3.5, 6.5)])
     s = stack(sim)
     s.wait_ready()

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from maes_controller import tf_pose
 from maes_controller.tf_pose import (
     FrameTree,
     SmoothedTransform,
@@ -19,18 +21,20 @@ from maes_controller.tf_pose import (
     yaw_from_quaternion,
 )
 
-from maes_controller import tf_pose
-
 coords = st.floats(-50.0, 50.0)
 angles = st.floats(-math.pi, math.pi)
 poses = st.tuples(coords, coords, angles)
 
 
 def tf_msg(parent, child, x, y, yaw, sec=0, nanosec=0):
-    return NS(header=NS(frame_id=parent, stamp=NS(sec=sec, nanosec=nanosec)),
-              child_frame_id=child,
-              transform=NS(translation=NS(x=x, y=y, z=0.0),
-                           rotation=NS(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2))))
+    return NS(
+        header=NS(frame_id=parent, stamp=NS(sec=sec, nanosec=nanosec)),
+        child_frame_id=child,
+        transform=NS(
+            translation=NS(x=x, y=y, z=0.0),
+            rotation=NS(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2)),
+        ),
+    )
 
 
 def as_matrix(p):
@@ -60,8 +64,12 @@ def test_yaw_of_a_z_rotation(yaw):
 def test_sim_style_messages_give_the_map_pose():
     # The simulator's per-tick message: odom -> base_footprint and map -> odom together.
     tree = FrameTree()
-    msg = NS(transforms=[tf_msg("odom", "base_footprint", 1.0, 0.0, math.pi / 2, sec=2),
-                         tf_msg("map", "odom", -3.0, 4.0, math.pi / 2, sec=2, nanosec=10)])
+    msg = NS(
+        transforms=[
+            tf_msg("odom", "base_footprint", 1.0, 0.0, math.pi / 2, sec=2),
+            tf_msg("map", "odom", -3.0, 4.0, math.pi / 2, sec=2, nanosec=10),
+        ]
+    )
     assert tree.update(msg) == 2
     x, y, yaw = tree.lookup("map", "base_footprint")
     assert (x, y) == pytest.approx((-3.0, 5.0)) and yaw == pytest.approx(math.pi)

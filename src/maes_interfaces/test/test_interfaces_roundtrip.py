@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-if os.environ.get('MAES_ROS_ENV') != '1':
+if os.environ.get("MAES_ROS_ENV") != "1":
     # Bare interpreter (e.g. the core developers' venv): nothing ROS to test. Inside the project's
     # environment an import error below must fail loudly instead.
-    pytest.importorskip('rclpy', reason='needs the pip environment: scripts/with_env pytest ...')
+    pytest.importorskip("rclpy", reason="needs the pip environment: scripts/with_env pytest ...")
 
 import rclpy  # noqa: E402
 from action_msgs.msg import GoalStatus  # noqa: E402
@@ -53,8 +53,8 @@ class Ros:
     def __init__(self) -> None:
         self.context = Context()
         rclpy.init(context=self.context)
-        self.server = Node('roundtrip_server', context=self.context)
-        self.client = Node('roundtrip_client', context=self.context)
+        self.server = Node("roundtrip_server", context=self.context)
+        self.client = Node("roundtrip_client", context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.server)
         self.executor.add_node(self.client)
@@ -64,7 +64,7 @@ class Ros:
         deadline = time.monotonic() + TIMEOUT_S
         while not done():
             if time.monotonic() > deadline:
-                pytest.fail(f'timed out after {TIMEOUT_S} s waiting for {what}')
+                pytest.fail(f"timed out after {TIMEOUT_S} s waiting for {what}")
             self.executor.spin_once(timeout_sec=0.05)
 
     def close(self) -> None:
@@ -88,9 +88,9 @@ def publish_and_receive(ros: Ros, msg_type: type, topic: str, message: object) -
     received = []
     ros.server.create_subscription(msg_type, topic, received.append, RELIABLE)
     publisher = ros.client.create_publisher(msg_type, topic, RELIABLE)
-    ros.spin_until(lambda: publisher.get_subscription_count() > 0, f'a subscriber on {topic}')
+    ros.spin_until(lambda: publisher.get_subscription_count() > 0, f"a subscriber on {topic}")
     publisher.publish(message)
-    ros.spin_until(lambda: len(received) > 0, f'the message on {topic}')
+    ros.spin_until(lambda: len(received) > 0, f"the message on {topic}")
     assert len(received) == 1
     return received[0]
 
@@ -98,21 +98,20 @@ def publish_and_receive(ros: Ros, msg_type: type, topic: str, message: object) -
 def make_state() -> State:
     return State(
         tick=123456789012,
-        status='exploring: frontier 3',
+        status="exploring: frontier 3",
         colliding=True,
         incoming_broadcast_msgs=[
-            Broadcast(msg='hello', sender='robot1'),
-            Broadcast(msg='{"frontier": [1.5, -2.25]}', sender='robot2'),
+            Broadcast(msg="hello", sender="robot1"),
+            Broadcast(msg='{"frontier": [1.5, -2.25]}', sender="robot2"),
         ],
         tags_nearby=[
-            EnvironmentTag(msg='dead end', pos=Vector2D(x=-3.5, y=4.25), sender='robot0',
-                           tick=17),
-            EnvironmentTag(msg='', pos=Vector2D(x=0.0, y=-0.5), sender='robot3', tick=0),
+            EnvironmentTag(msg="dead end", pos=Vector2D(x=-3.5, y=4.25), sender="robot0", tick=17),
+            EnvironmentTag(msg="", pos=Vector2D(x=0.0, y=-0.5), sender="robot3", tick=0),
         ],
         nearby_robots=[
-            NearbyRobot(id='robot1', pos=Vector2D(x=1.0, y=2.0)),
-            NearbyRobot(id='robot7', pos=Vector2D(x=-10.125, y=0.75)),
-            NearbyRobot(id='robot9', pos=Vector2D(x=1e-9, y=-1e9)),
+            NearbyRobot(id="robot1", pos=Vector2D(x=1.0, y=2.0)),
+            NearbyRobot(id="robot7", pos=Vector2D(x=-10.125, y=0.75)),
+            NearbyRobot(id="robot9", pos=Vector2D(x=1e-9, y=-1e9)),
         ],
         position=Vector2D(x=12.5, y=-7.75),
         heading=-2.5,
@@ -121,12 +120,12 @@ def make_state() -> State:
 
 def test_state_with_nested_lists_arrives_intact(ros: Ros) -> None:
     sent = make_state()
-    got = publish_and_receive(ros, State, 'robot0/maes_state', sent)
+    got = publish_and_receive(ros, State, "robot0/maes_state", sent)
     assert got == sent
     # Spot-check nested values, so a broken __eq__ could not hide a loss.
-    assert [b.sender for b in got.incoming_broadcast_msgs] == ['robot1', 'robot2']
+    assert [b.sender for b in got.incoming_broadcast_msgs] == ["robot1", "robot2"]
     assert got.tags_nearby[0].pos.y == 4.25 and got.tags_nearby[0].tick == 17
-    assert [r.id for r in got.nearby_robots] == ['robot1', 'robot7', 'robot9']
+    assert [r.id for r in got.nearby_robots] == ["robot1", "robot7", "robot9"]
     assert got.nearby_robots[2].pos.y == -1e9
     assert (got.tick, got.colliding, got.heading) == (123456789012, True, -2.5)
 
@@ -148,7 +147,7 @@ def test_stats_arrive_intact(ros: Ros) -> None:
         tags_deposited=5,
         finished=True,
     )
-    got = publish_and_receive(ros, Stats, 'maes/stats', sent)
+    got = publish_and_receive(ros, Stats, "maes/stats", sent)
     assert got == sent
     assert list(got.distance_travelled) == [10.5, 0.0, 123.25]
     assert got.sim_time.nanosec == 500_000_000
@@ -156,7 +155,7 @@ def test_stats_arrive_intact(ros: Ros) -> None:
 
 def test_tf_message_arrives_intact(ros: Ros) -> None:
     transforms = []
-    for i, (parent, child) in enumerate([('map', 'odom'), ('odom', 'base_footprint')]):
+    for i, (parent, child) in enumerate([("map", "odom"), ("odom", "base_footprint")]):
         t = TransformStamped()
         t.header.stamp = Time(sec=5 + i, nanosec=25)
         t.header.frame_id = parent
@@ -167,14 +166,14 @@ def test_tf_message_arrives_intact(ros: Ros) -> None:
         t.transform.rotation.w = 0.8
         transforms.append(t)
     sent = TFMessage(transforms=transforms)
-    got = publish_and_receive(ros, TFMessage, 'robot0/tf', sent)
+    got = publish_and_receive(ros, TFMessage, "robot0/tf", sent)
     assert got == sent
-    assert [t.child_frame_id for t in got.transforms] == ['odom', 'base_footprint']
+    assert [t.child_frame_id for t in got.transforms] == ["odom", "base_footprint"]
 
 
 def call(ros: Ros, client, request) -> object:
     future = client.call_async(request)
-    ros.spin_until(future.done, f'the response of {client.srv_name}')
+    ros.spin_until(future.done, f"the response of {client.srv_name}")
     return future.result()
 
 
@@ -184,7 +183,7 @@ def test_both_services_carry_request_and_response(ros: Ros) -> None:
 
     def broadcast_callback(request, response):
         broadcasts.append(request.msg)
-        response.result = request.msg != 'refuse me'
+        response.result = request.msg != "refuse me"
         return response
 
     def deposit_callback(request, response):
@@ -192,19 +191,20 @@ def test_both_services_carry_request_and_response(ros: Ros) -> None:
         response.result = len(request.msg) <= 8
         return response
 
-    ros.server.create_service(BroadcastToAll, 'robot0/maes_broadcast', broadcast_callback)
-    ros.server.create_service(DepositTag, 'robot0/maes_deposit_tag', deposit_callback)
-    broadcast = ros.client.create_client(BroadcastToAll, 'robot0/maes_broadcast')
-    deposit = ros.client.create_client(DepositTag, 'robot0/maes_deposit_tag')
-    ros.spin_until(lambda: broadcast.service_is_ready() and deposit.service_is_ready(),
-                   'both services')
+    ros.server.create_service(BroadcastToAll, "robot0/maes_broadcast", broadcast_callback)
+    ros.server.create_service(DepositTag, "robot0/maes_deposit_tag", deposit_callback)
+    broadcast = ros.client.create_client(BroadcastToAll, "robot0/maes_broadcast")
+    deposit = ros.client.create_client(DepositTag, "robot0/maes_deposit_tag")
+    ros.spin_until(
+        lambda: broadcast.service_is_ready() and deposit.service_is_ready(), "both services"
+    )
 
-    assert call(ros, broadcast, BroadcastToAll.Request(msg='hello all')).result is True
-    assert call(ros, broadcast, BroadcastToAll.Request(msg='refuse me')).result is False
-    assert call(ros, deposit, DepositTag.Request(msg='short')).result is True
-    assert call(ros, deposit, DepositTag.Request(msg='much too long')).result is False
-    assert broadcasts == ['hello all', 'refuse me']
-    assert tags == ['short', 'much too long']
+    assert call(ros, broadcast, BroadcastToAll.Request(msg="hello all")).result is True
+    assert call(ros, broadcast, BroadcastToAll.Request(msg="refuse me")).result is False
+    assert call(ros, deposit, DepositTag.Request(msg="short")).result is True
+    assert call(ros, deposit, DepositTag.Request(msg="much too long")).result is False
+    assert broadcasts == ["hello all", "refuse me"]
+    assert tags == ["short", "much too long"]
 
 
 def test_navigate_to_pose_goal_feedback_and_result(ros: Ros) -> None:
@@ -214,7 +214,7 @@ def test_navigate_to_pose_goal_feedback_and_result(ros: Ros) -> None:
         goal = goal_handle.request
         goals.append(goal)
         feedback = NavigateToPose.Feedback()
-        feedback.current_pose.header.frame_id = 'map'
+        feedback.current_pose.header.frame_id = "map"
         feedback.current_pose.pose.position.x = goal.pose.pose.position.x / 2
         feedback.navigation_time = Duration(sec=3, nanosec=0)
         feedback.estimated_time_remaining = Duration(sec=4, nanosec=250)
@@ -222,52 +222,56 @@ def test_navigate_to_pose_goal_feedback_and_result(ros: Ros) -> None:
         feedback.distance_remaining = 1.5
         goal_handle.publish_feedback(feedback)
         result = NavigateToPose.Result()
-        if goal.behavior_tree == 'unreachable.xml':
+        if goal.behavior_tree == "unreachable.xml":
             result.error_code = NavigateToPose.Result.TF_ERROR
-            result.error_msg = 'no transform'
+            result.error_msg = "no transform"
             goal_handle.abort()
         else:
             result.error_code = NavigateToPose.Result.NONE
             goal_handle.succeed()
         return result
 
-    ActionServer(ros.server, NavigateToPose, 'robot0/navigate_to_pose', execute_callback)
-    client = ActionClient(ros.client, NavigateToPose, 'robot0/navigate_to_pose')
-    ros.spin_until(client.server_is_ready, 'the navigate_to_pose action server')
+    ActionServer(ros.server, NavigateToPose, "robot0/navigate_to_pose", execute_callback)
+    client = ActionClient(ros.client, NavigateToPose, "robot0/navigate_to_pose")
+    ros.spin_until(client.server_is_ready, "the navigate_to_pose action server")
 
     def navigate(x: float, behavior_tree: str):
         goal = NavigateToPose.Goal(behavior_tree=behavior_tree)
         goal.pose = PoseStamped()
-        goal.pose.header.frame_id = 'map'
+        goal.pose.header.frame_id = "map"
         goal.pose.pose.position.x = x
         goal.pose.pose.orientation.w = 1.0
         feedback = []
         sent = client.send_goal_async(goal, feedback_callback=lambda f: feedback.append(f))
-        ros.spin_until(sent.done, 'the goal to be accepted')
+        ros.spin_until(sent.done, "the goal to be accepted")
         handle = sent.result()
         assert handle.accepted
         result_future = handle.get_result_async()
-        ros.spin_until(result_future.done, 'the goal result')
+        ros.spin_until(result_future.done, "the goal result")
         return result_future.result(), feedback
 
-    outcome, feedback = navigate(4.0, '')
+    outcome, feedback = navigate(4.0, "")
     assert outcome.status == GoalStatus.STATUS_SUCCEEDED
     assert outcome.result.error_code == NavigateToPose.Result.NONE == 0
     assert len(feedback) == 1
     fb = feedback[0].feedback
-    assert fb.current_pose.pose.position.x == 2.0 and fb.current_pose.header.frame_id == 'map'
+    assert fb.current_pose.pose.position.x == 2.0 and fb.current_pose.header.frame_id == "map"
     assert (fb.number_of_recoveries, fb.distance_remaining) == (2, 1.5)
     assert (fb.estimated_time_remaining.sec, fb.estimated_time_remaining.nanosec) == (4, 250)
 
-    outcome, _ = navigate(-1.0, 'unreachable.xml')
+    outcome, _ = navigate(-1.0, "unreachable.xml")
     assert outcome.status == GoalStatus.STATUS_ABORTED
     assert outcome.result.error_code == NavigateToPose.Result.TF_ERROR == 9002
-    assert outcome.result.error_msg == 'no transform'
+    assert outcome.result.error_msg == "no transform"
     assert [g.pose.pose.position.x for g in goals] == [4.0, -1.0]
-    assert goals[1].behavior_tree == 'unreachable.xml'
+    assert goals[1].behavior_tree == "unreachable.xml"
 
 
 def test_nav2_result_codes_match_jazzy() -> None:
     codes = NavigateToPose.Result
     assert (codes.NONE, codes.UNKNOWN, codes.FAILED_TO_LOAD_BEHAVIOR_TREE, codes.TF_ERROR) == (
-        0, 9000, 9001, 9002)
+        0,
+        9000,
+        9001,
+        9002,
+    )

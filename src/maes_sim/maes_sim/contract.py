@@ -72,7 +72,7 @@ def robot_index(name: str) -> int | None:
     (12, None, None)
     """
     name = name.strip("/")
-    digits = name[len(_PREFIX):]
+    digits = name[len(_PREFIX) :]
     if not name.startswith(_PREFIX) or not digits.isdigit() or digits != str(int(digits)):
         return None
     return int(digits)

@@ -26,8 +26,13 @@ def compose_many(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     array([[1.      , 2.      , 1.570796]])
     """
     c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    return np.column_stack([a[:, 0] + c * b[:, 0] - s * b[:, 1],
-                            a[:, 1] + s * b[:, 0] + c * b[:, 1], a[:, 2] + b[:, 2]])
+    return np.column_stack(
+        [
+            a[:, 0] + c * b[:, 0] - s * b[:, 1],
+            a[:, 1] + s * b[:, 0] + c * b[:, 1],
+            a[:, 2] + b[:, 2],
+        ]
+    )
 
 
 def inverse_many(a: np.ndarray) -> np.ndarray:
@@ -51,9 +56,13 @@ class TickTransforms(NamedTuple):
     world_odom: np.ndarray  # world -> robot<i>/odom (so that world -> base is the truth)
 
 
-def tick_transforms(true_poses: np.ndarray, estimated_poses: np.ndarray,
-                    odometry_poses: np.ndarray, odom_origin: np.ndarray,
-                    tile_size: float) -> TickTransforms:
+def tick_transforms(
+    true_poses: np.ndarray,
+    estimated_poses: np.ndarray,
+    odometry_poses: np.ndarray,
+    odom_origin: np.ndarray,
+    tile_size: float,
+) -> TickTransforms:
     """The transforms published for one tick, from the simulation's arrays (tiles).
 
     Parameters
@@ -68,8 +77,11 @@ def tick_transforms(true_poses: np.ndarray, estimated_poses: np.ndarray,
     scale = np.array([tile_size, tile_size, 1.0])
     odom_base = compose_many(inverse_many(odom_origin * scale), odometry_poses * scale)
     odom_inv = inverse_many(odom_base)
-    return TickTransforms(odom_base, compose_many(estimated_poses * scale, odom_inv),
-                          compose_many(true_poses * scale, odom_inv))
+    return TickTransforms(
+        odom_base,
+        compose_many(estimated_poses * scale, odom_inv),
+        compose_many(true_poses * scale, odom_inv),
+    )
 
 
 def wire_poses(poses: np.ndarray) -> list[tuple[float, float, float]]:

@@ -76,8 +76,9 @@ class Barrier:
         robots, sent = robots[keep], sent[keep]
         p = self.participants.get(name)
         if p is None or not np.array_equal(p.robots, robots):
-            p = Participant(name, robots, role=str(role),
-                            cmd_vel_sent=np.zeros(robots.size, dtype=np.int64))
+            p = Participant(
+                name, robots, role=str(role), cmd_vel_sent=np.zeros(robots.size, dtype=np.int64)
+            )
             self.participants[name] = p
         p.tick = max(p.tick, int(tick))
         p.cmd_vel_sent = np.maximum(p.cmd_vel_sent, sent)

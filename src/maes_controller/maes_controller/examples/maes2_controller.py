@@ -94,8 +94,10 @@ class RobotController(Node):
         """Map-frame centre of the costmap cell at ``index``."""
         info = self.global_costmap.info
         x_tile, y_tile = index % info.width, index // info.width
-        return (info.origin.position.x + (x_tile + 0.5) * info.resolution,
-                info.origin.position.y + (y_tile + 0.5) * info.resolution)
+        return (
+            info.origin.position.x + (x_tile + 0.5) * info.resolution,
+            info.origin.position.y + (y_tile + 0.5) * info.resolution,
+        )
 
     def unknown_neighbours(self, index):
         info, data = self.global_costmap.info, self.global_costmap.data
@@ -114,8 +116,10 @@ class RobotController(Node):
 
     def nearest_frontier_index(self):
         if self.robot_position is not None:
-            here = (self.robot_position.transform.translation.x,
-                    self.robot_position.transform.translation.y)
+            here = (
+                self.robot_position.transform.translation.x,
+                self.robot_position.transform.translation.y,
+            )
         else:
             here = (0.0, 0.0)
         best, best_distance = None, math.inf
@@ -141,7 +145,8 @@ class RobotController(Node):
         self.nav_status = None
         self.nav_result_future = None
         send_goal_future = self.nav_to_pose_client.send_goal_async(
-            goal, feedback_callback=self._nav_feedback_callback)
+            goal, feedback_callback=self._nav_feedback_callback
+        )
         send_goal_future.add_done_callback(self._nav_goal_response_callback)
 
     def _nav_feedback_callback(self, msg):
@@ -180,12 +185,15 @@ class RobotController(Node):
         self.broadcast_srv = self.create_client(BroadcastToAll, prefix + "/maes_broadcast")
         self.deposit_env_tag_srv = self.create_client(DepositTag, prefix + "/maes_deposit_tag")
         self.nav_to_pose_client = ActionClient(self, NavigateToPose, prefix + "/navigate_to_pose")
-        qos_profile = QoSProfile(reliability=ReliabilityPolicy.BEST_EFFORT,
-                                 history=HistoryPolicy.KEEP_LAST, depth=2)
-        self.create_subscription(State, prefix + "/maes_state", self.logic_loop_callback,
-                                 qos_profile)
-        self.create_subscription(OccupancyGrid, prefix + "/global_costmap/costmap",
-                                 self._costmap_callback, qos_profile)
+        qos_profile = QoSProfile(
+            reliability=ReliabilityPolicy.BEST_EFFORT, history=HistoryPolicy.KEEP_LAST, depth=2
+        )
+        self.create_subscription(
+            State, prefix + "/maes_state", self.logic_loop_callback, qos_profile
+        )
+        self.create_subscription(
+            OccupancyGrid, prefix + "/global_costmap/costmap", self._costmap_callback, qos_profile
+        )
         self.create_subscription(TFMessage, prefix + "/tf", self._tf_callback, qos_profile)
 
     def _costmap_callback(self, msg):

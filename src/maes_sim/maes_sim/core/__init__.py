@@ -17,9 +17,9 @@ from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
-from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
+from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
 from .state import NearbyRobot, RobotState, TagView, Vector2D

@@ -107,7 +107,11 @@ class Commands:
         """
         z = np.zeros(int(n), dtype=np.float64)
         return cls(
-            np.zeros(int(n), dtype=np.int8), z.copy(), z.copy(), z.copy(), z.copy(),
+            np.zeros(int(n), dtype=np.int8),
+            z.copy(),
+            z.copy(),
+            z.copy(),
+            z.copy(),
             np.zeros(int(n), dtype=np.bool_),
         )
 

@@ -173,8 +173,9 @@ class CommsRule:
         return ia[ok], ib[ok]
 
 
-def clear_pairs(walls: np.ndarray, positions: np.ndarray, ia: np.ndarray,
-                ib: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def clear_pairs(
+    walls: np.ndarray, positions: np.ndarray, ia: np.ndarray, ib: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Keep the pairs of a *symmetric* pair list (both (i, j) and (j, i) present) that have a
     line of sight, testing each unordered pair once; sorted by (ia, ib).
 
@@ -199,9 +200,7 @@ def _takes_three_args(fn: Callable) -> bool:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return False
-    positional = [
-        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return len(positional) >= 3 or any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
@@ -280,8 +279,10 @@ class Mailbox:
         if not self.outbox:  # the common tick: nothing sent, so nothing is delivered
             if self._by_sender:
                 self._by_sender = {}
-                self._senders_of = (np.zeros(self.n + 1, dtype=np.int64),
-                                    np.empty(0, dtype=np.int64))
+                self._senders_of = (
+                    np.zeros(self.n + 1, dtype=np.int64),
+                    np.empty(0, dtype=np.int64),
+                )
             self.sent_this_tick[:] = 0
             return
         by_sender: dict[int, list[Broadcast]] = {}
@@ -306,6 +307,6 @@ class Mailbox:
         """Messages ``robot`` received at the last step, by sender index then sending order."""
         starts, senders = self._senders_of
         out: list[Broadcast] = []
-        for s in senders[starts[robot]:starts[robot + 1]].tolist():
+        for s in senders[starts[robot] : starts[robot + 1]].tolist():
             out.extend(self._by_sender.get(s, ()))
         return out

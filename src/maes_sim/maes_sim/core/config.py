@@ -181,7 +181,6 @@ def key_paths(cls: type = SimConfig, prefix: str = "") -> list[str]:
 _ALL_PATHS = key_paths()
 
 
-
 def _build(cls: type, data: Any, path: str, base: Path) -> Any:
     """Build section ``cls`` from mapping ``data`` found at key ``path``."""
     if data is None:

@@ -152,18 +152,14 @@ class RobotConstraints(_Section):
     PATH: ClassVar[str] = "robot_constraints"
     broadcast_range: float = _setting(15.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True))
     broadcast_blocked_by_walls: bool = _setting(False, Bool())
-    sense_nearby_agents_range: float = _setting(
-        5.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True)
-    )
+    sense_nearby_agents_range: float = _setting(5.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True))
     sense_nearby_agents_blocked_by_walls: bool = _setting(True, Bool())
     automatically_update_slam: bool = _setting(True, Bool())
     slam_update_interval_in_ticks: int = _setting(10, Int(lo=1, hi=MAX_TICKS))
     slam_sync_interval_in_ticks: int = _setting(10, Int(lo=1, hi=MAX_TICKS))
     slam_position_inaccuracy: float = _setting(0.5, Float(lo=0.0, hi=MAX_RANGE))
     distribute_slam: bool = _setting(False, Bool())
-    environment_tag_read_range: float = _setting(
-        4.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True)
-    )
+    environment_tag_read_range: float = _setting(4.0, Float(lo=0.0, hi=MAX_RANGE, allow_inf=True))
     slam_raytrace_range: float = _setting(7.0, Float(lo=0.0, hi=MAX_RANGE, lo_open=True))
     relative_move_speed: float = _setting(1.0, Float(lo=0.0, hi=MAX_RELATIVE_SPEED, lo_open=True))
     agent_relative_size: float = _setting(0.6, Float(lo=MIN_AGENT_SIZE, hi=1.0))

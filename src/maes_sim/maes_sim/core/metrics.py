@@ -92,8 +92,10 @@ class Metrics:
 
     def __post_init__(self) -> None:
         if self.reachable.ndim != 2 or self.reachable.dtype != bool:
-            raise ValueError(f"reachable must be a bool (H, W) array, got {self.reachable.dtype}"
-                             f" {self.reachable.shape}")
+            raise ValueError(
+                f"reachable must be a bool (H, W) array, got {self.reachable.dtype}"
+                f" {self.reachable.shape}"
+            )
         self.reachable_count = int(self.reachable.sum())
         self.explored_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
         self.covered_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
@@ -117,8 +119,12 @@ class Metrics:
 
     def mark_covered(self, positions: np.ndarray, radius: float, tick: int) -> None:
         """Mark the tiles under robot footprints at ``positions`` (N, 2) grid coords."""
-        _mark_covered(self.covered_tick, np.ascontiguousarray(positions, dtype=np.float64),
-                      float(radius), np.int32(tick))
+        _mark_covered(
+            self.covered_tick,
+            np.ascontiguousarray(positions, dtype=np.float64),
+            float(radius),
+            np.int32(tick),
+        )
 
     def heatmap(self, which: str, tick: int, cold_after: int) -> np.ndarray:
         """Recency heatmap (H, W) float32: 1 just now, falling linearly to 0 when cold,

@@ -130,8 +130,15 @@ class MotionParams:
     stop_on_collision: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("radius", "max_speed", "max_angular_speed", "dt", "rise_half_life",
-                     "brake_tau", "angular_brake_tau"):
+        for name in (
+            "radius",
+            "max_speed",
+            "max_angular_speed",
+            "dt",
+            "rise_half_life",
+            "brake_tau",
+            "angular_brake_tau",
+        ):
             _positive(name, getattr(self, name))
         if self.model not in MODELS:
             raise ValueError(f"MotionParams.model must be one of {MODELS}, got {self.model!r}")
@@ -355,21 +362,45 @@ def advance_tick(
     grid = RobotGrid(params.radius, n)
     sub_dt = params.dt / params.substeps
     advance_kernel(
-        pos, head, lin, ang,
-        cmds.kind, cmds.target, cmds.progress, cmds.linear, cmds.angular, cmds.stopping,
-        w, params.radius, params.max_speed, params.max_angular_speed, sub_dt,
-        params.physics_steps * params.substeps, _model_code(params),
+        pos,
+        head,
+        lin,
+        ang,
+        cmds.kind,
+        cmds.target,
+        cmds.progress,
+        cmds.linear,
+        cmds.angular,
+        cmds.stopping,
+        w,
+        params.radius,
+        params.max_speed,
+        params.max_angular_speed,
+        sub_dt,
+        params.physics_steps * params.substeps,
+        _model_code(params),
         0.5 ** (sub_dt / params.rise_half_life),
         math.exp(-sub_dt / params.brake_tau),
         math.exp(-sub_dt / params.angular_brake_tau),
-        SNAP_FRACTION * params.max_speed, SNAP_FRACTION * params.max_angular_speed,
+        SNAP_FRACTION * params.max_speed,
+        SNAP_FRACTION * params.max_angular_speed,
         bool(params.stop_on_collision),
         *grid.args(),
-        pressing, out_dist, out_dtheta, collided, completed, aborted,
+        pressing,
+        out_dist,
+        out_dtheta,
+        collided,
+        completed,
+        aborted,
     )
     colliding = np.zeros(n, dtype=np.bool_)
     touching_kernel(
-        w, pos, params.radius, TOUCH_TOL, *grid.args(), colliding,
+        w,
+        pos,
+        params.radius,
+        TOUCH_TOL,
+        *grid.args(),
+        colliding,
     )
     d = pos - state.positions
     c0, s0 = np.cos(state.headings), np.sin(state.headings)
@@ -405,8 +436,16 @@ def robot_status(state: MotionState, commands: C.Commands, params: MotionParams)
     """
     out = np.zeros(state.n, dtype=np.int8)
     status_kernel(
-        state.linear, state.angular, commands.kind, commands.linear, commands.angular,
-        commands.stopping, params.max_speed, params.max_angular_speed, _model_code(params), out,
+        state.linear,
+        state.angular,
+        commands.kind,
+        commands.linear,
+        commands.angular,
+        commands.stopping,
+        params.max_speed,
+        params.max_angular_speed,
+        _model_code(params),
+        out,
     )
     return out
 

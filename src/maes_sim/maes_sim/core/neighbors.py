@@ -103,8 +103,7 @@ def _mirror_py(ia, ib, upper_ok, n):
 _mirror = njit(cache=True)(_mirror_py)
 
 
-def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray,
-                     n: int) -> np.ndarray:
+def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray, n: int) -> np.ndarray:
     """Extend a per-unordered-pair result to a symmetric pair list.
 
     Parameters
@@ -127,5 +126,9 @@ def mirror_symmetric(ia: np.ndarray, ib: np.ndarray, upper_ok: np.ndarray,
     >>> mirror_symmetric(ia, ib, np.array([True, False]), 3).tolist()
     [True, False, True, False]
     """
-    return _mirror(np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64),
-                   np.asarray(upper_ok, dtype=np.bool_), int(n))
+    return _mirror(
+        np.asarray(ia, dtype=np.int64),
+        np.asarray(ib, dtype=np.int64),
+        np.asarray(upper_ok, dtype=np.bool_),
+        int(n),
+    )

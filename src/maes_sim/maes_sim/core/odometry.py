@@ -54,8 +54,9 @@ def advance_odometry(
     est = np.array(estimate, dtype=np.float64)
     delta = np.asarray(odom_delta, dtype=np.float64)
     if est.ndim != 2 or est.shape[1] != 3 or delta.shape != est.shape:
-        raise ValueError(f"estimate and odom_delta must both be (N, 3), got {est.shape}, "
-                         f"{delta.shape}")
+        raise ValueError(
+            f"estimate and odom_delta must both be (N, 3), got {est.shape}, {delta.shape}"
+        )
     for name, val in (("odometry_noise", odometry_noise), ("heading_noise", heading_noise)):
         if not math.isfinite(val) or val < 0.0:
             raise ValueError(f"{name} must be finite and >= 0, got {val!r}")

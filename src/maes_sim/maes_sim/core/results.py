@@ -15,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 
-def write_csv(path: str | Path, rows: Iterable[Mapping[str, object]],
-              columns: Sequence[str]) -> Path:
+def write_csv(
+    path: str | Path, rows: Iterable[Mapping[str, object]], columns: Sequence[str]
+) -> Path:
     """Write ``rows`` (dicts keyed by ``columns``) as CSV with a header; returns the path.
 
     Examples
@@ -84,8 +85,12 @@ def write_occupancy_map(
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return (struct.pack(">I", len(data)) + kind + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    return (
+        struct.pack(">I", len(data))
+        + kind
+        + data
+        + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    )
 
 
 def write_png(path: str | Path, rgb: np.ndarray) -> Path:
@@ -95,10 +100,12 @@ def write_png(path: str | Path, rgb: np.ndarray) -> Path:
         raise ValueError(f"rgb must be uint8 (H, W, 3), got {rgb.dtype} {rgb.shape}")
     h, w, _ = rgb.shape
     raw = b"".join(b"\x00" + rgb[y].tobytes() for y in range(h))
-    data = (b"\x89PNG\r\n\x1a\n"
-            + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + _png_chunk(b"IDAT", zlib.compress(raw, 6))
-            + _png_chunk(b"IEND", b""))
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + _png_chunk(b"IDAT", zlib.compress(raw, 6))
+        + _png_chunk(b"IEND", b"")
+    )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
@@ -129,8 +136,12 @@ def run_folder_name(sim, now: float | None = None) -> str:
     return f"{stamp}_{sim.world.name}_{sim.n_robots}robots_seed{sim.seed}"
 
 
-def write_run_results(sim, parent: str | Path, folder: str | None = None,
-                      extra_summary: Mapping[str, object] | None = None) -> Path:
+def write_run_results(
+    sim,
+    parent: str | Path,
+    folder: str | None = None,
+    extra_summary: Mapping[str, object] | None = None,
+) -> Path:
     """Write a finished (or interrupted) run's results into ``parent/<folder>``; returns it.
 
     Files: ``statistics.csv`` (one row per snapshot; only with the config's
@@ -158,11 +169,13 @@ def write_run_results(sim, parent: str | Path, folder: str | None = None,
     tile = sim.config.world.tile_size
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)
-    write_occupancy_map(out / "ground_truth", np.where(sim.walls, 100, 0).astype(np.int8),
-                        tile, origin)
+    write_occupancy_map(
+        out / "ground_truth", np.where(sim.walls, 100, 0).astype(np.int8), tile, origin
+    )
     for i in range(sim.n_robots):
-        write_occupancy_map(out / f"{robot_name(i)}_slam", to_occupancy(sim.slam_maps[i]),
-                            tile, origin)
+        write_occupancy_map(
+            out / f"{robot_name(i)}_slam", to_occupancy(sim.slam_maps[i]), tile, origin
+        )
     scale = max(1, min(16, 600 // max(h, w)))  # about 600 px on the long side
     write_png(out / "exploration.png", heatmap_rgb(sim.exploration_heatmap(), sim.walls, scale))
     write_png(out / "coverage.png", heatmap_rgb(sim.coverage_heatmap(), sim.walls, scale))

@@ -326,7 +326,9 @@ class _StrictConstructor(SafeConstructor):
                     continue  # the base class reports unhashable keys
                 if duplicate:
                     raise ConstructorError(
-                        None, None, f"key {short_repr(key)} appears twice in one mapping",
+                        None,
+                        None,
+                        f"key {short_repr(key)} appears twice in one mapping",
                         key_node.start_mark,
                     )
         return super().construct_mapping(node, deep=deep)

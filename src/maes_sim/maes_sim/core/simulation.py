@@ -42,9 +42,9 @@ from .kernels import cast_rays, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
+from .safe_yaml import short_repr
 from .slam import SlamState
 from .state import NearbyRobot, RobotState, Vector2D
-from .safe_yaml import short_repr
 from .tags import TagStore
 from .world import (
     WorldMap,
@@ -73,10 +73,10 @@ def world_from_config(config: SimConfig, rng: np.random.Generator) -> WorldMap:
     if m.kind == "custom":
         return load_custom_map(m.custom_map_filename, tile_size=config.world.tile_size)
     if m.kind == "cave":
-        return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config,
-                             rng)
-    return generate_building(m.width_in_tiles, m.height_in_tiles, m.border_size,
-                             m.building_config, rng)
+        return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config, rng)
+    return generate_building(
+        m.width_in_tiles, m.height_in_tiles, m.border_size, m.building_config, rng
+    )
 
 
 class Simulation:
@@ -141,7 +141,10 @@ class Simulation:
             if together is None:
                 together = (0.0, 0.0)
         start = spawn_positions(
-            self.world, n, self.radius, self.rng,
+            self.world,
+            n,
+            self.radius,
+            self.rng,
             biggest_room=spawn.mode == "biggest_room",
             together_at=together,
             at_hallway_ends=spawn.mode == "spawn_at_hallway_ends",
@@ -245,8 +248,7 @@ class Simulation:
 
     def communication_links(self) -> tuple[np.ndarray, np.ndarray]:
         """Directed (sender, receiver) pairs that can communicate at the current positions."""
-        return self.comms.links(self.walls, self._motion.positions, self.rng,
-                                sums=self._wall_sums)
+        return self.comms.links(self.walls, self._motion.positions, self.rng, sums=self._wall_sums)
 
     def nearby_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(observer, observed) index arrays of the robots sensing each other this tick."""
@@ -275,8 +277,10 @@ class Simulation:
         # One immutable NearbyRobot per robot and tick, shared by every observer's state.
         if self._views is None:
             world_xy = (self._motion.positions - self._offset).tolist()
-            self._views = [NearbyRobot(id=robot_name(j), pos=Vector2D(x, y))
-                           for j, (x, y) in enumerate(world_xy)]
+            self._views = [
+                NearbyRobot(id=robot_name(j), pos=Vector2D(x, y))
+                for j, (x, y) in enumerate(world_xy)
+            ]
         return self._views
 
     def _tags_for(self) -> list[list]:
@@ -367,12 +371,15 @@ class Simulation:
             raise CommandRejected(str(exc)) from None
         if poses.shape != (self.n_robots, 3) or not np.isfinite(poses).all():
             raise CommandRejected(
-                f"poses must be a finite ({self.n_robots}, 3) array, got shape {poses.shape}")
+                f"poses must be a finite ({self.n_robots}, 3) array, got shape {poses.shape}"
+            )
         grid = poses[:, :2] + self._offset
         h, w = self.shape
         inside = (
-            (grid[:, 0] >= self.radius) & (grid[:, 0] <= w - self.radius)
-            & (grid[:, 1] >= self.radius) & (grid[:, 1] <= h - self.radius)
+            (grid[:, 0] >= self.radius)
+            & (grid[:, 0] <= w - self.radius)
+            & (grid[:, 1] >= self.radius)
+            & (grid[:, 1] <= h - self.radius)
         )
         if not inside.all():
             i = int(np.argmin(inside))
@@ -405,8 +412,9 @@ class Simulation:
         sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
         gs = self.config.global_settings
         want_all = sync_due or gs.populate_adjacency_and_comm_groups_every_tick
-        all_links = (self.comms.links(self.walls, pos0, self.rng, sums=self._wall_sums)
-                     if want_all else None)
+        all_links = (
+            self.comms.links(self.walls, pos0, self.rng, sums=self._wall_sums) if want_all else None
+        )
         if not senders.size:
             links = None
         elif all_links is not None:  # one evaluation serves messages and SLAM sync alike
@@ -422,8 +430,9 @@ class Simulation:
         self.metrics.distance += result.distance
         self.metrics.collisions += result.collided
         noise = self.config.motion
-        self._odom = advance_odometry(self._odom, result.odom_delta, noise.odometry_noise,
-                                      noise.heading_noise, self.rng)
+        self._odom = advance_odometry(
+            self._odom, result.odom_delta, noise.odometry_noise, noise.heading_noise, self.rng
+        )
         self.tick = next_tick
 
         self._sense(self.slam_published_at(self.tick))
@@ -437,8 +446,9 @@ class Simulation:
         self.tags.new_tick()
         self._snapshot_and_check_end()
 
-    def run(self, max_ticks: int | None = None,
-            progress: Callable[[Simulation], None] | None = None) -> None:
+    def run(
+        self, max_ticks: int | None = None, progress: Callable[[Simulation], None] | None = None
+    ) -> None:
         """Step until an end criterion is met or ``max_ticks`` more ticks are done."""
         done = 0
         while not self.finished and (max_ticks is None or done < max_ticks):
@@ -462,8 +472,9 @@ class Simulation:
         [0, 10, 20]
         """
         rc = self.config.robot_constraints
-        return tick == 0 or (rc.automatically_update_slam
-                             and tick % rc.slam_update_interval_in_ticks == 0)
+        return tick == 0 or (
+            rc.automatically_update_slam and tick % rc.slam_update_interval_in_ticks == 0
+        )
 
     def _sense(self, slam_due: bool) -> None:
         self._observe(slam_due, mark=True)
@@ -473,9 +484,15 @@ class Simulation:
         pos = self._motion.positions
         slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
         self.lidar_ranges, self.lidar_hits = cast_rays(
-            self.walls, pos, self._motion.headings, rc.slam_raytrace_range, N_RAYS,
-            explored_tick=self.metrics.explored_tick if mark else None, tick=self.tick,
-            slam=self.slam.maps if slam_due else None, slam_index=slam_index,
+            self.walls,
+            pos,
+            self._motion.headings,
+            rc.slam_raytrace_range,
+            N_RAYS,
+            explored_tick=self.metrics.explored_tick if mark else None,
+            tick=self.tick,
+            slam=self.slam.maps if slam_due else None,
+            slam_index=slam_index,
             # serial: the targets are per core, and on a busy 2-core machine numba's thread
             # pool adds milliseconds of waiting
             parallel=False,
@@ -486,8 +503,9 @@ class Simulation:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
         if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(self.walls, pos, rc.sense_nearby_agents_range,
-                                   sums=self._wall_sums)
+            ia, ib = visible_pairs(
+                self.walls, pos, rc.sense_nearby_agents_range, sums=self._wall_sums
+            )
         else:
             ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
         self._nearby = (ia, ib)
@@ -514,6 +532,11 @@ class Simulation:
     def stats(self) -> dict[str, float | int]:
         """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`)."""
         return snapshot_row(
-            self.metrics, self.tick, self.sim_time, self.mailbox.total_sent,
-            self.mailbox.total_delivered, len(self.tags), self.config.world.tile_size,
+            self.metrics,
+            self.tick,
+            self.sim_time,
+            self.mailbox.total_sent,
+            self.mailbox.total_delivered,
+            len(self.tags),
+            self.config.world.tile_size,
         )

@@ -16,8 +16,8 @@ from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
-from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 from maes_sim.core.state import RobotState
+from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 
 
 def time_to_msg(seconds: float) -> Time:
@@ -64,8 +64,9 @@ def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
     t.rotation.w = math.cos(half)
 
 
-def transform_to_msg(pose: tuple[float, float, float], parent: str, child: str,
-                     stamp: Time) -> TransformStamped:
+def transform_to_msg(
+    pose: tuple[float, float, float], parent: str, child: str, stamp: Time
+) -> TransformStamped:
     """A planar transform ``parent -> child`` (x, y in metres, yaw in rad)."""
     msg = TransformStamped()
     msg.header.stamp = stamp
@@ -91,9 +92,15 @@ def scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> 
     return array.array("f", out.tobytes())
 
 
-def scan_to_msg(ranges_tiles: np.ndarray, stamp: Time, frame_id: str, tile_size: float,
-                range_max_tiles: float, scan_time: float,
-                hit: np.ndarray | None = None) -> LaserScan:
+def scan_to_msg(
+    ranges_tiles: np.ndarray,
+    stamp: Time,
+    frame_id: str,
+    tile_size: float,
+    range_max_tiles: float,
+    scan_time: float,
+    hit: np.ndarray | None = None,
+) -> LaserScan:
     """A 360-degree LaserScan from one robot's lidar ranges (R,) in tiles.
 
     Ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the core's convention). Rays with
@@ -122,8 +129,7 @@ def scan_from_msg(msg: LaserScan, tile_size: float) -> tuple[np.ndarray, np.ndar
     return np.where(hit, r, msg.range_max) / tile_size, hit
 
 
-def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float,
-                 stamp: Time) -> None:
+def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float, stamp: Time) -> None:
     """Update an Odometry message in place (frames are left as they are)."""
     msg.header.stamp = stamp
     p = msg.pose.pose
@@ -136,9 +142,14 @@ def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float,
     msg.twist.twist.angular.z = float(angular_rps)
 
 
-def odometry_to_msg(pose_m: tuple[float, float, float], linear_mps: float, angular_rps: float,
-                    stamp: Time, odom_frame: str = "odom",
-                    base_frame: str = "base_footprint") -> Odometry:
+def odometry_to_msg(
+    pose_m: tuple[float, float, float],
+    linear_mps: float,
+    angular_rps: float,
+    stamp: Time,
+    odom_frame: str = "odom",
+    base_frame: str = "base_footprint",
+) -> Odometry:
     """nav_msgs/Odometry: pose in the odom frame, twist in the robot frame."""
     msg = Odometry()
     msg.header.stamp = stamp
@@ -158,8 +169,13 @@ def twist_from_msg(msg: Twist | TwistStamped, tile_size: float) -> tuple[float, 
     return twist.linear.x / tile_size, twist.angular.z
 
 
-def occupancy_to_msg(values: np.ndarray, stamp: Time, frame_id: str, tile_size: float,
-                     origin_xy_m: tuple[float, float]) -> OccupancyGrid:
+def occupancy_to_msg(
+    values: np.ndarray,
+    stamp: Time,
+    frame_id: str,
+    tile_size: float,
+    origin_xy_m: tuple[float, float],
+) -> OccupancyGrid:
     """OccupancyGrid from an (H, W) int8 array (row 0 at the bottom, -1 unknown, 0..100)."""
     values = np.asarray(values)
     h, w = values.shape
@@ -192,9 +208,12 @@ def heatmap_to_values(heat: np.ndarray) -> np.ndarray:
 
 def tag_to_msg(tag, tile_size: float) -> EnvironmentTag:
     """maes_interfaces/EnvironmentTag from a core tag (tiles -> metres)."""
-    return EnvironmentTag(msg=tag.msg, pos=Vector2D(x=tag.pos.x * tile_size,
-                                                    y=tag.pos.y * tile_size),
-                          sender=tag.sender, tick=int(tag.tick))
+    return EnvironmentTag(
+        msg=tag.msg,
+        pos=Vector2D(x=tag.pos.x * tile_size, y=tag.pos.y * tile_size),
+        sender=tag.sender,
+        tick=int(tag.tick),
+    )
 
 
 def _cached(objects, cache: dict | None, convert) -> list:
@@ -209,8 +228,12 @@ def _cached(objects, cache: dict | None, convert) -> list:
     return out
 
 
-def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = None,
-                 robot_cache: dict | None = None) -> State:
+def state_to_msg(
+    state: RobotState,
+    tile_size: float,
+    tag_cache: dict | None = None,
+    robot_cache: dict | None = None,
+) -> State:
     """maes_interfaces/State from the core's RobotState (tiles -> metres).
 
     The caches (dicts kept by the caller) map ``id(core object)`` to its message, so an object
@@ -226,16 +249,23 @@ def state_to_msg(state: RobotState, tile_size: float, tag_cache: dict | None = N
     ]
     msg.tags_nearby = _cached(state.tags_nearby, tag_cache, lambda t: tag_to_msg(t, tile_size))
     msg.nearby_robots = _cached(
-        state.nearby_robots, robot_cache,
-        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size,
-                                                    y=r.pos.y * tile_size)))
+        state.nearby_robots,
+        robot_cache,
+        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size)),
+    )
     msg.position = Vector2D(x=state.position.x * tile_size, y=state.position.y * tile_size)
     msg.heading = float(state.heading)
     return msg
 
 
-def stats_to_msg(stats: dict, sim_time: float, distance_tiles: np.ndarray, tile_size: float,
-                 real_time_factor: float, finished: bool) -> Stats:
+def stats_to_msg(
+    stats: dict,
+    sim_time: float,
+    distance_tiles: np.ndarray,
+    tile_size: float,
+    real_time_factor: float,
+    finished: bool,
+) -> Stats:
     """maes_interfaces/Stats from a statistics row of the core."""
     msg = Stats()
     msg.tick = int(stats["tick"])
@@ -249,7 +279,8 @@ def stats_to_msg(stats: dict, sim_time: float, distance_tiles: np.ndarray, tile_
     msg.number_of_robots = int(len(distance_tiles))
     msg.total_collisions = int(stats["collisions"])
     msg.distance_travelled = array.array(
-        "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes())
+        "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes()
+    )
     msg.messages_broadcast = int(stats["broadcasts_sent"])
     msg.tags_deposited = int(stats["tags_deposited"])
     msg.finished = bool(finished)

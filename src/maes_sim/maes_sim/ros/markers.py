@@ -55,8 +55,9 @@ def simulation_markers(
     robots.scale.z = 0.2 * radius_m
     for (x, y, _), hit in zip(poses_m.tolist(), colliding.tolist(), strict=True):
         robots.points.append(Point(x=x, y=y, z=0.0))
-        robots.colors.append(ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0) if hit
-                             else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0))
+        robots.colors.append(
+            ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0) if hit else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0)
+        )
     out.markers.append(robots)
 
     heads = _marker(NS_HEADINGS, 0, Marker.LINE_LIST, stamp, frame)
@@ -64,8 +65,13 @@ def simulation_markers(
     heads.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
     for x, y, yaw in poses_m.tolist():
         heads.points.append(Point(x=x, y=y, z=0.1 * radius_m))
-        heads.points.append(Point(x=x + 1.2 * radius_m * np.cos(yaw),
-                                  y=y + 1.2 * radius_m * np.sin(yaw), z=0.1 * radius_m))
+        heads.points.append(
+            Point(
+                x=x + 1.2 * radius_m * np.cos(yaw),
+                y=y + 1.2 * radius_m * np.sin(yaw),
+                z=0.1 * radius_m,
+            )
+        )
     out.markers.append(heads)
 
     tags = _marker(NS_TAGS, 0, Marker.CUBE_LIST, stamp, frame)

@@ -202,7 +202,9 @@ def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str
 
     loader = rclpy.create_node(node_name)
     try:
-        return {name: loader.declare_parameter(name, default).value
-                for name, default in declarations.items()}
+        return {
+            name: loader.declare_parameter(name, default).value
+            for name, default in declarations.items()
+        }
     finally:
         loader.destroy_node()

@@ -31,8 +31,9 @@ SCAN_QOS = qos_profile_sensor_data
 #: maes_state: reliable, depth 1, as MAES 2.0's controller expects.
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 #: Maps, costmaps, plans and other latched data: reliable, transient local.
-LATCHED_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                         durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED_QOS = QoSProfile(
+    depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL
+)
 #: tf: reliable, a deep queue (the tf2 default).
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 #: maes_broadcast / maes_deposit_tag requests: a deep queue, so a burst is answered, not dropped.
@@ -43,10 +44,16 @@ CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 DEFAULT_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 #: /maes/tick and /maes/tick_done writers: reliable, transient local, the latest sample only
 #: (reports are cumulative: a late joiner needs only the newest).
-LOCKSTEP_WRITER_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                                 history=HistoryPolicy.KEEP_LAST)
+LOCKSTEP_WRITER_QOS = QoSProfile(
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    history=HistoryPolicy.KEEP_LAST,
+)
 #: Their readers: as the writers, with room for one report from every participant.
-LOCKSTEP_READER_QOS = QoSProfile(depth=4096, reliability=ReliabilityPolicy.RELIABLE,
-                                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                                 history=HistoryPolicy.KEEP_LAST)
+LOCKSTEP_READER_QOS = QoSProfile(
+    depth=4096,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    history=HistoryPolicy.KEEP_LAST,
+)

@@ -17,16 +17,12 @@ services ``/maes/pause`` and ``/maes/resume``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import Twist, TwistStamped
-from maes_interfaces.msg import State, Stats
-from maes_interfaces.srv import BroadcastToAll, DepositTag
 from nav_msgs.msg import OccupancyGrid, Odometry
-from maes_interfaces.msg import Tick, TickDone
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
@@ -38,6 +34,8 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
+from maes_interfaces.msg import State, Stats, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
 from maes_sim.core.results import write_run_results
 from maes_sim.core.slam import to_occupancy
@@ -71,8 +69,7 @@ from .qos import (
 )
 
 robot_name = robot_namespace
-MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME,
-                                    SCAN_FRAME)
+MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME, SCAN_FRAME)
 #: Synchronisation modes (see docs/lockstep.md).
 SYNC_MODES = ("lockstep", "free")
 #: Height of the lidar above the footprint, metres (display only: the world is 2-D).
@@ -89,27 +86,42 @@ class _Robot:
         self.tf = node.create_publisher(TFMessage, f"{ns}/tf", TF_QOS)
         self.tf_static = node.create_publisher(TFMessage, f"{ns}/tf_static", LATCHED_QOS)
         self.state = node.create_publisher(State, f"{ns}/maes_state", STATE_QOS)
-        self.map = (node.create_publisher(OccupancyGrid, f"{ns}/map", LATCHED_QOS)
-                    if node.publish_slam_map else None)
+        self.map = (
+            node.create_publisher(OccupancyGrid, f"{ns}/map", LATCHED_QOS)
+            if node.publish_slam_map
+            else None
+        )
         kind = TwistStamped if stamped else Twist
-        node.create_subscription(kind, f"{ns}/cmd_vel",
-                                 lambda msg, i=i: node.cmd_vel_callback(i, msg), DEFAULT_QOS)
-        node.create_service(BroadcastToAll, f"{ns}/maes_broadcast",
-                            lambda req, res, i=i: node.broadcast_callback(i, req, res),
-                            qos_profile=SERVICE_QOS)
-        node.create_service(DepositTag, f"{ns}/maes_deposit_tag",
-                            lambda req, res, i=i: node.deposit_tag_callback(i, req, res),
-                            qos_profile=SERVICE_QOS)
+        node.create_subscription(
+            kind, f"{ns}/cmd_vel", lambda msg, i=i: node.cmd_vel_callback(i, msg), DEFAULT_QOS
+        )
+        node.create_service(
+            BroadcastToAll,
+            f"{ns}/maes_broadcast",
+            lambda req, res, i=i: node.broadcast_callback(i, req, res),
+            qos_profile=SERVICE_QOS,
+        )
+        node.create_service(
+            DepositTag,
+            f"{ns}/maes_deposit_tag",
+            lambda req, res, i=i: node.deposit_tag_callback(i, req, res),
+            qos_profile=SERVICE_QOS,
+        )
         # Messages built once and updated in place every tick: constructing nested rosidl
         # messages costs more than publishing them.
         zero = cv.time_to_msg(0.0)
         frames = [(ODOM, BASE)] + ([(MAP, ODOM)] if node.publish_slam_map else [])
-        self.tf_msg = TFMessage(transforms=[
-            cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero) for parent, child in frames])
+        self.tf_msg = TFMessage(
+            transforms=[
+                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+                for parent, child in frames
+            ]
+        )
         self.odom_msg = cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero)
         rc = node.sim.config.robot_constraints
-        self.scan_msg = cv.scan_to_msg(np.zeros(180), zero, SCAN, node.tile,
-                                       rc.slam_raytrace_range, node.sim.tick_duration)
+        self.scan_msg = cv.scan_to_msg(
+            np.zeros(180), zero, SCAN, node.tile, rc.slam_raytrace_range, node.sim.tick_duration
+        )
 
 
 class SimNode(Node):
@@ -162,19 +174,32 @@ class SimNode(Node):
         Passed to ``rclpy.node.Node`` (e.g. ``context=``).
     """
 
-    def __init__(self, sim: Simulation, *, real_time_factor: float = 1.0,
-                 sync: str = "lockstep", sync_timeout: float = 10.0,
-                 start_timeout: float | None = 60.0, wait_for_navigator: bool = False,
-                 wait_for_controllers: str = "none",
-                 cmd_vel_stamped: bool = False, publish_slam_map: bool | None = None,
-                 results_dir: str | None = None, stay_alive_after_end: bool = False,
-                 heatmap_period_ticks: int = 10, start_paused: bool = False,
-                 node_name: str = "maes_sim", **node_kwargs) -> None:
+    def __init__(
+        self,
+        sim: Simulation,
+        *,
+        real_time_factor: float = 1.0,
+        sync: str = "lockstep",
+        sync_timeout: float = 10.0,
+        start_timeout: float | None = 60.0,
+        wait_for_navigator: bool = False,
+        wait_for_controllers: str = "none",
+        cmd_vel_stamped: bool = False,
+        publish_slam_map: bool | None = None,
+        results_dir: str | None = None,
+        stay_alive_after_end: bool = False,
+        heatmap_period_ticks: int = 10,
+        start_paused: bool = False,
+        node_name: str = "maes_sim",
+        **node_kwargs,
+    ) -> None:
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, got {sync!r}")
         if wait_for_controllers not in ("none", "connected", "lockstep"):
-            raise ValueError("wait_for_controllers must be 'none', 'connected' or 'lockstep', "
-                             f"got {wait_for_controllers!r}")
+            raise ValueError(
+                "wait_for_controllers must be 'none', 'connected' or 'lockstep', "
+                f"got {wait_for_controllers!r}"
+            )
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
         cfg = sim.config
@@ -185,8 +210,9 @@ class SimNode(Node):
         self.start_timeout = None if start_timeout is None else float(start_timeout)
         self.wait_for_navigator = bool(wait_for_navigator)
         self.wait_for_controllers = wait_for_controllers
-        self.publish_slam_map = (cfg.stack.slam == "simulated" if publish_slam_map is None
-                                 else bool(publish_slam_map))
+        self.publish_slam_map = (
+            cfg.stack.slam == "simulated" if publish_slam_map is None else bool(publish_slam_map)
+        )
         self.results_dir = results_dir or cfg.global_settings.statistics_result_path
         self.stay_alive_after_end = stay_alive_after_end
         self.heatmap_period_ticks = max(1, int(heatmap_period_ticks))
@@ -228,17 +254,21 @@ class SimNode(Node):
         self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
         self.tick_pub = self.create_publisher(Tick, TICK_TOPIC, LOCKSTEP_WRITER_QOS)
         for topic in (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC):
-            self.create_subscription(TickDone, topic, self.tick_done_callback,
-                                     LOCKSTEP_READER_QOS)
+            self.create_subscription(TickDone, topic, self.tick_done_callback, LOCKSTEP_READER_QOS)
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
         zero = cv.time_to_msg(0.0)
-        self._global_tf = TFMessage(transforms=[
-            cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
-            for i in range(sim.n_robots)
-            for parent, child in ((WORLD_FRAME, f"{robot_name(i)}/{ODOM}"),
-                                  (f"{robot_name(i)}/{ODOM}", f"{robot_name(i)}/{BASE}"))])
+        self._global_tf = TFMessage(
+            transforms=[
+                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+                for i in range(sim.n_robots)
+                for parent, child in (
+                    (WORLD_FRAME, f"{robot_name(i)}/{ODOM}"),
+                    (f"{robot_name(i)}/{ODOM}", f"{robot_name(i)}/{BASE}"),
+                )
+            ]
+        )
 
         self._publish_static()
         self._publish_tick(force_maps=True)
@@ -261,9 +291,12 @@ class SimNode(Node):
         # exclusive) group an always-ready timer would be picked first on every wait and the
         # cmd_vel and service callbacks ready in the same wait skipped, starving them. Spin this
         # node with a single-threaded executor (the simulation is not locked).
-        self.timer = self.create_timer(period, self.timer_callback,
-                                       callback_group=MutuallyExclusiveCallbackGroup(),
-                                       clock=self._steady)
+        self.timer = self.create_timer(
+            period,
+            self.timer_callback,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+            clock=self._steady,
+        )
 
     # ------------------------------------------------------------------ start barrier
     def start_missing(self) -> list[str]:
@@ -282,12 +315,18 @@ class SimNode(Node):
         need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
         need_tf = int(self.wait_for_navigator)  # controllers need not read tf
         if need:
-            lacking = [i for i, r in enumerate(self.robots)
-                       if r.state.get_subscription_count() < need
-                       or r.tf.get_subscription_count() < need_tf]
+            lacking = [
+                i
+                for i, r in enumerate(self.robots)
+                if r.state.get_subscription_count() < need
+                or r.tf.get_subscription_count() < need_tf
+            ]
             if lacking:
-                what = ("a controller subscribed to maes_state"
-                        if self.wait_for_controllers != "none" else "the navigator's subscriptions")
+                what = (
+                    "a controller subscribed to maes_state"
+                    if self.wait_for_controllers != "none"
+                    else "the navigator's subscriptions"
+                )
                 missing.append(_robot_list(what, lacking))
         return missing
 
@@ -297,12 +336,15 @@ class SimNode(Node):
         if missing and (self.start_timeout is None or waited < self.start_timeout):
             if now - self._last_notice >= 5.0:
                 self._last_notice = now
-                self.get_logger().info(f"waiting to start for {'; '.join(missing)} "
-                                       f"({waited:.0f} s)")
+                self.get_logger().info(
+                    f"waiting to start for {'; '.join(missing)} ({waited:.0f} s)"
+                )
             return
         if missing:
-            self.get_logger().warning(f"starting without {'; '.join(missing)}: start barrier "
-                                      f"timed out after {self.start_timeout:g} s")
+            self.get_logger().warning(
+                f"starting without {'; '.join(missing)}: start barrier "
+                f"timed out after {self.start_timeout:g} s"
+            )
         self.started = True
         self.started_wall = now
         # Tick 0 again, now that everybody listens; then its manifest.
@@ -330,8 +372,9 @@ class SimNode(Node):
         if self.real_time_factor <= 0:
             self.step_once()
             return
-        due = self._tick_anchor + int((now - self._wall_anchor) * self.real_time_factor
-                                      / self.sim.tick_duration)
+        due = self._tick_anchor + int(
+            (now - self._wall_anchor) * self.real_time_factor / self.sim.tick_duration
+        )
         steps = 0
         while self.sim.tick < due and steps < 5 and not self.done:
             self.step_once()
@@ -339,12 +382,12 @@ class SimNode(Node):
         if due - self.sim.tick > 0 and steps == 5:
             # Can't keep up: re-anchor so time is dropped instead of accumulated; say so when
             # the achieved speed (over the last seconds) is really below the one asked for.
-            if (now - self._last_lag_warning > 5.0
-                    and 0 < self._rtf < 0.95 * self.real_time_factor):
+            if now - self._last_lag_warning > 5.0 and 0 < self._rtf < 0.95 * self.real_time_factor:
                 self.get_logger().warning(
                     f"simulation cannot keep up with real_time_factor "
                     f"{self.real_time_factor:g}: achieving {self._rtf:.2f}x "
-                    f"({self.sim.n_robots} robots)")
+                    f"({self.sim.n_robots} robots)"
+                )
                 self._last_lag_warning = now
             self._wall_anchor, self._tick_anchor = now, self.sim.tick
 
@@ -359,11 +402,13 @@ class SimNode(Node):
             self.get_logger().warning(
                 f"tick {tick}: still waiting after {self.sync_timeout:g} s for "
                 f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''}; stepping on"
-                + (f" without {', '.join(dropped[:8])} until they report again"
-                   if dropped else "") + " (this run is no longer reproducible)")
+                + (f" without {', '.join(dropped[:8])} until they report again" if dropped else "")
+                + " (this run is no longer reproducible)"
+            )
         if self.real_time_factor > 0:
-            due = self._wall_anchor + ((tick + 1 - self._tick_anchor) * self.sim.tick_duration
-                                       / self.real_time_factor)
+            due = self._wall_anchor + (
+                (tick + 1 - self._tick_anchor) * self.sim.tick_duration / self.real_time_factor
+            )
             if now < due:
                 return  # the timer comes back
             if now - due > 0.1:  # behind: cap the speed, never catch up in a burst
@@ -379,16 +424,22 @@ class SimNode(Node):
     def publish_manifest(self) -> None:
         """Publish ``/maes/tick`` for the current tick (after its outputs)."""
         stamp = self._stamp()
-        self.tick_pub.publish(Tick(
-            tick=self.sim.tick, stamp=stamp, lockstep=self.sync == "lockstep",
-            maps_published=bool(self._maps_published and self.publish_slam_map),
-            navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
-            lockstep_robots=self.barrier.controlled_robots()))
+        self.tick_pub.publish(
+            Tick(
+                tick=self.sim.tick,
+                stamp=stamp,
+                lockstep=self.sync == "lockstep",
+                maps_published=bool(self._maps_published and self.publish_slam_map),
+                navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
+                lockstep_robots=self.barrier.controlled_robots(),
+            )
+        )
 
     def tick_done_callback(self, msg: TickDone) -> None:
         """A participant's report: remember it, then step if the tick is complete."""
-        self.barrier.report(msg.participant, int(msg.tick), list(msg.robots),
-                            list(msg.cmd_vel_sent), role=msg.role)
+        self.barrier.report(
+            msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
+        )
         if self.started and self.sync == "lockstep" and not (self.paused or self.done):
             self._advance_lockstep(time.monotonic())
 
@@ -420,8 +471,11 @@ class SimNode(Node):
 
     def _finish(self) -> None:
         self.stats_pub.publish(self._stats_msg())
-        if (self.write_results_on_finish and self.results_path is None
-                and self.sim.config.global_settings.should_write_csv_results):
+        if (
+            self.write_results_on_finish
+            and self.results_path is None
+            and self.sim.config.global_settings.should_write_csv_results
+        ):
             self.results_path = write_run_results(self.sim, self.results_dir)
             self.get_logger().info(f"results written to {self.results_path}")
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
@@ -438,10 +492,12 @@ class SimNode(Node):
 
     def _publish_static(self) -> None:
         stamp = self._stamp()
-        msg = TFMessage(transforms=[
-            cv.transform_to_msg((0.0, 0.0, 0.0), BASE, BASE_LINK, stamp),
-            cv.transform_to_msg((0.0, 0.0, 0.0), BASE_LINK, SCAN, stamp),
-        ])
+        msg = TFMessage(
+            transforms=[
+                cv.transform_to_msg((0.0, 0.0, 0.0), BASE, BASE_LINK, stamp),
+                cv.transform_to_msg((0.0, 0.0, 0.0), BASE_LINK, SCAN, stamp),
+            ]
+        )
         msg.transforms[1].transform.translation.z = SCAN_HEIGHT
         for robot in self.robots:
             robot.tf_static.publish(msg)
@@ -457,7 +513,8 @@ class SimNode(Node):
         self._maps_published = slam_update
         # All pose algebra vectorized over robots (metres, radians).
         odom_rel, map_to_odom, world_to_odom = tick_transforms(
-            poses, est, sim.odometry_poses, self._start_odom, tile)
+            poses, est, sim.odometry_poses, self._start_odom, tile
+        )
         global_tf = self._global_tf
         robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
         for i, robot in enumerate(self.robots):
@@ -474,25 +531,44 @@ class SimNode(Node):
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
             robot.scan.publish(scan)
-            robot.state.publish(cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs,
-                                                robot_msgs))
+            robot.state.publish(
+                cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs, robot_msgs)
+            )
             if robot.map is not None and slam_update:
-                robot.map.publish(cv.occupancy_to_msg(
-                    to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m))
+                robot.map.publish(
+                    cv.occupancy_to_msg(
+                        to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m
+                    )
+                )
         self.tf_pub.publish(global_tf)
         if force_maps:
             occ = np.where(sim.walls, 100, 0).astype(np.int8)
             self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile, self._origin_m))
         # The inspection topics are for people: build them only when someone listens.
-        if force_maps or (sim.tick % self.heatmap_period_ticks == 0 and (
-                self.explore_pub.get_subscription_count()
-                or self.cover_pub.get_subscription_count())):
-            self.explore_pub.publish(cv.occupancy_to_msg(
-                cv.heatmap_to_values(sim.exploration_heatmap()), stamp, "world", tile,
-                self._origin_m))
-            self.cover_pub.publish(cv.occupancy_to_msg(
-                cv.heatmap_to_values(sim.coverage_heatmap()), stamp, "world", tile,
-                self._origin_m))
+        if force_maps or (
+            sim.tick % self.heatmap_period_ticks == 0
+            and (
+                self.explore_pub.get_subscription_count() or self.cover_pub.get_subscription_count()
+            )
+        ):
+            self.explore_pub.publish(
+                cv.occupancy_to_msg(
+                    cv.heatmap_to_values(sim.exploration_heatmap()),
+                    stamp,
+                    "world",
+                    tile,
+                    self._origin_m,
+                )
+            )
+            self.cover_pub.publish(
+                cv.occupancy_to_msg(
+                    cv.heatmap_to_values(sim.coverage_heatmap()),
+                    stamp,
+                    "world",
+                    tile,
+                    self._origin_m,
+                )
+            )
         if self.marker_pub.get_subscription_count():
             self._publish_markers(stamp, poses)
         self.stats_pub.publish(self._stats_msg())
@@ -505,14 +581,22 @@ class SimNode(Node):
             tags = np.empty((0, 2))
         poses_m = poses.copy()
         poses_m[:, :2] *= tile
-        self.marker_pub.publish(simulation_markers(
-            poses_m, sim.radius * tile, sim.colliding, tags,
-            sim.communication_links() if draw else None, stamp))
+        self.marker_pub.publish(
+            simulation_markers(
+                poses_m,
+                sim.radius * tile,
+                sim.colliding,
+                tags,
+                sim.communication_links() if draw else None,
+                stamp,
+            )
+        )
 
     def _stats_msg(self) -> Stats:
         sim = self.sim
-        return cv.stats_to_msg(sim.stats(), sim.sim_time, sim.metrics.distance, self.tile,
-                               self._rtf, sim.finished)
+        return cv.stats_to_msg(
+            sim.stats(), sim.sim_time, sim.metrics.distance, self.tile, self._rtf, sim.finished
+        )
 
     # ------------------------------------------------------------------ callbacks
     def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:
@@ -522,8 +606,9 @@ class SimNode(Node):
         try:
             self.sim.set_velocity(robot, linear, angular)
         except CommandRejected as exc:
-            self.get_logger().warning(f"{robot_name(robot)}/cmd_vel rejected: {exc}",
-                                      throttle_duration_sec=2.0)
+            self.get_logger().warning(
+                f"{robot_name(robot)}/cmd_vel rejected: {exc}", throttle_duration_sec=2.0
+            )
             return
         self._last_cmd[robot] = self.sim.sim_time
         self._driven[robot] = True
@@ -607,16 +692,21 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         start_timeout = params["start_timeout"]
         try:
-            node = proc.own(SimNode(
-                sim, real_time_factor=params["real_time_factor"],
-                sync=params["sync"], sync_timeout=params["sync_timeout"],
-                start_timeout=start_timeout if start_timeout > 0 else None,
-                wait_for_navigator=params["wait_for_navigator"],
-                wait_for_controllers=params["wait_for_controllers"],
-                cmd_vel_stamped=params["cmd_vel_stamped"],
-                stay_alive_after_end=params["stay_alive_after_end"],
-                results_dir=params["results_dir"] or None,
-                publish_slam_map=_optional_bool(params["publish_slam_map"])))
+            node = proc.own(
+                SimNode(
+                    sim,
+                    real_time_factor=params["real_time_factor"],
+                    sync=params["sync"],
+                    sync_timeout=params["sync_timeout"],
+                    start_timeout=start_timeout if start_timeout > 0 else None,
+                    wait_for_navigator=params["wait_for_navigator"],
+                    wait_for_controllers=params["wait_for_controllers"],
+                    cmd_vel_stamped=params["cmd_vel_stamped"],
+                    stay_alive_after_end=params["stay_alive_after_end"],
+                    results_dir=params["results_dir"] or None,
+                    publish_slam_map=_optional_bool(params["publish_slam_map"]),
+                )
+            )
         except ValueError as exc:
             proc.fail(exc)
         proc.spin(node, until=lambda: node.done)

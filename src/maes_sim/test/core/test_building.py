@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
 from maes_sim.core.world import MapError, generate_building, label_regions
 
 

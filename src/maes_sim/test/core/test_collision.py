@@ -231,8 +231,12 @@ def test_no_tunnelling_through_walls(seed, fill, n_robots, rms, size, millis, ph
     )
     cmds = C.Commands.idle(n_robots)
     C.move_continuous(cmds, np.arange(n_robots))
-    C.set_velocity(cmds, np.arange(0, n_robots, 2), rng.uniform(-1e3, 1e3, (n_robots + 1) // 2),
-                   rng.uniform(-1e3, 1e3, (n_robots + 1) // 2))
+    C.set_velocity(
+        cmds,
+        np.arange(0, n_robots, 2),
+        rng.uniform(-1e3, 1e3, (n_robots + 1) // 2),
+        rng.uniform(-1e3, 1e3, (n_robots + 1) // 2),
+    )
     label = open_components(walls)
     start = label[iy[pick], ix[pick]]
     for _ in range(4):

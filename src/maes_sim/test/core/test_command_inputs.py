@@ -28,8 +28,19 @@ def _same(a: tuple, b: tuple) -> bool:
     return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
-BAD_NUMBERS = ["1.0", True, np.True_, 1 + 2j, {"x": 1}, None, [1.0, "a"], [[1.0], [2.0, 3.0]],
-               b"1", 10**400, object()]
+BAD_NUMBERS = [
+    "1.0",
+    True,
+    np.True_,
+    1 + 2j,
+    {"x": 1},
+    None,
+    [1.0, "a"],
+    [[1.0], [2.0, 3.0]],
+    b"1",
+    10**400,
+    object(),
+]
 
 
 @pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda v: type(v).__name__ + repr(v)[:12])
@@ -119,8 +130,10 @@ def test_place_robots_refuses_poses_off_the_map_or_in_walls(xy, fragment):
     assert _same(before, _state(sim))
 
 
-@pytest.mark.parametrize("poses", [[["1", "2", "0"]], [[1 + 1j, 2, 0]], [[True, 2.0, 0.0]],
-                                   [[1.0, 2.0]], "pose", {"x": 1}])
+@pytest.mark.parametrize(
+    "poses",
+    [[["1", "2", "0"]], [[1 + 1j, 2, 0]], [[True, 2.0, 0.0]], [[1.0, 2.0]], "pose", {"x": 1}],
+)
 def test_place_robots_refuses_non_numeric_or_misshaped_poses(poses):
     sim = _sim(1)
     with pytest.raises(CommandRejected, match="poses must"):

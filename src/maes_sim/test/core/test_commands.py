@@ -12,8 +12,10 @@ from maes_sim.core.motion import MotionParams, MotionState, advance_tick, robot_
 
 
 def snapshot(cmds):
-    return {f: getattr(cmds, f).copy() for f in ("kind", "target", "progress", "linear",
-                                                 "angular", "stopping")}
+    return {
+        f: getattr(cmds, f).copy()
+        for f in ("kind", "target", "progress", "linear", "angular", "stopping")
+    }
 
 
 def assert_same(cmds, snap):
@@ -29,7 +31,12 @@ def test_commands_set_kind_and_target_vectorised():
     C.rotate_continuous(cmds, 4)
     C.set_velocity(cmds, np.array([5]), 1.0, -0.5)
     assert [C.KIND_NAMES[k] for k in cmds.kind] == [
-        "move", "move", "rotate", "move_continuous", "rotate_continuous", "velocity"
+        "move",
+        "move",
+        "rotate",
+        "move_continuous",
+        "rotate_continuous",
+        "velocity",
     ]
     assert cmds.target.tolist()[:5] == [2.0, -1.0, math.pi, -1.0, 1.0]
     assert (cmds.linear[5], cmds.angular[5]) == (1.0, -0.5)
@@ -47,8 +54,9 @@ def test_new_command_preempts_and_resets_progress():
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), 1e7, -2e6])
-@pytest.mark.parametrize("command", ["move", "rotate", "set_velocity_linear",
-                                     "set_velocity_angular"])
+@pytest.mark.parametrize(
+    "command", ["move", "rotate", "set_velocity_linear", "set_velocity_angular"]
+)
 def test_bad_values_are_rejected_and_nothing_changes(command, bad):
     cmds = C.Commands.idle(3)
     C.move(cmds, [0, 1, 2], [1.0, 2.0, 3.0])
@@ -108,5 +116,11 @@ def test_status_names_and_initial_status():
 
 def test_commands_shape_is_checked():
     with pytest.raises(ValueError, match="Commands.target"):
-        C.Commands(np.zeros(2, np.int8), np.zeros(3), np.zeros(2), np.zeros(2), np.zeros(2),
-                   np.zeros(2, bool))
+        C.Commands(
+            np.zeros(2, np.int8),
+            np.zeros(3),
+            np.zeros(2),
+            np.zeros(2),
+            np.zeros(2),
+            np.zeros(2, bool),
+        )

@@ -35,8 +35,9 @@ def test_walls_block_only_when_configured():
 
 def test_senders_restrict_the_links():
     pos = np.array([[1.0, 1.0], [2.0, 1.0], [3.0, 1.0]])
-    ia, ib = CommsRule(5.0, False).links(np.zeros((5, 5), bool), pos,
-                                         np.random.default_rng(0), np.array([2]))
+    ia, ib = CommsRule(5.0, False).links(
+        np.zeros((5, 5), bool), pos, np.random.default_rng(0), np.array([2])
+    )
     assert ia.tolist() == [2, 2] and ib.tolist() == [0, 1]
 
 
@@ -48,15 +49,15 @@ def test_signal_function_gets_distances_and_must_return_bool():
         return through == 0.0
 
     pos = np.array([[2.5, 3.5], [9.5, 3.5], [2.5, 6.5]])
-    ia, ib = CommsRule(1.0, False, fn).links(walls_with_column(), pos,
-                                             np.random.default_rng(0))
+    ia, ib = CommsRule(1.0, False, fn).links(walls_with_column(), pos, np.random.default_rng(0))
     # range is ignored: 0<->2 are 3 tiles apart (> 1.0) yet linked, 0<->1 cross one wall tile
     assert list(zip(ia.tolist(), ib.tolist(), strict=True)) == [(0, 2), (2, 0)]
     assert (7.0, 1.0) in seen
 
     with pytest.raises(SignalFunctionError, match="must return a bool"):
-        CommsRule(1.0, False, lambda t, w: "yes").links(walls_with_column(), pos,
-                                                       np.random.default_rng(0))
+        CommsRule(1.0, False, lambda t, w: "yes").links(
+            walls_with_column(), pos, np.random.default_rng(0)
+        )
 
 
 def test_stochastic_signal_function_draws_from_the_given_rng_only():
@@ -101,8 +102,10 @@ def test_all_pairs_fast_path_equals_the_per_sender_path():
         everyone = rule.links(walls, pos, np.random.default_rng(0))
         per_sender = rule.links(walls, pos, np.random.default_rng(0), np.arange(39))
         last = rule.links(walls, pos, np.random.default_rng(0), np.array([39]))
-        merged = (np.concatenate([per_sender[0], last[0]]),
-                  np.concatenate([per_sender[1], last[1]]))
+        merged = (
+            np.concatenate([per_sender[0], last[0]]),
+            np.concatenate([per_sender[1], last[1]]),
+        )
         order = np.lexsort((merged[1], merged[0]))
         np.testing.assert_array_equal(everyone[0], merged[0][order])
         np.testing.assert_array_equal(everyone[1], merged[1][order])
@@ -136,6 +139,9 @@ def test_inboxes_are_ordered_by_sender_and_counted():
     box.post(2, "two again")
     box.deliver(np.array([0, 2, 2, 0]), np.array([1, 1, 3, 3]))
     assert [(m.sender, m.msg) for m in box.inbox_of(1)] == [
-        ("robot0", "from zero"), ("robot2", "from two"), ("robot2", "two again")]
+        ("robot0", "from zero"),
+        ("robot2", "from two"),
+        ("robot2", "two again"),
+    ]
     assert box.total_sent == 3 and box.total_delivered == 6
     assert box.inbox_of(0) == [] and box.inbox_of(2) == []

@@ -14,6 +14,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from maes_sim.core.config import (
     BuildingConfig,
     CaveConfig,
@@ -957,31 +958,70 @@ def test_reference_documents_every_key_with_its_default():
 @pytest.mark.parametrize(
     ("data", "key", "fragment"),
     [
-        ({"global_settings": {"physics_ticks_per_logic_update": 10**9}},
-         "global_settings.physics_ticks_per_logic_update", "from 1 to 100"),
-        ({"global_settings": {"logic_ticks_delta_millis": 10**9}},
-         "global_settings.logic_ticks_delta_millis", "from 1 to 10000"),
-        ({"robot_constraints": {"agent_relative_size": 1e-9}},
-         "robot_constraints.agent_relative_size", "from 0.01 to 1"),
-        ({"robot_constraints": {"relative_move_speed": 1e6}},
-         "robot_constraints.relative_move_speed", "<= 100"),
-        ({"robot_constraints": {"relative_move_speed": 10**30}},
-         "robot_constraints.relative_move_speed", "<= 100"),
-        ({"robot_constraints": {"relative_move_speed": 10**400}},
-         "robot_constraints.relative_move_speed", "<= 100"),
-        ({"robot_constraints": {"broadcast_range": 10**400}},
-         "robot_constraints.broadcast_range", "(or .inf for unlimited)"),
-        ({"robot_constraints": {"slam_position_inaccuracy": 1e308}},
-         "robot_constraints.slam_position_inaccuracy", "from 0 to 7072"),
+        (
+            {"global_settings": {"physics_ticks_per_logic_update": 10**9}},
+            "global_settings.physics_ticks_per_logic_update",
+            "from 1 to 100",
+        ),
+        (
+            {"global_settings": {"logic_ticks_delta_millis": 10**9}},
+            "global_settings.logic_ticks_delta_millis",
+            "from 1 to 10000",
+        ),
+        (
+            {"robot_constraints": {"agent_relative_size": 1e-9}},
+            "robot_constraints.agent_relative_size",
+            "from 0.01 to 1",
+        ),
+        (
+            {"robot_constraints": {"relative_move_speed": 1e6}},
+            "robot_constraints.relative_move_speed",
+            "<= 100",
+        ),
+        (
+            {"robot_constraints": {"relative_move_speed": 10**30}},
+            "robot_constraints.relative_move_speed",
+            "<= 100",
+        ),
+        (
+            {"robot_constraints": {"relative_move_speed": 10**400}},
+            "robot_constraints.relative_move_speed",
+            "<= 100",
+        ),
+        (
+            {"robot_constraints": {"broadcast_range": 10**400}},
+            "robot_constraints.broadcast_range",
+            "(or .inf for unlimited)",
+        ),
+        (
+            {"robot_constraints": {"slam_position_inaccuracy": 1e308}},
+            "robot_constraints.slam_position_inaccuracy",
+            "from 0 to 7072",
+        ),
         ({"world": {"tile_size": 1e300}}, "world.tile_size", "from 0.001 to 1000"),
-        ({"map": {"cave_config": {"connection_passage_width": 10**9}}},
-         "map.cave_config.connection_passage_width", "from 1 to 20"),
-        ({"map": {"cave_config": {"smoothing_runs": 10**9}}},
-         "map.cave_config.smoothing_runs", "from 0 to 100"),
+        (
+            {"map": {"cave_config": {"connection_passage_width": 10**9}}},
+            "map.cave_config.connection_passage_width",
+            "from 1 to 20",
+        ),
+        (
+            {"map": {"cave_config": {"smoothing_runs": 10**9}}},
+            "map.cave_config.smoothing_runs",
+            "from 0 to 100",
+        ),
         ({"end_criteria": {"tick": 2**63}}, "end_criteria.tick", "2147483647"),
-        ({"robot_spawn_config": {"spawn_together": {"suggested_starting_point_x": 10**30,
-                                                    "suggested_starting_point_y": 0}}},
-         "robot_spawn_config.spawn_together.suggested_starting_point_x", "from -5000 to 5000"),
+        (
+            {
+                "robot_spawn_config": {
+                    "spawn_together": {
+                        "suggested_starting_point_x": 10**30,
+                        "suggested_starting_point_y": 0,
+                    }
+                }
+            },
+            "robot_spawn_config.spawn_together.suggested_starting_point_x",
+            "from -5000 to 5000",
+        ),
     ],
 )
 def test_values_the_physics_cannot_run_are_refused(data, key, fragment):
@@ -991,8 +1031,10 @@ def test_values_the_physics_cannot_run_are_refused(data, key, fragment):
 
 def test_tick_cost_combines_size_speed_and_tick_length():
     # Each setting alone is allowed; together one tick needs 1,200 collision sub-steps.
-    data = {"robot_constraints": {"agent_relative_size": 0.02, "relative_move_speed": 10},
-            "global_settings": {"logic_ticks_delta_millis": 100}}
+    data = {
+        "robot_constraints": {"agent_relative_size": 0.02, "relative_move_speed": 10},
+        "global_settings": {"logic_ticks_delta_millis": 100},
+    }
     err = _error(data)
     assert err.key == "robot_constraints.agent_relative_size"
     assert "1200 collision sub-steps per tick" in str(err) and "1000 allowed" in str(err)
@@ -1001,11 +1043,13 @@ def test_tick_cost_combines_size_speed_and_tick_length():
 
 
 def test_slam_memory_bound_for_generated_and_custom_maps(tmp_path):
-    err = _error({"number_of_robots": 100, "map": {"width_in_tiles": 5000,
-                                                    "height_in_tiles": 5000}})
+    err = _error(
+        {"number_of_robots": 100, "map": {"width_in_tiles": 5000, "height_in_tiles": 5000}}
+    )
     assert err.key == "number_of_robots" and "GiB of SLAM maps" in str(err)
-    assert config_from_dict({"number_of_robots": 40, "map": {"width_in_tiles": 5000,
-                                                             "height_in_tiles": 5000}})
+    assert config_from_dict(
+        {"number_of_robots": 40, "map": {"width_in_tiles": 5000, "height_in_tiles": 5000}}
+    )
     from maes_sim.core import Simulation
 
     pgm = tmp_path / "m.pgm"

@@ -44,6 +44,11 @@ def test_importing_the_core_loads_no_ros_module():
         "print(bad)\n"
     )
     env_path = str(CORE.parents[1])
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
     assert out.stdout.strip() == "[]"

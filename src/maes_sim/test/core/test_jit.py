@@ -18,10 +18,14 @@ print(mirror_symmetric(np.array([0, 1]), np.array([1, 0]), np.array([True]), 2).
 
 
 def _run(cache_dir: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache_dir),
-           "PYTHONPATH": os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-c", _RUN], capture_output=True, text=True,
-                          timeout=300, env=env)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(cache_dir),
+        "PYTHONPATH": os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, "-c", _RUN], capture_output=True, text=True, timeout=300, env=env
+    )
 
 
 def test_first_run_says_it_compiles_and_how_long_later_runs_say_nothing(tmp_path):
@@ -61,11 +65,14 @@ def test_kernels_are_cached_under_a_digest_of_their_sources(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")])
-    code = _RUN + "from maes_sim.core.kernels import jit\nprint(jit.cache_dir())\n" \
-        "print(jit.source_digest(jit._kernel_modules()))\n" \
+    code = (
+        _RUN + "from maes_sim.core.kernels import jit\nprint(jit.cache_dir())\n"
+        "print(jit.source_digest(jit._kernel_modules()))\n"
         "print(sorted(p.name for p in jit._kernel_modules()))\n"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=300, env=env)
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env
+    )
     assert result.returncode == 0, result.stderr
     _, where, digest, names = result.stdout.strip().splitlines()
     assert Path(where) == tmp_path / "maes_ros" / "numba" / digest

@@ -273,8 +273,12 @@ def test_advance_tick_does_not_modify_its_inputs():
 
 
 def test_substeps_scale_with_speed_and_bad_params_raise():
-    fast = MotionParams.from_values(relative_move_speed=20.0, agent_relative_size=0.2,
-                                    logic_ticks_delta_millis=1000, physics_ticks_per_logic_update=1)
+    fast = MotionParams.from_values(
+        relative_move_speed=20.0,
+        agent_relative_size=0.2,
+        logic_ticks_delta_millis=1000,
+        physics_ticks_per_logic_update=1,
+    )
     # 60 tiles/s x 1 s per step, at most 0.025 tiles per sub-step.
     assert fast.substeps == 2400
     assert MotionParams.from_values().substeps == 1
@@ -298,7 +302,8 @@ def test_docstring_examples_run(module):
 
 
 def test_zero_robots_is_a_valid_fleet():
-    res = advance_tick(MotionState.at_rest(np.zeros((0, 2))), C.Commands.idle(0), OPEN,
-                       MotionParams.from_values())
+    res = advance_tick(
+        MotionState.at_rest(np.zeros((0, 2))), C.Commands.idle(0), OPEN, MotionParams.from_values()
+    )
     assert res.state.positions.shape == (0, 2) and res.odom_delta.shape == (0, 3)
     assert res.status.shape == res.colliding.shape == (0,)

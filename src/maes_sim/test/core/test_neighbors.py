@@ -68,6 +68,7 @@ def test_mirror_symmetric_matches_a_dictionary_lookup(seed):
     pairs = list(zip(ia[upper].tolist(), ib[upper].tolist(), strict=True))
     truth = {p: bool(rng.random() < 0.5) for p in pairs}
     ok = mirror_symmetric(ia, ib, np.array([truth[p] for p in pairs]), 50)
-    expected = [truth[(min(a, b), max(a, b))]
-                for a, b in zip(ia.tolist(), ib.tolist(), strict=True)]
+    expected = [
+        truth[(min(a, b), max(a, b))] for a, b in zip(ia.tolist(), ib.tolist(), strict=True)
+    ]
     assert ok.tolist() == expected

@@ -466,7 +466,10 @@ def test_without_numba_the_core_fails_at_import_saying_what_to_install():
     )
     src = Path(__file__).resolve().parents[2]  # the maes_sim package root (holds maes_sim/)
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr

@@ -36,7 +36,10 @@ def _fingerprint(world: WorldMap) -> str:
 def test_generated_maps_are_the_same_as_before_the_label_arrays():
     building = generate_building(120, 80, 2, BuildingConfig(), np.random.default_rng(7))
     cave = generate_cave(
-        90, 60, 1, CaveConfig(room_threshold_size=0, wall_threshold_size=0),
+        90,
+        60,
+        1,
+        CaveConfig(room_threshold_size=0, wall_threshold_size=0),
         np.random.default_rng(7),
     )
     assert _fingerprint(building) == "6deb6750f14b50ea"

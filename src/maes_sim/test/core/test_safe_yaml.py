@@ -113,8 +113,12 @@ def test_deep_nesting_and_huge_integers_are_named(tmp_path):
 
 def test_error_messages_stay_short(tmp_path):
     huge = "x" * 2_000_000
-    for text in (f"{huge}: 1\n", f"map: {{custom_map_filename: '{huge}.pgm'}}\n",
-                 f"number_of_robots: '{huge}'\n", f"random_seeds: [{', '.join(['-1'] * 9000)}]\n"):
+    for text in (
+        f"{huge}: 1\n",
+        f"map: {{custom_map_filename: '{huge}.pgm'}}\n",
+        f"number_of_robots: '{huge}'\n",
+        f"random_seeds: [{', '.join(['-1'] * 9000)}]\n",
+    ):
         with pytest.raises(ConfigError) as info:
             load_config(_config(tmp_path, text))
         assert len(str(info.value)) < 1000, str(info.value)[:200]

@@ -35,8 +35,10 @@ def place(sim, grid_xy):
 
 
 def small_config(**kw):
-    base = {"number_of_robots": 2,
-            "map": MapConfig(width_in_tiles=30, height_in_tiles=30, cave_config=CaveConfig())}
+    base = {
+        "number_of_robots": 2,
+        "map": MapConfig(width_in_tiles=30, height_in_tiles=30, cave_config=CaveConfig()),
+    }
     base.update(kw)
     return SimConfig(**base)
 
@@ -61,8 +63,9 @@ def run_hash(sim, ticks):
 
 
 def test_same_seed_gives_bit_identical_runs_and_other_seed_differs():
-    cfg = small_config(robot_constraints=RobotConstraints(distribute_slam=True,
-                                                          slam_position_inaccuracy=0.5))
+    cfg = small_config(
+        robot_constraints=RobotConstraints(distribute_slam=True, slam_position_inaccuracy=0.5)
+    )
     a = run_hash(Simulation(cfg), 60)
     b = run_hash(Simulation(cfg), 60)
     c = run_hash(Simulation(cfg, seed=7), 60)
@@ -110,8 +113,7 @@ def test_exploration_grows_and_slam_marks_open_and_solid_tiles():
 
 
 def test_broadcast_arrives_next_tick_within_range_only():
-    cfg = small_config(number_of_robots=3,
-                       robot_constraints=RobotConstraints(broadcast_range=3.0))
+    cfg = small_config(number_of_robots=3, robot_constraints=RobotConstraints(broadcast_range=3.0))
     sim = Simulation(cfg, world=open_room(12, 30))
     # Place robots explicitly: 0 and 1 two tiles apart, 2 twelve tiles away.
     place(sim, [[3.5, 5.5], [5.5, 5.5], [15.5, 5.5]])
@@ -132,8 +134,11 @@ def test_broadcast_blocked_by_walls_when_configured():
     walls[:, 8] = True  # a full wall between the robots
     world = WorldMap(walls=walls)
     for blocked, expected in ((True, []), (False, ["x"])):
-        cfg = small_config(robot_constraints=RobotConstraints(
-            broadcast_range=10.0, broadcast_blocked_by_walls=blocked))
+        cfg = small_config(
+            robot_constraints=RobotConstraints(
+                broadcast_range=10.0, broadcast_blocked_by_walls=blocked
+            )
+        )
         sim = Simulation(cfg, world=world)
         place(sim, [[5.5, 5.5], [11.5, 5.5]])
         sim.broadcast(0, "x")
@@ -187,8 +192,12 @@ def test_nearby_robots_respect_range_and_walls():
     world = open_room(12, 30)
     walls = world.walls.copy()
     walls[:, 10] = True
-    cfg = small_config(number_of_robots=3, robot_constraints=RobotConstraints(
-        sense_nearby_agents_range=5.0, sense_nearby_agents_blocked_by_walls=True))
+    cfg = small_config(
+        number_of_robots=3,
+        robot_constraints=RobotConstraints(
+            sense_nearby_agents_range=5.0, sense_nearby_agents_blocked_by_walls=True
+        ),
+    )
     sim = Simulation(cfg, world=WorldMap(walls=walls))
     place(sim, [[5.5, 5.5], [8.5, 5.5], [12.5, 5.5]])
     sim.step()
@@ -198,8 +207,12 @@ def test_nearby_robots_respect_range_and_walls():
 
 
 def test_distributed_slam_merges_maps_of_robots_in_range():
-    rc = RobotConstraints(distribute_slam=True, slam_sync_interval_in_ticks=2,
-                          slam_update_interval_in_ticks=1, broadcast_range=100.0)
+    rc = RobotConstraints(
+        distribute_slam=True,
+        slam_sync_interval_in_ticks=2,
+        slam_update_interval_in_ticks=1,
+        broadcast_range=100.0,
+    )
     sim = Simulation(small_config(robot_constraints=rc), world=open_room(12, 40))
     place(sim, [[3.5, 5.5], [35.5, 5.5]])
     sim.step()
@@ -225,8 +238,10 @@ def test_bad_commands_are_rejected_and_leave_the_state_valid():
 
 
 def test_end_criteria_stop_the_run_and_snapshots_are_taken():
-    cfg = small_config(end_criteria=EndCriteria(tick=25, exploration_percent=None),
-                       global_settings=GlobalSettings(ticks_per_stats_snapshot=10))
+    cfg = small_config(
+        end_criteria=EndCriteria(tick=25, exploration_percent=None),
+        global_settings=GlobalSettings(ticks_per_stats_snapshot=10),
+    )
     sim = Simulation(cfg)
     sim.run()
     assert sim.finished and sim.tick == 25
@@ -271,8 +286,11 @@ def test_links_are_evaluated_once_when_messages_and_slam_sync_share_a_step():
         return True
 
     rc = RobotConstraints(distribute_slam=True, slam_sync_interval_in_ticks=1)
-    sim = Simulation(small_config(number_of_robots=3, robot_constraints=rc), world=open_room(),
-                     signal_function=counting)
+    sim = Simulation(
+        small_config(number_of_robots=3, robot_constraints=rc),
+        world=open_room(),
+        signal_function=counting,
+    )
     sim.broadcast(0, "hi")
     sim.step()  # a sync tick with a message pending: one evaluation of the 3 x 2 ordered pairs
     assert len(calls) == 6

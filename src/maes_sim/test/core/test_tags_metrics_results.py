@@ -33,7 +33,11 @@ def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
     assert m.coverage_percent == pytest.approx(100 / 50)
     m.mark_covered(np.array([[3.0, 3.0]]), 0.75, tick=5)  # corner: four tile centres in reach
     assert sorted(map(tuple, np.argwhere(m.covered_tick == 5).tolist())) == [
-        (2, 2), (2, 3), (3, 2), (3, 3)]
+        (2, 2),
+        (2, 3),
+        (3, 2),
+        (3, 3),
+    ]
     m.explored_tick[:, :] = 1
     m.refresh_counts()
     assert m.exploration_percent == pytest.approx(100.0)
@@ -76,15 +80,24 @@ def test_run_results_folder_holds_every_file_and_maps_match_the_run(tmp_path):
     from maes_sim.core.config_schema import GlobalSettings
     from maes_sim.core.results import write_run_results
 
-    sim = Simulation(SimConfig(number_of_robots=2,
-                               global_settings=GlobalSettings(should_write_csv_results=True)))
+    sim = Simulation(
+        SimConfig(number_of_robots=2, global_settings=GlobalSettings(should_write_csv_results=True))
+    )
     for _ in range(12):
         sim.set_velocity(0, 2.0, 0.0)
         sim.step()
     out = write_run_results(sim, tmp_path, folder="run")
     names = sorted(p.name for p in out.iterdir())
-    for expected in ("statistics.csv", "summary.json", "ground_truth.pgm", "ground_truth.yaml",
-                     "robot0_slam.pgm", "robot1_slam.yaml", "exploration.png", "coverage.png"):
+    for expected in (
+        "statistics.csv",
+        "summary.json",
+        "ground_truth.pgm",
+        "ground_truth.yaml",
+        "robot0_slam.pgm",
+        "robot1_slam.yaml",
+        "exploration.png",
+        "coverage.png",
+    ):
         assert expected in names
     summary = json.loads((out / "summary.json").read_text())
     assert summary["ticks"] == 12 and summary["config"]["number_of_robots"] == 2
@@ -98,8 +111,13 @@ def _driven_run(tile_size: float, csv: bool):
     from maes_sim.core import SimConfig, Simulation
     from maes_sim.core.config_schema import GlobalSettings, WorldConfig
 
-    sim = Simulation(SimConfig(number_of_robots=2, world=WorldConfig(tile_size=tile_size),
-                               global_settings=GlobalSettings(should_write_csv_results=csv)))
+    sim = Simulation(
+        SimConfig(
+            number_of_robots=2,
+            world=WorldConfig(tile_size=tile_size),
+            global_settings=GlobalSettings(should_write_csv_results=csv),
+        )
+    )
     for _ in range(15):
         sim.set_velocity(0, 2.0, 0.0)
         sim.set_velocity(1, 1.0, 0.0)

@@ -8,10 +8,10 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
-from maes_interfaces.msg import State, Tick, TickDone  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
+from maes_interfaces.msg import State, Tick, TickDone  # noqa: E402
 from maes_sim.core import Simulation, config_from_dict  # noqa: E402
 from maes_sim.lockstep import JOIN  # noqa: E402
 from maes_sim.ros.qos import LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS  # noqa: E402
@@ -19,11 +19,17 @@ from maes_sim.ros.sim_node import SimNode  # noqa: E402
 
 
 def _sim(n=2):
-    return Simulation(config_from_dict({
-        "number_of_robots": n, "random_seeds": [1],
-        "map": {"width_in_tiles": 20, "height_in_tiles": 20},
-        "end_criteria": {"exploration_percent": None, "tick": None},
-        "global_settings": {"should_write_csv_results": False}}))
+    return Simulation(
+        config_from_dict(
+            {
+                "number_of_robots": n,
+                "random_seeds": [1],
+                "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+                "end_criteria": {"exploration_percent": None, "tick": None},
+                "global_settings": {"should_write_csv_results": False},
+            }
+        )
+    )
 
 
 @pytest.fixture
@@ -56,8 +62,15 @@ def ros():
 def test_start_barrier_waits_for_a_controller_on_every_robot(ros):
     ctx, add, spin = ros
     sim = _sim(2)
-    node = add(SimNode(sim, real_time_factor=0, wait_for_controllers="connected",
-                       start_timeout=None, context=ctx))
+    node = add(
+        SimNode(
+            sim,
+            real_time_factor=0,
+            wait_for_controllers="connected",
+            start_timeout=None,
+            context=ctx,
+        )
+    )
     spin(1.5)
     assert not node.started and sim.tick == 0
     assert "robot0" in " ".join(node.start_missing())
@@ -79,8 +92,17 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     part.create_subscription(Tick, "/maes/tick", manifests.append, LOCKSTEP_READER_QOS)
 
     def report(tick):
-        pub.publish(TickDone(participant="/participant", role="controller", tick=tick,
-                             robots=[0], cmd_vel_sent=[0], results_sent=[0], feedback_sent=[0]))
+        pub.publish(
+            TickDone(
+                participant="/participant",
+                role="controller",
+                tick=tick,
+                robots=[0],
+                cmd_vel_sent=[0],
+                results_sent=[0],
+                feedback_sent=[0],
+            )
+        )
 
     report(JOIN)
     assert spin(until=lambda: node.barrier.participants)  # joined before the run starts
@@ -92,7 +114,7 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     for _ in range(5):
         report(sim.tick)
         tick = sim.tick
-        assert spin(until=lambda: sim.tick == tick + 1)
+        assert spin(until=lambda tick=tick: sim.tick == tick + 1)
     assert sim.tick == start + 5
     assert node.deadline_misses == 0
 
@@ -103,8 +125,17 @@ def test_deadline_steps_on_without_a_silent_participant(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
     part = add(rclpy.create_node("silent", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    pub.publish(TickDone(participant="/silent", role="controller", tick=JOIN, robots=[0],
-                         cmd_vel_sent=[0], results_sent=[0], feedback_sent=[0]))
+    pub.publish(
+        TickDone(
+            participant="/silent",
+            role="controller",
+            tick=JOIN,
+            robots=[0],
+            cmd_vel_sent=[0],
+            results_sent=[0],
+            feedback_sent=[0],
+        )
+    )
     assert spin(until=lambda: node.barrier.participants)
     assert spin(until=lambda: sim.tick >= 20, timeout=30.0)
     assert node.deadline_misses == 1  # dropped after one miss, not waited for every tick

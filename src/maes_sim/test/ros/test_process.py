@@ -64,18 +64,29 @@ def _wait_for(condition, proc: subprocess.Popen, bound: float = 120.0) -> bool:
     return condition()
 
 
-@pytest.mark.parametrize("signals", [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT),
-                                     (signal.SIGTERM,)], ids=["SIGINT", "SIGINTx2", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signals",
+    [(signal.SIGINT,), (signal.SIGINT, signal.SIGINT), (signal.SIGTERM,)],
+    ids=["SIGINT", "SIGINTx2", "SIGTERM"],
+)
 @pytest.mark.parametrize("name", list(SCRIPTS))
 def test_console_script_stops_quietly_on_a_signal(tmp_path, graph, name, signals):
     config = tmp_path / "run.yaml"
-    config.write_text("number_of_robots: 1\nend_criteria:\n  tick: null\n"
-                      "  exploration_percent: null\n")
-    args = {"maes_sim_node": ["-p", f"config_file:={config}"],
-            "navigator_node": ["-p", f"config_file:={config}"],
-            "controller_node": ["-r", "__ns:=/robot0", "-p", "robot_id:=0"]}[name]
-    proc = subprocess.Popen([str(_script(name)), "--ros-args", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
+    config.write_text(
+        "number_of_robots: 1\nend_criteria:\n  tick: null\n  exploration_percent: null\n"
+    )
+    args = {
+        "maes_sim_node": ["-p", f"config_file:={config}"],
+        "navigator_node": ["-p", f"config_file:={config}"],
+        "controller_node": ["-r", "__ns:=/robot0", "-p", "robot_id:=0"],
+    }[name]
+    proc = subprocess.Popen(
+        [str(_script(name)), "--ros-args", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=os.environ.copy(),
+    )
     try:
         up = _wait_for(lambda: graph(SCRIPTS[name][1]), proc)
         if not up:
@@ -99,23 +110,32 @@ def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given
     from rclpy.context import Context
 
     config = tmp_path / "run.yaml"
-    config.write_text("number_of_robots: 1\nend_criteria:\n  tick: null\n"
-                      "  exploration_percent: null\n")
+    config.write_text(
+        "number_of_robots: 1\nend_criteria:\n  tick: null\n  exploration_percent: null\n"
+    )
     args = ["-p", f"config_file:={config}"]
     if given is not None:
         args += ["-p", f"publish_slam_map:={given}"]
-    proc = subprocess.Popen([str(_script("maes_sim_node")), "--ros-args", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env=os.environ.copy())
+    proc = subprocess.Popen(
+        [str(_script("maes_sim_node")), "--ros-args", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=os.environ.copy(),
+    )
     context = Context()
     rclpy.init(context=context)
     node = rclpy.create_node("slam_map_watcher", context=context)
     try:
         # The map publisher exists only when publishing; the cmd_vel subscription is made
         # after it, so once that is seen the map publisher would have been seen too.
-        assert _wait_for(lambda: node.count_subscribers("/robot0/cmd_vel") == 1
-                         and node.count_publishers("/robot0/map") >= publishes, proc), \
-            f"simulator not up, or no map publisher: {node.count_publishers('/robot0/map')}"
+        assert _wait_for(
+            lambda: (
+                node.count_subscribers("/robot0/cmd_vel") == 1
+                and node.count_publishers("/robot0/map") >= publishes
+            ),
+            proc,
+        ), f"simulator not up, or no map publisher: {node.count_publishers('/robot0/map')}"
         assert node.count_publishers("/robot0/map") == publishes
     finally:
         node.destroy_node()
@@ -126,9 +146,13 @@ def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given
 
 
 def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
-    proc = subprocess.run([str(_script("maes_sim_node")), "--ros-args",
-                           "-p", "publish_slam_map:=maybe"],
-                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    proc = subprocess.run(
+        [str(_script("maes_sim_node")), "--ros-args", "-p", "publish_slam_map:=maybe"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     [line] = proc.stderr.strip().splitlines()
@@ -137,8 +161,13 @@ def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
 
 
 def test_malformed_ros_arguments_are_reported_without_a_traceback():
-    proc = subprocess.run([str(_script("controller_node")), "--ros-args", "-p", "robot_id"],
-                          capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    proc = subprocess.run(
+        [str(_script("controller_node")), "--ros-args", "-p", "robot_id"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "controller_node: bad ROS arguments:" in proc.stderr
@@ -185,8 +214,13 @@ DEMO = textwrap.dedent("""
 def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp_path, mode):
     script = tmp_path / "demo.py"
     script.write_text(DEMO)
-    out = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True,
-                         timeout=120, env=os.environ.copy())
+    out = subprocess.run(
+        [sys.executable, str(script), mode],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Traceback" not in out.stderr, out.stderr
     assert "teardown finished" in out.stdout, out.stdout
@@ -198,8 +232,13 @@ def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp
 def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
     script = tmp_path / "demo.py"
     script.write_text(DEMO)
-    out = subprocess.run([sys.executable, str(script), "fail"], capture_output=True, text=True,
-                         timeout=120, env=os.environ.copy())
+    out = subprocess.run(
+        [sys.executable, str(script), "fail"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert out.returncode == 2
     assert out.stderr == "demo: config.yaml: map.width_in_tiles: must be > 0, got -3\n"
     assert "teardown finished" in out.stdout and "exited the with block" not in out.stdout

@@ -14,8 +14,6 @@ import pytest
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
 from geometry_msgs.msg import Twist, Vector3  # noqa: E402
-from maes_interfaces.msg import State, Stats  # noqa: E402
-from maes_interfaces.srv import BroadcastToAll, DepositTag  # noqa: E402
 from nav_msgs.msg import OccupancyGrid, Odometry  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
@@ -24,6 +22,8 @@ from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 from visualization_msgs.msg import MarkerArray  # noqa: E402
 
+from maes_interfaces.msg import State, Stats  # noqa: E402
+from maes_interfaces.srv import BroadcastToAll, DepositTag  # noqa: E402
 from maes_sim.core import SimConfig, Simulation, WorldMap  # noqa: E402
 from maes_sim.core.comms import MAX_BROADCASTS_PER_TICK, MAX_MESSAGE_BYTES  # noqa: E402
 from maes_sim.core.config_schema import (  # noqa: E402
@@ -94,7 +94,8 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     s = scans[-1]
     assert s.header.frame_id == "base_scan" and len(s.ranges) == 180
     assert s.angle_min == pytest.approx(-math.pi) and s.angle_increment == pytest.approx(
-        2 * math.pi / 180)
+        2 * math.pi / 180
+    )
     assert s.range_max == pytest.approx(7.0 * 0.5)
     stamps = [cv.time_from_msg(m.header.stamp) for m in scans]
     assert np.allclose(np.diff(stamps), 0.1)
@@ -121,8 +122,9 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     assert last.pose.pose.position.y == pytest.approx(true_pose[1] * 0.5, abs=1e-9)
     assert odoms[-1].header.frame_id == "odom" and odoms[-1].child_frame_id == "base_footprint"
     # map -> odom present (simulated SLAM owns map); static chain base_footprint->base_link->scan
-    assert any(t.header.frame_id == "map" and t.child_frame_id == "odom"
-               for m in tfs for t in m.transforms)
+    assert any(
+        t.header.frame_id == "map" and t.child_frame_id == "odom" for m in tfs for t in m.transforms
+    )
     chain = {(t.header.frame_id, t.child_frame_id) for t in statics[-1].transforms}
     assert chain == {("base_footprint", "base_link"), ("base_link", "base_scan")}
     # global tf: world -> robot<i>/odom -> robot<i>/base_footprint, consistent with the truth
@@ -130,7 +132,8 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     assert ("world", "robot1/odom") in pairs and ("robot1/odom", "robot1/base_footprint") in pairs
     # clock follows the ticks
     assert h.spin_until(
-        lambda: clocks and abs(cv.time_from_msg(clocks[-1].clock) - sim.sim_time) < 1e-9, 5.0)
+        lambda: clocks and abs(cv.time_from_msg(clocks[-1].clock) - sim.sim_time) < 1e-9, 5.0
+    )
     # maps: geometry in metres, origin at the map centre
     g = truth[-1]
     assert (g.info.width, g.info.height, g.info.resolution) == (30, 14, 0.5)
@@ -173,10 +176,10 @@ def test_cmd_vel_drives_with_the_maes_profile_rotates_in_place_and_times_out(har
 
 
 def test_broadcast_reaches_robots_in_range_next_tick_and_tags_are_read(harness):
-    rc = RobotConstraints(broadcast_range=5.0, broadcast_blocked_by_walls=True,
-                          environment_tag_read_range=2.0)
-    sim = Simulation(SimConfig(number_of_robots=4, robot_constraints=rc),
-                     world=room(column=20))
+    rc = RobotConstraints(
+        broadcast_range=5.0, broadcast_blocked_by_walls=True, environment_tag_read_range=2.0
+    )
+    sim = Simulation(SimConfig(number_of_robots=4, robot_constraints=rc), world=room(column=20))
     # robot1 in range, robot2 too far, robot3 close but behind the wall at column 20
     place(sim, [[15.5, 7.0], [18.5, 7.0], [4.5, 3.0], [22.5, 7.0]])
     h = harness(sim, start_paused=True)
@@ -187,8 +190,7 @@ def test_broadcast_reaches_robots_in_range_next_tick_and_tags_are_read(harness):
     assert res.result is True
     h.step(1)
     assert h.spin_until(lambda: all(s and s[-1].tick == sim.tick for s in states.values()))
-    got = {i: [(b.msg, b.sender) for b in s[-1].incoming_broadcast_msgs]
-           for i, s in states.items()}
+    got = {i: [(b.msg, b.sender) for b in s[-1].incoming_broadcast_msgs] for i, s in states.items()}
     assert got == {0: [], 1: [("hi", "robot0")], 2: [], 3: []}
     tags0 = states[0][-1].tags_nearby
     assert [(t.msg, t.sender) for t in tags0] == [("was here", "robot0")]
@@ -234,10 +236,11 @@ def test_bad_requests_are_refused_and_the_node_keeps_publishing(harness):
     empty = call(BroadcastToAll, "/robot0/maes_broadcast", BroadcastToAll.Request(msg=""))
     assert empty.result is False
     big = "x" * (MAX_MESSAGE_BYTES + 1)
-    assert call(BroadcastToAll, "/robot0/maes_broadcast",
-                BroadcastToAll.Request(msg=big)).result is False
-    assert call(DepositTag, "/robot0/maes_deposit_tag", DepositTag.Request(msg=big)).result \
+    assert (
+        call(BroadcastToAll, "/robot0/maes_broadcast", BroadcastToAll.Request(msg=big)).result
         is False
+    )
+    assert call(DepositTag, "/robot0/maes_deposit_tag", DepositTag.Request(msg=big)).result is False
     # a burst of 1000 requests: every one is answered; at most the per-tick budget is accepted
     cli = h.client.create_client(BroadcastToAll, "/robot0/maes_broadcast", qos_profile=DEEP)
     assert cli.wait_for_service(timeout_sec=5)
@@ -256,8 +259,11 @@ def test_bad_requests_are_refused_and_the_node_keeps_publishing(harness):
 
 
 def test_end_criteria_finish_the_node_and_write_results(harness, tmp_path):
-    cfg = SimConfig(number_of_robots=1, end_criteria=EndCriteria(tick=5),
-                    global_settings=GlobalSettings(should_write_csv_results=True))
+    cfg = SimConfig(
+        number_of_robots=1,
+        end_criteria=EndCriteria(tick=5),
+        global_settings=GlobalSettings(should_write_csv_results=True),
+    )
     sim = Simulation(cfg, world=room())
     h = harness(sim, real_time_factor=0.0, results_dir=str(tmp_path))
     stats = h.collect(Stats, "/maes/stats", DEFAULT_QOS)
@@ -272,17 +278,28 @@ def test_console_script_runs_and_reports_a_bad_config_clearly(tmp_path):
     assert exe.exists(), f"workspace not built: {exe} missing (make build)"
     bad = tmp_path / "bad.yaml"
     bad.write_text("number_of_robots: 3\nrobot_constraints:\n  broadcast_rnage: 3\n")
-    out = subprocess.run([str(exe), "--ros-args", "-p", f"config_file:={bad}"],
-                         capture_output=True, text=True, timeout=60, env=os.environ.copy())
+    out = subprocess.run(
+        [str(exe), "--ros-args", "-p", f"config_file:={bad}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
     assert out.returncode == 2
     assert "broadcast_rnage" in out.stderr and "broadcast_range" in out.stderr
     good = tmp_path / "good.yaml"
-    good.write_text("number_of_robots: 2\nend_criteria:\n  tick: 20\n"
-                    f"global_settings:\n  statistics_result_path: {tmp_path}\n"
-                    "  should_write_csv_results: true\n")
-    out = subprocess.run([str(exe), "--ros-args", "-p", f"config_file:={good}",
-                          "-p", "real_time_factor:=0.0"],
-                         capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    good.write_text(
+        "number_of_robots: 2\nend_criteria:\n  tick: 20\n"
+        f"global_settings:\n  statistics_result_path: {tmp_path}\n"
+        "  should_write_csv_results: true\n"
+    )
+    out = subprocess.run(
+        [str(exe), "--ros-args", "-p", f"config_file:={good}", "-p", "real_time_factor:=0.0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
     assert out.returncode == 0, out.stderr
     assert "run finished at tick 20" in out.stderr + out.stdout
     assert list(tmp_path.glob("*/statistics.csv"))

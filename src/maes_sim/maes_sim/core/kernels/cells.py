@@ -78,8 +78,11 @@ def cell_scratch(n: int, per_axis: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     >>> starts.shape, order.shape, cxy.shape
     ((10,), (3,), (3, 2))
     """
-    return (np.empty((per_axis + 1) ** 2 + 1, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.empty((n, 2), dtype=np.int64))
+    return (
+        np.empty((per_axis + 1) ** 2 + 1, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+        np.empty((n, 2), dtype=np.int64),
+    )
 
 
 def per_axis_for(n: int) -> int:
@@ -154,8 +157,9 @@ def _cross_pairs_kernel(a, b, radius, exclude_same, gw, gh, minx, miny, cell, st
     return out_a, out_b, out_d
 
 
-def cross_pairs(a: np.ndarray, b: np.ndarray, radius: float,
-                exclude_same: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cross_pairs(
+    a: np.ndarray, b: np.ndarray, radius: float, exclude_same: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """All pairs (i, j) with ``|a[i] - b[j]| <= radius``, sorted by (i, j), with distances.
 
     ``a`` (N, 2) and ``b`` (M, 2) are finite float64 arrays, M >= 1, ``radius >= 0``;
@@ -170,7 +174,9 @@ def cross_pairs(a: np.ndarray, b: np.ndarray, radius: float,
     """
     per_axis = per_axis_for(b.shape[0])
     starts, order, cxy = cell_scratch(b.shape[0], per_axis)
-    gw, gh, minx, miny, cell = build_cells(b, max(float(radius), 1e-9), per_axis, starts, order,
-                                           cxy)
-    return _cross_pairs_kernel(a, b, float(radius), exclude_same, gw, gh, minx, miny, cell,
-                               starts, order)
+    gw, gh, minx, miny, cell = build_cells(
+        b, max(float(radius), 1e-9), per_axis, starts, order, cxy
+    )
+    return _cross_pairs_kernel(
+        a, b, float(radius), exclude_same, gw, gh, minx, miny, cell, starts, order
+    )

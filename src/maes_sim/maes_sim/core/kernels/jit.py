@@ -53,7 +53,11 @@ __all__ = ["JIT_OPTIONS", "cache_dir", "compile_seconds", "njit", "prange", "sou
 #: are bit-identical to the numpy references; an on-disk cache so the compile cost is paid once
 #: per environment; no GIL so other Python threads (ROS executors) run meanwhile.
 JIT_OPTIONS: dict[str, Any] = {
-    "cache": True, "fastmath": False, "nogil": True, "error_model": "numpy"}
+    "cache": True,
+    "fastmath": False,
+    "nogil": True,
+    "error_model": "numpy",
+}
 
 #: numba's parallel range (a plain ``range`` in a kernel compiled without ``parallel=True``).
 prange = _numba.prange
@@ -93,8 +97,9 @@ def _kernel_modules() -> list[Path]:
     spec = importlib.util.find_spec("maes_controller")  # locates it without importing it
     if spec is not None and spec.submodule_search_locations:
         roots += [Path(p).resolve() for p in spec.submodule_search_locations]
-    return [p for root in roots for p in root.rglob("*.py")
-            if "njit(" in p.read_text(encoding="utf-8")]
+    return [
+        p for root in roots for p in root.rglob("*.py") if "njit(" in p.read_text(encoding="utf-8")
+    ]
 
 
 def _pick_cache_dir() -> str | None:
@@ -108,8 +113,11 @@ def _pick_cache_dir() -> str | None:
         probe = path / f".probe-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
-        old = sorted((p for p in base.iterdir() if p.is_dir() and p != path),
-                     key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_CACHES - 1:]
+        old = sorted(
+            (p for p in base.iterdir() if p.is_dir() and p != path),
+            key=lambda p: p.stat().st_mtime,
+            reverse=True,
+        )[KEEP_CACHES - 1 :]
         for stale in old:
             shutil.rmtree(stale, ignore_errors=True)
     except OSError:
@@ -198,8 +206,12 @@ class _CompileNotice(_event.Listener):
             self.started = time.perf_counter()
             if not self.announced:
                 self.announced = True
-                print(f"maes_sim: compiling kernels (first run only, ~{FIRST_RUN_SECONDS} s; "
-                      "cached for later runs) ...", file=sys.stderr, flush=True)
+                print(
+                    f"maes_sim: compiling kernels (first run only, ~{FIRST_RUN_SECONDS} s; "
+                    "cached for later runs) ...",
+                    file=sys.stderr,
+                    flush=True,
+                )
         self.depth += 1
 
     def on_end(self, event: Any) -> None:
@@ -211,8 +223,12 @@ class _CompileNotice(_event.Listener):
 
     def report(self) -> None:
         if self.announced:
-            print(f"maes_sim: compiled kernels in {self.seconds:.1f} s (cached: later runs skip "
-                  "this)", file=sys.stderr, flush=True)
+            print(
+                f"maes_sim: compiled kernels in {self.seconds:.1f} s (cached: later runs skip "
+                "this)",
+                file=sys.stderr,
+                flush=True,
+            )
 
 
 _notice = _CompileNotice()

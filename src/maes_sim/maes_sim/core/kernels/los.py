@@ -277,7 +277,10 @@ def _visible_pairs_kernel(walls, sat, pos, radius, use_walls, gw, gh, starts, or
             y0 = math.floor(min(pos[i, 1], pos[j, 1]))
             y1 = math.floor(max(pos[i, 1], pos[j, 1]))
             clear = (
-                x0 >= 0 and y0 >= 0 and x1 < w and y1 < h
+                x0 >= 0
+                and y0 >= 0
+                and x1 < w
+                and y1 < h
                 and sat[y1 + 1, x1 + 1] - sat[y0, x1 + 1] - sat[y1 + 1, x0] + sat[y0, x0] == 0
             )
             if clear or not _walk(walls, pos[i, 0], pos[i, 1], pos[j, 0], pos[j, 1], True)[0]:
@@ -334,8 +337,9 @@ def wall_sums(walls: np.ndarray) -> np.ndarray:
     return sums
 
 
-def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
-                  sums: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def visible_pairs(
+    walls: np.ndarray, positions: np.ndarray, radius: float, *, sums: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """All ordered pairs (i, j), i != j, within ``radius`` of each other with a line of sight.
 
     The same result as ``pairs_within(positions, None, radius)`` filtered by
@@ -366,16 +370,18 @@ def visible_pairs(walls: np.ndarray, positions: np.ndarray, radius: float, *,
     walls = _checks.check_walls(walls)
     pos = _checks.check_points("positions", positions)
     want = (walls.shape[0] + 1, walls.shape[1] + 1)
-    if sums is not None and (not isinstance(sums, np.ndarray) or sums.dtype != np.int32
-                             or sums.shape != want):
+    if sums is not None and (
+        not isinstance(sums, np.ndarray) or sums.dtype != np.int32 or sums.shape != want
+    ):
         raise ValueError(f"sums must be wall_sums(walls): an int32 array of shape {want}")
     if pos.shape[0] < 2 or not radius >= 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy()
     if sums is None:
         sums = wall_sums(walls)
-    return _visible_pairs_kernel(walls, np.ascontiguousarray(sums), pos, float(radius), True,
-                                 *_cells(pos, radius))
+    return _visible_pairs_kernel(
+        walls, np.ascontiguousarray(sums), pos, float(radius), True, *_cells(pos, radius)
+    )
 
 
 def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -391,8 +397,9 @@ def pairs_in_range(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np
     >>> list(zip(ia.tolist(), ib.tolist()))
     [(0, 2), (1, 2), (2, 0), (2, 1)]
     """
-    return _visible_pairs_kernel(_NO_WALLS, _NO_SUMS, positions, float(radius), False,
-                                 *_cells(positions, radius))
+    return _visible_pairs_kernel(
+        _NO_WALLS, _NO_SUMS, positions, float(radius), False, *_cells(positions, radius)
+    )
 
 
 _NO_WALLS = np.zeros((1, 1), dtype=np.bool_)

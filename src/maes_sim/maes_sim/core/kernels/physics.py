@@ -39,6 +39,7 @@ _JIT = dict(JIT_OPTIONS)
 
 # ---------------------------------------------------------------------------------- contacts
 
+
 @njit(inline="always", **_JIT)
 def _is_wall(walls, ix, iy):
     if ix < 0 or iy < 0 or iy >= walls.shape[0] or ix >= walls.shape[1]:
@@ -240,8 +241,7 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
                     out[i] = True
     if n < 2:
         return
-    gw, gh, _, _, _ = build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order,
-                                  cxy)
+    gw, gh, _, _, _ = build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order, cxy)
     lim = 2.0 * r + tol
     for i in range(n):
         cx = cxy[i, 0]
@@ -339,8 +339,24 @@ def _wrap(a):
 
 
 @njit(**_JIT)
-def _command_speeds(v, w, k, target, progress, req_lin, req_ang, vmax, wmax, dt, model, p,
-                    q_lin, q_ang, snap_lin, snap_ang):
+def _command_speeds(
+    v,
+    w,
+    k,
+    target,
+    progress,
+    req_lin,
+    req_ang,
+    vmax,
+    wmax,
+    dt,
+    model,
+    p,
+    q_lin,
+    q_ang,
+    snap_lin,
+    snap_ang,
+):
     """Speeds of one robot for one sub-step from its command (scalars only: no array refcounts).
 
     Returns ``(v, w, braking, settle)``: ``braking`` - a finite command is braking onto its
@@ -381,10 +397,42 @@ def _command_speeds(v, w, k, target, progress, req_lin, req_ang, vmax, wmax, dt,
 
 
 @njit(**_JIT)
-def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang, stopping,
-                   walls, r, vmax, wmax, dt, n_steps, model, p, q_lin, q_ang, snap_lin,
-                   snap_ang, stop_on_collision, cell_min, per_axis, starts, order, cxy,
-                   pressing, out_dist, out_dtheta, collided, completed, aborted):
+def advance_kernel(
+    pos,
+    head,
+    lin,
+    ang,
+    kind,
+    target,
+    progress,
+    req_lin,
+    req_ang,
+    stopping,
+    walls,
+    r,
+    vmax,
+    wmax,
+    dt,
+    n_steps,
+    model,
+    p,
+    q_lin,
+    q_ang,
+    snap_lin,
+    snap_ang,
+    stop_on_collision,
+    cell_min,
+    per_axis,
+    starts,
+    order,
+    cxy,
+    pressing,
+    out_dist,
+    out_dtheta,
+    collided,
+    completed,
+    aborted,
+):
     """Advance all robots by ``n_steps`` sub-steps of ``dt`` seconds, in place (see module).
 
     ``pressing`` (N,) carries which robots pressed into an obstacle in the previous sub-step; a
@@ -401,8 +449,22 @@ def advance_kernel(pos, head, lin, ang, kind, target, progress, req_lin, req_ang
     for _ in range(n_steps):
         for i in range(n):
             v, w, braking, settle = _command_speeds(
-                lin[i], ang[i], kind[i], target[i], progress[i], req_lin[i], req_ang[i], vmax,
-                wmax, dt, model, p, q_lin, q_ang, snap_lin, snap_ang,
+                lin[i],
+                ang[i],
+                kind[i],
+                target[i],
+                progress[i],
+                req_lin[i],
+                req_ang[i],
+                vmax,
+                wmax,
+                dt,
+                model,
+                p,
+                q_lin,
+                q_ang,
+                snap_lin,
+                snap_ang,
             )
             if braking:
                 stopping[i] = True

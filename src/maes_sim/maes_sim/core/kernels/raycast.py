@@ -243,12 +243,25 @@ def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam
         skip = slam_index < 0
         runs = [(slam, slam_index, robots[~skip])]
         if skip.any():
-            runs.append((_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64),
-                         robots[skip]))
+            runs.append(
+                (_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64), robots[skip])
+            )
     kernel = _trace_parallel if parallel else _trace_serial
     for slam_maps, index, which in runs:
-        kernel(walls, origins, rot, base, max_range, explored_tick, np.int32(tick), slam_maps,
-               index, which, ranges, hit)
+        kernel(
+            walls,
+            origins,
+            rot,
+            base,
+            max_range,
+            explored_tick,
+            np.int32(tick),
+            slam_maps,
+            index,
+            which,
+            ranges,
+            hit,
+        )
     return ranges, hit
 
 
@@ -392,20 +405,46 @@ def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, 
 # Serial and parallel drivers are separate functions on purpose: numba's on-disk cache keys on
 # the Python function, so one function compiled twice with different flags would share an entry.
 @njit(**JIT_OPTIONS)
-def _trace_serial(walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots,
-                  ranges, hit):
+def _trace_serial(
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
+):
     for j in range(robots.shape[0]):
         i = robots[j]
-        _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, slam_index[i],
-                     ranges, hit, i)
+        _trace_robot(
+            walls,
+            origins,
+            rot,
+            base,
+            max_range,
+            explored,
+            tick,
+            slam,
+            slam_index[i],
+            ranges,
+            hit,
+            i,
+        )
 
 
 @njit(parallel=True, **JIT_OPTIONS)
-def _trace_parallel(walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots,
-                    ranges, hit):
+def _trace_parallel(
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
+):
     # Robots are independent; concurrent writes are either the same value (explored_tick) or
     # never OPEN-vs-SOLID on one tile (see the module docstring), so the result is deterministic.
     for j in prange(robots.shape[0]):
         i = robots[j]
-        _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, slam_index[i],
-                     ranges, hit, i)
+        _trace_robot(
+            walls,
+            origins,
+            rot,
+            base,
+            max_range,
+            explored,
+            tick,
+            slam,
+            slam_index[i],
+            ranges,
+            hit,
+            i,
+        )

@@ -279,10 +279,7 @@ def generate_building(
     n_regions = n_rooms + hall_sizes.size
     if n_regions == 0:
         raise MapError(f"building {w}x{h} with border_size {b} has no room left inside")
-    if hall_sizes.size:
-        main = n_rooms + int(np.argmax(hall_sizes))
-    else:
-        main = int(np.argmax(room_sizes))
+    main = n_rooms + int(np.argmax(hall_sizes)) if hall_sizes.size else int(np.argmax(room_sizes))
     _connect_with_doors(tiles, region, n_regions, main, door_width, door_padding, rng)
 
     walls = tiles == _WALL

@@ -40,8 +40,6 @@ _P5_SLACK = 4096
 os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_IMAGE_PIXELS))
 
 
-
-
 def _header_number(data: bytes, pos: int, name: str, where: str) -> tuple[int, int]:
     """Skip whitespace and comments from ``pos``; read a decimal number; return (value, end)."""
     pos = _TOKEN.match(data, pos).end()

@@ -328,9 +328,7 @@ def spawn_positions(
     if not at_hallway_ends:
         lo, hi = _box(region)
         if np.prod((hi - lo) / spacing + 1.0) > WINDOW_POINTS:
-            found = _outward_windowed(
-                walls, region, target, spacing, n, radius + SPAWN_MARGIN, rng
-            )
+            found = _outward_windowed(walls, region, target, spacing, n, radius + SPAWN_MARGIN, rng)
             if found is not None:
                 return np.ascontiguousarray(found, dtype=np.float64).reshape(n, 2)
     anchor = np.array([w / 2.0, h / 2.0]) if at_hallway_ends else target

@@ -73,9 +73,7 @@ class Regions(Sequence):
         self._labels, self._count, self._sizes = store, count, sizes[1:].astype(np.int64)
 
     @classmethod
-    def from_masks(
-        cls, masks: Sequence[np.ndarray], shape: tuple[int, int], what: str
-    ) -> Regions:
+    def from_masks(cls, masks: Sequence[np.ndarray], shape: tuple[int, int], what: str) -> Regions:
         """Regions from bool (H, W) masks, which must not overlap (``what`` names them)."""
         if isinstance(masks, Regions):
             if masks.shape != shape:
