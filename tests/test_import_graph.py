@@ -119,9 +119,20 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
-#: What other packages may import from maes_sim: the core's and the kernels' public API, and the
-#: ROS adapter's node (the embedded runner composes it).
-PUBLIC_SIM = {"maes_sim.core", "maes_sim.core.kernels", "maes_sim.ros.sim_node"}
+#: What other packages may import from maes_sim: the core's and the kernels' public API; the
+#: robot-facing contract (names, frames, wire formats), the tick frames and lockstep bookkeeping
+#: every stack shares; and of the ROS adapter its node (the embedded runner composes it), its QoS
+#: profiles and its node-process helper (every node of the interface uses them).
+PUBLIC_SIM = {
+    "maes_sim.core",
+    "maes_sim.core.kernels",
+    "maes_sim.contract",
+    "maes_sim.frames",
+    "maes_sim.lockstep",
+    "maes_sim.ros.sim_node",
+    "maes_sim.ros.qos",
+    "maes_sim.ros.process",
+}
 
 
 def test_other_packages_use_only_the_public_core_api():

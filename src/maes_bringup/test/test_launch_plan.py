@@ -369,7 +369,8 @@ def _arguments_table(tree: ast.Module) -> list[tuple]:
 def test_launch_declares_each_argument_once_with_a_description(launch_tree):
     table = _arguments_table(launch_tree)
     declared = [row[0].value for row in table]
-    assert sorted(declared) == sorted(["config", "use_rviz", "slam", "nav", "log_level"])
+    assert sorted(declared) == sorted(["config", "use_rviz", "slam", "nav", "log_level", "sync",
+                                       "real_time_factor"])
     assert len(set(declared)) == len(declared)
     for name, _default, description in table:
         assert isinstance(description, ast.Constant) and len(description.value) > 15, name.value
@@ -454,3 +455,21 @@ def test_launch_uses_only_what_the_plan_offers(launch_tree):
         "out_dir",
         "map_size",
     }
+
+
+@pytest.mark.parametrize("nav", ["builtin", "nav2"])
+def test_simulator_runs_in_lockstep_with_a_start_barrier(nav):
+    sim = make_plan(2, slam="simulated", nav=nav).node("maes_sim").parameter_dict
+    assert sim["sync"] == "lockstep" and sim["wait_for_controllers"] == "lockstep"
+    # Nav2 does not take part in lockstep, so only the built-in navigator is waited for.
+    assert sim["wait_for_navigator"] is (nav == "builtin")
+    assert sim["real_time_factor"] == 1.0
+
+
+def test_sync_and_speed_are_launch_choices():
+    sim = make_plan(1, sync="free", real_time_factor=0).node("maes_sim").parameter_dict
+    assert sim["sync"] == "free" and sim["real_time_factor"] == 0.0
+    with pytest.raises(ValueError, match="sync"):
+        make_plan(1, sync="lock")
+    with pytest.raises(ValueError, match="real_time_factor"):
+        make_plan(1, real_time_factor=-1)
