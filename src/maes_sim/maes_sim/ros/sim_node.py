@@ -471,11 +471,9 @@ class SimNode(Node):
 
     def _finish(self) -> None:
         self.stats_pub.publish(self._stats_msg())
-        if (
-            self.write_results_on_finish
-            and self.results_path is None
-            and self.sim.config.global_settings.should_write_csv_results
-        ):
+        # The results folder is always written; should_write_csv_results decides only about
+        # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
+        if self.write_results_on_finish and self.results_path is None:
             self.results_path = write_run_results(self.sim, self.results_dir)
             self.get_logger().info(f"results written to {self.results_path}")
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
