@@ -252,6 +252,7 @@ def test_not_utf8_and_nul_in_paths(tmp_path):
 
 def test_png_cut_inside_its_header_is_a_map_error(tmp_path):
     # Found by bench/fuzz_inputs.py: a PNG shorter than its IHDR chunk.
+    pytest.importorskip("cv2", reason="PNG maps are read with opencv (absent in the image venv)")
     _png(tmp_path / "cut.png", 8, 8)
     (tmp_path / "cut.png").write_bytes((tmp_path / "cut.png").read_bytes()[:20])
     path = tmp_path / "cut.yaml"
