@@ -369,8 +369,9 @@ def _arguments_table(tree: ast.Module) -> list[tuple]:
 def test_launch_declares_each_argument_once_with_a_description(launch_tree):
     table = _arguments_table(launch_tree)
     declared = [row[0].value for row in table]
-    assert sorted(declared) == sorted(["config", "use_rviz", "slam", "nav", "log_level", "sync",
-                                       "real_time_factor"])
+    assert sorted(declared) == sorted(
+        ["config", "use_rviz", "slam", "nav", "log_level", "sync", "real_time_factor"]
+    )
     assert len(set(declared)) == len(declared)
     for name, _default, description in table:
         assert isinstance(description, ast.Constant) and len(description.value) > 15, name.value
