@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maes_bringup.runners import direct, direct_robot
+from maes_bringup.runners import direct
 from maes_bringup.runners.direct import LogicError, RunResult, run, state_to_metres
 from maes_controller.navigation import GridMap, NavParams, costmap_values
 from maes_controller.robot_api import NavStatus, Robot
@@ -450,7 +450,7 @@ def test_direct_mode_imports_no_ros():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", [direct, direct_robot])
+@pytest.mark.parametrize("module", [direct])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
