@@ -119,11 +119,11 @@ check-system:
 	@scripts/check_system.sh
 
 run: setup
-	@scripts/with_env python -m maes_bringup.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
+	@scripts/with_env python -m maes_bringup.runners.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
 		--real-time-factor "$(RTF)" $(RUN_ARGS)
 
 batch: setup
-	@scripts/with_env python -m maes_bringup.batch "$(EXPERIMENT)" $(BATCH_ARGS)
+	@scripts/with_env python -m maes_bringup.experiments.batch "$(EXPERIMENT)" $(BATCH_ARGS)
 
 bench: setup
 	@scripts/with_env python bench/run_all.py

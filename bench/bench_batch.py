@@ -39,8 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         + [os.environ.get("PYTHONPATH", "")]
     )
 
-    from maes_bringup.batch import read_rows, run_experiment
-    from maes_bringup.experiment import load_experiment
+    from maes_bringup.experiments.batch import read_rows, run_experiment
+    from maes_bringup.experiments.experiment import load_experiment
 
     exp = load_experiment(args.experiment)
     print(f"{exp.name}: {len(exp.cases)} runs")

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-    from maes_bringup import direct
+    from maes_bringup.runners import direct
     from maes_controller.robot_api import load_logic
     from maes_sim.core import Simulation, load_config
 

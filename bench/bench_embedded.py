@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     sys.executable,
                     "-m",
-                    "maes_bringup.embedded",
+                    "maes_bringup.runners.embedded",
                     "--config",
                     str(path),
                     "--real-time-factor",

@@ -24,7 +24,7 @@ ALL = list(modules())
 
 
 def test_the_walk_finds_the_packages():
-    assert "maes_sim.core.simulation" in ALL and "maes_controller.planning" in ALL
+    assert "maes_sim.core.simulation" in ALL and "maes_controller.navigation.planning" in ALL
     assert len(ALL) > 40
 
 
@@ -33,11 +33,9 @@ def test_docstring_examples(name):
     if name.startswith(
         (
             "maes_sim.ros",
-            "maes_controller.controller_node",
-            "maes_controller.navigator_node",
-            "maes_bringup.embedded",
+            "maes_controller.nodes",
+            "maes_bringup.runners.embedded",
             "maes_controller.examples",
-            "maes_controller.ros_conversions",
         )
     ):
         pytest.importorskip("rclpy", reason="ROS modules need the pip environment")

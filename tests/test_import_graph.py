@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
     "maes_sim": ROOT / "src/maes_sim",
@@ -101,13 +103,19 @@ def test_graph_covers_the_packages():
     assert {
         "maes_sim.core.neighbors",
         "maes_sim.core.kernels.los",
-        "maes_bringup.batch",
-        "maes_bringup.aggregate",
+        "maes_bringup.experiments.batch",
+        "maes_bringup.experiments.aggregate",
         "maes_controller.navigation",
+        "maes_controller.navigation.navigator",
+        "maes_controller.nodes.navigator_node",
+        "maes_bringup.runners.direct",
+        "maes_bringup.stack.launch_plan",
     } <= set(graph)
     # Relative and deferred imports are resolved: these edges exist in the source.
     assert "maes_sim.core.kernels.los" in graph["maes_sim.core.neighbors"]
-    assert "maes_bringup.aggregate" in graph["maes_bringup.batch"]
+    assert "maes_bringup.experiments.aggregate" in graph["maes_bringup.experiments.batch"]
+    assert "maes_controller.navigation" in graph["maes_controller.nodes.navigator_node"]
+    assert "maes_controller._checks" in graph["maes_controller.navigation.planning"]
 
 
 def test_the_cycle_finder_finds_cycles():
@@ -143,5 +151,60 @@ def test_other_packages_use_only_the_public_core_api():
         if not module.startswith("maes_sim")
         for target in targets
         if target.startswith("maes_sim") and target not in PUBLIC_SIM
+    )
+    assert reaching == []
+
+
+def _reaching(graph: dict[str, set[str]], source: str, target: str) -> list[str]:
+    """The edges from modules under ``source`` to modules under ``target`` (dotted prefixes)."""
+
+    def under(module: str, prefix: str) -> bool:
+        return module == prefix or module.startswith(prefix + ".")
+
+    return sorted(
+        f"{module} -> {t}"
+        for module, targets in graph.items()
+        if under(module, source)
+        for t in targets
+        if under(t, target)
+    )
+
+
+#: The layers (docs/architecture.md): no module under the first prefix imports one under the
+#: second. The core and the pure navigator know nothing of ROS nodes or of how a run is started;
+#: the launch's pure data knows nothing of the runners or the experiments; the runners know
+#: nothing of the experiments built on them.
+FORBIDDEN = [
+    ("maes_sim", "maes_controller"),
+    ("maes_sim", "maes_bringup"),
+    ("maes_sim.core", "maes_sim.ros"),
+    ("maes_controller", "maes_bringup"),
+    ("maes_controller.navigation", "maes_controller.nodes"),
+    ("maes_controller.navigation", "maes_controller.frontier"),
+    ("maes_controller.navigation", "maes_controller.logic"),
+    ("maes_bringup.stack", "maes_bringup.runners"),
+    ("maes_bringup.stack", "maes_bringup.experiments"),
+    ("maes_bringup.runners", "maes_bringup.experiments"),
+]
+
+
+@pytest.mark.parametrize(("source", "target"), FORBIDDEN)
+def test_layers(source, target):
+    assert _reaching(import_graph(), source, target) == []
+
+
+def test_the_layer_rule_sees_an_edge():
+    assert _reaching({"a.b.c": {"d.e"}, "a.bc": {"d"}}, "a.b", "d") == ["a.b.c -> d.e"]
+
+
+def test_the_navigator_is_used_through_its_package():
+    """Outside ``maes_controller.navigation`` its modules are reached through its ``__init__``."""
+    graph = import_graph()
+    reaching = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if not module.startswith("maes_controller.navigation")
+        for target in targets
+        if target.startswith("maes_controller.navigation.")
     )
     assert reaching == []

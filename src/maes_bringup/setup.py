@@ -33,8 +33,8 @@ setup(
     entry_points={
         # Executables for `ros2 run maes_bringup <name>`: 'name = maes_bringup.module:main'.
         "console_scripts": [
-            "maes_run = maes_bringup.embedded:main",
-            "maes-batch = maes_bringup.batch:main",
+            "maes_run = maes_bringup.runners.embedded:main",
+            "maes-batch = maes_bringup.experiments.batch:main",
         ],
     },
 )

@@ -24,8 +24,8 @@ setup(
     entry_points={
         # Executables for `ros2 run maes_controller <name>`: 'name = maes_controller.module:main'.
         "console_scripts": [
-            "controller_node = maes_controller.controller_node:main",
-            "navigator_node = maes_controller.navigator_node:main",
+            "controller_node = maes_controller.nodes.controller_node:main",
+            "navigator_node = maes_controller.nodes.navigator_node:main",
         ],
     },
 )

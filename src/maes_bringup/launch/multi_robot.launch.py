@@ -3,7 +3,7 @@
     ros2 launch maes_bringup multi_robot.launch.py [config:=path] [slam:=slam_toolbox|simulated]
         [nav:=nav2|builtin] [use_rviz:=true] [log_level:=info]
 
-What starts is decided by maes_bringup.launch_plan.plan_launch (a pure function, unit-tested
+What starts is decided by maes_bringup.stack.launch_plan.plan_launch (a pure function, unit-tested
 without `launch`); this file only loads the config with the simulator's loader and turns the
 plan into launch actions. A config error, a bad argument or a package the mode needs but which
 is not installed (slam_toolbox, Nav2, RViz) stops the launch with a one-line message before any
@@ -31,8 +31,13 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
-from maes_bringup.launch_plan import check_packages, parse_bool, plan_launch, write_params_files
-from maes_bringup.params import dump_params, map_size_tiles
+from maes_bringup.stack.launch_plan import (
+    check_packages,
+    parse_bool,
+    plan_launch,
+    write_params_files,
+)
+from maes_bringup.stack.params import dump_params, map_size_tiles
 from maes_sim.core import load_config
 
 SHARE = get_package_share_directory("maes_bringup")

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maes_bringup import aggregate
-from maes_bringup.batch import Progress, main, read_rows, run_experiment
-from maes_bringup.experiment import load_experiment
+from maes_bringup.experiments import aggregate
+from maes_bringup.experiments.batch import Progress, main, read_rows, run_experiment
+from maes_bringup.experiments.experiment import load_experiment
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -166,7 +166,7 @@ def test_a_killed_batch_resumes_where_it_stopped(tmp_path):
         [
             sys.executable,
             "-m",
-            "maes_bringup.batch",
+            "maes_bringup.experiments.batch",
             str(exp),
             "--workers",
             "1",

@@ -6,9 +6,9 @@ import logging
 
 import pytest
 
-from maes_bringup import batch
-from maes_bringup.batch import main, read_rows, run_experiment
-from maes_bringup.experiment import ExperimentError
+from maes_bringup.experiments import batch
+from maes_bringup.experiments.batch import main, read_rows, run_experiment
+from maes_bringup.experiments.experiment import ExperimentError
 
 distributed = pytest.importorskip("distributed")
 

@@ -15,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maes_bringup import direct, direct_robot
-from maes_bringup.direct import LogicError, RunResult, run, state_to_metres
-from maes_controller.costmap import GridMap
-from maes_controller.navigation import NavParams, costmap_values
+from maes_bringup.runners import direct
+from maes_bringup.runners.direct import LogicError, RunResult, run, state_to_metres
+from maes_controller.navigation import GridMap, NavParams, costmap_values
 from maes_controller.robot_api import NavStatus, Robot
 from maes_sim.core import RobotState, Vector2D, config_from_dict
 from maes_sim.core.comms import Broadcast
@@ -406,7 +405,7 @@ def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp
         [
             sys.executable,
             "-m",
-            "maes_bringup.embedded",
+            "maes_bringup.runners.embedded",
             "--config",
             str(config),
             "--real-time-factor",
@@ -430,7 +429,8 @@ def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp
 def test_direct_mode_imports_no_ros():
     code = (
         "import sys\n"
-        "from maes_bringup import direct, direct_robot, batch, experiment, aggregate, run_metrics\n"
+        "from maes_bringup.runners import direct, direct_robot\n"
+        "from maes_bringup.experiments import batch, experiment, aggregate, run_metrics\n"
         "from maes_sim.core import config_from_dict\n"
         "cfg = config_from_dict({'end_criteria': {'tick': 3},"
         " 'map': {'width_in_tiles': 20, 'height_in_tiles': 20}})\n"
@@ -450,7 +450,7 @@ def test_direct_mode_imports_no_ros():
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", [direct, direct_robot])
+@pytest.mark.parametrize("module", [direct])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
-from maes_bringup.embedded import Progress, main  # noqa: E402
+from maes_bringup.runners.embedded import Progress, main  # noqa: E402
 from maes_sim.core import SimConfig, Simulation  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]

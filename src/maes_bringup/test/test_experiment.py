@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maes_bringup import experiment, run_metrics
-from maes_bringup.experiment import (
+from maes_bringup.experiments import experiment, run_metrics
+from maes_bringup.experiments.experiment import (
     DEFAULT_METRICS,
     ExperimentError,
     latin_hypercube,

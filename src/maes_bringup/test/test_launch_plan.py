@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from maes_bringup import launch_plan as L
+from maes_bringup.stack import launch_plan as L
 from maes_sim.core.config import config_from_dict
 
 PKG = Path(__file__).resolve().parents[1]

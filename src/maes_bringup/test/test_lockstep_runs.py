@@ -48,7 +48,7 @@ def _run(tmp: Path, name: str, *args: str) -> Path:
         [
             sys.executable,
             "-m",
-            "maes_bringup.embedded",
+            "maes_bringup.runners.embedded",
             "--config",
             str(tmp / "c.yaml"),
             "--results",
@@ -101,7 +101,7 @@ def test_summary_says_lockstep_held(runs):
 def test_direct_mode_gives_the_same_run_as_the_ros_stack(runs, tmp_path):
     """Same config and seed: direct mode (no DDS) and the lockstep ROS stack agree to the bit,
     since both feed the same navigator and logic the same values in the same order."""
-    from maes_bringup.direct import run
+    from maes_bringup.runners.direct import run
 
     config = runs["fast"].parent.parent / "c.yaml"
     result = run(str(config), "maes_controller.logic:logic")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from maes_bringup import params as P
+from maes_bringup.stack import params as P
 from maes_sim.core.config import config_from_dict, load_config
 from maes_sim.core.motion import (
     ANGULAR_BRAKE_TAU,

@@ -6,7 +6,7 @@ for ever, and counting it would leave an unreachable frontier that never closes.
 are grouped into 8-connected clusters.
 
 Grids are occupancy arrays ``grid[iy, ix]`` (-1 unknown, 0..100; e.g. ``GridMap.array`` of the
-``map`` or of ``global_costmap/costmap``) or a :class:`~maes_controller.costmap.GridMap`; cells
+``map`` or of ``global_costmap/costmap``) or a :class:`~maes_controller.navigation.GridMap`; cells
 are ``(ix, iy)`` tuples.
 """
 
@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
-from .costmap import OCCUPIED_THRESHOLD
-from .planning import Cell, distance_field, nearest_traversable
+from .navigation import OCCUPIED_THRESHOLD, Cell, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
 

@@ -32,7 +32,7 @@ deposits a tag at every new goal, and stops when no frontier is left.
 from __future__ import annotations
 
 from maes_controller.frontier import choose_frontier_goal, is_near_frontier
-from maes_controller.planning import traversable_mask
+from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
 #: Broadcasts of the example explorer start with this word, then "x y" of the goal.

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .costmap import GridMap
+from .navigation import GridMap
 
 
 @dataclass

@@ -3,11 +3,11 @@
 A user writes ``logic(robot)`` (see :mod:`maes_controller.logic`) against the attributes below,
 with MAES 2.0's names. The same callback runs
 
-* on ROS (``maes_controller.controller_node``): ``robot`` is backed by topics, tf, services and
-  the ``navigate_to_pose`` action of the robot's namespace, on the full stack (Nav2 +
+* on ROS (``maes_controller.nodes.controller_node``): ``robot`` is backed by topics, tf, services
+  and the ``navigate_to_pose`` action of the robot's namespace, on the full stack (Nav2 +
   slam_toolbox) or the embedded one (built-in navigator + simulated SLAM);
-* in direct mode (``maes_bringup.direct``): ``robot`` is backed by an in-process Simulation and
-  the navigator's planning/following code, lockstep and deterministic.
+* in direct mode (``maes_bringup.runners.direct``): ``robot`` is backed by an in-process Simulation
+  and the navigator's planning/following code, lockstep and deterministic.
 
 Units: metres and radians in the ``map`` frame (world origin at the map centre), as on ROS.
 Nothing here blocks: navigation, broadcasts and tags are fire-and-forget; their outcome shows in
@@ -51,9 +51,9 @@ class Robot(Protocol):
     tick : int
         The logic tick of :attr:`state`.
     state : object
-        The latest ``maes_interfaces/State`` (same attribute names in direct mode:
-        ``tick, status, colliding, incoming_broadcast_msgs, tags_nearby, nearby_robots,
-        position, heading``), or None before the first one arrives.
+        The latest ``maes_interfaces/State`` (its fields: ``src/maes_interfaces/msg/State.msg``;
+        in direct mode a ``maes_sim.core.RobotState`` with the same attribute names, positions
+        in metres), or None before the first one arrives.
     robot_position : tuple of float or None
         ``(x, y)`` in metres, map frame (map -> base_footprint via tf), None until known.
     robot_heading : float or None

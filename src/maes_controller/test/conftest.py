@@ -23,8 +23,8 @@ from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
-from maes_controller.controller_node import ControllerNode  # noqa: E402
-from maes_controller.navigator_node import NavigatorNode  # noqa: E402
+from maes_controller.nodes.controller_node import ControllerNode  # noqa: E402
+from maes_controller.nodes.navigator_node import NavigatorNode  # noqa: E402
 from maes_sim.core import Simulation, WorldMap  # noqa: E402
 from maes_sim.core.config import config_from_dict  # noqa: E402
 from maes_sim.ros.sim_node import SimNode  # noqa: E402

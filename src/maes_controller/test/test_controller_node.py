@@ -10,7 +10,7 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 
 from rclpy.context import Context  # noqa: E402
 
-from maes_controller.controller_node import ControllerNode  # noqa: E402
+from maes_controller.nodes.controller_node import ControllerNode  # noqa: E402
 from maes_controller.robot_api import NavStatus, Robot  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 

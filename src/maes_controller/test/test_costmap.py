@@ -13,9 +13,10 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
-from maes_controller import costmap, maes_compat
-from maes_controller.costmap import GridMap
+from maes_controller import maes_compat
 from maes_controller.maes_compat import Coord2D, MaesCostmap
+from maes_controller.navigation import costmap
+from maes_controller.navigation.costmap import GridMap
 
 
 def msg_like(width, height, resolution, ox, oy, data):
@@ -237,7 +238,14 @@ def test_docstring_examples(module):
 
 
 def test_pure_modules_import_no_ros():
-    modules = ["costmap", "maes_compat", "planning", "frontier", "following", "global_planner"]
+    modules = [
+        "navigation.costmap",
+        "maes_compat",
+        "navigation.planning",
+        "frontier",
+        "navigation.following",
+        "navigation.global_planner",
+    ]
     code = (
         "import importlib, sys\n"
         f"for name in {modules}: importlib.import_module('maes_controller.' + name)\n"

@@ -11,16 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maes_controller import following
-from maes_controller.costmap import GridMap
-from maes_controller.following import (
+from maes_controller.navigation import following
+from maes_controller.navigation.costmap import GridMap
+from maes_controller.navigation.following import (
     FollowParams,
     FollowState,
     FollowStatus,
     follow_path,
     wrap_angle,
 )
-from maes_controller.planning import astar, prune_path
+from maes_controller.navigation.planning import astar, prune_path
 
 PARAMS = FollowParams(max_linear_speed=1.0, max_angular_speed=1.5)
 

@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_controller import frontier
-from maes_controller.costmap import GridMap
 from maes_controller.frontier import (
     choose_frontier_goal,
     find_frontiers,
     frontier_mask,
     is_near_frontier,
 )
-from maes_controller.planning import distance_field
+from maes_controller.navigation.costmap import GridMap
+from maes_controller.navigation.planning import distance_field
 
 CHARS = {".": 0, "#": 100, "?": -1}
 

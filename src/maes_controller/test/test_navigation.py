@@ -12,9 +12,8 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
-from maes_controller import navigation
-from maes_controller.costmap import GridMap
-from maes_controller.navigation import NavErrorCode, Navigator, NavParams, costmap_values
+from maes_controller.navigation import NavErrorCode, Navigator, NavParams, costmap_values, navigator
+from maes_controller.navigation.costmap import GridMap
 from maes_controller.robot_api import NavStatus
 
 PARAMS = NavParams(
@@ -340,5 +339,5 @@ def test_pure_modules_import_no_ros():
 
 
 def test_docstring_examples():
-    result = doctest.testmod(navigation, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(navigator, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

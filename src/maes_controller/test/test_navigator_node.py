@@ -16,10 +16,10 @@ from nav2_msgs.action import NavigateToPose  # noqa: E402
 from nav_msgs.msg import OccupancyGrid, Path  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 
-from maes_controller import ros_conversions as cv  # noqa: E402
 from maes_controller.navigation import NavErrorCode  # noqa: E402
-from maes_controller.navigator_node import CMD_QOS, LATCHED_QOS  # noqa: E402
-from maes_controller.planning import distance_field  # noqa: E402
+from maes_controller.navigation.planning import distance_field  # noqa: E402
+from maes_controller.nodes import ros_conversions as cv  # noqa: E402
+from maes_controller.nodes.navigator_node import CMD_QOS, LATCHED_QOS  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 #: Sim seconds a robot may need for the far goal of the 30x30 building (measured: 24.2 s for

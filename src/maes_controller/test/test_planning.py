@@ -11,11 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maes_controller import _search, _segment, global_planner, inflation, planning
-from maes_controller.costmap import GridMap
-from maes_controller.global_planner import plan_route
-from maes_controller.inflation import costmap_from_occupancy, disc_offsets, obstacle_distance
-from maes_controller.planning import (
+from maes_controller.navigation import _search, _segment, global_planner, inflation, planning
+from maes_controller.navigation.costmap import GridMap
+from maes_controller.navigation.global_planner import plan_route
+from maes_controller.navigation.inflation import (
+    costmap_from_occupancy,
+    disc_offsets,
+    obstacle_distance,
+)
+from maes_controller.navigation.planning import (
     astar,
     distance_field,
     inflate,

@@ -22,7 +22,7 @@ from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
-from .state import NearbyRobot, RobotState, TagView, Vector2D
+from .state import NearbyRobot, RobotState, TagView, Vector2D, state_to_metres
 from .world import MapError, WorldMap, load_custom_map
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "load_yaml",
     "read_user_file",
     "short_repr",
+    "state_to_metres",
     "world_from_config",
     "write_run_results",
 ]

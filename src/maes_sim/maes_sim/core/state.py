@@ -8,7 +8,7 @@ scales them by ``tile_size`` into metres.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 from .comms import Broadcast
 
@@ -71,3 +71,54 @@ class RobotState:
     nearby_robots: list[NearbyRobot] = field(default_factory=list)
     position: Vector2D = Vector2D(0.0, 0.0)
     heading: float = 0.0
+
+
+def _scaled(v: Vector2D, factor: float) -> Vector2D:
+    return Vector2D(v.x * factor, v.y * factor)
+
+
+def _has_pos(item: object) -> bool:
+    return isinstance(getattr(item, "pos", None), Vector2D)
+
+
+def state_to_metres(state: RobotState, tile_size: float) -> RobotState:
+    """The state with every position in metres (world frame), as ``maes_state`` carries it.
+
+    Every :class:`Vector2D` field, and the ``pos`` of every item of a list field, is multiplied
+    by ``tile_size``; every other value is kept. So a sensor's new position field needs no edit
+    here (``docs/architecture.md``, "How to add a sensor"). Direct mode hands a logic this state;
+    the ROS stack's twin is ``maes_sim.ros.conversions.state_to_msg``.
+
+    Parameters
+    ----------
+    state : RobotState
+        A state in tiles, as :meth:`Simulation.robot_state` gives it.
+    tile_size : float
+        Metres per tile (``world.tile_size``).
+
+    Returns
+    -------
+    RobotState
+        ``state`` itself when ``tile_size`` is 1, else a scaled copy.
+
+    Examples
+    --------
+    >>> s = RobotState(tick=3, status="idle", colliding=False, position=Vector2D(1.0, -2.0),
+    ...                nearby_robots=[NearbyRobot("robot1", Vector2D(4.0, 0.0))])
+    >>> m = state_to_metres(s, 0.5)
+    >>> m.position, m.nearby_robots[0].pos
+    (Vector2D(x=0.5, y=-1.0), Vector2D(x=2.0, y=0.0))
+    """
+    if tile_size == 1.0:
+        return state
+    changes = {}
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if isinstance(value, Vector2D):
+            changes[f.name] = _scaled(value, tile_size)
+        elif isinstance(value, list) and any(_has_pos(item) for item in value):
+            changes[f.name] = [
+                replace(item, pos=_scaled(item.pos, tile_size)) if _has_pos(item) else item
+                for item in value
+            ]
+    return replace(state, **changes)

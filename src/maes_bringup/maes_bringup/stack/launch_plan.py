@@ -242,7 +242,7 @@ def check_packages(plan: LaunchPlan, is_installed: Callable[[str], bool]) -> Non
     ...                lambda name: False)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    maes_bringup.launch_plan.MissingPackageError: slam:=slam_toolbox needs the ROS 2 package \
+    maes_bringup.stack.launch_plan.MissingPackageError: slam:=slam_toolbox needs the ROS 2 package \
 slam_toolbox, which is not installed here; ...
     """
     missing = [p for p in required_packages(plan) if not is_installed(p)]
@@ -366,7 +366,7 @@ def plan_launch(
         Where the rewritten files will be written: ``<out_dir>/robot<i>/<template name>``.
     map_size : tuple of int, optional
         Map size in tiles, for a custom map (``params.map_size_tiles``); see
-        :func:`maes_bringup.params.stack_values`.
+        :func:`maes_bringup.stack.params.stack_values`.
     cmd_vel_stamped : bool
         ``cmd_vel`` as TwistStamped, for both the simulator and Nav2 (Jazzy's Nav2 default is
         Twist, so False).

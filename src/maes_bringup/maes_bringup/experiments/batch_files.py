@@ -1,7 +1,8 @@
 """The files of a batch output folder: their names, columns, and CSV reading and writing.
 
-Shared by :mod:`maes_bringup.batch` (which writes them as runs finish) and
-:mod:`maes_bringup.aggregate` (which reads them back), so neither imports the other's internals.
+Shared by :mod:`maes_bringup.experiments.batch` (which writes them as runs finish) and
+:mod:`maes_bringup.experiments.aggregate` (which reads them back), so neither imports the
+other's internals.
 """
 
 from __future__ import annotations

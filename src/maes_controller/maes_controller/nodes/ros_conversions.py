@@ -16,7 +16,7 @@ from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
 
-from .navigation import NavStep
+from ..navigation import NavStep
 
 
 def time_to_msg(seconds: float) -> Time:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._checks import check_bool_grid, check_int_grid, check_non_negative
+from .._checks import check_bool_grid, check_int_grid, check_non_negative
 from ._search import search
 from ._segment import segment_clear
 from .costmap import INSCRIBED

@@ -60,7 +60,7 @@ from maes_sim.core import (
     suggestion,
 )
 
-from .direct import resolve_controller
+from ..runners.direct import resolve_controller
 from .run_metrics import check_metric_names
 
 DEFAULT_METRICS: tuple[str, ...] = (

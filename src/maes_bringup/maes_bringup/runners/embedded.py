@@ -180,8 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException
 
-    from maes_controller.controller_node import ControllerNode
-    from maes_controller.navigator_node import NavigatorNode
+    from maes_controller.nodes.controller_node import ControllerNode
+    from maes_controller.nodes.navigator_node import NavigatorNode
     from maes_sim.core import write_run_results
     from maes_sim.ros.sim_node import SimNode
 

@@ -55,17 +55,16 @@ from maes_sim.ros.qos import (
     TF_QOS,
 )
 
-from . import ros_conversions as cv
-from .costmap import GridMap
-from .navigation import NavErrorCode, Navigator, NavParams, NavStep
-from .robot_api import NavStatus
-from .tf_pose import (
+from ..navigation import GridMap, NavErrorCode, Navigator, NavParams, NavStep
+from ..robot_api import NavStatus
+from ..tf_pose import (
     FrameTree,
     SmoothedTransform,
     compose,
     map_odom_jump_distance,
     stamp_seconds,
 )
+from . import ros_conversions as cv
 
 #: error_msg of a goal aborted because a new one arrived for the same robot.
 _PREEMPTED = "preempted by a new goal"

@@ -13,7 +13,7 @@ folder and writes
   (else ``ticks_to_end``) against it, mean and std per value, one line per controller and
   combination of the other listed parameters (runs as points for sampled parameters).
 
-Run again by hand with ``python -m maes_bringup.aggregate OUT_DIR``.
+Run again by hand with ``python -m maes_bringup.experiments.aggregate OUT_DIR``.
 """
 
 from __future__ import annotations
@@ -268,11 +268,12 @@ def aggregate(out_dir: str | Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m maes_bringup.aggregate OUT_DIR``: redo the aggregate table and plots."""
+    """``python -m maes_bringup.experiments.aggregate OUT_DIR``: redo the table and plots."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not (Path(args[0]) / "experiment.json").is_file():
         print(
-            "usage: python -m maes_bringup.aggregate OUT_DIR  (a maes-batch output folder)",
+            "usage: python -m maes_bringup.experiments.aggregate OUT_DIR"
+            "  (a maes-batch output folder)",
             file=sys.stderr,
         )
         return 2

@@ -57,7 +57,7 @@ def check_metric_names(names: Any) -> tuple[str, ...]:
     >>> check_metric_names(["distanse"])
     Traceback (most recent call last):
     ...
-    ValueError: unknown metric 'distanse'; did you mean 'distance'? (see maes_bringup.run_metrics)
+    ValueError: unknown metric 'distanse'; did you mean 'distance'? (see docs/experiments.md)
     """
     import difflib
 
@@ -73,7 +73,7 @@ def check_metric_names(names: Any) -> tuple[str, ...]:
             known = list(_FIXED) + ["time_to_exploration_99", "time_to_coverage_99"]
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
-            raise ValueError(f"unknown metric {name!r}{hint} (see maes_bringup.run_metrics)")
+            raise ValueError(f"unknown metric {name!r}{hint} (see docs/experiments.md)")
     if len(set(names)) != len(names):
         raise ValueError(f"a metric is listed twice in {names!r}")
     return tuple(names)
@@ -84,11 +84,11 @@ def _none_if_missing(value: float | None) -> float | None:
 
 
 def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int | None]:
-    """The named metrics of a :class:`~maes_bringup.direct.RunResult` (None = not reached).
+    """The named metrics of a :class:`~maes_bringup.runners.direct.RunResult` (None = not reached).
 
     Examples
     --------
-    >>> from maes_bringup.direct import run
+    >>> from maes_bringup.runners.direct import run
     >>> from maes_sim.core import config_from_dict
     >>> cfg = config_from_dict({"end_criteria": {"tick": 3},
     ...                         "map": {"width_in_tiles": 20, "height_in_tiles": 20}})

@@ -30,13 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from ..robot_api import NavStatus
 from ._segment import segment_clear
 from .costmap import GridMap
 from .following import FollowParams, FollowState, FollowStatus, follow_path
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
-from .robot_api import NavStatus
 
 
 class NavErrorCode(enum.IntEnum):

@@ -27,7 +27,7 @@ Same config and seed, same results, bit for bit: nothing here reads a clock or a
 generator. Controllers that need randomness use ``robot.rng`` (direct-mode extra): a
 ``numpy.random.Generator`` seeded from ``(run seed, robot id)``, independent of the simulation's.
 
->>> from maes_bringup.direct import run  # doctest: +SKIP
+>>> from maes_bringup.runners.direct import run  # doctest: +SKIP
 >>> result = run("maes_config.yaml", "maes_controller.logic:logic", max_ticks=600)  # doctest: +SKIP
 >>> result.end_reason, result.time_to_exploration(90)  # doctest: +SKIP
 ('exploration reached 95.12 %', 41.3)
@@ -45,15 +45,14 @@ from typing import Any
 
 import numpy as np
 
-from maes_controller.costmap import GridMap
+from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
-from maes_sim.core import SimConfig, Simulation, load_config, to_occupancy
+from maes_sim.core import SimConfig, Simulation, load_config, state_to_metres, to_occupancy
 
 from .direct_robot import (
     DirectLogger,
     DirectRobot,
     NavigatorPoses,
-    state_to_metres,
     step_navigation,
 )
 

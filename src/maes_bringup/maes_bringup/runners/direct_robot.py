@@ -1,8 +1,8 @@
 """The robot of direct mode: the :class:`~maes_controller.robot_api.Robot` API over an in-process
-simulation, and the tiles -> metres conversions that make it match the ROS stack.
+simulation, fed states in metres (``maes_sim.core.state_to_metres``) as the ROS stack is.
 
-Used by :func:`maes_bringup.direct.run`, which builds one :class:`DirectRobot` per robot and
-feeds it every tick; see :mod:`maes_bringup.direct` for what each attribute holds.
+Used by :func:`maes_bringup.runners.direct.run`, which builds one :class:`DirectRobot` per robot and
+feeds it every tick; see :mod:`maes_bringup.runners.direct` for what each attribute holds.
 """
 
 from __future__ import annotations
@@ -10,46 +10,18 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from maes_controller.costmap import GridMap
 from maes_controller.maes_compat import MaesCostmap
+from maes_controller.navigation import GridMap
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
-from maes_sim.core import CommandRejected, NearbyRobot, RobotState, Simulation, Vector2D
+from maes_sim.core import CommandRejected, RobotState, Simulation
 from maes_sim.frames import tick_transforms, wire_poses
-
-
-# ---------------------------------------------------------------------------------- conversions
-def _scaled(v: Vector2D, tile: float) -> Vector2D:
-    return Vector2D(v.x * tile, v.y * tile)
-
-
-def state_to_metres(state: RobotState, tile: float) -> RobotState:
-    """The core's state (tiles) with every position in metres, as ``maes_state`` carries it.
-
-    The one tiles -> metres conversion of direct mode, the twin of
-    ``maes_sim.ros.conversions.state_to_msg``.
-
-    Examples
-    --------
-    >>> s = RobotState(tick=3, status="idle", colliding=False, position=Vector2D(1.0, -2.0))
-    >>> state_to_metres(s, 0.5).position
-    Vector2D(x=0.5, y=-1.0)
-    """
-    if tile == 1.0:
-        return state
-    return replace(
-        state,
-        tags_nearby=[replace(t, pos=_scaled(t.pos, tile)) for t in state.tags_nearby],
-        nearby_robots=[NearbyRobot(r.id, _scaled(r.pos, tile)) for r in state.nearby_robots],
-        position=_scaled(state.position, tile),
-    )
 
 
 class NavigatorPoses:
@@ -181,7 +153,7 @@ class DirectRobot:
         self._feedback_time = 0.0
         self._stop_requested = False
 
-    # -- fed by the runner (maes_bringup.direct.run) ------------------------------------------
+    # -- fed by the runner (maes_bringup.runners.direct.run) ---------------------------------
     def receive_map(self, grid: GridMap) -> None:
         """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
         self._grid = grid

@@ -50,11 +50,11 @@ from maes_sim.ros.qos import (
     TF_QOS,
 )
 
+from ..maes_compat import MaesCostmap
+from ..robot_api import LogicFunction, NavStatus, load_logic
+from ..tf_pose import FrameTree, stamp_seconds
 from . import ros_conversions as cv
-from .maes_compat import MaesCostmap
 from .navigator_node import with_sim_time
-from .robot_api import LogicFunction, NavStatus, load_logic
-from .tf_pose import FrameTree, stamp_seconds
 
 #: The costmap: reliable, transient local (the latest one arrives even if published earlier).
 COSTMAP_QOS = LATCHED_QOS

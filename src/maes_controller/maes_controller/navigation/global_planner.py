@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_int_grid, check_non_negative
+from .._checks import check_int_grid, check_non_negative
 from .costmap import GridMap
 from .inflation import costmap_from_occupancy
 from .planning import Cell, astar, nearest_traversable, path_length, prune_path, traversable_mask

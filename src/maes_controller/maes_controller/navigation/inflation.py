@@ -13,7 +13,7 @@ import numpy as np
 
 from maes_sim.core.kernels import njit
 
-from ._checks import check_bool_grid, check_int_grid, check_non_negative
+from .._checks import check_bool_grid, check_int_grid, check_non_negative
 from .costmap import INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN
 
 # Nav2's internal costs (nav2_costmap_2d/cost_values.hpp) before translation to 0..100.

@@ -4,7 +4,7 @@
 
     maes-batch experiment.yaml [--workers N] [--scheduler tcp://host:8786] [--out DIR] [--resume]
 
-Cases run in direct mode (:func:`maes_bringup.direct.run`) on the local cores (a process
+Cases run in direct mode (:func:`maes_bringup.runners.direct.run`) on the local cores (a process
 pool, ``--workers`` default: the usable cores) or, given ``--scheduler``, on a Dask distributed
 cluster; every run is deterministic, so both give the same numbers. Files in ``--out``
 (default ``results/experiments/<name>``):
@@ -88,7 +88,7 @@ def run_case(case: Case) -> dict[str, Any]:
     """
     from maes_sim.core import config_from_dict
 
-    from .direct import run
+    from ..runners.direct import run
     from .run_metrics import compute_metrics
 
     started = time.perf_counter()

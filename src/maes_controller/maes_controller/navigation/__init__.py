@@ -1,0 +1,49 @@
+"""The built-in navigator as pure Python: plan on the robot's map, follow, recover.
+
+The public API is the navigation session, :class:`Navigator` (one per robot, updated once per
+control tick), its parameters and result, and the grid type and planning helpers a controller's
+logic may use on its own map. The ROS navigator node (:mod:`maes_controller.nodes.navigator_node`)
+and direct mode (:mod:`maes_bringup.runners.direct`) both drive a :class:`Navigator`, so a goal is
+navigated identically on either stack. Nothing here imports rclpy or a message package.
+
+Modules
+    ``navigator``       the session: :class:`Navigator`, :class:`NavParams`, :class:`NavStep`
+    ``global_planner``  a route: A* on the inflated map, pruned to line-of-sight waypoints
+    ``following``       following a route with the MAES motion model (rotate, then drive)
+    ``planning``        grid search, distance fields, traversability, line of sight
+    ``costmap``         :class:`GridMap` (a ROS ``OccupancyGrid`` without ROS) and cost values
+    ``inflation``       obstacle inflation into a Nav2-style costmap
+    ``_search``, ``_segment``  compiled kernels behind ``planning`` and ``navigator``
+
+Examples
+--------
+>>> import numpy as np
+>>> from maes_controller.navigation import GridMap, Navigator, NavParams
+>>> grid = GridMap.from_array(np.zeros((3, 7), dtype=np.int8), 1.0, origin_x=-3.5, origin_y=-1.5)
+>>> nav = Navigator(NavParams(robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0))
+>>> nav.start((3.0, -1.0), now=0.0)
+>>> nav.update((-3.0, -1.0, 0.0), grid, now=0.1).status.name
+'ACTIVE'
+"""
+
+from .costmap import FREE, INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN, GridMap
+from .navigator import NavErrorCode, Navigator, NavParams, NavStep, costmap_values
+from .planning import Cell, distance_field, nearest_traversable, traversable_mask
+
+__all__ = [
+    "FREE",
+    "INSCRIBED",
+    "LETHAL",
+    "OCCUPIED_THRESHOLD",
+    "UNKNOWN",
+    "Cell",
+    "GridMap",
+    "NavErrorCode",
+    "NavParams",
+    "NavStep",
+    "Navigator",
+    "costmap_values",
+    "distance_field",
+    "nearest_traversable",
+    "traversable_mask",
+]
