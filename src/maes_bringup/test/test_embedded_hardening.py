@@ -70,15 +70,14 @@ def write_config(path: Path, results: Path, ticks: int | None, robots: int = 2) 
     return path
 
 
-def start(args: list[str], **kw) -> subprocess.Popen:
+def start(args: list[str], env: dict | None = None) -> subprocess.Popen:
     assert MAES_RUN.exists(), f"workspace not built: {MAES_RUN} missing (make build)"
     return subprocess.Popen(
         [str(MAES_RUN), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=os.environ.copy(),
-        **kw,
+        env=os.environ.copy() if env is None else env,
     )
 
 
@@ -296,3 +295,26 @@ def test_kill_9_of_maes_batch_leaves_no_worker_running(tmp_path):
     for p in alive:
         p.kill()
     assert not alive, f"workers outlived maes-batch: {[p.pid for p in alive]}"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_while_the_kernels_compile_ends_quietly(tmp_path, sig):
+    """An empty numba cache: the first run compiles for many seconds; a signal then stops it."""
+    cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba_cache")}
+    proc = start(["--config", str(cfg)], env=env)
+    seen = ""
+    deadline = time.monotonic() + 60
+    while "compiling kernels" not in seen and time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen += line
+    assert "compiling kernels" in seen, seen
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    started = time.monotonic()
+    err = seen + finish(proc, timeout=120)
+    assert "Traceback" not in err, err
+    assert proc.returncode in (0, 128 + sig), err
+    assert time.monotonic() - started < 60
