@@ -29,8 +29,6 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from maes_sim.contract import DEFAULT_LOGIC
-
 if TYPE_CHECKING:
     from maes_sim.core import Simulation
 
@@ -75,6 +73,8 @@ class Progress:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from maes_sim.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
+
     parser = argparse.ArgumentParser(prog="maes_run", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config",

@@ -96,12 +96,21 @@ def wait_for_ticks(proc: subprocess.Popen, timeout: float = 90.0) -> list[str]:
 
 
 def finish(proc: subprocess.Popen, timeout: float = 90.0) -> str:
+    """Wait for ``proc`` (bounded); check that it left no process of its own behind."""
+    try:
+        children = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        children = []
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         _, err = proc.communicate()
         raise AssertionError(f"maes_run did not end within {timeout} s:\n{err}") from None
+    _, alive = psutil.wait_procs(children, timeout=10)
+    for p in alive:
+        p.kill()
+    assert not alive, f"maes_run left processes running: {alive}"
     return err
 
 
@@ -211,15 +220,18 @@ def test_a_stop_signal_during_the_run_writes_complete_results(tmp_path, signals)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-@pytest.mark.parametrize("delay", [0.3, 1.5, 3.0])
+@pytest.mark.parametrize("delay", [0.0, 0.2, 0.6])
 def test_a_stop_signal_during_start_up_ends_quietly(tmp_path, sig, delay):
-    """Early (imports, config, kernels) or during the start barrier: no traceback, and either
-    complete results (exit 0) or, before the simulation existed, the documented 128 + signal."""
+    """From maes_run's first output on (nodes being built, the start barrier, the first
+    ticks): no traceback, and either complete results (exit 0) or, before the simulation
+    existed, the documented 128 + signal. (The interpreter's own start-up, before maes_run's
+    code runs, is out of reach: the README says so.)"""
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
     proc = start(["--config", str(cfg), "--real-time-factor", "1"])
+    first = proc.stderr.readline()
     time.sleep(delay)
     proc.send_signal(sig)
-    err = finish(proc)
+    err = first + finish(proc)
     assert "Traceback" not in err, err
     assert proc.returncode in (0, 128 + sig), err
     if proc.returncode == 0:
