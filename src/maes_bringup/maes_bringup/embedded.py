@@ -176,17 +176,18 @@ INTERNAL_ERROR_EXIT = 1
 class StopSignals:
     """SIGINT / SIGTERM handler of ``maes_run``: remember the first, never lose the results.
 
-    While the stack starts up (loading, compiling kernels, building nodes) the first signal
-    raises ``KeyboardInterrupt`` so a slow start stops at once; once the run loop spins, a
-    signal only sets :attr:`signal_name`, which the loop polls every 50 ms. Later signals
-    (a double Ctrl-C while the results are written) are counted and otherwise ignored, with a
-    one-line note: the results folder is always complete.
+    The handler never raises: an exception thrown into numba's compiler or rclpy's C++ (where
+    a signal lands at any bytecode) comes out as another error, or a traceback. It records the
+    first signal; start-up stops at its next step (:meth:`check`: after loading the config,
+    after building the world and compiling the kernels, after building the nodes), the run
+    loop within 50 ms. Later signals (a double Ctrl-C while the results are written) are
+    counted and otherwise ignored, with a one-line note: the results folder is always complete.
     """
 
     def __init__(self) -> None:
         self.signum: int | None = None
         self.received = 0
-        self.armed = True
+        self.starting = True
         self._previous: dict[int, Any] = {}
 
     @property
@@ -201,6 +202,11 @@ class StopSignals:
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 self._previous[sig] = signal.signal(sig, self)
 
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` (start-up: stop here) once a signal arrived."""
+        if self.signum is not None:
+            raise KeyboardInterrupt
+
     def restore(self) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
@@ -209,8 +215,8 @@ class StopSignals:
         self.received += 1
         if self.signum is None:
             self.signum = signum
-            if self.armed:
-                raise KeyboardInterrupt
+            if self.starting:
+                os.write(2, b"\nmaes_run: stopping once the current start-up step ends\n")
         elif self.received == 2:
             os.write(2, b"\nmaes_run: stopping; the results are being written, please wait\n")
 
@@ -245,16 +251,17 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
 
     # Everything that can be wrong with the input is checked before any node exists.
     try:
+        stop.check()
         config = load_config(args.config)
+        stop.check()
         sim = Simulation(config, seed=args.seed)
+        stop.check()
         logic = None
         if args.controllers == "builtin":
             from maes_controller.robot_api import load_logic
 
             logic = load_logic(args.logic)
     except (ConfigError, MapError, ValueError) as exc:
-        if stop.signum is not None:
-            raise KeyboardInterrupt from None  # the signal interrupted the loading
         print(f"maes_run: {exc}", file=sys.stderr)
         return 2
     del logic  # imported only to fail early; each controller node loads it by name
@@ -328,9 +335,8 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
             )
         wall0, tick0 = time.monotonic(), sim.tick
         polled = 0.0
-        stop.armed = False  # from here on a signal ends the loop below, never a callback
-        if stop.signum is not None:
-            raise KeyboardInterrupt
+        stop.starting = False  # from here on a signal ends the loop below
+        stop.check()
         while rclpy.ok() and not sim_node.done and stop.signum is None:
             executor.spin_once(timeout_sec=0.05)
             now = time.monotonic()
@@ -351,7 +357,7 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
         error = exc
         print(f"maes_run: internal error:\n{traceback.format_exc()}", file=sys.stderr)
     finally:
-        stop.armed = False
+        stop.starting = False
         progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0, force=True)
         progress.close()
         reason = _stop_reason(sim, stop, error, args.max_ticks)
