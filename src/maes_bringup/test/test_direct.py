@@ -302,6 +302,38 @@ def test_cancel_stops_the_robot_and_unreachable_goals_abort():
     assert error.startswith("error 204: ") and "outside" in error  # Nav2's GOAL_OUTSIDE_MAP
 
 
+def test_a_goal_that_is_not_two_finite_numbers_is_refused_and_stops_the_robot(caplog):
+    speeds = {}
+    out = {}
+    bad = [(math.nan, 0.0), (0.0, math.inf), ("1.0", 0.0), (None, 1.0), (True, 0.0), (10**400, 0)]
+
+    def go(robot):
+        if robot.tick == 0:
+            robot.nav_to_pos(*goal_in_sight(robot, 4.0))
+        if robot.tick == 6:
+            out["before"] = robot.nav_status
+            robot.nav_to_pos(*bad[0])  # ends the current goal, as a new goal would
+            out["refused"] = (robot.nav_status, robot.nav_error, robot.is_nav_complete())
+        if 7 <= robot.tick < 7 + len(bad) - 1:
+            robot.nav_to_pos(*bad[robot.tick - 6])
+            out.setdefault("errors", []).append(robot.nav_error)
+
+    with caplog.at_level(logging.WARNING, logger="maes.direct"):
+        run(
+            small_config(number_of_robots=1),
+            go,
+            max_ticks=20,
+            progress=lambda sim: speeds.setdefault(sim.tick, sim.velocities[0]),
+        )
+    assert out["before"] is NavStatus.ACTIVE
+    status, error, complete = out["refused"]
+    assert status is NavStatus.ABORTED and complete
+    assert error == "error 204: goal (nan, 0.0) is not a finite position"
+    assert all(e.startswith("error 204: goal (") for e in out["errors"]), out["errors"]
+    assert np.abs(speeds[11]).max() == 0 and np.abs(speeds[19]).max() == 0  # stopped
+    assert "goal refused (error 204" in caplog.text
+
+
 def test_broadcasts_and_tags_go_through_the_simulation(caplog):
     seen = {}
 

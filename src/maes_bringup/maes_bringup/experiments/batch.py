@@ -222,13 +222,53 @@ def _clock(seconds: float) -> str:
 
 
 # ---------------------------------------------------------------------------------- executors
+#: Linux prctl option: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: end this worker when the batch process dies, even by ``kill -9``.
+
+    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
+    elsewhere a daemon thread checks the parent once a second. A worker whose parent is already
+    gone exits at once.
+    """
+    armed = False
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+        import signal
+
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent_pid:
+        os._exit(1)  # the parent died before the signal was armed
+    if not armed:
+        import threading
+
+        def watch() -> None:
+            while os.getppid() == parent_pid:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="maes-batch-parent-watch", daemon=True).start()
+
+
 def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for case in cases:
             yield run_case(case)
         return
     # spawn: workers start clean (no inherited threads or half-initialised numba state)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_die_with_parent,
+        initargs=(os.getpid(),),
+    )
     futures = {pool.submit(run_case, c): c for c in cases}
     try:
         for fut in as_completed(futures):

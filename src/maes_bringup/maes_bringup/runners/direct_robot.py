@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from maes_controller.maes_compat import MaesCostmap
-from maes_controller.navigation import GridMap
+from maes_controller.navigation import GridMap, goal_problem
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
@@ -207,9 +207,20 @@ class DirectRobot:
         return f"error {last.error_code}: {last.error_msg}"
 
     def nav_to_pos(self, x: float, y: float) -> None:
-        """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal."""
-        self._nav.start((x, y), wire_time(self._sim.sim_time))
+        """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal.
+
+        A goal that is not two finite numbers is refused as on ROS: the current goal ends, the
+        status turns ABORTED with Nav2's GOAL_OUTSIDE_MAP code, and a warning is logged.
+        """
         self._feedback_step = None  # feedback belongs to a goal
+        problem = goal_problem(x, y)
+        if problem is not None:
+            if self._nav.status is NavStatus.ACTIVE:
+                self._stop_requested = True  # as the navigator node: one zero command
+            last = self._nav.refuse(problem)
+            self.logger.warning(f"goal refused (error {last.error_code}: {last.error_msg})")
+            return
+        self._nav.start((x, y), wire_time(self._sim.sim_time))
 
     def cancel_nav(self) -> None:
         """Cancel the current goal (no-op when none); the robot is stopped."""

@@ -20,13 +20,17 @@ simulator run on the wall clock alone (results then depend on the machine).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 import time
+import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from maes_sim.contract import DEFAULT_LOGIC
-from maes_sim.core import ConfigError, MapError, Simulation, load_config
+if TYPE_CHECKING:
+    from maes_sim.core import Simulation
 
 
 class Progress:
@@ -69,6 +73,8 @@ class Progress:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    from maes_sim.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
+
     parser = argparse.ArgumentParser(prog="maes_run", description=__doc__.splitlines()[0])
     parser.add_argument(
         "--config",
@@ -157,13 +163,99 @@ def _executor():
         sys.stderr = saved
 
 
+def _signal_exit_code(signum: int) -> int:
+    """Exit code of a run stopped by a signal before a simulation existed (no results): 128 +
+    the signal's number, the shell's convention (130 for SIGINT, 143 for SIGTERM)."""
+    return 128 + int(signum)
+
+
+#: Exit code when an unexpected error inside a node ended the run (results are still written).
+INTERNAL_ERROR_EXIT = 1
+
+
+class StopSignals:
+    """SIGINT / SIGTERM handler of ``maes_run``: remember the first, never lose the results.
+
+    The handler never raises: an exception thrown into numba's compiler or rclpy's C++ (where
+    a signal lands at any bytecode) comes out as another error, or a traceback. It records the
+    first signal; start-up stops at its next step (:meth:`check`: after loading the config,
+    after building the world and compiling the kernels, after building the nodes), the run
+    loop within 50 ms. Later signals (a double Ctrl-C while the results are written) are
+    counted and otherwise ignored, with a one-line note: the results folder is always complete.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.received = 0
+        self.starting = True
+        self._previous: dict[int, Any] = {}
+
+    @property
+    def signal_name(self) -> str | None:
+        """``"SIGINT"`` or ``"SIGTERM"`` once one arrived, else None."""
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    def install(self) -> None:
+        """Handle SIGINT and SIGTERM, except one the parent set to be ignored (``nohup``, a
+        background job of a script), which stays ignored."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                self._previous[sig] = signal.signal(sig, self)
+
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` (start-up: stop here) once a signal arrived."""
+        if self.signum is not None:
+            raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+    def __call__(self, signum: int, frame: object) -> None:
+        self.received += 1
+        if self.signum is None:
+            self.signum = signum
+            if self.starting:
+                os.write(2, b"\nmaes_run: stopping once the current start-up step ends\n")
+        elif self.received == 2:
+            os.write(2, b"\nmaes_run: stopping; the results are being written, please wait\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the embedded stack; returns the process exit code."""
+    """Run the embedded stack; returns the process exit code.
+
+    0 when the run ended (end criterion, ``--max-ticks``, or a stop signal: the results folder
+    is complete either way, ``summary.json``'s ``stopped_because`` says which); 2 for a bad
+    config, map or logic spec; 128 + the signal's number (130, 143) when a signal came before
+    the simulation existed (nothing to write); 1 when an unexpected error inside a node ended
+    the run (its traceback logged, the results written).
+    """
+    stop = StopSignals()
+    stop.install()
+    try:
+        return _main(argv, stop)
+    except KeyboardInterrupt:
+        if stop.signum is None:
+            raise
+        print(f"maes_run: interrupted ({stop.signal_name}) before the run started", file=sys.stderr)
+        return _signal_exit_code(stop.signum)
+    finally:
+        stop.restore()
+
+
+def _main(argv: list[str] | None, stop: StopSignals) -> int:
     args = parse_args(argv)
+    # imported here, after the signal handler is in place: a Ctrl-C while numpy and numba load
+    # ends quietly too
+    from maes_sim.core import ConfigError, MapError, Simulation, load_config
+
     # Everything that can be wrong with the input is checked before any node exists.
     try:
+        stop.check()
         config = load_config(args.config)
+        stop.check()
         sim = Simulation(config, seed=args.seed)
+        stop.check()
         logic = None
         if args.controllers == "builtin":
             from maes_controller.robot_api import load_logic
@@ -179,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["RCUTILS_CONSOLE_OUTPUT_FORMAT"] = "\r\x1b[K[{severity}] [{name}]: {message}"
     import rclpy
     from rclpy.executors import ExternalShutdownException
+    from rclpy.signals import SignalHandlerOptions
 
     from maes_controller.nodes.controller_node import ControllerNode
     from maes_controller.nodes.navigator_node import NavigatorNode
@@ -186,11 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     from maes_sim.ros.sim_node import SimNode
 
     results_parent = args.results or config.global_settings.statistics_result_path
-    rclpy.init()
+    # Our handler alone sees the signals: rclpy's would shut the context down under the nodes.
+    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
     nodes = []
     progress = Progress()
     wall0, tick0 = time.monotonic(), sim.tick
-    interrupted = False
+    error: BaseException | None = None
     sim_node = None
     try:
         builtin = args.controllers == "builtin"
@@ -241,7 +335,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         wall0, tick0 = time.monotonic(), sim.tick
         polled = 0.0
-        while rclpy.ok() and not sim_node.done:
+        stop.starting = False  # from here on a signal ends the loop below
+        stop.check()
+        while rclpy.ok() and not sim_node.done and stop.signum is None:
             executor.spin_once(timeout_sec=0.05)
             now = time.monotonic()
             if now - polled >= 0.1:
@@ -252,14 +348,19 @@ def main(argv: list[str] | None = None) -> int:
                 progress.update(sim, sim_node.achieved_real_time_factor)
             if args.max_ticks is not None and sim.tick >= args.max_ticks:
                 break
-    except (KeyboardInterrupt, ExternalShutdownException):
-        interrupted = True
+    except KeyboardInterrupt:
+        if stop.signum is None:
+            raise
+    except ExternalShutdownException:
+        pass  # someone shut rclpy down: a normal end
+    except Exception as exc:  # a bug in a node: keep what the run has, say what happened
+        error = exc
+        print(f"maes_run: internal error:\n{traceback.format_exc()}", file=sys.stderr)
     finally:
+        stop.starting = False
         progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0, force=True)
         progress.close()
-        reason = sim.end_reason or (
-            "interrupted (Ctrl-C)" if interrupted else f"stopped at --max-ticks {args.max_ticks}"
-        )
+        reason = _stop_reason(sim, stop, error, args.max_ticks)
         if sim_node is not None and sim_node.started_wall is not None:
             wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
@@ -280,11 +381,27 @@ def main(argv: list[str] | None = None) -> int:
             },
         )
         for node in nodes:
-            node.destroy_node()
+            with contextlib.suppress(Exception):  # a half-built node after an early signal
+                node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
-    return 0
+    return INTERNAL_ERROR_EXIT if error is not None else 0
+
+
+def _stop_reason(
+    sim: Simulation, stop: StopSignals, error: BaseException | None, max_ticks: int | None
+) -> str:
+    """Why the run ended, for ``summary.json``: the first true cause."""
+    if sim.end_reason:
+        return sim.end_reason
+    if stop.signum is not None:
+        return f"interrupted ({stop.signal_name})"
+    if error is not None:
+        return f"internal error: {type(error).__name__}: {error}"
+    if max_ticks is not None and sim.tick >= max_ticks:
+        return f"stopped at --max-ticks {max_ticks}"
+    return "stopped: ROS was shut down"
 
 
 if __name__ == "__main__":

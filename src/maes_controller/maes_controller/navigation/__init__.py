@@ -27,7 +27,7 @@ Examples
 """
 
 from .costmap import FREE, INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN, GridMap
-from .navigator import NavErrorCode, Navigator, NavParams, NavStep, costmap_values
+from .navigator import NavErrorCode, Navigator, NavParams, NavStep, costmap_values, goal_problem
 from .planning import Cell, distance_field, nearest_traversable, traversable_mask
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "Navigator",
     "costmap_values",
     "distance_field",
+    "goal_problem",
     "nearest_traversable",
     "traversable_mask",
 ]

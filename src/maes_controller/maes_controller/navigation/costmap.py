@@ -15,7 +15,7 @@ Cell states (a partition of every cell)
     unknown: value < 0; occupied: value >= ``occupied_threshold`` (default 65, map_server's
     ``occupied_thresh: 0.65`` and MAES 2.0's frontier test); free: every other known cell. On a Nav2
     costmap "free" therefore includes inflated cells below 65; use
-    :func:`maes_controller.planning.traversable_mask` for where a robot centre may go.
+    :func:`maes_controller.navigation.planning.traversable_mask` for where a robot centre may go.
 
 MAES 2.0 compatibility
     The controller's ``global_costmap`` is a :class:`maes_controller.maes_compat.MaesCostmap`: it

@@ -58,6 +58,34 @@ class NavErrorCode(enum.IntEnum):
     TF_ERROR = 9002
 
 
+def goal_problem(x: Any, y: Any) -> str | None:
+    """Why ``(x, y)`` cannot be a navigation goal, or None when it can.
+
+    A goal is two real numbers (int, float or numpy reals; not bool, str or complex), both
+    finite. The navigator node, :class:`~maes_controller.nodes.controller_node.RosRobot` and direct
+    mode all refuse what this names, with :attr:`NavErrorCode.GOAL_OUTSIDE_MAP`.
+
+    Examples
+    --------
+    >>> goal_problem(1.0, -2) is None
+    True
+    >>> goal_problem(float("nan"), 0.0)
+    'goal (nan, 0.0) is not a finite position'
+    >>> goal_problem("1.0", 0.0)
+    "goal ('1.0', 0.0) is not two numbers"
+    """
+    for v in (x, y):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            return f"goal ({x!r:.40}, {y!r:.40}) is not two numbers"
+    try:
+        fx, fy = float(x), float(y)
+    except (OverflowError, ValueError):  # an int beyond float range
+        return f"goal ({x!r:.40}, {y!r:.40}) is not a finite position"
+    if not (math.isfinite(fx) and math.isfinite(fy)):
+        return f"goal ({fx!r}, {fy!r}) is not a finite position"
+    return None
+
+
 @dataclass(frozen=True)
 class NavParams:
     """Tuning of a :class:`Navigator`; invalid values raise ``ValueError`` naming the field.
@@ -406,6 +434,20 @@ class Navigator:
         self._reset_goal(float(now))
         self._status = NavStatus.ACTIVE
         self._last = NavStep(status=NavStatus.ACTIVE)
+
+    def refuse(self, error_msg: str) -> NavStep:
+        """Refuse a new goal that cannot be navigated (e.g. :func:`goal_problem` named why).
+
+        As a new goal would, it replaces the current one: the session ends ABORTED with
+        :attr:`NavErrorCode.GOAL_OUTSIDE_MAP` and ``error_msg``; the robot should be stopped.
+        """
+        self._status = NavStatus.ABORTED
+        self._last = NavStep(
+            status=NavStatus.ABORTED,
+            error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
+            error_msg=str(error_msg),
+        )
+        return self._last
 
     def cancel(self, now: float) -> NavStep:
         """Stop the current goal (CANCELED); no effect when none is active."""

@@ -46,11 +46,14 @@ from maes_sim.ros.qos import (
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
     LOCKSTEP_WRITER_QOS,
+    MAX_REQUESTS_IN_FLIGHT,
+    SERVICE_QOS,
     STATE_QOS,
     TF_QOS,
 )
 
 from ..maes_compat import MaesCostmap
+from ..navigation import NavErrorCode, NavStep, goal_problem
 from ..robot_api import LogicFunction, NavStatus, load_logic
 from ..tf_pose import FrameTree, stamp_seconds
 from . import ros_conversions as cv
@@ -90,11 +93,15 @@ class RosRobot:
         self.memory: dict = {}
         #: Broadcast/tag requests, goals and cancels sent and not yet answered.
         self.pending_requests = 0
+        #: Broadcast/tag requests refused here: MAX_REQUESTS_IN_FLIGHT were unanswered.
+        self.requests_refused = 0
+        self._in_flight: dict[str, int] = {}  # per service: requests sent, not yet answered
         #: navigate_to_pose results and feedback messages received (for lockstep).
         self.results_received = 0
         self.feedback_received = 0
         self.frames = FrameTree()
         self._goal_seq = 0
+        self._sent_seq = 0  # the newest goal sent to the navigator
         self._goal_handle = None
         self._cancel_requested = False
 
@@ -115,18 +122,37 @@ class RosRobot:
     def nav_to_pos(self, x: float, y: float) -> None:
         """Send a ``navigate_to_pose`` goal to ``(x, y)`` (map frame); replaces the current one."""
         client = self._node.nav_client
+        previous = self._goal_handle
         self._goal_seq += 1
         seq = self._goal_seq
         self._goal_handle = None
         self._cancel_requested = False
         self.nav_feedback = None
         self.nav_error = ""
+        problem = goal_problem(x, y)
+        if problem is not None:
+            # Refused here, as the navigator would refuse it (Nav2's code, status ABORTED);
+            # like any new goal it ends the current one, which the navigator learns by a cancel.
+            if previous is not None and not self.nav_status.done:
+                self._cancel(previous)
+            step = NavStep(
+                status=NavStatus.ABORTED,
+                error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
+                error_msg=problem,
+            )
+            self.nav_status = NavStatus.ABORTED
+            self.nav_error = f"error {step.error_code}: {step.error_msg}"
+            self.logger.warning(
+                f"{self.namespace}: goal refused ({self.nav_error})", throttle_duration_sec=5.0
+            )
+            return
         if not client.server_is_ready():
             self.nav_status = NavStatus.REJECTED
             self.nav_error = "navigate_to_pose action server is not available"
             self.logger.warning(f"{self.namespace}: {self.nav_error}", throttle_duration_sec=5.0)
             return
         stamp = self._node.get_clock().now().to_msg()
+        self._sent_seq = seq
         self.pending_requests += 1
         future = client.send_goal_async(
             cv.goal_to_msg(x, y, stamp), feedback_callback=lambda msg: self._feedback(seq, msg)
@@ -162,7 +188,11 @@ class RosRobot:
                 # every accepted goal's result is fetched: lockstep counts them all
                 handle.get_result_async().add_done_callback(lambda f: self._result(seq, f))
             if seq != self._goal_seq:
-                return  # an older goal: the navigator preempts it with the newer one
+                # An older goal: the navigator preempts it with the newer one, unless the newer
+                # one was refused here and never sent; then this one is cancelled.
+                if seq == self._sent_seq and handle is not None and handle.accepted:
+                    self._cancel(handle)
+                return
             if handle is None or not handle.accepted:
                 self.nav_status = NavStatus.REJECTED
                 self.nav_error = "goal rejected by the navigator"
@@ -212,8 +242,21 @@ class RosRobot:
                 throttle_duration_sec=5.0,
             )
             return
+        in_flight = self._in_flight.get(what, 0)
+        if in_flight >= MAX_REQUESTS_IN_FLIGHT:
+            # Beyond the service's queue DDS would drop requests silently: refuse them here.
+            self.requests_refused += 1
+            self.logger.warning(
+                f"{self.namespace}: {what} refused: {in_flight} {what} requests are unanswered "
+                f"(at most {MAX_REQUESTS_IN_FLIGHT} in flight; {self.requests_refused} "
+                "refused so far)",
+                throttle_duration_sec=5.0,
+            )
+            return
+        self._in_flight[what] = in_flight + 1
 
         def done(future) -> None:
+            self._in_flight[what] -= 1
             response = future.result()
             if response is not None and not response.result:
                 text = request.msg if len(request.msg) <= 60 else request.msg[:57] + "..."
@@ -303,8 +346,12 @@ class ControllerNode(Node):
         self.participant = self.get_fully_qualified_name()
         # Relative names: they resolve inside the node's namespace (robot<i>).
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
-        self.broadcast_client = self.create_client(BroadcastToAll, "maes_broadcast")
-        self.tag_client = self.create_client(DepositTag, "maes_deposit_tag")
+        self.broadcast_client = self.create_client(
+            BroadcastToAll, "maes_broadcast", qos_profile=SERVICE_QOS
+        )
+        self.tag_client = self.create_client(
+            DepositTag, "maes_deposit_tag", qos_profile=SERVICE_QOS
+        )
         self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC, LOCKSTEP_WRITER_QOS)
         self.create_subscription(TFMessage, "tf", self.tf_callback, TF_QOS)
         self.create_subscription(

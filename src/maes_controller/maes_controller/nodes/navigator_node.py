@@ -55,7 +55,7 @@ from maes_sim.ros.qos import (
     TF_QOS,
 )
 
-from ..navigation import GridMap, NavErrorCode, Navigator, NavParams, NavStep
+from ..navigation import GridMap, NavErrorCode, Navigator, NavParams, NavStep, goal_problem
 from ..robot_api import NavStatus
 from ..tf_pose import (
     FrameTree,
@@ -388,15 +388,8 @@ class NavigatorNode(Node):
                         error_msg=f"goal frame {frame!r} is not supported: give goals in {MAP!r}",
                     ),
                 )
-            elif not (math.isfinite(x) and math.isfinite(y)):
-                self._finish(
-                    ns,
-                    NavStep(
-                        status=NavStatus.ABORTED,
-                        error_code=int(NavErrorCode.GOAL_OUTSIDE_MAP),
-                        error_msg=f"goal ({x}, {y}) is not a finite position",
-                    ),
-                )
+            elif (problem := goal_problem(x, y)) is not None:
+                self._finish(ns, ns.navigator.refuse(problem))
             elif self.lockstep:
                 ns.start_pending = (x, y)
             else:

@@ -67,6 +67,11 @@ MIN_TILE_SIZE, MAX_TILE_SIZE = 1e-3, 1e3
 CUSTOM_MAP_SUFFIXES = (".pgm", ".yaml", ".yml")
 #: statistics_result_path values meaning "the default place" (MAES: "Default" or empty).
 DEFAULT_RESULTS_DIR = "results"
+#: Tags one robot state carries by default (the nearest in range): a state with thousands of
+#: 1 KB tags cost the node most of its speed, every tick (issue 17; bench/bench_tags.py).
+DEFAULT_MAX_TAGS_PER_STATE = 100
+#: Upper bound of stack.max_tags_per_state (the simulator keeps at most 10^6 tags).
+MAX_TAGS_PER_STATE = 1_000_000
 
 
 def _setting(default: Any, check: Any) -> Any:
@@ -370,12 +375,15 @@ class MotionConfig(_Section):
 
 @dataclass(frozen=True)
 class StackConfig(_Section):
-    """``stack`` (MAES-ROS): which SLAM and navigation serve the robots."""
+    """``stack`` (MAES-ROS): which SLAM and navigation serve the robots, and what one robot
+    state carries (``max_tags_per_state``: the nearest tags in range, at most this many; the
+    same in direct mode)."""
 
     PATH: ClassVar[str] = "stack"
     slam: str = _setting("simulated", Choice("simulated", "slam_toolbox"))
     nav: str = _setting("builtin", Choice("builtin", "nav2"))
     cmd_vel_timeout: float = _setting(0.5, Float(lo=0.0, hi=1e6, lo_open=True))
+    max_tags_per_state: int = _setting(DEFAULT_MAX_TAGS_PER_STATE, Int(lo=1, hi=MAX_TAGS_PER_STATE))
 
 
 @dataclass(frozen=True)

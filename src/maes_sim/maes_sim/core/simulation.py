@@ -286,7 +286,9 @@ class Simulation:
     def _tags_for(self) -> list[list]:
         if self._tags_nearby is None:  # computed on demand: tags are read far less than kept
             self._tags_nearby = self.tags.nearby(
-                self._motion.positions, self.config.robot_constraints.environment_tag_read_range
+                self._motion.positions,
+                self.config.robot_constraints.environment_tag_read_range,
+                self.config.stack.max_tags_per_state,
             )
         return self._tags_nearby
 

@@ -90,10 +90,13 @@ class TagStore:
         self.deposited_this_tick[:] = 0
         self._tick_start = len(self.tags)
 
-    def nearby(self, positions: np.ndarray, read_range: float) -> list[list[TagView]]:
+    def nearby(
+        self, positions: np.ndarray, read_range: float, limit: int | None = None
+    ) -> list[list[TagView]]:
         """Tags within ``read_range`` of each robot at ``positions`` (N, 2) grid coords.
 
-        Each robot's list is in deposit order.
+        Each robot's list is in deposit order. With ``limit``, a robot with more tags in range
+        gets the ``limit`` nearest (ties: the earlier deposited), still in deposit order.
 
         Examples
         --------
@@ -101,11 +104,23 @@ class TagStore:
         >>> store.deposit(0, "here", np.array([1.0, 1.0]), np.array([-2.0, -2.0]), 5)
         >>> [[t.msg for t in ts] for ts in store.nearby(np.array([[1.5, 1], [9, 9]]), 2.0)]
         [['here'], []]
+        >>> store.new_tick()
+        >>> store.deposit(0, "there", np.array([3.0, 1.0]), np.array([0.0, -2.0]), 6)
+        >>> [[t.msg for t in ts] for ts in store.nearby(np.array([[2.8, 1]]), 5.0, limit=1)]
+        [['there']]
         """
         out: list[list[TagView]] = [[] for _ in range(len(positions))]
         if not self.tags:
             return out
-        ia, ib, _ = pairs_within(positions, self.grid_positions, read_range)
+        ia, ib, dist = pairs_within(positions, self.grid_positions, read_range)
+        if limit is not None and len(ia) and np.bincount(ia).max() > limit:
+            order = np.lexsort((ib, dist, ia))  # per robot: nearest first, then deposit order
+            ia, ib = ia[order], ib[order]
+            first = np.searchsorted(ia, ia)  # where each robot's run starts
+            keep = np.arange(len(ia)) - first < limit
+            ia, ib = ia[keep], ib[keep]
+            order = np.lexsort((ib, ia))
+            ia, ib = ia[order], ib[order]
         for a, b in zip(ia.tolist(), ib.tolist(), strict=True):
             out[a].append(self.tags[b])
         return out

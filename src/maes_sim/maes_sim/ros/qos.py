@@ -20,6 +20,7 @@ __all__ = [
     "LATCHED_QOS",
     "LOCKSTEP_READER_QOS",
     "LOCKSTEP_WRITER_QOS",
+    "MAX_REQUESTS_IN_FLIGHT",
     "SCAN_QOS",
     "SERVICE_QOS",
     "STATE_QOS",
@@ -37,7 +38,13 @@ LATCHED_QOS = QoSProfile(
 #: tf: reliable, a deep queue (the tf2 default).
 TF_QOS = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 #: maes_broadcast / maes_deposit_tag requests: a deep queue, so a burst is answered, not dropped.
+#: Beyond its depth DDS drops the oldest waiting requests silently (no answer ever comes), so a
+#: client keeps fewer than this many requests in flight (see MAX_REQUESTS_IN_FLIGHT).
 SERVICE_QOS = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+#: Service requests one controller keeps in flight (sent, unanswered) per service; it refuses
+#: further ones itself with a warning. Far below SERVICE_QOS's depth, and far above what the
+#: simulator accepts per robot and tick (20 broadcasts, 5 tags).
+MAX_REQUESTS_IN_FLIGHT = 100
 #: cmd_vel: reliable, shallow.
 CMD_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
 #: Everything else published every tick.

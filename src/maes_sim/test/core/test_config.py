@@ -91,6 +91,7 @@ EXPECTED_DEFAULTS = {
     "stack.slam": "simulated",
     "stack.nav": "builtin",
     "stack.cmd_vel_timeout": 0.5,
+    "stack.max_tags_per_state": 100,
 }
 CAVE_DEFAULTS = {
     "smoothing_runs": 4,

@@ -23,6 +23,40 @@ def test_tags_in_range_in_deposit_order_and_rate_limited():
     assert store.deposit(0, "x", np.zeros(2), np.zeros(2), 8) is None
 
 
+def test_a_limit_keeps_the_nearest_tags_in_deposit_order_for_each_robot():
+    store = TagStore(1)
+    xs = [5.0, 1.0, 4.0, 2.0, 1.0, 3.0]  # deposit order; distances from x = 0 are the xs
+    for k, x in enumerate(xs):
+        store.new_tick()
+        store.deposit(0, f"t{k}", np.array([x, 0.0]), np.array([x, 0.0]), k)
+    robots = np.array([[0.0, 0.0], [100.0, 0.0]])
+    unlimited = store.nearby(robots, 10.0)
+    assert [t.msg for t in unlimited[0]] == [f"t{k}" for k in range(6)] and unlimited[1] == []
+    near = store.nearby(robots, 10.0, limit=3)
+    assert [t.msg for t in near[0]] == ["t1", "t3", "t4"]  # x = 1, 2, 1: nearest, deposit order
+    assert near[1] == []
+    assert [t.msg for t in store.nearby(robots, 10.0, limit=6)[0]] == [t.msg for t in unlimited[0]]
+
+
+def test_a_robot_state_carries_at_most_max_tags_per_state():
+    from maes_sim.core import Simulation, config_from_dict
+
+    sim = Simulation(
+        config_from_dict(
+            {
+                "number_of_robots": 1,
+                "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+                "stack": {"max_tags_per_state": 7},
+            }
+        )
+    )
+    while len(sim.tags) < 20:
+        for _ in range(MAX_TAGS_PER_TICK):
+            sim.deposit_tag(0, "x" * 1000)
+        sim.step()
+    assert len(sim.robot_state(0).tags_nearby) == 7
+
+
 def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
     reachable = np.ones((10, 10), dtype=bool)
     reachable[:, 5:] = False  # half the map is unreachable: never counts
