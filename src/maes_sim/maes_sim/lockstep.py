@@ -57,6 +57,9 @@ class Barrier:
     def __init__(self, n_robots: int) -> None:
         self.n_robots = int(n_robots)
         self.participants: dict[str, Participant] = {}
+        # Per robot, the cmd_vel the active participants counted; kept up to date by report()
+        # (every report of every tick reads it) and rebuilt when the membership changes.
+        self._expected = np.zeros(self.n_robots, dtype=np.int64)
 
     # -- reports ---------------------------------------------------------------------------
     def report(self, name: str, tick: int, robots, cmd_vel_sent, role: str = "") -> None:
@@ -66,7 +69,8 @@ class Barrier:
         the highest counts win.
         """
         if tick == LEAVE:
-            self.participants.pop(name, None)
+            if self.participants.pop(name, None) is not None:
+                self._rebuild_expected()
             return
         robots = np.asarray(robots, dtype=np.int64).reshape(-1)
         sent = np.asarray(cmd_vel_sent, dtype=np.int64).reshape(-1)
@@ -75,14 +79,26 @@ class Barrier:
         keep = (robots >= 0) & (robots < self.n_robots)
         robots, sent = robots[keep], sent[keep]
         p = self.participants.get(name)
+        rebuild = p is None or p.dropped or not np.array_equal(p.robots, robots)
         if p is None or not np.array_equal(p.robots, robots):
             p = Participant(
                 name, robots, role=str(role), cmd_vel_sent=np.zeros(robots.size, dtype=np.int64)
             )
             self.participants[name] = p
         p.tick = max(p.tick, int(tick))
-        p.cmd_vel_sent = np.maximum(p.cmd_vel_sent, sent)
+        grown = np.maximum(p.cmd_vel_sent, sent)
+        if not rebuild:
+            np.add.at(self._expected, p.robots, grown - p.cmd_vel_sent)
+        p.cmd_vel_sent = grown
         p.dropped = False
+        if rebuild:
+            self._rebuild_expected()
+
+    def _rebuild_expected(self) -> None:
+        total = np.zeros(self.n_robots, dtype=np.int64)
+        for p in self.active:
+            np.add.at(total, p.robots, p.cmd_vel_sent)
+        self._expected = total
 
     # -- queries ---------------------------------------------------------------------------
     @property
@@ -92,16 +108,13 @@ class Barrier:
 
     def expected_cmd_vel(self) -> np.ndarray:
         """Per robot: ``cmd_vel`` messages the active participants say they have sent."""
-        total = np.zeros(self.n_robots, dtype=np.int64)
-        for p in self.active:
-            np.add.at(total, p.robots, p.cmd_vel_sent)
-        return total
+        return self._expected.copy()
 
     def waiting_for(self, tick: int, cmd_vel_received: np.ndarray) -> list[str]:
         """What keeps tick ``tick`` from being complete: participant names, and
         ``"cmd_vel of robot<i>"`` for commands counted but not yet received."""
         late = [p.name for p in self.active if p.tick < tick]
-        short = np.flatnonzero(np.asarray(cmd_vel_received) < self.expected_cmd_vel())
+        short = np.flatnonzero(np.asarray(cmd_vel_received) < self._expected)
         return late + [f"cmd_vel of robot{i}" for i in short.tolist()]
 
     def ready(self, tick: int, cmd_vel_received: np.ndarray) -> bool:
@@ -113,6 +126,8 @@ class Barrier:
         late = [p for p in self.active if p.tick < tick]
         for p in late:
             p.dropped = True
+        if late:
+            self._rebuild_expected()
         return [p.name for p in late]
 
     def controlled_robots(self) -> list[int]:
