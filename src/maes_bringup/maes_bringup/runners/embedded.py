@@ -91,13 +91,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--logic",
         default=DEFAULT_LOGIC,
-        help=f"logic callback 'package.module:function' (default {DEFAULT_LOGIC})",
+        help="logic callback 'package.module:function' or 'path/file.py:function' "
+        f"(default {DEFAULT_LOGIC})",
     )
     parser.add_argument(
         "--real-time-factor",
         type=float,
         default=1.0,
-        help="sim seconds per wall second; 0 = as fast as possible",
+        help="most sim seconds per wall second (only the speed, never the result); "
+        "0 = as fast as lockstep allows",
     )
     parser.add_argument(
         "--sync",
