@@ -24,6 +24,7 @@ random_seeds: [4]
 map: {width_in_tiles: 20, height_in_tiles: 20}
 end_criteria: {exploration_percent: 95, tick: 400}
 global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
+world: {tile_size: 0.3}  # not a float32: the map resolution takes the wire rounding
 """
 
 SLOW_LOGIC = """\

@@ -27,7 +27,6 @@ __all__ = [
     "TICK_DONE_TOPIC",
     "TICK_TOPIC",
     "WORLD_FRAME",
-    "robot_index",
     "robot_namespace",
     "wire_resolution",
     "wire_time",
@@ -61,21 +60,6 @@ def robot_namespace(index: int) -> str:
     'robot3'
     """
     return f"{_PREFIX}{int(index)}"
-
-
-def robot_index(name: str) -> int | None:
-    """The index in a robot name (``"robot3"`` or ``"/robot3"`` -> 3), None for anything else.
-
-    Examples
-    --------
-    >>> robot_index("/robot12"), robot_index("robotx"), robot_index("3")
-    (12, None, None)
-    """
-    name = name.strip("/")
-    digits = name[len(_PREFIX) :]
-    if not name.startswith(_PREFIX) or not digits.isdigit() or digits != str(int(digits)):
-        return None
-    return int(digits)
 
 
 def wire_time(seconds: float) -> float:

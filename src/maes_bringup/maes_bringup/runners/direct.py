@@ -47,6 +47,7 @@ import numpy as np
 
 from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
+from maes_sim.contract import wire_resolution
 from maes_sim.core import SimConfig, Simulation, load_config, state_to_metres, to_occupancy
 
 from .direct_robot import (
@@ -274,7 +275,10 @@ def run(
         if sim.slam_published_at(sim.tick):
             maps = sim.slam_maps
             for i, robot in enumerate(robots):
-                robot.receive_map(GridMap.from_array(to_occupancy(maps[i]), tile, *origin))
+                # resolution as nav_msgs/MapMetaData carries it (float32), as on ROS
+                robot.receive_map(
+                    GridMap.from_array(to_occupancy(maps[i]), wire_resolution(tile), *origin)
+                )
         nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.

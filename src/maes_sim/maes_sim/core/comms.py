@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..contract import robot_namespace
 from .kernels import line_of_sight, visible_pairs, wall_distance
 from .kernels.jit import njit
 from .neighbors import mirror_symmetric, pairs_within
@@ -32,13 +33,9 @@ MAX_BROADCASTS_PER_TICK = 20
 SignalFunction = Callable[..., bool]
 
 
-def robot_name(index: int) -> str:
-    """The id of robot ``index`` in messages: its ROS namespace, e.g. ``"robot3"``.
-
-    >>> robot_name(3)
-    'robot3'
-    """
-    return f"robot{int(index)}"
+#: The id of robot ``index`` in messages: its ROS namespace (``robot_name(3) == "robot3"``), from
+#: the one home of the robot-facing names.
+robot_name = robot_namespace
 
 
 class SignalFunctionError(RuntimeError):
