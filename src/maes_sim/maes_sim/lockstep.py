@@ -6,14 +6,17 @@ manifest ``/maes/tick``; every participant handles tick ``t`` and publishes
 robot so far. The simulator steps to ``t + 1`` once every participant has reported ``t`` and
 the ``cmd_vel`` messages they counted have all arrived (a report can overtake the commands sent
 before it: they travel on other topics). A participant joins with ``tick = JOIN`` and leaves
-with ``tick = LEAVE``; one that misses the wall-clock deadline is dropped with a warning until it
-reports again.
+with ``tick = LEAVE``. A late participant is waited for as long as its node is on the ROS graph
+(a loaded machine or a first-run compile only makes a tick slower, never different); one whose
+node has gone (its process ended without leaving) is dropped with a warning until it reports
+again.
 
 :class:`Barrier` keeps that state for the simulator node; it holds no clock and does no I/O.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -121,9 +124,23 @@ class Barrier:
         """True when every active participant handled ``tick`` and its commands arrived."""
         return not self.waiting_for(tick, cmd_vel_received)
 
-    def drop_late(self, tick: int) -> list[str]:
-        """Stop waiting for the participants that have not reported ``tick``; their names."""
-        late = [p for p in self.active if p.tick < tick]
+    def late(self, tick: int) -> list[str]:
+        """Names of the active participants that have not reported ``tick``."""
+        return [p.name for p in self.active if p.tick < tick]
+
+    def drop_late(self, tick: int, names: Iterable[str] | None = None) -> list[str]:
+        """Stop waiting for the participants that have not reported ``tick`` (only those in
+        ``names`` when given); their names.
+
+        Examples
+        --------
+        >>> b = Barrier(1)
+        >>> b.report("a", 0, [0], [0]); b.report("b", 0, [0], [0])
+        >>> b.drop_late(1, names=["b"]), b.late(1)
+        (['b'], ['a'])
+        """
+        only = None if names is None else set(names)
+        late = [p for p in self.active if p.tick < tick and (only is None or p.name in only)]
         for p in late:
             p.dropped = True
         if late:

@@ -113,8 +113,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--sync-timeout",
         type=float,
         default=10.0,
-        help="lockstep: wall seconds a tick waits for a late participant "
-        "before stepping on with a warning (default 10; 0 = for ever)",
+        help="lockstep: wall seconds between checks of a late participant: one still "
+        "running is waited for (a warning names it), one whose node is gone is dropped "
+        "(default 10; 0 = wait for ever)",
     )
     parser.add_argument(
         "--start-timeout",

@@ -41,7 +41,7 @@ from maes_sim.contract import (
     robot_namespace,
 )
 from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.process import read_parameters, ros_process
+from maes_sim.ros.process import graph_node_names, read_parameters, ros_process
 from maes_sim.ros.qos import (
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
@@ -280,8 +280,9 @@ class ControllerNode(Node):
     with every result and feedback message it counted; when the logic's requests (goals,
     cancels, broadcasts, tags) are all answered, it reports tick ``t`` on ``/maes/tick_done``.
     Free-running, it runs the logic on every new state. Nothing runs before the simulator's
-    first manifest. Inputs missing for ``input_timeout`` wall seconds are given up on (the
-    logic runs with what it has, and a warning says so).
+    first manifest. Inputs missing for ``input_timeout`` wall seconds are waited for while the
+    simulator and the navigators are on the ROS graph (a warning says so); once one of them is
+    gone the logic runs with what it has.
 
     Parameters
     ----------
@@ -290,7 +291,8 @@ class ControllerNode(Node):
     logic : callable or str
         ``logic(robot) -> None``, or a ``"package.module:function"`` spec.
     input_timeout : float
-        Wall seconds to wait for a tick's inputs in lockstep (<= 0: for ever).
+        Wall seconds between checks of a tick's missing inputs in lockstep: waited for while
+        their publishers run, given up on once one is gone (<= 0: wait for ever).
     wait_for_navigator : bool
         Join lockstep only once ``navigate_to_pose`` is served (default True; False for a
         controller that never navigates).
@@ -413,12 +415,29 @@ class ControllerNode(Node):
             and time.monotonic() - self._manifest_wall > self.input_timeout
         ):
             missing = self._missing(m)
+            if self._producers_alive(m):
+                # Slow, not gone (a loaded machine, a first-run compile): wait, so that the
+                # logic sees the same inputs whatever the machine's speed.
+                self.get_logger().warning(
+                    f"tick {m.tick}: inputs missing after {self.input_timeout:g} s "
+                    f"({', '.join(missing)}); their publishers are running: waiting",
+                    throttle_duration_sec=ERROR_LOG_PERIOD,
+                )
+                return
             self.get_logger().warning(
                 f"tick {m.tick}: inputs missing after {self.input_timeout:g} s "
-                f"({', '.join(missing)}); running the logic with what is here",
+                f"({', '.join(missing)}) and their publisher is gone; running the logic "
+                "with what is here",
                 throttle_duration_sec=ERROR_LOG_PERIOD,
             )
             self._run(m.tick)
+
+    def _producers_alive(self, m: Tick) -> bool:
+        """True while the simulator and every navigator of manifest ``m`` are on the graph."""
+        alive = graph_node_names(self)
+        if any(name not in alive for name in m.navigators):
+            return False
+        return self.count_publishers("maes_state") > 0
 
     def tick_callback(self, msg: Tick) -> None:
         """A new manifest: run the logic when its inputs are here."""

@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["NodeProcess", "read_parameters", "ros_process"]
+__all__ = ["NodeProcess", "graph_node_names", "read_parameters", "ros_process"]
 
 #: Signals that end a node process (``ros2 launch`` sends SIGINT, then SIGTERM).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -208,3 +208,20 @@ def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str
         }
     finally:
         loader.destroy_node()
+
+
+def graph_node_names(node: Any) -> set[str]:
+    """Fully qualified names of the nodes on ``node``'s ROS graph now (its own included).
+
+    Lockstep uses it to tell a slow participant (still on the graph: wait for it, however long
+    a loaded machine or a first-run compile takes) from a gone one (its process ended: stop
+    waiting), so that a run's result never depends on how fast the machine is.
+
+    Examples
+    --------
+    >>> graph_node_names(node)  # doctest: +SKIP
+    {'/maes_sim', '/maes_navigator', '/robot0/maes_controller'}
+    """
+    return {
+        (ns.rstrip("/") + "/" + name) for name, ns in node.get_node_names_and_namespaces()
+    }

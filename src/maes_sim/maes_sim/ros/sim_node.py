@@ -56,7 +56,7 @@ from ..frames import tick_transforms
 from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
-from .process import read_parameters, ros_process
+from .process import graph_node_names, read_parameters, ros_process
 from .qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
@@ -130,8 +130,9 @@ class SimNode(Node):
     Stepping is synchronous by default (``sync="lockstep"``, docs/lockstep.md): after a tick's
     outputs and its manifest (``/maes/tick``), the next tick waits until every participant that
     joined on ``/maes/tick_done`` (the built-in navigator, controllers) has handled it and their
-    commands have arrived, or until ``sync_timeout`` wall seconds pass (a warning names who was
-    late). The result then does not depend on the machine's speed or load. ``real_time_factor``
+    commands have arrived. A late participant is waited for as long as its node is on the ROS
+    graph (every ``sync_timeout`` wall seconds a warning names it); one whose node has gone is
+    dropped and the run steps on without it (``deadline_misses`` counts that). The result then does not depend on the machine's speed or load. ``real_time_factor``
     only caps the speed. ``sync="free"`` steps on the wall clock alone, whatever the others do
     (as a real robot would be): results then depend on the machine.
 
@@ -152,7 +153,8 @@ class SimNode(Node):
         Sim seconds per wall second at most; <= 0 runs as fast as possible.
     sync : {"lockstep", "free"}
     sync_timeout : float
-        Wall seconds a tick waits for late participants (<= 0: for ever).
+        Wall seconds between checks of a late participant: still on the ROS graph, it is waited
+        for (with a warning); gone, it is dropped (<= 0: never checked, wait for ever).
     start_timeout : float or None
         Wall seconds the start barrier waits at most (None: for ever).
     wait_for_navigator : bool
@@ -397,14 +399,27 @@ class SimNode(Node):
         if waiting:
             if self.sync_timeout <= 0 or now - self._wait_since < self.sync_timeout:
                 return
-            dropped = self.barrier.drop_late(tick)
+            # A late participant still on the ROS graph is slow (a loaded machine, a first-run
+            # compile, a long logic call), not gone: wait for it, so the result stays the same.
+            alive = graph_node_names(self)
+            gone = [name for name in self.barrier.late(tick) if name not in alive]
+            if not gone:
+                self.get_logger().warning(
+                    f"tick {tick}: waiting {now - self._wait_since:.0f} s for "
+                    f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''} "
+                    "(still running: the tick waits, the result does not change)",
+                    throttle_duration_sec=self.sync_timeout,
+                )
+                return
+            dropped = self.barrier.drop_late(tick, gone)
             self.deadline_misses += 1
             self.get_logger().warning(
-                f"tick {tick}: still waiting after {self.sync_timeout:g} s for "
-                f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''}; stepping on"
-                + (f" without {', '.join(dropped[:8])} until they report again" if dropped else "")
-                + " (this run is no longer reproducible)"
+                f"tick {tick}: {', '.join(dropped[:8])}{' ...' if len(dropped) > 8 else ''} "
+                "left the ROS graph without leaving lockstep (a process ended?); stepping on "
+                "without them until they report again (this run is no longer reproducible)"
             )
+            if self.barrier.waiting_for(tick, self._cmd_received):
+                return  # others still late: the next check decides for them
         if self.real_time_factor > 0:
             due = self._wall_anchor + (
                 (tick + 1 - self._tick_anchor) * self.sim.tick_duration / self.real_time_factor
@@ -667,7 +682,7 @@ PARAMETERS = {
     "stay_alive_after_end": False,
     "results_dir": "",
     "sync": "lockstep",  # or "free" (docs/lockstep.md)
-    "sync_timeout": 10.0,  # wall seconds a tick waits for a late participant; 0 = for ever
+    "sync_timeout": 10.0,  # wall s between checks that a late participant's node still exists
     "start_timeout": 60.0,  # wall seconds the start barrier waits at most; 0 = for ever
     "wait_for_navigator": False,
     "wait_for_controllers": "none",  # "connected" or "lockstep"

@@ -119,15 +119,10 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     assert node.deadline_misses == 0
 
 
-def test_deadline_steps_on_without_a_silent_participant(ros):
-    ctx, add, spin = ros
-    sim = _sim(1)
-    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
-    part = add(rclpy.create_node("silent", context=ctx))
-    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+def _join(pub, name):
     pub.publish(
         TickDone(
-            participant="/silent",
+            participant=name,
             role="controller",
             tick=JOIN,
             robots=[0],
@@ -136,7 +131,53 @@ def test_deadline_steps_on_without_a_silent_participant(ros):
             feedback_sent=[0],
         )
     )
+
+
+def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
+    """A loaded machine makes ticks slower, never different: a participant whose node is on
+    the graph is not dropped however late it reports."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.3, context=ctx))
+    part = add(rclpy.create_node("slow", context=ctx))
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    _join(pub, "/slow")
     assert spin(until=lambda: node.barrier.participants)
+    assert spin(until=lambda: node.started)
+    for _ in range(3):
+        tick = sim.tick
+        spin(1.0)  # more than three deadlines long
+        assert sim.tick == tick, "stepped without the slow participant's report"
+        pub.publish(
+            TickDone(
+                participant="/slow",
+                role="controller",
+                tick=tick,
+                robots=[0],
+                cmd_vel_sent=[0],
+                results_sent=[0],
+                feedback_sent=[0],
+            )
+        )
+        assert spin(until=lambda tick=tick: sim.tick == tick + 1)
+    assert node.deadline_misses == 0
+    assert not node.barrier.participants["/slow"].dropped
+
+
+def test_deadline_steps_on_without_a_participant_that_left_the_graph(ros):
+    """A participant whose node is gone (its process crashed) is dropped once, and the run
+    goes on without it."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
+    part = rclpy.create_node("silent", context=ctx)
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    _join(pub, "/silent")
+    assert spin(until=lambda: node.barrier.participants)
+    assert spin(until=lambda: node.started)
+    spin(1.5)
+    assert sim.tick == 0, "stepped past a participant still on the graph"
+    part.destroy_node()  # as if its process had died
     assert spin(until=lambda: sim.tick >= 20, timeout=30.0)
     assert node.deadline_misses == 1  # dropped after one miss, not waited for every tick
     assert node.barrier.participants["/silent"].dropped
