@@ -109,9 +109,9 @@ def make_state() -> State:
             EnvironmentTag(msg="", pos=Vector2D(x=0.0, y=-0.5), sender="robot3", tick=0),
         ],
         nearby_robots=[
-            NearbyRobot(id="robot1", pos=Vector2D(x=1.0, y=2.0)),
-            NearbyRobot(id="robot7", pos=Vector2D(x=-10.125, y=0.75)),
-            NearbyRobot(id="robot9", pos=Vector2D(x=1e-9, y=-1e9)),
+            NearbyRobot(id="1", pos=Vector2D(x=1.0, y=2.0)),
+            NearbyRobot(id="7", pos=Vector2D(x=-10.125, y=0.75)),
+            NearbyRobot(id="9", pos=Vector2D(x=1e-9, y=-1e9)),
         ],
         position=Vector2D(x=12.5, y=-7.75),
         heading=-2.5,
@@ -125,7 +125,7 @@ def test_state_with_nested_lists_arrives_intact(ros: Ros) -> None:
     # Spot-check nested values, so a broken __eq__ could not hide a loss.
     assert [b.sender for b in got.incoming_broadcast_msgs] == ["robot1", "robot2"]
     assert got.tags_nearby[0].pos.y == 4.25 and got.tags_nearby[0].tick == 17
-    assert [r.id for r in got.nearby_robots] == ["robot1", "robot7", "robot9"]
+    assert [r.id for r in got.nearby_robots] == ["1", "7", "9"]
     assert got.nearby_robots[2].pos.y == -1e9
     assert (got.tick, got.colliding, got.heading) == (123456789012, True, -2.5)
 
