@@ -26,9 +26,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..contract import maes_robot_id
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
-from ..contract import maes_robot_id
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
 from .config_schema import check_slam_memory
