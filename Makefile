@@ -1,6 +1,6 @@
 # MAES-ROS: set up the pip environment, build, test, lint.
 #
-#   make setup   create what is missing: .venv (ROS 2 Jazzy wheels), the tf2_msgs / nav2_msgs
+#   make setup   create what is missing: .venv (ROS 2 Jazzy wheels), the interface
 #                stand-ins, the workspace in install/, and, where ../shared/wheels/ros-jazzy-launch
 #                exists, ROS 2's launch stack and `ros2` CLI (.ros-launch/). Idempotent: with
 #                nothing to do it takes seconds.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build with colcon, in the pip environment:
-#   build_ws.sh standins    the tf2_msgs / nav2_msgs stand-ins (standins/) into .standins/install
+#   build_ws.sh standins    the tf2_msgs / geographic_msgs / nav2_msgs stand-ins into .standins/install
 #   build_ws.sh workspace   the packages in src/ into install/ (--symlink-install)
 #   build_ws.sh launch      composition_interfaces from the launch wheels' folder
 #                           ($MAES_LAUNCH_WHEELS/src) into .ros-launch/install
@@ -17,13 +17,14 @@ what=${1:-}
 case "$what" in
     standins)
         layers="venv"
-        base_paths=("$MAES_ROOT/standins/tf2_msgs" "$MAES_ROOT/standins/nav2_msgs")
+        base_paths=("$MAES_ROOT/standins/tf2_msgs" "$MAES_ROOT/standins/geographic_msgs"
+            "$MAES_ROOT/standins/nav2_msgs")
         build_base="$MAES_ROOT/.standins/build"
         install_base="$MAES_ROOT/.standins/install"
         log_base="$MAES_ROOT/.standins/log"
         # One prefix for both stand-ins; nothing edits them, so plain copies.
         extra=(--merge-install)
-        name="build the tf2_msgs / nav2_msgs stand-ins (colcon)"
+        name="build the tf2_msgs / geographic_msgs / nav2_msgs stand-ins (colcon)"
         ;;
     workspace)
         layers="venv standins"

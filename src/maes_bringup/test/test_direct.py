@@ -132,7 +132,7 @@ def test_robot_sees_the_tick_state_and_pose_in_metres():
         assert heading == pytest.approx(believed[2])
         # the other robot is sensed at its true position, in metres
         other = true[tick][1 - rid]
-        assert [r.id for r in state.nearby_robots] == [f"robot{1 - rid}"]
+        assert [r.id for r in state.nearby_robots] == [str(1 - rid)]
         assert (state.nearby_robots[0].pos.x, state.nearby_robots[0].pos.y) == pytest.approx(
             (other[0] * 0.5, other[1] * 0.5), abs=1e-12
         )
@@ -143,11 +143,11 @@ def test_robot_sees_the_tick_state_and_pose_in_metres():
 def test_state_to_metres_scales_every_position():
     s = RobotState(
         tick=1,
-        status="idle",
+        status="Idle",
         colliding=False,
         incoming_broadcast_msgs=[Broadcast("hi", "robot1")],
         tags_nearby=[TagView("t", Vector2D(2.0, 4.0), "robot1", 0)],
-        nearby_robots=[NearbyRobot("robot1", Vector2D(-2.0, 6.0))],
+        nearby_robots=[NearbyRobot("1", Vector2D(-2.0, 6.0))],
         position=Vector2D(1.0, 1.0),
         heading=0.3,
     )

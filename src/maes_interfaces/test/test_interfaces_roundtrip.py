@@ -23,7 +23,7 @@ import rclpy  # noqa: E402
 from action_msgs.msg import GoalStatus  # noqa: E402
 from builtin_interfaces.msg import Duration, Time  # noqa: E402
 from geometry_msgs.msg import PoseStamped, TransformStamped  # noqa: E402
-from nav2_msgs.action import NavigateToPose  # noqa: E402
+from nav2_msgs.action import ComputePathToPose, FollowPath, NavigateToPose  # noqa: E402
 from rclpy.action import ActionClient, ActionServer  # noqa: E402
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
@@ -109,9 +109,9 @@ def make_state() -> State:
             EnvironmentTag(msg="", pos=Vector2D(x=0.0, y=-0.5), sender="robot3", tick=0),
         ],
         nearby_robots=[
-            NearbyRobot(id="robot1", pos=Vector2D(x=1.0, y=2.0)),
-            NearbyRobot(id="robot7", pos=Vector2D(x=-10.125, y=0.75)),
-            NearbyRobot(id="robot9", pos=Vector2D(x=1e-9, y=-1e9)),
+            NearbyRobot(id="1", pos=Vector2D(x=1.0, y=2.0)),
+            NearbyRobot(id="7", pos=Vector2D(x=-10.125, y=0.75)),
+            NearbyRobot(id="9", pos=Vector2D(x=1e-9, y=-1e9)),
         ],
         position=Vector2D(x=12.5, y=-7.75),
         heading=-2.5,
@@ -125,7 +125,7 @@ def test_state_with_nested_lists_arrives_intact(ros: Ros) -> None:
     # Spot-check nested values, so a broken __eq__ could not hide a loss.
     assert [b.sender for b in got.incoming_broadcast_msgs] == ["robot1", "robot2"]
     assert got.tags_nearby[0].pos.y == 4.25 and got.tags_nearby[0].tick == 17
-    assert [r.id for r in got.nearby_robots] == ["robot1", "robot7", "robot9"]
+    assert [r.id for r in got.nearby_robots] == ["1", "7", "9"]
     assert got.nearby_robots[2].pos.y == -1e9
     assert (got.tick, got.colliding, got.heading) == (123456789012, True, -2.5)
 
@@ -223,8 +223,8 @@ def test_navigate_to_pose_goal_feedback_and_result(ros: Ros) -> None:
         goal_handle.publish_feedback(feedback)
         result = NavigateToPose.Result()
         if goal.behavior_tree == "unreachable.xml":
-            result.error_code = NavigateToPose.Result.TF_ERROR
-            result.error_msg = "no transform"
+            result.error_code = ComputePathToPose.Result.GOAL_OUTSIDE_MAP
+            result.error_msg = "goal outside the map"
             goal_handle.abort()
         else:
             result.error_code = NavigateToPose.Result.NONE
@@ -261,17 +261,21 @@ def test_navigate_to_pose_goal_feedback_and_result(ros: Ros) -> None:
 
     outcome, _ = navigate(-1.0, "unreachable.xml")
     assert outcome.status == GoalStatus.STATUS_ABORTED
-    assert outcome.result.error_code == NavigateToPose.Result.TF_ERROR == 9002
-    assert outcome.result.error_msg == "no transform"
+    assert outcome.result.error_code == 204
+    assert outcome.result.error_msg == "goal outside the map"
     assert [g.pose.pose.position.x for g in goals] == [4.0, -1.0]
     assert goals[1].behavior_tree == "unreachable.xml"
 
 
 def test_nav2_result_codes_match_jazzy() -> None:
-    codes = NavigateToPose.Result
-    assert (codes.NONE, codes.UNKNOWN, codes.FAILED_TO_LOAD_BEHAVIOR_TREE, codes.TF_ERROR) == (
-        0,
-        9000,
-        9001,
-        9002,
+    # Jazzy's NavigateToPose names no error codes but NONE (Kilted added UNKNOWN=9000, ...); a
+    # failed goal carries the planner's (200+) or the controller's (100+) code.
+    assert NavigateToPose.Result.NONE == 0
+    assert not hasattr(NavigateToPose.Result, "UNKNOWN")
+    planner, follow = ComputePathToPose.Result, FollowPath.Result
+    assert (planner.UNKNOWN, planner.GOAL_OUTSIDE_MAP, planner.NO_VALID_PATH) == (200, 204, 208)
+    assert (follow.UNKNOWN, follow.FAILED_TO_MAKE_PROGRESS, follow.CONTROLLER_TIMED_OUT) == (
+        100,
+        105,
+        107,
     )

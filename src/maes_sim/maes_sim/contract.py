@@ -27,6 +27,7 @@ __all__ = [
     "TICK_DONE_TOPIC",
     "TICK_TOPIC",
     "WORLD_FRAME",
+    "maes_robot_id",
     "robot_namespace",
     "wire_resolution",
     "wire_time",
@@ -60,6 +61,21 @@ def robot_namespace(index: int) -> str:
     'robot3'
     """
     return f"{_PREFIX}{int(index)}"
+
+
+def maes_robot_id(index: int) -> str:
+    """Id of robot ``index`` in ``NearbyRobot.id``: its number as text, as MAES 2.0 writes it.
+
+    MAES 2.0's ``Ros2Algorithm.PublishState`` fills ``NearbyRobot.id`` with the sensed robot's
+    integer id (``e.item.ToString()``), not its namespace; ``Broadcast.sender`` is the namespace
+    (:func:`robot_namespace`). See docs/maes2_fidelity.md.
+
+    Examples
+    --------
+    >>> maes_robot_id(3)
+    '3'
+    """
+    return str(int(index))
 
 
 def wire_time(seconds: float) -> float:

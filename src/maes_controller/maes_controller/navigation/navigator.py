@@ -40,10 +40,12 @@ from .planning import traversable_mask
 
 
 class NavErrorCode(enum.IntEnum):
-    """Error codes of a failed goal, Nav2 Jazzy's numbers.
+    """Error codes of a failed goal, Nav2's numbers.
 
-    ``NavigateToPose`` reports the code of the task that failed: its own (9000+), the planner's
-    (``ComputePathToPose``, 200+) or the controller's (``FollowPath``, 100+).
+    ``NavigateToPose`` reports the code of the task that failed: the planner's
+    (``ComputePathToPose``, 200+) or the controller's (``FollowPath``, 100+), as in Jazzy, or its
+    own (``UNKNOWN`` 9000, ``TF_ERROR`` 9002: the numbers Nav2 gives them from Kilted on; Jazzy's
+    ``NavigateToPose`` names no codes of its own).
     """
 
     NONE = 0

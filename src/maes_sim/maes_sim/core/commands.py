@@ -40,7 +40,8 @@ MAX_COMMAND_MAGNITUDE = 1e6
 class Status(IntEnum):
     """What a robot is doing, MAES's ``RobotStatus`` plus ``ROTATING``.
 
-    ``str(Status.MOVING)`` gives ``"moving"``, the string used in ``maes_interfaces/State``.
+    ``str(Status.ROTATING)`` gives ``"rotating"`` (the core's own name, for logs and tests);
+    :attr:`maes_name` gives the value ``maes_interfaces/State.status`` carries, MAES 2.0's.
     """
 
     IDLE = 0
@@ -50,6 +51,25 @@ class Status(IntEnum):
 
     def __str__(self) -> str:
         return self.name.lower()
+
+    @property
+    def maes_name(self) -> str:
+        """MAES 2.0's ``RobotStatus`` name: ``"Idle"``, ``"Moving"`` or ``"Stopping"``.
+
+        MAES 2.0 sends ``Enum.GetName(typeof(RobotStatus), status)``; a turn in place is a task
+        there, so ``ROTATING`` is ``"Moving"``.
+
+        Examples
+        --------
+        >>> [s.maes_name for s in Status]
+        ['Idle', 'Moving', 'Moving', 'Stopping']
+        """
+        return MAES_STATUS_NAMES[self]
+
+
+#: ``State.status`` per :class:`Status` code: MAES 2.0's ``RobotStatus`` names
+#: (``Assets/Scripts/Robot/Task/RobotStatus.cs``: Moving, Stopping, Idle).
+MAES_STATUS_NAMES = ("Idle", "Moving", "Moving", "Stopping")
 
 
 class CommandError(ValueError):

@@ -26,15 +26,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..contract import maes_robot_id
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
-from .comms import (
-    CommsRule,
-    Mailbox,
-    SignalFunction,
-    communication_groups,
-    robot_name,
-)
+from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
 from .config_schema import check_slam_memory
 from .grid import grid_offset
@@ -211,8 +206,8 @@ class Simulation:
 
     @property
     def statuses(self) -> list[str]:
-        """Status names ("idle", "moving", "rotating", "stopping") of every robot."""
-        return [str(C.Status(int(k))) for k in self._status]
+        """``State.status`` of every robot: MAES 2.0's "Idle", "Moving" or "Stopping"."""
+        return [C.MAES_STATUS_NAMES[int(k)] for k in self._status]
 
     @property
     def slam_maps(self) -> np.ndarray:
@@ -264,7 +259,7 @@ class Simulation:
         nearby = [views[j] for j in self._nearby[1][lo:hi].tolist()]
         return RobotState(
             tick=self.tick,
-            status=str(C.Status(int(self._status[i]))),
+            status=C.MAES_STATUS_NAMES[int(self._status[i])],
             colliding=bool(self.colliding[i]),
             incoming_broadcast_msgs=self.mailbox.inbox_of(i),
             tags_nearby=list(self._tags_for()[i]),
@@ -278,7 +273,7 @@ class Simulation:
         if self._views is None:
             world_xy = (self._motion.positions - self._offset).tolist()
             self._views = [
-                NearbyRobot(id=robot_name(j), pos=Vector2D(x, y))
+                NearbyRobot(id=maes_robot_id(j), pos=Vector2D(x, y))
                 for j, (x, y) in enumerate(world_xy)
             ]
         return self._views

@@ -33,7 +33,7 @@ class TagView:
 
 @dataclass(frozen=True)
 class NearbyRobot:
-    """``maes_interfaces/NearbyRobot``: another robot's id and world position."""
+    """``maes_interfaces/NearbyRobot``: another robot's id (``"3"``, as MAES 2.0) and position."""
 
     id: str
     pos: Vector2D
@@ -48,7 +48,8 @@ class RobotState:
     tick : int
         Logic tick the state belongs to.
     status : str
-        "idle", "moving", "rotating" or "stopping".
+        MAES 2.0's ``RobotStatus`` name: "Idle", "Moving" (driving or turning) or "Stopping"
+        (braking with no command).
     colliding : bool
         Touching a wall or robot at the end of the tick.
     incoming_broadcast_msgs : list of Broadcast
@@ -103,8 +104,8 @@ def state_to_metres(state: RobotState, tile_size: float) -> RobotState:
 
     Examples
     --------
-    >>> s = RobotState(tick=3, status="idle", colliding=False, position=Vector2D(1.0, -2.0),
-    ...                nearby_robots=[NearbyRobot("robot1", Vector2D(4.0, 0.0))])
+    >>> s = RobotState(tick=3, status="Idle", colliding=False, position=Vector2D(1.0, -2.0),
+    ...                nearby_robots=[NearbyRobot("1", Vector2D(4.0, 0.0))])
     >>> m = state_to_metres(s, 0.5)
     >>> m.position, m.nearby_robots[0].pos
     (Vector2D(x=0.5, y=-1.0), Vector2D(x=2.0, y=0.0))

@@ -84,7 +84,7 @@ def test_step_advances_tick_time_and_moves_a_commanded_robot_only():
     moved = np.hypot(*(sim.poses[:, :2] - start[:, :2]).T)
     assert moved[0] == pytest.approx(2.0, abs=0.01)
     assert moved[1] == 0.0
-    assert sim.statuses == ["idle", "idle"]
+    assert sim.statuses == ["Idle", "Idle"]
 
 
 def test_lidar_ranges_match_the_walls_of_an_open_room():
@@ -201,8 +201,8 @@ def test_nearby_robots_respect_range_and_walls():
     sim = Simulation(cfg, world=WorldMap(walls=walls))
     place(sim, [[5.5, 5.5], [8.5, 5.5], [12.5, 5.5]])
     sim.step()
-    assert [r.id for r in sim.robot_state(0).nearby_robots] == ["robot1"]
-    assert [r.id for r in sim.robot_state(1).nearby_robots] == ["robot0"]  # 2 is behind the wall
+    assert [r.id for r in sim.robot_state(0).nearby_robots] == ["1"]
+    assert [r.id for r in sim.robot_state(1).nearby_robots] == ["0"]  # 2 is behind the wall
     assert sim.robot_state(2).nearby_robots == []
 
 

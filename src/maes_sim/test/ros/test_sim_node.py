@@ -172,7 +172,7 @@ def test_cmd_vel_drives_with_the_maes_profile_rotates_in_place_and_times_out(har
     assert sim.velocities[0, 0] == 0.0
     # no fresh command for longer than cmd_vel_timeout (0.5 s = 5 ticks): the robot stops
     h.step(15)
-    assert sim.statuses[0] == "idle" and np.allclose(sim.velocities[0], 0.0)
+    assert sim.statuses[0] == "Idle" and np.allclose(sim.velocities[0], 0.0)
 
 
 def test_broadcast_reaches_robots_in_range_next_tick_and_tags_are_read(harness):
