@@ -10,6 +10,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,78 @@ def _background(replay: Replay, explored: np.ndarray | None) -> np.ndarray:
     return rgb
 
 
+@dataclass(frozen=True)
+class FrameLayout:
+    """Where things are in a replay's frames.
+
+    Attributes
+    ----------
+    size : (int, int)
+        Frame width and height in pixels (even, for video encoders).
+    map_box : (int, int, int, int)
+        The map's axes: left, top (pixels from the frame's top-left), width, height.
+    crop : (int, int, int, int)
+        The tiles shown, ``(x0, x1, y0, y1)`` half-open (``maes_sim.core.crop_box``).
+    extent : (float, float, float, float)
+        The axes' limits in world metres: x from, x to, y from, y to.
+    to_m : ndarray, shape (2,)
+        Grid coordinates of the world origin (the map centre).
+    """
+
+    size: tuple[int, int]
+    map_box: tuple[int, int, int, int]
+    crop: tuple[int, int, int, int]
+    extent: tuple[float, float, float, float]
+    to_m: np.ndarray
+
+    def pixels(self, grid_xy: np.ndarray, tile_size: float) -> np.ndarray:
+        """Pixel (column, row) in a frame of grid positions (..., 2)."""
+        xy_m = (np.asarray(grid_xy, dtype=np.float64) - self.to_m) * tile_size
+        left, top, w, h = self.map_box
+        ex = self.extent
+        col = left + (xy_m[..., 0] - ex[0]) / (ex[1] - ex[0]) * w
+        row = top + (ex[3] - xy_m[..., 1]) / (ex[3] - ex[2]) * h
+        return np.stack([col, row], axis=-1)
+
+
+def frame_layout(replay: Replay, width_px: int = 720) -> FrameLayout:
+    """The layout of ``replay``'s frames ``width_px`` wide: the map cropped to its open area
+    keeps its aspect, with axis labels left and below, the title above and the legend right.
+
+    Examples
+    --------
+    >>> walls = np.ones((20, 40), dtype=bool)
+    >>> walls[5:15, 10:30] = False
+    >>> r = Replay(walls, 0.5, "t", [], np.zeros(0), np.zeros((1, 0, 2)))
+    >>> lay = frame_layout(r, 720)
+    >>> lay.size, lay.crop, lay.extent
+    ((720, 358), (8, 32, 3, 17), (-6.0, 6.0, -3.5, 3.5))
+    """
+    h, w = replay.walls.shape
+    x0, x1, y0, y1 = crop_box(~replay.walls)
+    to_m = np.array([w / 2.0, h / 2.0])
+    tile = replay.tile_size
+    extent = (
+        (x0 - to_m[0]) * tile,
+        (x1 - to_m[0]) * tile,
+        (y0 - to_m[1]) * tile,
+        (y1 - to_m[1]) * tile,
+    )
+    width_px = max(300, int(width_px) // 2 * 2)
+    left, right, top, bottom = 58, 150, 46, 42
+    map_w = width_px - left - right
+    map_h = int(np.clip(map_w * (y1 - y0) / max(x1 - x0, 1), 120, 2 * width_px))
+    map_w = int(min(map_w, map_h * (x1 - x0) / max(y1 - y0, 1)))  # a tall map: narrower
+    height_px = (map_h + top + bottom + 1) // 2 * 2
+    return FrameLayout(
+        (width_px, height_px),
+        (left, top, map_w, map_h),
+        (x0, x1, y0, y1),
+        tuple(float(v) for v in extent),
+        to_m,
+    )
+
+
 def render_frames(
     replay: Replay,
     width_px: int = 720,
@@ -61,27 +134,17 @@ def render_frames(
     frames = thin_frames(replay.frames, max_frames)
     if not frames:
         raise ReplayError("the replay has no frames (was the run or recording empty?)")
-    h, w = replay.walls.shape
-    x0, x1, y0, y1 = crop_box(~replay.walls)
-    to_m = np.array([w / 2.0, h / 2.0])
-    tile = replay.tile_size
-    extent = (
-        (x0 - to_m[0]) * tile,
-        (x1 - to_m[0]) * tile,
-        (y0 - to_m[1]) * tile,
-        (y1 - to_m[1]) * tile,
-    )
+    lay = frame_layout(replay, width_px)
+    x0, x1, y0, y1 = lay.crop
+    to_m, tile, extent = lay.to_m, replay.tile_size, lay.extent
     n = replay.n_robots
     colours = robot_colours(n)
-    width_px = max(200, int(width_px) // 2 * 2)
-    # pixels: axis labels left and below, title above, legend right; the map keeps its aspect
-    left, right, top, bottom = 58, 150, 46, 42
-    map_w = width_px - left - right
-    map_h = int(np.clip(map_w * (y1 - y0) / max(x1 - x0, 1), 120, 2 * width_px))
-    map_w = int(min(map_w, map_h * max(x1 - x0, 1) / max(y1 - y0, 1)))  # a tall map: narrower
-    height_px = (map_h + top + bottom + 1) // 2 * 2
+    width_px, height_px = lay.size
+    left, top, map_w, map_h = lay.map_box
     fig = plt.figure(figsize=(width_px / 100, height_px / 100), dpi=100)
-    ax = fig.add_axes((left / width_px, bottom / height_px, map_w / width_px, map_h / height_px))
+    ax = fig.add_axes(
+        (left / width_px, 1 - (top + map_h) / height_px, map_w / width_px, map_h / height_px)
+    )
     im = ax.imshow(
         _background(replay, None)[y0:y1, x0:x1],
         origin="lower",

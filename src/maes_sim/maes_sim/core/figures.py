@@ -34,16 +34,27 @@ def agg_pyplot():
 
 
 def robot_colours(n: int) -> np.ndarray:
-    """Distinct RGB colours (n, 3), 0..1, one per robot; no two alike for any ``n``.
+    """The robots' colours (n, 3), RGB 0..1, the same in every picture: :func:`distinct_colours`.
+
+    Examples
+    --------
+    >>> robot_colours(2).round(3).tolist()
+    [[0.122, 0.467, 0.706], [1.0, 0.498, 0.055]]
+    """
+    return distinct_colours(n)
+
+
+def distinct_colours(n: int) -> np.ndarray:
+    """Distinct RGB colours (n, 3), 0..1; no two alike for any ``n``.
 
     Up to 10 robots: matplotlib's ``tab10``; up to 20: ``tab20`` (pairs of light and dark);
     more: evenly spaced hues, lightness alternating so neighbours differ.
 
     Examples
     --------
-    >>> robot_colours(3).shape
+    >>> distinct_colours(3).shape
     (3, 3)
-    >>> len({tuple(c) for c in robot_colours(50).round(4).tolist()})
+    >>> len({tuple(c) for c in distinct_colours(50).round(4).tolist()})
     50
     """
     import colorsys
