@@ -311,3 +311,12 @@ def test_maes_replay_command_line(tmp_path, logic_spec):
     assert bad.returncode == 2 and "does not exist" in bad.stderr
     with pytest.raises(ReplayError, match=r"\.gif or \.mp4"):
         write_animation(read_mcap(bag), tmp_path / "run.avi")
+
+
+@pytest.mark.parametrize("name", ["model", "render"])
+def test_the_docstring_examples_hold(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"maes_bringup.replay.{name}"))
+    assert result.attempted > 0 and result.failed == 0

@@ -197,8 +197,11 @@ def plot_metric_vs(
         return None
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100, layout="constrained")
     lines: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    never = 0  # finished runs without a value (e.g. 90 % never reached)
     for r in rows:
         x, y = _float(r[parameter]), _float(r[metric])
+        if r["status"] == "ok" and x is not None and y is None:
+            never += 1
         if r["status"] != "ok" or x is None or y is None:
             continue
         key = ", ".join(
@@ -232,6 +235,8 @@ def plot_metric_vs(
         if sampled
         else f"points: mean over {n_runs} runs; error bars: \u00b11 standard deviation (n - 1)"
     )
+    if never:
+        how += f"\n{never} run{'s' if never > 1 else ''} without a value (never reached) left out"
     ax.set_title(f"{title}: {metric} vs {parameter}\n{how}", fontsize="medium")
     ax.set_xlabel(parameter)
     ax.set_ylabel(metric + (" (s)" if metric.startswith("time_to") else ""))

@@ -85,7 +85,7 @@ def frame_layout(replay: Replay, width_px: int = 720) -> FrameLayout:
     >>> r = Replay(walls, 0.5, "t", [], np.zeros(0), np.zeros((1, 0, 2)))
     >>> lay = frame_layout(r, 720)
     >>> lay.size, lay.crop, lay.extent
-    ((720, 358), (8, 32, 3, 17), (-6.0, 6.0, -3.5, 3.5))
+    ((720, 386), (8, 32, 3, 17), (-6.0, 6.0, -3.5, 3.5))
     """
     h, w = replay.walls.shape
     x0, x1, y0, y1 = crop_box(~replay.walls)
@@ -160,7 +160,7 @@ def render_frames(
     trail_lines = [ax.plot([], [], color=colours[i], lw=1.2, alpha=0.85)[0] for i in range(n)]
     tags = ax.scatter([], [], s=14, marker="D", color=TAG_COLOUR, zorder=3)
     tags_m = (np.asarray(replay.tags, dtype=np.float64).reshape(-1, 2) - to_m) * tile
-    links = LineCollection([], colors=[BROADCAST_COLOUR], linewidths=1.3, linestyles="--", zorder=4)
+    links = LineCollection([], colors=[BROADCAST_COLOUR], linewidths=1.8, linestyles="--", zorder=4)
     ax.add_collection(links)
     robots = ax.scatter(
         np.zeros(n),

@@ -14,7 +14,7 @@ import numpy as np
 
 #: Colours (RGB 0..1) of walls and of open tiles never explored / covered, in every picture.
 WALL_RGB = (0.42, 0.42, 0.42)
-NEVER_RGB = (0.96, 0.94, 0.88)
+NEVER_RGB = (0.93, 0.89, 0.78)
 #: The colour map of the recency pictures (dark: long ago, yellow: just now).
 RECENCY_CMAP = "viridis"
 #: Tiles of margin around the open area when a picture is cropped to it.
@@ -47,8 +47,8 @@ def robot_colours(n: int) -> np.ndarray:
 def distinct_colours(n: int) -> np.ndarray:
     """Distinct RGB colours (n, 3), 0..1; no two alike for any ``n``.
 
-    Up to 10 robots: matplotlib's ``tab10``; up to 20: ``tab20`` (pairs of light and dark);
-    more: evenly spaced hues, lightness alternating so neighbours differ.
+    Up to 10: matplotlib's ``tab10``; up to 20: then the light ``tab20`` partners of those, in
+    the same order; more: evenly spaced hues (golden-ratio steps), lightness alternating.
 
     Examples
     --------
@@ -59,26 +59,21 @@ def distinct_colours(n: int) -> np.ndarray:
     """
     import colorsys
 
-    tab10 = [
-        0x1F77B4,
-        0xFF7F0E,
-        0x2CA02C,
-        0xD62728,
-        0x9467BD,
-        0x8C564B,
-        0xE377C2,
-        0x7F7F7F,
-        0xBCBD22,
-        0x17BECF,
-    ]
-    if n <= 10:
-        hexes = tab10[:n]
-        return np.array([[(h >> s & 0xFF) / 255.0 for s in (16, 8, 0)] for h in hexes]).reshape(
-            n, 3
-        )
+    if n <= len(_TAB20):
+        return np.array(
+            [[(h >> s & 0xFF) / 255.0 for s in (16, 8, 0)] for h in _TAB20[:n]]
+        ).reshape(n, 3)
     hues = (np.arange(n) * 0.618033988749895) % 1.0  # golden-ratio steps: neighbours far apart
     light = np.where(np.arange(n) % 2 == 0, 0.45, 0.62)
     return np.array([colorsys.hls_to_rgb(h, li, 0.85) for h, li in zip(hues, light, strict=True)])
+
+
+#: tab10, then tab20's light partners of the same hues.
+_TAB20 = (
+    [0x1F77B4, 0xFF7F0E, 0x2CA02C, 0xD62728, 0x9467BD, 0x8C564B, 0xE377C2, 0x7F7F7F, 0xBCBD22]
+    + [0x17BECF, 0xAEC7E8, 0xFFBB78, 0x98DF8A, 0xFF9896, 0xC5B0D5, 0xC49C94, 0xF7B6D2, 0xC7C7C7]
+    + [0xDBDB8D, 0x9EDAE5]
+)
 
 
 def crop_box(open_tiles: np.ndarray, margin: int = CROP_MARGIN) -> tuple[int, int, int, int]:
@@ -258,14 +253,21 @@ def plot_progress(
     if goal_c is not None:
         ax.axhline(goal_c, color="C1", ls="--", lw=1, label=f"end: coverage {goal_c:g} %")
     tick_limit = end_criteria.get("tick")
-    if tick_limit is not None and t and tick_limit * tick_duration <= 1.05 * max(t[-1], 1e-9):
-        ax.axvline(
-            tick_limit * tick_duration,
-            color="0.3",
-            ls="--",
-            lw=1,
-            label=f"end: tick limit {int(tick_limit)}",
-        )
+    if tick_limit is not None:
+        limit_s = tick_limit * tick_duration
+        if t and limit_s <= 1.05 * max(t[-1], 1e-9):
+            ax.axvline(
+                limit_s, color="0.3", ls="--", lw=1, label=f"end: tick limit {int(tick_limit)}"
+            )
+        else:  # beyond the run: named in the legend only
+            ax.plot(
+                [],
+                [],
+                color="0.3",
+                ls="--",
+                lw=1,
+                label=f"end: tick limit {int(tick_limit)}\n({limit_s:g} s, not reached)",
+            )
     if t:
         ax.plot(t[-1], rows[-1]["exploration_percent"], "o", color="C0", ms=5)
         ax.annotate(

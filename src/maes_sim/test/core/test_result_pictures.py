@@ -96,3 +96,12 @@ def test_colours_never_repeat(n):
     assert colours.shape == (n, 3) and ((colours >= 0) & (colours <= 1)).all()
     gaps = np.abs(colours[:, None] - colours[None]).max(axis=2) + np.eye(n)
     assert gaps.min() > 0.02
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    from maes_sim.core import figures
+
+    result = doctest.testmod(figures)
+    assert result.attempted > 0 and result.failed == 0

@@ -61,3 +61,12 @@ def test_the_same_seed_gives_the_same_trail():
             sim.step()
         trails.append(sim.trail.positions)
     np.testing.assert_array_equal(trails[0], trails[1])
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    from maes_sim.core import trails
+
+    result = doctest.testmod(trails)
+    assert result.attempted > 0 and result.failed == 0
