@@ -311,6 +311,15 @@ def test_maes_replay_command_line(tmp_path, logic_spec):
     assert bad.returncode == 2 and "does not exist" in bad.stderr
     with pytest.raises(ReplayError, match=r"\.gif or \.mp4"):
         write_animation(read_mcap(bag), tmp_path / "run.avi")
+    from maes_bringup.replay.mcap_source import RecordingError
+
+    (tmp_path / "text.mcap").write_text("not a recording")
+    with pytest.raises(RecordingError, match="not an MCAP file"):
+        read_mcap(tmp_path / "text.mcap")
+    torn = tmp_path / "torn.mcap"
+    torn.write_bytes(bag.read_bytes()[: bag.stat().st_size // 2])  # a recorder killed mid-run
+    with pytest.raises(RecordingError, match="cut off"):
+        read_mcap(torn)
 
 
 @pytest.mark.parametrize("name", ["model", "render"])

@@ -99,10 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     from maes_sim.core import ConfigError
 
     from .mcap_source import RecordingError, read_mcap
-    from .render import ReplayError, write_animation
+    from .render import ReplayError, check_output, write_animation
 
     show = _Progress()
     try:
+        check_output(args.output)  # before minutes of simulating or reading
         if args.direct:
             replay = _direct(args, show)
         else:

@@ -102,6 +102,14 @@ def read_mcap(
     with path.open("rb") as fh:
         if fh.read(8) != b"\x89MCAP0\r\n":
             raise RecordingError(f"{path} is not an MCAP file (wrong magic bytes)")
+        fh.seek(-8, 2)
+        cut_off = fh.read(8) != b"\x89MCAP0\r\n"
+    torn = (
+        " (the file is cut off: it has no MCAP footer, so the messages of its last, unfinished"
+        " chunk are lost)"
+        if cut_off
+        else ""
+    )
     say = progress or (lambda _text: None)
 
     # Pass 1: the map and the clock (tick <-> simulated time).
@@ -119,7 +127,7 @@ def read_mcap(
     if walls is None:
         raise RecordingError(
             f"{path} holds no {GROUND_TRUTH} message: record that topic (it is published once, "
-            "latched, when the run starts)"
+            f"latched, when the run starts){torn}"
         )
     h, w = walls.shape
     ticks_known = sorted(t for t in tick_time if t > 0)

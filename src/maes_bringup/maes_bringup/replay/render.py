@@ -226,6 +226,21 @@ def render_frames(
         plt.close(fig)
 
 
+def check_output(path: str | Path) -> tuple[Path, str | None]:
+    """``(path, ffmpeg)`` when a replay can be written to ``path``, else :class:`ReplayError`:
+    the suffix must be ``.gif`` or ``.mp4``, and an MP4 needs ``ffmpeg`` on PATH."""
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise ReplayError(f"the replay's file must end in .gif or .mp4, got {str(path)!r}")
+    ffmpeg = shutil.which("ffmpeg")
+    if path.suffix.lower() == ".mp4" and ffmpeg is None:
+        raise ReplayError(
+            "writing an MP4 needs ffmpeg on PATH, which is missing here; write a "
+            f"GIF instead ({path.with_suffix('.gif')})"
+        )
+    return path, ffmpeg
+
+
 def write_animation(
     replay: Replay,
     path: str | Path,
@@ -240,20 +255,12 @@ def write_animation(
     Returns the path. Raises :class:`ReplayError` for another suffix, a bad ``fps`` or
     ``max_frames``, no frames, or an MP4 without ffmpeg.
     """
-    path = Path(path)
+    path, ffmpeg = check_output(path)
     suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ReplayError(f"the replay's file must end in .gif or .mp4, got {str(path)!r}")
     if isinstance(fps, bool) or not isinstance(fps, int | float) or not 0.1 <= fps <= 60:
         raise ReplayError(f"fps must be a number from 0.1 to 60, got {fps!r}")
     if isinstance(max_frames, bool) or not isinstance(max_frames, int) or max_frames < 2:
         raise ReplayError(f"max_frames must be an integer >= 2, got {max_frames!r}")
-    ffmpeg = shutil.which("ffmpeg")
-    if suffix == ".mp4" and ffmpeg is None:
-        raise ReplayError(
-            "writing an MP4 needs ffmpeg on PATH, which is missing here; write a "
-            f"GIF instead ({path.with_suffix('.gif')})"
-        )
     path.parent.mkdir(parents=True, exist_ok=True)
     images = render_frames(replay, width_px, max_frames, progress)
     if suffix == ".gif":

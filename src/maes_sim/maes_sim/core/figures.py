@@ -283,7 +283,10 @@ def plot_progress(
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("% of reachable open area")
     ax.set_ylim(0, 102)
-    ax.set_xlim(0, max(t[-1] if t else 1.0, 1e-9))
+    right = max(t[-1] if t else 1.0, 1e-9)
+    if tick_limit is not None and tick_limit * tick_duration <= 1.05 * right:
+        right = max(right, tick_limit * tick_duration) * 1.02  # the limit's line stays visible
+    ax.set_xlim(0, right)
     ax.grid(alpha=0.3)
     ax.set_title(f"{title}\n{end_reason or 'stopped before an end criterion'}", fontsize="medium")
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small", borderaxespad=0.0)
