@@ -158,7 +158,7 @@ def render_frames(
     ax.tick_params(labelsize="x-small")
     trails_m = (replay.trail.astype(np.float64) - to_m) * tile
     trail_lines = [ax.plot([], [], color=colours[i], lw=1.2, alpha=0.85)[0] for i in range(n)]
-    tags = ax.scatter([], [], s=14, marker="D", color=TAG_COLOUR, zorder=3)
+    tags = ax.scatter([], [], s=10, marker="D", color=TAG_COLOUR, zorder=3)
     tags_m = (np.asarray(replay.tags, dtype=np.float64).reshape(-1, 2) - to_m) * tile
     links = LineCollection([], colors=[BROADCAST_COLOUR], linewidths=1.8, linestyles="--", zorder=4)
     ax.add_collection(links)
