@@ -162,7 +162,7 @@ def _definition(type_name: str) -> str:
     return "\n".join(out)
 
 
-def _record(path: Path, logic_spec: str):
+def _record(path: Path, logic_spec: str, with_tf: bool = True):
     """Run CONFIG in direct mode and write the sim node's topics of every tick to ``path``."""
     from mcap.writer import Writer
     from rclpy.serialization import serialize_message
@@ -212,7 +212,8 @@ def _record(path: Path, logic_spec: str):
                 cv.transform_to_msg(odom_rel[i], f"{name}/odom", f"{name}/base_footprint", stamp)
             )
             write(f"/{name}/maes_state", cv.state_to_msg(sim.robot_state(i), tile), sim.sim_time)
-        write("/tf", tf, sim.sim_time)
+        if with_tf:
+            write("/tf", tf, sim.sim_time)
         if sim.tick % 10 == 0:
             explo = cv.heatmap_to_values(sim.exploration_heatmap())
             write(
@@ -267,6 +268,19 @@ def test_a_recording_replays_with_the_runs_poses_broadcasts_and_tags(tmp_path, l
     assert last is not None and (last == (sim.metrics.explored_tick >= 0)).all()
     out = write_animation(replay, tmp_path / "bag.gif", max_frames=30)
     assert PIL.open(out).n_frames == len(replay.frames)
+
+
+def test_without_tf_the_robots_are_where_they_believed_they_were(tmp_path, logic_spec):
+    bag = tmp_path / "no_tf.mcap"
+    result, _recorder, counts = _record(bag, logic_spec, with_tf=False)
+    assert "/tf" not in counts
+    replay = read_mcap(bag, max_frames=20)
+    sim = result.sim
+    own = dict(zip(sim.trail.ticks.tolist(), np.moveaxis(sim.trail.positions, 1, 0), strict=True))
+    off = sim.config.robot_constraints.slam_position_inaccuracy  # tiles
+    for frame in replay.frames:
+        error = np.linalg.norm(frame.positions - own[frame.tick], axis=1)
+        assert (error <= off * np.sqrt(2) + 1e-4).all(), (frame.tick, error)
 
 
 def test_maes_replay_command_line(tmp_path, logic_spec):

@@ -117,13 +117,23 @@ def read_mcap(
     walls = tile = origin = None
     tick_time: dict[int, float] = {}
     percent: dict[int, float] = {}
-    for topic, msg in _messages(path, {GROUND_TRUTH, STATS}):
+    n = 0  # robots: from the topic names and /maes/stats
+
+    def first_pass(topic: str) -> bool:
+        nonlocal n
+        robot = ROBOT_TOPIC.match(topic)
+        if robot:
+            n = max(n, int(robot.group(1)) + 1)
+        return topic in (GROUND_TRUTH, STATS)
+
+    for topic, msg in _messages(path, first_pass):
         if topic == GROUND_TRUTH and walls is None:
             grid, tile, origin = _grid(msg)
             walls = grid >= 50
         elif topic == STATS:
             tick_time[int(msg.tick)] = _stamp(msg.sim_time)
             percent[int(msg.tick)] = float(msg.exploration_percent)
+            n = max(n, int(msg.number_of_robots))
     if walls is None:
         raise RecordingError(
             f"{path} holds no {GROUND_TRUTH} message: record that topic (it is published once, "
@@ -139,12 +149,16 @@ def read_mcap(
     def to_grid(x: float, y: float) -> tuple[float, float]:
         return (x - origin[0]) / tile, (y - origin[1]) / tile
 
-    # Pass 2: poses, broadcasts, tags.
+    # Pass 2: poses (bounded: straight into Trails), broadcasts, tags.
     say("reading poses, broadcasts and tags")
-    n = 0
+    if n == 0:
+        raise RecordingError(
+            f"{path} holds neither /robot<i>/maes_state nor /maes/stats: no robots to show{torn}"
+        )
     world_odom: dict[int, tuple[float, float, float]] = {}
-    poses_tf: list[tuple[int, dict[int, tuple[float, float]]]] = []
-    believed: dict[int, dict[int, tuple[float, float]]] = {}
+    true_trail, believed_trail = Trail(n), Trail(n)
+    true_xy, believed_xy = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
+    last_tf_tick, believed_tick = -1, -1
     links: list[tuple[int, int, int]] = []
     tags: dict[tuple, tuple[float, float, int]] = {}
 
@@ -153,11 +167,10 @@ def read_mcap(
 
     for topic, msg in _messages(path, robot_topic):
         if topic == TF:
-            here: dict[int, tuple[float, float]] = {}
             tick = None
             for tf in msg.transforms:
                 child = ROBOT_FRAME.match(tf.child_frame_id)
-                if child is None:
+                if child is None or int(child.group(1)) >= n:
                     continue
                 i = int(child.group(1))
                 t = tf.transform
@@ -167,37 +180,31 @@ def read_mcap(
                 elif i in world_odom:
                     ox, oy, oyaw = world_odom[i]
                     c, s = math.cos(oyaw), math.sin(oyaw)
-                    here[i] = to_grid(
+                    true_xy[i] = to_grid(
                         ox + c * pose[0] - s * pose[1], oy + s * pose[0] + c * pose[1]
                     )
                     tick = tick_of(_stamp(tf.header.stamp))
-            if here and tick is not None:
-                poses_tf.append((tick, here))
-                n = max(n, max(here) + 1)
+            if tick is not None and tick > last_tf_tick:
+                true_trail.record(tick, true_xy)
+                last_tf_tick = tick
             continue
         i = int(ROBOT_TOPIC.match(topic).group(1))
-        n = max(n, i + 1)
         tick = int(msg.tick)
-        believed.setdefault(tick, {})[i] = to_grid(msg.position.x, msg.position.y)
+        if tick > believed_tick >= 0:  # a new tick: keep the last one's positions
+            believed_trail.record(believed_tick, believed_xy)
+        believed_tick = max(believed_tick, tick)
+        believed_xy[i] = to_grid(msg.position.x, msg.position.y)
         for b in msg.incoming_broadcast_msgs:
             sender = re.match(r"^robot(\d+)$", b.sender)
-            if sender:
+            if sender and int(sender.group(1)) < n:
                 links.append((tick, int(sender.group(1)), i))
         for tag in msg.tags_nearby:
             key = (tag.sender, int(tag.tick), tag.msg, round(tag.pos.x, 6), round(tag.pos.y, 6))
             tags.setdefault(key, (*to_grid(tag.pos.x, tag.pos.y), int(tag.tick)))
-    if n == 0:
-        raise RecordingError(
-            f"{path} holds neither /tf nor /robot<i>/maes_state: no robots to show"
-        )
-
-    trail = Trail(n)
-    source = poses_tf if poses_tf else sorted(believed.items())
-    last = np.full((n, 2), np.nan)
-    for tick, here in source:
-        for i, xy in here.items():
-            last[i] = xy
-        trail.record(tick, last)
+    if believed_tick >= 0:
+        believed_trail.record(believed_tick, believed_xy)
+    # true poses from /tf; the robots' own beliefs (maes_state) only without /tf
+    trail = true_trail if true_trail.ticks.size else believed_trail
     trail_ticks, trail_xy = trail.ticks, trail.positions
     if not trail_ticks.size:
         raise RecordingError(f"{path} holds no robot poses")
