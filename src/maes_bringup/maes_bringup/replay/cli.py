@@ -8,7 +8,8 @@ or from a direct-mode run of a config (no ROS; the same run ``make run`` makes, 
 
     maes-replay --direct maes_config.yaml -o run.gif [--logic SPEC] [--seed S] [--max-ticks N]
 
-Exit codes: 0 written, 2 bad arguments or input (one line on stderr says what), 130 Ctrl-C.
+Exit codes: 0 written, 2 bad arguments or input (one line on stderr says what), 1 the robots'
+logic raised (``--direct``), 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def _direct(args: argparse.Namespace, show: _Progress):
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``maes-replay``; returns the exit code."""
     args = parse_args(argv)
+    from maes_bringup.runners.direct import LogicError
     from maes_sim.core import ConfigError
 
     from .mcap_source import RecordingError, read_mcap
@@ -119,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     except (RecordingError, ReplayError, ConfigError, ValueError, OSError) as exc:
         print(f"\nmaes-replay: error: {exc}", file=sys.stderr)
         return 2
+    except LogicError as exc:  # the robots' logic raised: the run cannot be replayed
+        print(f"\nmaes-replay: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nmaes-replay: interrupted; nothing written", file=sys.stderr)
         return 130
