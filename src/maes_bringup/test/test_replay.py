@@ -270,6 +270,28 @@ def test_a_recording_replays_with_the_runs_poses_broadcasts_and_tags(tmp_path, l
     assert PIL.open(out).n_frames == len(replay.frames)
 
 
+def test_a_recording_by_the_simulator_node_replays(tmp_path, logic_spec):
+    """With direct mode's ``record=`` (issue 14's recorder: the real simulator node's messages
+    through its tap), the replay shows the run's own poses, broadcasts and tags."""
+    import inspect
+
+    if "record" not in inspect.signature(run).parameters:
+        pytest.skip("direct mode cannot record on this branch (the recorder is issue 14 item 2)")
+    bag = tmp_path / "node.mcap"
+    recorder = ReplayRecorder(max_frames=400)
+    result = run(config_from_dict(CONFIG), logic_spec, progress=recorder, record=bag)
+    replay = read_mcap(bag, max_frames=25)
+    sim = result.sim
+    assert replay.n_robots == 3 and replay.frames[-1].tick == result.ticks
+    assert (replay.walls == sim.walls).all()
+    own = dict(zip(sim.trail.ticks.tolist(), np.moveaxis(sim.trail.positions, 1, 0), strict=True))
+    for frame in replay.frames:
+        np.testing.assert_allclose(frame.positions, own[frame.tick], atol=1e-4)
+    seen = {tuple(p) for f in replay.frames for p in f.links.tolist()}
+    assert seen == {tuple(p) for f in recorder.frames for p in f.links.tolist()} and seen
+    assert replay.tags.shape[0] == result.tags_deposited
+
+
 def test_without_tf_the_robots_are_where_they_believed_they_were(tmp_path, logic_spec):
     bag = tmp_path / "no_tf.mcap"
     result, _recorder, counts = _record(bag, logic_spec, with_tf=False)
