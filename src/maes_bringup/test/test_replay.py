@@ -11,6 +11,7 @@ decoder, which this project did not write.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -365,3 +366,21 @@ def test_the_docstring_examples_hold(name):
 
     result = doctest.testmod(importlib.import_module(f"maes_bringup.replay.{name}"))
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="MP4 needs ffmpeg on PATH")
+def test_an_mp4_where_ffmpeg_exists(tmp_path, logic_spec):
+    recorder = ReplayRecorder(max_frames=12)
+    result = run(
+        config_from_dict({**CONFIG, "end_criteria": {"tick": 40}}), logic_spec, progress=recorder
+    )
+    out = write_animation(recorder.replay(result.sim), tmp_path / "run.mp4", max_frames=12)
+    probe = subprocess.run(
+        [shutil.which("ffmpeg"), "-i", str(out), "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    frames = re.findall(r"frame=\s*(\d+)", probe.stderr)
+    assert frames and int(frames[-1]) == len(thin_frames(recorder.frames, 12))
+    assert re.search(r"Video: h264.*720x\d+", probe.stderr)
