@@ -103,6 +103,9 @@ class Simulation:
         The map (``walls[iy, ix]``, row 0 at the bottom).
     rng : numpy.random.Generator
         The only source of randomness.
+    trail : Trail
+        Every robot's position over time (every tick, thinned past 2048 samples), for the
+        result pictures' paths.
     """
 
     def __init__(
