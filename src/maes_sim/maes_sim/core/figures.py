@@ -171,7 +171,7 @@ def plot_recency_map(
     lw = 1.6 if n <= 10 else 1.0
     for i in range(n):
         xy = np.vstack([paths_m[i], ends_m[i][None]])
-        ax.plot(xy[:, 0], xy[:, 1], color="white", lw=lw + 1.4, alpha=0.8, solid_capstyle="round")
+        ax.plot(xy[:, 0], xy[:, 1], color="black", lw=lw + 1.2, alpha=0.4, solid_capstyle="round")
         ax.plot(xy[:, 0], xy[:, 1], color=colours[i], lw=lw, label=f"robot{i}" if n <= 12 else None)
     ms = 8 if n <= 10 else 5
     ax.scatter(
