@@ -35,6 +35,7 @@ setup(
         "console_scripts": [
             "maes_run = maes_bringup.runners.embedded:main",
             "maes-batch = maes_bringup.experiments.batch:main",
+            "maes-replay = maes_bringup.replay.cli:main",
         ],
     },
 )

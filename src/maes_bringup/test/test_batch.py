@@ -286,3 +286,12 @@ def test_resuming_an_edited_experiment_keeps_what_still_belongs_to_it(tmp_path, 
 def test_docstring_examples():
     result = doctest.testmod(aggregate, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_csv_cells_drop_float_noise():
+    from maes_bringup.experiments import batch_files
+
+    result = doctest.testmod(batch_files)
+    assert result.attempted > 0 and result.failed == 0
+    assert batch_files.cell(52.925000000000004) == 52.925
+    assert batch_files.cell(1234567.891234567) == 1234567.891  # 10 significant digits

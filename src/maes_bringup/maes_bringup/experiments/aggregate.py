@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from maes_sim.core import distinct_colours
+
 from .batch_files import RESULTS, SERIES_COLUMNS, TIMESERIES, read_rows, write_rows
 
 AGGREGATE = "aggregate.csv"
@@ -148,8 +150,9 @@ def plot_exploration(
     per_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for s in series:
         per_case[s["case_id"]].append((float(s["sim_time"]), float(s["exploration_percent"])))
-    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100, layout="constrained")
     groups = _conditions([r for r in rows if r["status"] == "ok"])
+    colours = distinct_colours(len(groups))
     for k, runs in enumerate(groups.values()):
         curves = [np.asarray(per_case[r["case_id"]]) for r in runs if per_case[r["case_id"]]]
         if not curves:
@@ -157,18 +160,23 @@ def plot_exploration(
         t = np.unique(np.concatenate([c[:, 0] for c in curves]))
         # each run holds its last value after it ended
         ys = np.stack([np.interp(t, c[:, 0], c[:, 1], right=c[-1, 1]) for c in curves])
-        colour = f"C{k % 10}"
-        ax.plot(t, ys.mean(axis=0), color=colour, label=_label(runs[0], parameters, controllers))
+        colour = colours[k]
+        runs_text = f"{len(curves)} run" + ("s" if len(curves) > 1 else "")
+        label = f"{_label(runs[0], parameters, controllers)} ({runs_text})"
+        ax.plot(t, ys.mean(axis=0), color=colour, label=label)
         if len(curves) > 1:
             ax.fill_between(t, ys.min(axis=0), ys.max(axis=0), color=colour, alpha=0.15, lw=0)
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(
+        f"{title}: exploration over time per condition\n"
+        "line: mean of the runs; band: their min..max (a run that ended keeps its last value)",
+        fontsize="medium",
+    )
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("exploration (% of reachable area)")
     ax.set_ylim(0, 100)
+    ax.set_xlim(left=0)
     ax.grid(alpha=0.3)
-    if len(groups) <= 12:
-        ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
+    _legend_outside(ax, len(groups))
     fig.savefig(path)
     plt.close(fig)
     return path
@@ -187,10 +195,13 @@ def plot_metric_vs(
     plt = _pyplot()
     if plt is None:
         return None
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100, layout="constrained")
     lines: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
+    never = 0  # finished runs without a value (e.g. 90 % never reached)
     for r in rows:
         x, y = _float(r[parameter]), _float(r[metric])
+        if r["status"] == "ok" and x is not None and y is None:
+            never += 1
         if r["status"] != "ok" or x is None or y is None:
             continue
         key = ", ".join(
@@ -198,31 +209,59 @@ def plot_metric_vs(
             + [r["controller"].rsplit(":", 1)[-1]]
         )
         lines[key][x].append(y)
+    colours = distinct_colours(len(lines))
+    runs_per_point: set[int] = set()
     for k, (key, points) in enumerate(lines.items()):
         xs = sorted(points)
+        runs_per_point |= {len(points[x]) for x in xs}
         if sampled:
             ax.plot(
                 [x for x in xs for _ in points[x]],
                 [y for x in xs for y in points[x]],
                 "o",
-                color=f"C{k % 10}",
+                color=colours[k],
                 label=key,
                 alpha=0.7,
             )
             continue
         mean = [float(np.mean(points[x])) for x in xs]
         std = [float(np.std(points[x], ddof=1)) if len(points[x]) > 1 else 0.0 for x in xs]
-        ax.errorbar(xs, mean, yerr=std, marker="o", capsize=3, color=f"C{k % 10}", label=key)
-    ax.set_title(title, fontsize="medium")
+        ax.errorbar(xs, mean, yerr=std, marker="o", capsize=3, color=colours[k], label=key)
+    n_runs = "-".join(
+        str(v) for v in sorted({min(runs_per_point or {0}), max(runs_per_point or {0})})
+    )
+    how = (
+        "each point: one run"
+        if sampled
+        else f"points: mean over {n_runs} runs; error bars: \u00b11 standard deviation (n - 1)"
+    )
+    if never:
+        how += f"\n{never} run{'s' if never > 1 else ''} without a value (never reached) left out"
+    ax.set_title(f"{title}: {metric} vs {parameter}\n{how}", fontsize="medium")
     ax.set_xlabel(parameter)
     ax.set_ylabel(metric + (" (s)" if metric.startswith("time_to") else ""))
     ax.grid(alpha=0.3)
-    if 1 < len(lines) <= 12:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
+    all_x = [x for pts in lines.values() for x in pts]
+    if all_x and all(float(x).is_integer() for x in all_x):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if len(lines) > 1:
+        _legend_outside(ax, len(lines))
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def _legend_outside(ax, entries: int) -> None:
+    """A legend right of the axes (never over the curves); two columns past 16 entries."""
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        fontsize="small" if entries <= 16 else "x-small",
+        ncol=1 if entries <= 16 else 2,
+        borderaxespad=0.0,
+    )
 
 
 def aggregate(out_dir: str | Path) -> list[Path]:

@@ -26,10 +26,24 @@ SERIES_COLUMNS = ("case_id", "tick", "sim_time", "exploration_percent", "coverag
 TIMING_COLUMNS = ("case_id", "wall_time_s", "real_time_factor", "worker")
 
 
+#: Significant digits of a float in the CSV files: enough for any measured value, few enough to
+#: drop binary noise (``52.925000000000004`` is written ``52.925``).
+CSV_DIGITS = 10
+
+
 def cell(value: Any) -> Any:
-    """A CSV cell for ``value``: empty for None and NaN."""
+    """A CSV cell for ``value``: empty for None and NaN, floats to :data:`CSV_DIGITS`
+    significant digits.
+
+    Examples
+    --------
+    >>> cell(52.925000000000004), cell(0.1 + 0.2), cell(None), cell(3), cell(1e-12)
+    (52.925, 0.3, '', 3, 1e-12)
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.{CSV_DIGITS}g}")
     return value
 
 

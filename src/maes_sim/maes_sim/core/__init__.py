@@ -17,18 +17,21 @@ from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
+from .figures import NEVER_RGB, WALL_RGB, agg_pyplot, crop_box, distinct_colours, robot_colours
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
 from .state import NearbyRobot, RobotState, TagView, Vector2D, state_to_metres
+from .trails import Trail
 from .world import MapError, WorldMap, load_custom_map
 
 __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
     "MAX_YAML_BYTES",
+    "NEVER_RGB",
     "Broadcast",
     "CommandError",
     "CommandRejected",
@@ -47,13 +50,19 @@ __all__ = [
     "TOP_ANGULAR_SPEED",
     "TOP_SPEED",
     "TagView",
+    "Trail",
     "Vector2D",
+    "WALL_RGB",
     "WorldMap",
+    "agg_pyplot",
     "config_from_dict",
+    "crop_box",
+    "distinct_colours",
     "config_to_dict",
     "key_paths",
     "load_config",
     "load_custom_map",
+    "robot_colours",
     "robot_name",
     "suggestion",
     "to_occupancy",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import figures
+
 
 def write_csv(
     path: str | Path, rows: Iterable[Mapping[str, object]], columns: Sequence[str]
@@ -148,9 +150,10 @@ def write_run_results(
     ``global_settings.should_write_csv_results``, as in MAES 2.0), ``summary.json`` (config,
     seed, end reason, final statistics, per-robot distance in metres and collisions, i.e. new
     contacts with a wall or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml``
-    (Nav2 map_server format, metres), ``exploration.png`` and ``coverage.png`` (recency
-    heatmaps) and, when matplotlib is installed, ``progress.png`` (exploration and coverage over
-    time).
+    (Nav2 map_server format, metres), ``exploration.png`` and ``coverage.png`` (when each tile
+    was last explored / covered, with every robot's path, start and end; with matplotlib, else
+    plain heatmaps) and, with matplotlib, ``progress.png`` (exploration and coverage over time
+    with the end criteria).
     """
     import json
 
@@ -176,9 +179,7 @@ def write_run_results(
         write_occupancy_map(
             out / f"{robot_name(i)}_slam", to_occupancy(sim.slam_maps[i]), tile, origin
         )
-    scale = max(1, min(16, 600 // max(h, w)))  # about 600 px on the long side
-    write_png(out / "exploration.png", heatmap_rgb(sim.exploration_heatmap(), sim.walls, scale))
-    write_png(out / "coverage.png", heatmap_rgb(sim.coverage_heatmap(), sim.walls, scale))
+    _write_pictures(sim, out)
     summary = {
         "seed": sim.seed,
         "map": sim.world.name,
@@ -195,28 +196,54 @@ def write_run_results(
     }
     summary.update(extra_summary or {})
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
-    _plot_progress(out / "progress.png", rows)
+    end = sim.config.end_criteria
+    figures.plot_progress(
+        out / "progress.png",
+        rows,
+        title=f"Progress: {_run_title(sim)}",
+        end_criteria={
+            "exploration_percent": end.exploration_percent,
+            "coverage_percent": end.coverage_percent,
+            "tick": end.tick,
+        },
+        tick_duration=sim.tick_duration,
+        end_reason=sim.end_reason,
+    )
     return out
 
 
-def _plot_progress(path: Path, rows: Sequence[Mapping[str, object]]) -> Path | None:
-    try:
-        import matplotlib
+def _run_title(sim) -> str:
+    """``<map> map, <N> robots, seed <S>, tick <T> (<t> s)``: what every picture's title names."""
+    robots = f"{sim.n_robots} robot{'s' if sim.n_robots != 1 else ''}"
+    return f"{sim.world.name} map, {robots}, seed {sim.seed}, tick {sim.tick} ({sim.sim_time:g} s)"
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # optional: the core does not depend on matplotlib
-        return None
-    t = [r["sim_time"] for r in rows]
-    fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
-    ax.plot(t, [r["exploration_percent"] for r in rows], label="exploration")
-    ax.plot(t, [r["coverage_percent"] for r in rows], label="coverage")
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("% of reachable open area")
-    ax.set_ylim(0, 100)
-    ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+
+def _write_pictures(sim, out: Path) -> None:
+    """``exploration.png`` and ``coverage.png``: recency maps with the robots' paths (plain
+    heatmaps without matplotlib)."""
+    metrics, tile = sim.metrics, sim.config.world.tile_size
+    if figures.agg_pyplot() is None:
+        h, w = sim.shape
+        scale = max(1, min(16, 600 // max(h, w)))  # about 600 px on the long side
+        write_png(out / "exploration.png", heatmap_rgb(sim.exploration_heatmap(), sim.walls, scale))
+        write_png(out / "coverage.png", heatmap_rgb(sim.coverage_heatmap(), sim.walls, scale))
+        return
+    trail = sim.trail
+    for name, what, last in (
+        ("exploration", "explored", metrics.explored_tick),
+        ("coverage", "covered", metrics.covered_tick),
+    ):
+        figures.plot_recency_map(
+            out / f"{name}.png",
+            last,
+            sim.walls,
+            what=what,
+            title=f"{name.capitalize()}: {_run_title(sim)}\n"
+            f"{sim.exploration_percent if name == 'exploration' else sim.coverage_percent:.1f} % "
+            f"of the reachable area {what}; colour: when a tile was last {what}",
+            end_tick=sim.tick,
+            tick_duration=sim.tick_duration,
+            tile_size=tile,
+            paths=trail.positions,
+            end_positions=sim.grid_positions,
+        )

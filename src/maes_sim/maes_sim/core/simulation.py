@@ -41,6 +41,7 @@ from .safe_yaml import short_repr
 from .slam import SlamState
 from .state import NearbyRobot, RobotState, Vector2D
 from .tags import TagStore
+from .trails import Trail
 from .world import (
     WorldMap,
     generate_building,
@@ -97,6 +98,9 @@ class Simulation:
         The map (``walls[iy, ix]``, row 0 at the bottom).
     rng : numpy.random.Generator
         The only source of randomness.
+    trail : Trail
+        Every robot's position over time (every tick, thinned past 2048 samples), for the
+        result pictures' paths.
     """
 
     def __init__(
@@ -159,6 +163,8 @@ class Simulation:
         self.tags = TagStore(n)
         self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
         self.snapshots: list[dict[str, float | int]] = []
+        self.trail = Trail(n)  # the paths in the result pictures
+        self.trail.record(0, start)
         self.tick = 0
         self.end_reason: str | None = None
         self.links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
@@ -395,6 +401,7 @@ class Simulation:
         self._commands = C.Commands.idle(self.n_robots)
         self._odom = poses.copy()
         self._status = robot_status(self._motion, self._commands, self.motion_params)
+        self.trail.record(self.tick, grid)
         self._observe(slam_due=False, mark=False)
 
     # ------------------------------------------------------------------ stepping
@@ -431,6 +438,7 @@ class Simulation:
             self._odom, result.odom_delta, noise.odometry_noise, noise.heading_noise, self.rng
         )
         self.tick = next_tick
+        self.trail.record(self.tick, self._motion.positions)
 
         self._sense(self.slam_published_at(self.tick))
         if all_links is not None:
