@@ -12,7 +12,8 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
 1. communication links from the positions at tick ``t`` (the moment messages were sent); a
    failing signal function raises here, before anything has changed;
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
-3. lidar from the new poses: exploration marked every tick, SLAM maps on update ticks;
+3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
+   off): exploration marked every tick, SLAM maps on update ticks;
 4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
@@ -495,6 +496,9 @@ class Simulation:
             tick=self.tick,
             slam=self.slam.maps if slam_due else None,
             slam_index=slam_index,
+            # other robots stop rays (their own disc holds the origin: never seen)
+            bodies=pos if self.config.lidar.robots_block_rays else None,
+            body_radius=self.radius,
             # serial: the targets are per core, and on a busy 2-core machine numba's thread
             # pool adds milliseconds of waiting
             parallel=False,

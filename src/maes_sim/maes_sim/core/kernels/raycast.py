@@ -23,6 +23,17 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
   wall seam (robots cannot pass there either). When at most one of them is a wall, the ray only
   grazes it at a point: it goes on into the diagonal tile, and the grazed tiles are not marked.
   The map's outer corners are such seams (outside is wall).
+* Bodies (optional): discs of radius ``body_radius`` centred at ``bodies`` (K, 2), the robots.
+  A ray stops at the first point of a disc it meets, when that is nearer than the first wall:
+  parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with ``e = centre - origin``, ``b = d . e``,
+  ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of ``|o + t d - c| = r``, in this
+  cancellation-free form, evaluated in exactly this order). Only discs ahead of the ray
+  (``b > 0``) with the origin strictly outside (``cc > 0``) count, so a robot never sees its
+  own body (its rays start at its centre). A wall at the same distance as a body wins. Such a
+  ray has ``hit`` True and its range the distance to the disc; it marks the tiles it crossed up
+  to that point (the tile holding the point included) as explored and OPEN, and nothing SOLID:
+  a robot is not a wall, and a map built from a moving robot's returns would keep a ghost
+  obstacle. Tiles behind the body are not reached (its shadow).
 * Marking (optional, in the same traversal): every tile the ray reached, up to and including the
   hit tile(s), gets ``explored_tick[iy, ix] = tick``; in the robot's SLAM map ``slam[m]`` (``m =
   slam_index[i]``, -1 = skip) crossed tiles become OPEN unless already SOLID and hit tiles become
@@ -132,6 +143,8 @@ def cast_rays(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
     parallel: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cast ``n_rays`` lidar rays from each robot (see the module docstring for the exact rules).
@@ -156,15 +169,19 @@ def cast_rays(
         SLAM maps updated in place (UNKNOWN=0, OPEN=1, SOLID=2); needs ``slam_index``.
     slam_index : int ndarray (N,), optional
         Map of each robot in ``slam``; -1 = do not mark this robot.
+    bodies : float ndarray (K, 2), optional
+        Centres of discs that stop rays (the robots: pass ``origins``), grid coordinates.
+    body_radius : float
+        Radius of those discs in tiles (>= 0).
     parallel : bool
         Split the robots over numba's threads (same results; only worth it with idle cores).
 
     Returns
     -------
     ranges : float64 ndarray (N, R)
-        Distance to the first wall tile boundary, or ``max_range`` when there is none.
+        Distance to the first wall tile boundary or body, or ``max_range`` when there is none.
     hit : bool ndarray (N, R)
-        Whether the ray hit a wall within ``max_range``.
+        Whether the ray hit a wall or a body within ``max_range``.
 
     Examples
     --------
@@ -175,6 +192,13 @@ def cast_rays(
     array([[1.5, 2.5, 1.5, 2.5]])
     >>> hit
     array([[ True,  True,  True,  True]])
+
+    A second robot 1.5 tiles ahead (radius 0.3) stops the forward ray at 1.2:
+
+    >>> two = np.array([[1.5, 2.5], [3.0, 2.5]])
+    >>> walls = np.zeros((5, 5), dtype=bool)
+    >>> cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4, bodies=two, body_radius=0.3)[0][0]
+    array([1.5, 2.5, 1.2, 2.5])
     """
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
@@ -183,8 +207,9 @@ def cast_rays(
     np.cos(headings, out=rot[:, 0])
     np.sin(headings, out=rot[:, 1])
     return _trace(
-        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
-    )
+        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index,
+        bodies, body_radius, 1.0, parallel,
+    )  # fmt: skip
 
 
 def trace_rays(
@@ -197,6 +222,8 @@ def trace_rays(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
     parallel: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Like :func:`cast_rays` but with explicit ray directions (N, R, 2).
@@ -217,15 +244,21 @@ def trace_rays(
     directions = _checks.check_directions(directions, origins.shape[0])
     rot = np.zeros((origins.shape[0], 2))
     rot[:, 0] = 1.0  # the identity rotation leaves every direction bit-identical
+    longest = float(np.sqrt((directions**2).sum(axis=-1)).max()) if directions.size else 1.0
     return _trace(
-        walls, origins, rot, directions, max_range, explored_tick, tick, slam, slam_index, parallel
-    )
+        walls, origins, rot, directions, max_range, explored_tick, tick, slam, slam_index,
+        bodies, body_radius, longest, parallel,
+    )  # fmt: skip
 
 
-def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):
+def _trace(
+    walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index,
+    bodies, body_radius, longest, parallel,
+):  # fmt: skip
     """Check the shared arguments and run the kernel."""
     walls = _checks.check_walls(walls)
     max_range = _checks.check_max_range(max_range)
+    bodies, r2, reach2 = _checks.check_bodies(bodies, body_radius, max_range * longest)
     n, r = origins.shape[0], base.shape[1]
     explored_tick, tick, slam, slam_index = _checks.check_marking(
         walls.shape, n, explored_tick, tick, slam, slam_index
@@ -259,6 +292,9 @@ def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam
             slam_maps,
             index,
             which,
+            bodies,
+            r2,
+            reach2,
             ranges,
             hit,
         )
@@ -280,7 +316,10 @@ def _scratch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
 
 
 @njit(**JIT_OPTIONS)
-def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, ranges, hit, i):
+def _trace_robot(
+    walls, origins, rot, base, max_range, explored, tick, slam, m, bodies, r2, reach2, ranges,
+    hit, i,
+):  # fmt: skip
     """All rays of robot ``i``, marking ``explored`` and SLAM map ``slam[m]``."""
     # One flat function on purpose: helper calls (even numba-inlined) for the wall tests and the
     # marking made this loop 2-3x slower, so both are written out by hand. Tiles are addressed
@@ -308,6 +347,16 @@ def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, 
         return
     if sf[so + origin] == _UNKNOWN:
         sf[so + origin] = _OPEN
+    # Bodies that a ray of this robot could reach: within reach, the origin outside the disc.
+    near = np.empty(bodies.shape[0], dtype=np.int64)
+    n_near = 0
+    for j in range(bodies.shape[0]):
+        ex = bodies[j, 0] - ox
+        ey = bodies[j, 1] - oy
+        d2 = ex * ex + ey * ey
+        if d2 <= reach2 and d2 - r2 > 0.0:
+            near[n_near] = j
+            n_near += 1
     c = rot[i, 0]
     s = rot[i, 1]
     b = i * (base.shape[0] > 1)  # same ray set for every robot when base has one row
@@ -320,6 +369,24 @@ def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, 
             dx = 0.0
         if abs(dy) < AXIS_SNAP:
             dy = 0.0
+        limit = max_range
+        body_hit = False
+        for q in range(n_near):
+            j = near[q]
+            ex = bodies[j, 0] - ox
+            ey = bodies[j, 1] - oy
+            bb = dx * ex + dy * ey
+            if bb <= 0.0:
+                continue
+            cc = ex * ex + ey * ey - r2
+            aa = dx * dx + dy * dy
+            disc = bb * bb - aa * cc
+            if disc < 0.0:
+                continue
+            tb = cc / (bb + math.sqrt(disc))
+            if tb <= limit:
+                limit = tb
+                body_hit = True
         # Boundary crossings along each axis: the first at (distance to it) * (1 / |d|), each
         # next one a further 1 / |d| on (sx = 0 and t = inf on an axis the ray runs along).
         sx = 0
@@ -348,12 +415,12 @@ def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, 
         ix = x0
         iy = y0
         cell = origin
-        rng = max_range
-        is_hit = False
+        rng = limit
+        is_hit = body_hit
         while True:
             # The current tile is open, in the map and marked: advance to the next one.
             t = min(tx, ty)
-            if t > max_range:
+            if t > limit:
                 break
             if tx == ty:
                 # Exactly through a corner: blocked when both side tiles are walls (a closed
@@ -406,8 +473,9 @@ def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, 
 # the Python function, so one function compiled twice with different flags would share an entry.
 @njit(**JIT_OPTIONS)
 def _trace_serial(
-    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
-):
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, bodies, r2,
+    reach2, ranges, hit,
+):  # fmt: skip
     for j in range(robots.shape[0]):
         i = robots[j]
         _trace_robot(
@@ -420,6 +488,9 @@ def _trace_serial(
             tick,
             slam,
             slam_index[i],
+            bodies,
+            r2,
+            reach2,
             ranges,
             hit,
             i,
@@ -428,8 +499,9 @@ def _trace_serial(
 
 @njit(parallel=True, **JIT_OPTIONS)
 def _trace_parallel(
-    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
-):
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, bodies, r2,
+    reach2, ranges, hit,
+):  # fmt: skip
     # Robots are independent; concurrent writes are either the same value (explored_tick) or
     # never OPEN-vs-SOLID on one tile (see the module docstring), so the result is deterministic.
     for j in prange(robots.shape[0]):
@@ -444,6 +516,9 @@ def _trace_parallel(
             tick,
             slam,
             slam_index[i],
+            bodies,
+            r2,
+            reach2,
             ranges,
             hit,
             i,

@@ -99,12 +99,15 @@ def trace_rays_reference(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Numpy reference of :func:`maes_sim.core.kernels.raycast.trace_rays` (same semantics).
 
     Parameters are as there: walls bool (H, W), origins float64 (N, 2), directions float64
     (N, R, 2), optional explored_tick int32 (H, W) and slam uint8 (M, H, W) with slam_index int64
-    (N,), updated in place. Returns ranges float64 (N, R) and hit bool (N, R).
+    (N,), updated in place, optional bodies float64 (K, 2) with body_radius. Returns ranges
+    float64 (N, R) and hit bool (N, R).
 
     Examples
     --------
@@ -123,8 +126,8 @@ def trace_rays_reference(
     dy = np.where(np.abs(dy) < AXIS_SNAP, 0.0, dy)
     m = np.repeat(slam_index, r) if slam is not None else None
     mark = _Marker(walls, explored_tick, tick, slam, m)
-    ranges = np.full(n * r, float(max_range))
-    hit = np.zeros(n * r, dtype=bool)
+    limit, hit = _body_limits(ox, oy, dx, dy, bodies, body_radius, float(max_range))
+    ranges = limit.copy()
 
     ix = np.floor(ox).astype(np.int64)
     iy = np.floor(oy).astype(np.int64)
@@ -140,7 +143,7 @@ def trace_rays_reference(
     act = rays[~start_wall]
     while act.size:
         t = np.minimum(tx[act], ty[act])
-        go = t <= max_range
+        go = t <= limit[act]
         act, t = act[go], t[go]
         txa, tya = tx[act], ty[act]
         corner = txa == tya
@@ -171,6 +174,27 @@ def trace_rays_reference(
         act = act[~blocked]
         mark(act, ix[act], iy[act], OPEN)
     return ranges.reshape(n, r), hit.reshape(n, r)
+
+
+def _body_limits(ox, oy, dx, dy, bodies, body_radius, max_range):
+    """Per ray: where it stops at the nearest body (else ``max_range``) and whether it does."""
+    limit = np.full(ox.shape, max_range)
+    if bodies is None or len(bodies) == 0:
+        return limit, np.zeros(ox.shape, dtype=bool)
+    r2 = float(body_radius) * float(body_radius)
+    ex = bodies[None, :, 0] - ox[:, None]  # (rays, K)
+    ey = bodies[None, :, 1] - oy[:, None]
+    bb = dx[:, None] * ex + dy[:, None] * ey
+    cc = ex * ex + ey * ey - r2
+    aa = dx * dx + dy * dy
+    disc = bb * bb - aa[:, None] * cc
+    ok = (bb > 0.0) & (cc > 0.0) & (disc >= 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tb = np.where(ok, cc / (bb + np.sqrt(np.where(ok, disc, 0.0))), np.inf)
+    nearest = tb.min(axis=1)
+    hit = nearest <= max_range
+    limit[hit] = nearest[hit]
+    return limit, hit
 
 
 def _segment_walk(walls: np.ndarray, a: np.ndarray, b: np.ndarray, stop_at_wall: bool):
