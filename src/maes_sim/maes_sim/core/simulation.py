@@ -229,7 +229,8 @@ class Simulation:
 
     @property
     def coverage_percent(self) -> float:
-        """Share of the reachable open area driven over, 0..100."""
+        """MAES 2.0's coverage: share of the reachable area's half-tile mini-tiles within the
+        3 x 3 mini-tiles around a robot at some tick, 0..100 (see :mod:`.metrics`)."""
         return self.metrics.coverage_percent
 
     @property
