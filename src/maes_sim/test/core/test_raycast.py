@@ -530,18 +530,25 @@ def test_a_robot_never_sees_itself_and_bodies_behind_a_wall_stay_hidden():
     np.testing.assert_array_equal(plain[1], with_bodies[1])
 
 
-def test_a_ray_stopped_by_a_body_marks_open_up_to_it_and_nothing_behind():
+def test_a_body_shortens_the_range_only_and_marking_follows_the_walls():
     walls = np.zeros((1, 10), dtype=bool)
-    explored = np.full(walls.shape, -1, dtype=np.int32)
-    slam = np.zeros((1, *walls.shape), dtype=np.uint8)
-    ranges, hit = trace_rays(
-        walls, np.array([[0.5, 0.5]]), np.array([[EAST]]), 9.0,
-        explored_tick=explored, tick=3, slam=slam, slam_index=np.array([0]),
-        bodies=np.array([[4.5, 0.5]]), body_radius=0.3,
-    )  # fmt: skip
+    walls[0, 8] = True
+    marked = []
+    for bodies in (None, np.array([[4.5, 0.5]])):
+        explored = np.full(walls.shape, -1, dtype=np.int32)
+        slam = np.zeros((1, *walls.shape), dtype=np.uint8)
+        ranges, hit = trace_rays(
+            walls, np.array([[0.5, 0.5]]), np.array([[EAST]]), 9.0,
+            explored_tick=explored, tick=3, slam=slam, slam_index=np.array([0]),
+            bodies=bodies, body_radius=0.3,
+        )  # fmt: skip
+        marked.append((explored.copy(), slam.copy()))
     assert math.isclose(ranges[0, 0], 3.7, rel_tol=1e-12) and hit[0, 0]
-    assert explored[0].tolist() == [3, 3, 3, 3, 3, -1, -1, -1, -1, -1]  # up to the body's tile
-    assert slam[0, 0].tolist() == [OPEN] * 5 + [UNKNOWN] * 5  # open, never solid
+    # the same marks with and without the body: through it to the wall at ix = 8
+    np.testing.assert_array_equal(marked[0][0], marked[1][0])
+    np.testing.assert_array_equal(marked[0][1], marked[1][1])
+    assert marked[1][0][0].tolist() == [3] * 9 + [-1]
+    assert marked[1][1][0, 0].tolist() == [OPEN] * 8 + [SOLID, UNKNOWN]
 
 
 def test_a_wall_nearer_than_the_body_wins():

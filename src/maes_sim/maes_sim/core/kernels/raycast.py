@@ -24,16 +24,14 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
   grazes it at a point: it goes on into the diagonal tile, and the grazed tiles are not marked.
   The map's outer corners are such seams (outside is wall).
 * Bodies (optional): discs of radius ``body_radius`` centred at ``bodies`` (K, 2), the robots.
-  A ray stops at the first point of a disc it meets, when that is nearer than the first wall:
-  parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with ``e = centre - origin``, ``b = d . e``,
-  ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of ``|o + t d - c| = r``, in this
-  cancellation-free form, evaluated in exactly this order). Only discs ahead of the ray
-  (``b > 0``) with the origin strictly outside (``cc > 0``) count, so a robot never sees its
-  own body (its rays start at its centre). A wall at the same distance as a body wins. Such a
-  ray has ``hit`` True and its range the distance to the disc; it marks the tiles it crossed up
-  to that point (the tile holding the point included) as explored and OPEN, and nothing SOLID:
-  a robot is not a wall, and a map built from a moving robot's returns would keep a ghost
-  obstacle. Tiles behind the body are not reached (its shadow).
+  A ray's *range* stops at the first point of a disc it meets, when that is nearer than the
+  first wall: parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with ``e = centre - origin``,
+  ``b = d . e``, ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of ``|o + t d - c| = r``, in
+  this cancellation-free form, evaluated in exactly this order); ``hit`` is then True. Only
+  discs ahead of the ray (``b > 0``) with the origin strictly outside (``cc > 0``) count, so a
+  robot never sees its own body (its rays start at its centre). Bodies change the ranges only:
+  the marking below follows the walls alone, as if the bodies were not there (MAES 2.0's
+  exploration and SLAM; see docs/maes2_fidelity.md, "Robots in the scan").
 * Marking (optional, in the same traversal): every tile the ray reached, up to and including the
   hit tile(s), gets ``explored_tick[iy, ix] = tick``; in the robot's SLAM map ``slam[m]`` (``m =
   slam_index[i]``, -1 = skip) crossed tiles become OPEN unless already SOLID and hit tiles become
@@ -193,7 +191,8 @@ def cast_rays(
     >>> hit
     array([[ True,  True,  True,  True]])
 
-    A second robot 1.5 tiles ahead (radius 0.3) stops the forward ray at 1.2:
+    A second robot 1.5 tiles ahead (radius 0.3) stops the forward ray at 1.2 (marking still
+    follows the walls only):
 
     >>> two = np.array([[1.5, 2.5], [3.0, 2.5]])
     >>> walls = np.zeros((5, 5), dtype=bool)
@@ -369,8 +368,7 @@ def _trace_robot(
             dx = 0.0
         if abs(dy) < AXIS_SNAP:
             dy = 0.0
-        limit = max_range
-        body_hit = False
+        body_t = math.inf
         for q in range(n_near):
             j = near[q]
             ex = bodies[j, 0] - ox
@@ -384,9 +382,8 @@ def _trace_robot(
             if disc < 0.0:
                 continue
             tb = cc / (bb + math.sqrt(disc))
-            if tb <= limit:
-                limit = tb
-                body_hit = True
+            if tb < body_t:
+                body_t = tb
         # Boundary crossings along each axis: the first at (distance to it) * (1 / |d|), each
         # next one a further 1 / |d| on (sx = 0 and t = inf on an axis the ray runs along).
         sx = 0
@@ -415,12 +412,12 @@ def _trace_robot(
         ix = x0
         iy = y0
         cell = origin
-        rng = limit
-        is_hit = body_hit
+        rng = max_range
+        is_hit = False
         while True:
             # The current tile is open, in the map and marked: advance to the next one.
             t = min(tx, ty)
-            if t > limit:
+            if t > max_range:
                 break
             if tx == ty:
                 # Exactly through a corner: blocked when both side tiles are walls (a closed
@@ -465,6 +462,9 @@ def _trace_robot(
             ef[cell] = tick
             if sf[so + cell] == _UNKNOWN:
                 sf[so + cell] = _OPEN
+        if body_t <= max_range and body_t < rng:  # a robot nearer than any wall: range only
+            rng = body_t
+            is_hit = True
         ranges[i, k] = rng
         hit[i, k] = is_hit
 

@@ -126,8 +126,8 @@ def trace_rays_reference(
     dy = np.where(np.abs(dy) < AXIS_SNAP, 0.0, dy)
     m = np.repeat(slam_index, r) if slam is not None else None
     mark = _Marker(walls, explored_tick, tick, slam, m)
-    limit, hit = _body_limits(ox, oy, dx, dy, bodies, body_radius, float(max_range))
-    ranges = limit.copy()
+    ranges = np.full(n * r, float(max_range))
+    hit = np.zeros(n * r, dtype=bool)
 
     ix = np.floor(ox).astype(np.int64)
     iy = np.floor(oy).astype(np.int64)
@@ -143,7 +143,7 @@ def trace_rays_reference(
     act = rays[~start_wall]
     while act.size:
         t = np.minimum(tx[act], ty[act])
-        go = t <= limit[act]
+        go = t <= max_range
         act, t = act[go], t[go]
         txa, tya = tx[act], ty[act]
         corner = txa == tya
@@ -173,14 +173,18 @@ def trace_rays_reference(
         mark(b, ix[b], iy[b], SOLID)
         act = act[~blocked]
         mark(act, ix[act], iy[act], OPEN)
+    # Bodies shorten the ranges only (marking followed the walls alone).
+    body_t = _body_distances(ox, oy, dx, dy, bodies, body_radius)
+    nearer = (body_t <= max_range) & (body_t < ranges)
+    ranges[nearer] = body_t[nearer]
+    hit[nearer] = True
     return ranges.reshape(n, r), hit.reshape(n, r)
 
 
-def _body_limits(ox, oy, dx, dy, bodies, body_radius, max_range):
-    """Per ray: where it stops at the nearest body (else ``max_range``) and whether it does."""
-    limit = np.full(ox.shape, max_range)
+def _body_distances(ox, oy, dx, dy, bodies, body_radius):
+    """Per ray: the parameter of its first point on a body's disc, inf when none."""
     if bodies is None or len(bodies) == 0:
-        return limit, np.zeros(ox.shape, dtype=bool)
+        return np.full(ox.shape, np.inf)
     r2 = float(body_radius) * float(body_radius)
     ex = bodies[None, :, 0] - ox[:, None]  # (rays, K)
     ey = bodies[None, :, 1] - oy[:, None]
@@ -191,10 +195,7 @@ def _body_limits(ox, oy, dx, dy, bodies, body_radius, max_range):
     ok = (bb > 0.0) & (cc > 0.0) & (disc >= 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         tb = np.where(ok, cc / (bb + np.sqrt(np.where(ok, disc, 0.0))), np.inf)
-    nearest = tb.min(axis=1)
-    hit = nearest <= max_range
-    limit[hit] = nearest[hit]
-    return limit, hit
+    return tb.min(axis=1)
 
 
 def _segment_walk(walls: np.ndarray, a: np.ndarray, b: np.ndarray, stop_at_wall: bool):
