@@ -39,7 +39,7 @@ from .comms import (
 from .config import SimConfig
 from .config_schema import check_slam_memory
 from .grid import grid_offset
-from .kernels import cast_rays, visible_pairs, wall_sums
+from .kernels import cast_rays, stop_rays_at_bodies, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -192,6 +192,39 @@ class Simulation:
     def grid_positions(self) -> np.ndarray:
         """True positions (N, 2) in grid coordinates (see :mod:`grid`)."""
         return self._motion.positions.copy()
+
+    @property
+    def lidar_ranges(self) -> np.ndarray:
+        """This tick's lidar ranges (N, R) in tiles: walls and, with ``lidar.robots_block_rays``
+        (the default), other robots' bodies stop the rays; no return = the lidar's range.
+
+        Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
+        applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
+        scan is read, so a run nobody reads scans from does not pay for them.
+        """
+        return self._lidar()[0]
+
+    @property
+    def lidar_hits(self) -> np.ndarray:
+        """Whether each ray of :attr:`lidar_ranges` hit a wall or a robot (N, R)."""
+        return self._lidar()[1]
+
+    def _lidar(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._scan is None:
+            if self.config.lidar.robots_block_rays and self.n_robots > 1:
+                pos = self._motion.positions
+                self._scan = stop_rays_at_bodies(
+                    self._wall_ranges,
+                    self._wall_hits,
+                    pos,
+                    self._motion.headings,
+                    self.config.robot_constraints.slam_raytrace_range,
+                    pos,
+                    self.radius,
+                )
+            else:
+                self._scan = (self._wall_ranges, self._wall_hits)
+        return self._scan
 
     @property
     def velocities(self) -> np.ndarray:
@@ -487,7 +520,7 @@ class Simulation:
         rc = self.config.robot_constraints
         pos = self._motion.positions
         slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
-        self.lidar_ranges, self.lidar_hits = cast_rays(
+        self._wall_ranges, self._wall_hits = cast_rays(
             self.walls,
             pos,
             self._motion.headings,
@@ -497,13 +530,11 @@ class Simulation:
             tick=self.tick,
             slam=self.slam.maps if slam_due else None,
             slam_index=slam_index,
-            # other robots stop rays (their own disc holds the origin: never seen)
-            bodies=pos if self.config.lidar.robots_block_rays else None,
-            body_radius=self.radius,
             # serial: the targets are per core, and on a busy 2-core machine numba's thread
             # pool adds milliseconds of waiting
             parallel=False,
         )
+        self._scan = None  # the robots' bodies are applied when a scan is read
         if slam_due:
             self.slam.redraw_offsets(self.rng)
         if mark:

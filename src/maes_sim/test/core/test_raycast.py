@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_sim.core.grid import OPEN, SOLID, UNKNOWN
-from maes_sim.core.kernels import cast_rays, ray_directions, trace_rays
+from maes_sim.core.kernels import cast_rays, ray_directions, stop_rays_at_bodies, trace_rays
 from maes_sim.core.kernels.reference import trace_rays_reference
 
 DIAG = np.array([1.0, 1.0]) / math.sqrt(2.0)  # both components equal: exactly through corners
@@ -493,7 +493,9 @@ def test_a_body_ahead_stops_the_ray_at_its_disc():
     two = np.array([[1.5, 2.5], [3.0, 2.5]])
     ranges, hit = cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4, bodies=two, body_radius=0.3)
     assert math.isclose(ranges[0, 2], 1.2, rel_tol=1e-12) and hit[0, 2]  # 3.0 - 0.3 - 1.5
-    assert math.isclose(ranges[1, 0], 1.2, rel_tol=1e-12) and hit[1, 0]  # the other one looking back sees the first
+    assert (
+        math.isclose(ranges[1, 0], 1.2, rel_tol=1e-12) and hit[1, 0]
+    )  # the other one looking back sees the first
     np.testing.assert_array_equal(ranges[0, [0, 1, 3]], [1.5, 2.5, 2.5])  # the map edges
 
 
@@ -601,6 +603,12 @@ def test_bodies_change_rays_on_a_crowded_map_and_parallel_equals_serial():
     assert (serial[0] < plain[0]).sum() > 100  # many rays stop at robots
     assert (serial[0] <= plain[0]).all()
     assert serial[0].tobytes() == par[0].tobytes()
+    # the kernel skips (ray, body) pairs by angle and distance: the reference tries them all
+    want = trace_rays_reference(
+        walls, origins + 0.0, ray_directions(headings, 180), 7.0, bodies=origins, body_radius=0.3
+    )
+    assert serial[0].tobytes() == want[0].tobytes()
+    np.testing.assert_array_equal(serial[1], want[1])
 
 
 @pytest.mark.parametrize(
@@ -616,3 +624,22 @@ def test_bodies_change_rays_on_a_crowded_map_and_parallel_equals_serial():
 def test_bad_bodies_raise_naming_the_argument(kwargs, error, match):
     with pytest.raises(error, match=match):
         cast_rays(np.zeros((3, 3), bool), np.array([[1.5, 1.5]]), np.zeros(1), 2.0, **kwargs)
+
+
+def test_stop_rays_at_bodies_after_the_walls_equals_cast_rays_with_bodies():
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        walls, origins, headings = random_case(rng, n=12, size=16, fill=0.2)
+        radius = float(rng.choice([0.3, 0.5, rng.uniform(0.0, 2.0)]))
+        explored = [np.zeros(walls.shape, np.int32) for _ in range(2)]
+        together = cast_rays(walls, origins, headings, 7.0, explored_tick=explored[0], tick=1,
+                             bodies=origins, body_radius=radius)  # fmt: skip
+        plain = cast_rays(walls, origins, headings, 7.0, explored_tick=explored[1], tick=1)
+        apart = stop_rays_at_bodies(*plain, origins, headings, 7.0, origins, radius)
+        assert together[0].tobytes() == apart[0].tobytes()
+        np.testing.assert_array_equal(together[1], apart[1])
+        np.testing.assert_array_equal(explored[0], explored[1])  # bodies never change marks
+        # bodies not the origins (no own-body shortcut; one more body far away): same again
+        others = np.vstack([origins, [[500.0, 500.0]]])
+        again = stop_rays_at_bodies(*plain, origins, headings, 7.0, others, radius)
+        assert again[0].tobytes() == apart[0].tobytes()

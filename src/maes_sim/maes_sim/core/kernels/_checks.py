@@ -127,23 +127,13 @@ def _check_inplace(name: str, arr: np.ndarray, dtype: type, shape: tuple[int, ..
         raise ValueError(f"{name} must be C-contiguous and writeable (it is updated in place)")
 
 
-def check_bodies(
-    bodies: np.ndarray | None, radius: float, reach: float
-) -> tuple[np.ndarray, float, float]:
-    """Check the ray-stopping discs; returns (centres (K, 2), radius**2, squared search radius).
-
-    ``reach`` is the farthest a ray goes (``max_range`` times the longest direction); a body
-    farther than ``reach + radius`` cannot be hit, and the kernel skips it. The search radius
-    carries a relative margin of 1e-9 so that skipping never changes a result. No bodies: an
-    empty (0, 2) array.
-    """
+def check_bodies(bodies: np.ndarray | None, radius: float) -> tuple[np.ndarray, float]:
+    """Check the ray-stopping discs; returns (centres (K, 2) float64, radius); no bodies: (0, 2)."""
     if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
         raise TypeError(f"body_radius must be a number, got {radius!r}")
     r = float(radius)
     if not math.isfinite(r) or r < 0.0:
         raise ValueError(f"body_radius must be finite and >= 0, got {radius!r}")
     if bodies is None:
-        return np.empty((0, 2), dtype=np.float64), r * r, 0.0
-    centres = check_points("bodies", bodies)
-    search = (reach + r) * (1.0 + 1e-9) + 1e-9
-    return centres, r * r, search * search
+        return np.empty((0, 2), dtype=np.float64), r
+    return check_points("bodies", bodies), r

@@ -24,14 +24,15 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
   grazes it at a point: it goes on into the diagonal tile, and the grazed tiles are not marked.
   The map's outer corners are such seams (outside is wall).
 * Bodies (optional): discs of radius ``body_radius`` centred at ``bodies`` (K, 2), the robots.
-  A ray's *range* stops at the first point of a disc it meets, when that is nearer than the
-  first wall: parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with ``e = centre - origin``,
-  ``b = d . e``, ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of ``|o + t d - c| = r``, in
-  this cancellation-free form, evaluated in exactly this order); ``hit`` is then True. Only
-  discs ahead of the ray (``b > 0``) with the origin strictly outside (``cc > 0``) count, so a
-  robot never sees its own body (its rays start at its centre). Bodies change the ranges only:
-  the marking below follows the walls alone, as if the bodies were not there (MAES 2.0's
-  exploration and SLAM; see docs/maes2_fidelity.md, "Robots in the scan").
+  After the traversal, a ray's *range* is shortened to the first point of a disc it meets, when
+  that is nearer than its wall: parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with
+  ``e = centre - origin``, ``b = d . e``, ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of
+  ``|o + t d - c| = r``, in this cancellation-free form, evaluated in exactly this order), if
+  ``t <= max_range``; ``hit`` is then True. Only discs ahead of the ray (``b > 0``) with the
+  origin strictly outside (``cc > 0``) count, so a robot never sees its own body (its rays start
+  at its centre). Bodies change the ranges only: the marking below follows the walls alone, as
+  if the bodies were not there (MAES 2.0's exploration and SLAM; docs/maes2_fidelity.md,
+  "Robots in the scan"). :func:`stop_rays_at_bodies` applies bodies to ranges already cast.
 * Marking (optional, in the same traversal): every tile the ray reached, up to and including the
   hit tile(s), gets ``explored_tick[iy, ix] = tick``; in the robot's SLAM map ``slam[m]`` (``m =
   slam_index[i]``, -1 = skip) crossed tiles become OPEN unless already SOLID and hit tiles become
@@ -56,7 +57,14 @@ from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import AXIS_SNAP
 
-__all__ = ["cast_rays", "ray_angle_offsets", "ray_directions", "rotate", "trace_rays"]
+__all__ = [
+    "cast_rays",
+    "ray_angle_offsets",
+    "ray_directions",
+    "rotate",
+    "stop_rays_at_bodies",
+    "trace_rays",
+]
 
 _UNKNOWN = int(UNKNOWN)  # plain ints: compile-time constants in the kernel
 _OPEN = int(OPEN)
@@ -202,13 +210,62 @@ def cast_rays(
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
     base = _ray_fan(_checks.check_n_rays(n_rays))
+    _checks.check_bodies(bodies, body_radius)  # before any marking
+    rot = _rotations(headings)
+    ranges, hit = _trace(
+        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
+    )
+    if bodies is not None:
+        _stop(origins, rot, base, float(max_range), bodies, body_radius, True, ranges, hit)
+    return ranges, hit
+
+
+def _rotations(headings: np.ndarray) -> np.ndarray:
+    """(cos, sin) (N, 2) of checked headings, as the kernels rotate the ray fan by them."""
     rot = np.empty((headings.shape[0], 2))
     np.cos(headings, out=rot[:, 0])
     np.sin(headings, out=rot[:, 1])
-    return _trace(
-        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index,
-        bodies, body_radius, 1.0, parallel,
-    )  # fmt: skip
+    return rot
+
+
+def stop_rays_at_bodies(
+    ranges: np.ndarray,
+    hit: np.ndarray,
+    origins: np.ndarray,
+    headings: np.ndarray,
+    max_range: float,
+    bodies: np.ndarray,
+    body_radius: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges and hits of :func:`cast_rays` (without bodies) with ``bodies`` stopping rays.
+
+    ``cast_rays(..., bodies=b, body_radius=r)`` equals ``stop_rays_at_bodies(*cast_rays(...),
+    origins, headings, max_range, b, r)`` bit for bit; apart, the wall traversal (and its
+    marking) can run every tick and the bodies only when someone reads the ranges. ``ranges``
+    (N, R) and ``hit`` (N, R) are not modified; new arrays are returned.
+
+    Examples
+    --------
+    >>> two = np.array([[1.5, 2.5], [3.0, 2.5]])
+    >>> walls = np.zeros((5, 5), dtype=bool)
+    >>> plain = cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4)
+    >>> stop_rays_at_bodies(*plain, two, np.zeros(2), 7.0, two, 0.3)[0][0]
+    array([1.5, 2.5, 1.2, 2.5])
+    """
+    origins = _checks.check_points("origins", origins)
+    headings = _checks.check_vector("headings", headings, origins.shape[0])
+    max_range = _checks.check_max_range(max_range)
+    r = np.asarray(ranges)
+    if r.ndim != 2 or r.shape[0] != origins.shape[0] or np.shape(hit) != r.shape:
+        raise ValueError(
+            f"ranges and hit must both have shape ({origins.shape[0]}, R), got {r.shape} and "
+            f"{np.shape(hit)}"
+        )
+    out_r = np.array(r, dtype=np.float64, copy=True)
+    out_h = np.array(hit, dtype=np.bool_, copy=True)
+    base = _ray_fan(_checks.check_n_rays(r.shape[1]))
+    _stop(origins, _rotations(headings), base, max_range, bodies, body_radius, True, out_r, out_h)
+    return out_r, out_h
 
 
 def trace_rays(
@@ -241,23 +298,37 @@ def trace_rays(
     """
     origins = _checks.check_points("origins", origins)
     directions = _checks.check_directions(directions, origins.shape[0])
+    _checks.check_bodies(bodies, body_radius)  # before any marking
     rot = np.zeros((origins.shape[0], 2))
     rot[:, 0] = 1.0  # the identity rotation leaves every direction bit-identical
-    longest = float(np.sqrt((directions**2).sum(axis=-1)).max()) if directions.size else 1.0
-    return _trace(
-        walls, origins, rot, directions, max_range, explored_tick, tick, slam, slam_index,
-        bodies, body_radius, longest, parallel,
+    ranges, hit = _trace(
+        walls, origins, rot, directions, max_range, explored_tick, tick, slam, slam_index, parallel
+    )
+    if bodies is not None:
+        _stop(origins, rot, directions, float(max_range), bodies, body_radius, False, ranges, hit)
+    return ranges, hit
+
+
+def _stop(origins, rot, base, max_range, bodies, body_radius, fan, ranges, hit):
+    """Check the bodies and shorten ``ranges``/``hit`` in place (``fan``: unit rays of
+    :func:`cast_rays`, which allow skipping by angle and distance)."""
+    bodies, radius = _checks.check_bodies(bodies, body_radius)
+    if fan:
+        reach = max_range
+    else:  # range is in units of the direction's length
+        reach = max_range * float(np.sqrt((base**2).sum(axis=-1)).max()) if base.size else 0.0
+    search = (reach + radius) * (1.0 + 1e-9) + 1e-9
+    same = bodies.shape == origins.shape and bool(np.array_equal(bodies, origins))
+    _stop_at_bodies(
+        origins, rot, base, max_range, bodies, radius * radius, search * search, fan, same,
+        ranges, hit,
     )  # fmt: skip
 
 
-def _trace(
-    walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index,
-    bodies, body_radius, longest, parallel,
-):  # fmt: skip
+def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):
     """Check the shared arguments and run the kernel."""
     walls = _checks.check_walls(walls)
     max_range = _checks.check_max_range(max_range)
-    bodies, r2, reach2 = _checks.check_bodies(bodies, body_radius, max_range * longest)
     n, r = origins.shape[0], base.shape[1]
     explored_tick, tick, slam, slam_index = _checks.check_marking(
         walls.shape, n, explored_tick, tick, slam, slam_index
@@ -291,9 +362,6 @@ def _trace(
             slam_maps,
             index,
             which,
-            bodies,
-            r2,
-            reach2,
             ranges,
             hit,
         )
@@ -315,10 +383,7 @@ def _scratch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
 
 
 @njit(**JIT_OPTIONS)
-def _trace_robot(
-    walls, origins, rot, base, max_range, explored, tick, slam, m, bodies, r2, reach2, ranges,
-    hit, i,
-):  # fmt: skip
+def _trace_robot(walls, origins, rot, base, max_range, explored, tick, slam, m, ranges, hit, i):
     """All rays of robot ``i``, marking ``explored`` and SLAM map ``slam[m]``."""
     # One flat function on purpose: helper calls (even numba-inlined) for the wall tests and the
     # marking made this loop 2-3x slower, so both are written out by hand. Tiles are addressed
@@ -346,16 +411,6 @@ def _trace_robot(
         return
     if sf[so + origin] == _UNKNOWN:
         sf[so + origin] = _OPEN
-    # Bodies that a ray of this robot could reach: within reach, the origin outside the disc.
-    near = np.empty(bodies.shape[0], dtype=np.int64)
-    n_near = 0
-    for j in range(bodies.shape[0]):
-        ex = bodies[j, 0] - ox
-        ey = bodies[j, 1] - oy
-        d2 = ex * ex + ey * ey
-        if d2 <= reach2 and d2 - r2 > 0.0:
-            near[n_near] = j
-            n_near += 1
     c = rot[i, 0]
     s = rot[i, 1]
     b = i * (base.shape[0] > 1)  # same ray set for every robot when base has one row
@@ -368,22 +423,6 @@ def _trace_robot(
             dx = 0.0
         if abs(dy) < AXIS_SNAP:
             dy = 0.0
-        body_t = math.inf
-        for q in range(n_near):
-            j = near[q]
-            ex = bodies[j, 0] - ox
-            ey = bodies[j, 1] - oy
-            bb = dx * ex + dy * ey
-            if bb <= 0.0:
-                continue
-            cc = ex * ex + ey * ey - r2
-            aa = dx * dx + dy * dy
-            disc = bb * bb - aa * cc
-            if disc < 0.0:
-                continue
-            tb = cc / (bb + math.sqrt(disc))
-            if tb < body_t:
-                body_t = tb
         # Boundary crossings along each axis: the first at (distance to it) * (1 / |d|), each
         # next one a further 1 / |d| on (sx = 0 and t = inf on an axis the ray runs along).
         sx = 0
@@ -462,9 +501,6 @@ def _trace_robot(
             ef[cell] = tick
             if sf[so + cell] == _UNKNOWN:
                 sf[so + cell] = _OPEN
-        if body_t <= max_range and body_t < rng:  # a robot nearer than any wall: range only
-            rng = body_t
-            is_hit = True
         ranges[i, k] = rng
         hit[i, k] = is_hit
 
@@ -473,9 +509,8 @@ def _trace_robot(
 # the Python function, so one function compiled twice with different flags would share an entry.
 @njit(**JIT_OPTIONS)
 def _trace_serial(
-    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, bodies, r2,
-    reach2, ranges, hit,
-):  # fmt: skip
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
+):
     for j in range(robots.shape[0]):
         i = robots[j]
         _trace_robot(
@@ -488,9 +523,6 @@ def _trace_serial(
             tick,
             slam,
             slam_index[i],
-            bodies,
-            r2,
-            reach2,
             ranges,
             hit,
             i,
@@ -499,9 +531,8 @@ def _trace_serial(
 
 @njit(parallel=True, **JIT_OPTIONS)
 def _trace_parallel(
-    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, bodies, r2,
-    reach2, ranges, hit,
-):  # fmt: skip
+    walls, origins, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit
+):
     # Robots are independent; concurrent writes are either the same value (explored_tick) or
     # never OPEN-vs-SOLID on one tile (see the module docstring), so the result is deterministic.
     for j in prange(robots.shape[0]):
@@ -516,10 +547,78 @@ def _trace_parallel(
             tick,
             slam,
             slam_index[i],
-            bodies,
-            r2,
-            reach2,
             ranges,
             hit,
             i,
         )
+
+
+@njit(**JIT_OPTIONS)
+def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same, ranges, hit):
+    """Shorten every robot's ranges (already traced against the walls) at the bodies' discs.
+
+    Every (ray, body) pair that can meet is evaluated with the exact formula of the module
+    docstring; pairs that cannot are skipped by conservative tests, so skipping never changes a
+    result: a body beyond ``reach`` (``reach2`` is its square, with a margin), the robot's own
+    body (``same``: ``bodies`` is ``origins``; its disc holds the origin), and for the uniform
+    fan of unit rays of :func:`cast_rays` (``fan``) a body not nearer than the ray's wall, or a
+    ray more than one ray spacing outside the body's angular extent around its bearing (bounded
+    by ``atan(r / sqrt(|e|^2 - r^2)) <= r / sqrt(|e|^2 - r^2)``).
+    """
+    n_rays = base.shape[1]
+    per_ray = n_rays / (2.0 * math.pi)
+    radius = math.sqrt(r2)
+    for i in range(origins.shape[0]):
+        if ranges[i, 0] == 0.0 and hit[i, 0] and (ranges[i] == 0.0).all():
+            continue  # origin in a wall or off the map: every range is 0
+        ox = origins[i, 0]
+        oy = origins[i, 1]
+        c = rot[i, 0]
+        s = rot[i, 1]
+        b = i * (base.shape[0] > 1)
+        for j in range(bodies.shape[0]):
+            if same and j == i:
+                continue
+            ex = bodies[j, 0] - ox
+            ey = bodies[j, 1] - oy
+            d2 = ex * ex + ey * ey
+            if d2 > reach2 or d2 - r2 <= 0.0:  # out of reach, or the origin is inside its disc
+                continue
+            k_lo = 0
+            k_hi = n_rays - 1
+            near = -1.0
+            if fan:
+                near = (math.sqrt(d2) - radius) * (
+                    1.0 - 1e-9
+                ) - 1e-12  # no unit ray meets it sooner
+                bearing = math.atan2(ey * c - ex * s, ex * c + ey * s)  # relative to the heading
+                half = radius / math.sqrt(d2 - r2)
+                k_lo = int(math.floor((bearing - half + math.pi) * per_ray)) - 1
+                k_hi = int(math.ceil((bearing + half + math.pi) * per_ray)) + 1
+                if k_hi - k_lo + 1 >= n_rays:
+                    k_lo = 0
+                    k_hi = n_rays - 1
+            cc = ex * ex + ey * ey - r2
+            for q in range(k_lo, k_hi + 1):
+                k = q % n_rays
+                if ranges[i, k] < near:
+                    continue
+                bx = base[b, k, 0]
+                by = base[b, k, 1]
+                dx = c * bx - s * by
+                dy = s * bx + c * by
+                if abs(dx) < AXIS_SNAP:
+                    dx = 0.0
+                if abs(dy) < AXIS_SNAP:
+                    dy = 0.0
+                bb = dx * ex + dy * ey
+                if bb <= 0.0:
+                    continue
+                aa = dx * dx + dy * dy
+                disc = bb * bb - aa * cc
+                if disc < 0.0:
+                    continue
+                tb = cc / (bb + math.sqrt(disc))
+                if tb <= max_range and tb < ranges[i, k]:  # nearer than its wall
+                    ranges[i, k] = tb
+                    hit[i, k] = True
