@@ -210,10 +210,18 @@ def _plot_progress(path: Path, rows: Sequence[Mapping[str, object]]) -> Path | N
     t = [r["sim_time"] for r in rows]
     fig, ax = plt.subplots(figsize=(6, 3.5), dpi=100)
     ax.plot(t, [r["exploration_percent"] for r in rows], label="exploration")
-    ax.plot(t, [r["coverage_percent"] for r in rows], label="coverage")
+    ax.plot(t, [r["coverage_percent"] for r in rows], label="coverage (MAES 2.0: 1.5-tile swath)")
+    if rows and "centre_coverage_percent" in rows[0]:
+        ax.plot(
+            t,
+            [r["centre_coverage_percent"] for r in rows],
+            label="centre coverage (tile under the robot)",
+            linestyle="--",
+        )
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("% of reachable open area")
     ax.set_ylim(0, 100)
+    ax.set_title("Exploration and coverage")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()

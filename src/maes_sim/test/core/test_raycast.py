@@ -643,3 +643,28 @@ def test_stop_rays_at_bodies_after_the_walls_equals_cast_rays_with_bodies():
         others = np.vstack([origins, [[500.0, 500.0]]])
         again = stop_rays_at_bodies(*plain, origins, headings, 7.0, others, radius)
         assert again[0].tobytes() == apart[0].tobytes()
+
+
+@pytest.mark.parametrize("heading", [0.0, math.pi / 2, -math.pi, 1e-9, math.pi - 1e-12])
+def test_bodies_behind_and_on_ray_boundaries_match_the_reference(heading):
+    # bearings at +-pi (where the ray index wraps) and exactly on and between rays
+    walls = np.zeros((12, 12), dtype=bool)
+    me = np.array([[6.0, 6.0]])
+    angles = heading + np.array([math.pi, -math.pi + 1e-12, math.pi / 90, math.pi / 180, 0.5])
+    others = me + np.stack([np.cos(angles), np.sin(angles)], axis=1) * [
+        [2.0],
+        [3.0],
+        [4.0],
+        [2.5],
+        [1.0],
+    ]
+    bodies = np.vstack([me, others])
+    origins = bodies.copy()
+    headings = np.full(len(origins), heading)
+    got = cast_rays(walls, origins, headings, 7.0, bodies=bodies, body_radius=0.3)
+    want = trace_rays_reference(
+        walls, origins + 0.0, ray_directions(headings, 180), 7.0, bodies=bodies, body_radius=0.3
+    )
+    assert got[0].tobytes() == want[0].tobytes()
+    np.testing.assert_array_equal(got[1], want[1])
+    assert (got[0][0] < 7.0).sum() >= 5  # robot 0 sees the others

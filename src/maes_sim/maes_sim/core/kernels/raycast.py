@@ -554,6 +554,27 @@ def _trace_parallel(
 
 
 @njit(**JIT_OPTIONS)
+def _approx_atan2(y, x):
+    """``atan2(y, x)`` within 3e-4 rad (a minimax polynomial; the body pass widens its ray
+    intervals by 1e-3 rad), a few times cheaper than ``math.atan2``."""
+    ax = abs(x)
+    ay = abs(y)
+    hi = max(ax, ay)
+    if hi == 0.0:
+        return 0.0
+    a = min(ax, ay) / hi
+    a2 = a * a
+    r = ((-0.0464964749 * a2 + 0.15931422) * a2 - 0.327622764) * a2 * a + a
+    if ay > ax:
+        r = 0.5 * math.pi - r
+    if x < 0.0:
+        r = math.pi - r
+    if y < 0.0:
+        r = -r
+    return r
+
+
+@njit(**JIT_OPTIONS)
 def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same, ranges, hit):
     """Shorten every robot's ranges (already traced against the walls) at the bodies' discs.
 
@@ -561,13 +582,16 @@ def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same
     docstring; pairs that cannot are skipped by conservative tests, so skipping never changes a
     result: a body beyond ``reach`` (``reach2`` is its square, with a margin), the robot's own
     body (``same``: ``bodies`` is ``origins``; its disc holds the origin), and for the uniform
-    fan of unit rays of :func:`cast_rays` (``fan``) a body not nearer than the ray's wall, or a
-    ray more than one ray spacing outside the body's angular extent around its bearing (bounded
-    by ``atan(r / sqrt(|e|^2 - r^2)) <= r / sqrt(|e|^2 - r^2)``).
+    fan of unit rays of :func:`cast_rays` (``fan``) a body not nearer than the ray's wall (or
+    than every ray's range, once the nearest bodies are done), or a ray more than 1e-3 rad
+    outside the body's angular extent around its bearing (bounded by
+    ``atan(r / sqrt(|e|^2 - r^2)) <= r / sqrt(|e|^2 - r^2)``; the bearing within 3e-4 rad).
     """
     n_rays = base.shape[1]
     per_ray = n_rays / (2.0 * math.pi)
     radius = math.sqrt(r2)
+    close2 = (radius * 2.0 + 1.5) ** 2  # the nearest bodies, which occlude most others
+    cand = np.empty(bodies.shape[0], dtype=np.int64)
     for i in range(origins.shape[0]):
         if ranges[i, 0] == 0.0 and hit[i, 0] and (ranges[i] == 0.0).all():
             continue  # origin in a wall or off the map: every range is 0
@@ -576,6 +600,10 @@ def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same
         c = rot[i, 0]
         s = rot[i, 1]
         b = i * (base.shape[0] > 1)
+        # The candidates, those within ``close2`` first: the rays they stop are then too short
+        # for most bodies behind them, which are skipped wholesale or per ray.
+        n_close = 0
+        n_cand = 0
         for j in range(bodies.shape[0]):
             if same and j == i:
                 continue
@@ -584,6 +612,25 @@ def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same
             d2 = ex * ex + ey * ey
             if d2 > reach2 or d2 - r2 <= 0.0:  # out of reach, or the origin is inside its disc
                 continue
+            if d2 <= close2:
+                cand[n_cand] = cand[n_close]
+                cand[n_close] = j
+                n_close += 1
+            else:
+                cand[n_cand] = j
+            n_cand += 1
+        longest = max_range
+        for q0 in range(n_cand):
+            j = cand[q0]
+            if q0 == n_close and fan:
+                longest = 0.0
+                for k in range(n_rays):
+                    longest = max(longest, ranges[i, k])
+            ex = bodies[j, 0] - ox
+            ey = bodies[j, 1] - oy
+            d2 = ex * ex + ey * ey
+            if fan and q0 >= n_close and math.sqrt(d2) - radius > longest * (1.0 + 1e-9) + 1e-12:
+                continue  # beyond every ray's current range
             k_lo = 0
             k_hi = n_rays - 1
             near = -1.0
@@ -591,10 +638,11 @@ def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same
                 near = (math.sqrt(d2) - radius) * (
                     1.0 - 1e-9
                 ) - 1e-12  # no unit ray meets it sooner
-                bearing = math.atan2(ey * c - ex * s, ex * c + ey * s)  # relative to the heading
+                bearing = _approx_atan2(ey * c - ex * s, ex * c + ey * s)  # rel. to the heading
                 half = radius / math.sqrt(d2 - r2)
-                k_lo = int(math.floor((bearing - half + math.pi) * per_ray)) - 1
-                k_hi = int(math.ceil((bearing + half + math.pi) * per_ray)) + 1
+                # widened by 1e-3 rad, more than the bearing's error
+                k_lo = int(math.floor((bearing - half - 1e-3 + math.pi) * per_ray))
+                k_hi = int(math.ceil((bearing + half + 1e-3 + math.pi) * per_ray))
                 if k_hi - k_lo + 1 >= n_rays:
                     k_lo = 0
                     k_hi = n_rays - 1
