@@ -1,4 +1,4 @@
-"""The shipped explorer with the built-in navigator avoids robots: collisions counted in direct mode.
+"""The shipped explorer with the built-in navigator avoids robots: collisions in direct mode.
 
 Five robots on a 20x20 building (``configs/maes2_example.yaml`` otherwise) explore for 600 ticks.
 Before the navigator yielded to robots (issue 13) they collided 167, 64 and 205 times on seeds 0,

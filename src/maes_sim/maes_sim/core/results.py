@@ -223,7 +223,7 @@ def _plot_progress(path: Path, rows: Sequence[Mapping[str, object]]) -> Path | N
     ax.set_ylim(0, 100)
     ax.set_title("Exploration and coverage")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right")
+    ax.legend(loc="center right")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
