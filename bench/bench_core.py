@@ -59,6 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         help="slam_update_interval_in_ticks (1 = every tick, the heavy default "
         "of this bench; MAES 2.0's default is 10)",
     )
+    parser.add_argument(
+        "--read-scans",
+        action="store_true",
+        help="read every tick's lidar ranges (Simulation.lidar_ranges), as the simulator node "
+        "does to publish scans: the robots' bodies are applied to the rays only then",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", str(args.threads))
 
@@ -105,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                 for i in range(n):
                     sim.broadcast(i, f"r{i} at {k}")
             sim.step()
+            if args.read_scans:
+                sim.lidar_ranges  # noqa: B018 (a property: computes the scans)
 
         warm = 12  # warm-up past a broadcast, a delivery and a SLAM merge: JIT and caches
         for k in range(warm):

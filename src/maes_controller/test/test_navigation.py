@@ -186,6 +186,45 @@ def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
     assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
 
 
+def test_a_robot_in_the_way_is_never_touched_when_yielding():
+    params = NavParams.from_config(
+        NS(
+            world=NS(tile_size=1.0),
+            map=NS(width_in_tiles=12, height_in_tiles=8),
+            robot_constraints=NS(
+                agent_relative_size=0.6, relative_move_speed=0.5, slam_position_inaccuracy=0.0
+            ),
+        )
+    )
+    other = (0.0, 0.5)
+
+    nav = Navigator(params)
+    nav.start((4.5, 0.5), now=0.0)
+    step, poses, steps = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), robots=[other])
+    gaps = [math.dist((px, py), other) for px, py, _ in poses]
+    assert step.status is NavStatus.SUCCEEDED
+    assert min(gaps) >= 2 * params.robot_radius  # never in contact
+    held = [s for s in steps if s.linear == 0.0 and s.angular == 0.0 and s.status.name == "ACTIVE"]
+    assert len(held) >= 1  # it waited before going around
+    # Without yielding it drives into the other robot (the old behaviour: contact, then
+    # recovery).
+    nav = Navigator(NavParams(**{**params.__dict__, "yield_to_robots": False}))
+    nav.start((4.5, 0.5), now=0.0)
+    _, poses, _ = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), robots=[other])
+    assert min(math.dist((px, py), other) for px, py, _ in poses) < 2 * params.robot_radius
+
+
+def test_a_robot_behind_or_beside_the_path_does_not_hold_the_move():
+    nav = Navigator(PARAMS)
+    nav.start((4.5, 0.5), now=0.0)
+    grid = grid_of(room())
+    for t in range(1, 40):  # turn towards the goal first
+        step = nav.update((-4.5, 0.5, 0.0), grid, t * DT, [(-5.4, 0.5), (-3.0, 2.5)])
+        if step.linear > 0:
+            break
+    assert step.linear > 0.0
+
+
 def test_goal_snaps_out_of_a_thin_wall_but_not_out_of_a_thick_one():
     occ = room(12, 8)
     occ[2:6, 5:9] = 100  # a 4 x 4 block

@@ -10,6 +10,7 @@ Modules
     ``navigator``       the session: :class:`Navigator`, :class:`NavParams`, :class:`NavStep`
     ``global_planner``  a route: A* on the inflated map, pruned to line-of-sight waypoints
     ``following``       following a route with the MAES motion model (rotate, then drive)
+    ``yielding``        holding a straight move while a sensed robot is in the way
     ``planning``        grid search, distance fields, traversability, line of sight
     ``costmap``         :class:`GridMap` (a ROS ``OccupancyGrid`` without ROS) and cost values
     ``inflation``       obstacle inflation into a Nav2-style costmap
@@ -29,6 +30,7 @@ Examples
 from .costmap import FREE, INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN, GridMap
 from .navigator import NavErrorCode, Navigator, NavParams, NavStep, costmap_values, goal_problem
 from .planning import Cell, distance_field, nearest_traversable, traversable_mask
+from .yielding import robot_in_the_way
 
 __all__ = [
     "FREE",
@@ -46,5 +48,6 @@ __all__ = [
     "distance_field",
     "goal_problem",
     "nearest_traversable",
+    "robot_in_the_way",
     "traversable_mask",
 ]

@@ -16,6 +16,9 @@ Behaviour (metres, seconds, radians; map frame)
       behaviour does. Recovery plans treat the other robots nearby (``robots``) as obstacles,
       so two robots meeting head-on plan around each other (the map holds only walls). Too
       many recoveries without getting closer to the goal abort.
+    * Yields to robots (``yield_to_robots``): a straight move is held while a sensed robot
+      stands in the corridor it sweeps next (:mod:`.yielding`); held for ``yield_timeout``,
+      the navigator recovers as above and plans around the robots.
     * Aborts with a Nav2 error code (:class:`NavErrorCode`) and a message on a goal outside the
       map, a goal no path reaches, no pose or no map for too long, or the goal timeout.
 """
@@ -37,6 +40,7 @@ from .following import FollowParams, FollowState, FollowStatus, follow_path
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
+from .yielding import robot_in_the_way
 
 
 class NavErrorCode(enum.IntEnum):
@@ -119,6 +123,15 @@ class NavParams:
         Nav2-style backup recovery: reverse this far (m) at this speed (m/s).
     allow_unknown : bool
         Plan through unknown cells (Nav2's global planner default).
+    yield_to_robots : bool
+        Hold a straight move while a sensed robot is in the corridor it sweeps next
+        (:func:`~.yielding.robot_in_the_way`); held long enough, the recovery replans around.
+    yield_margin, yield_lookahead : float
+        Metres (>= 0): the corridor's extra half-width beyond two radii, and how far beyond
+        contact distance it reaches ahead.
+    yield_timeout : float
+        Seconds (> 0) a move may be held before the navigator recovers (replans around the
+        robots, every second time backing up first), without waiting for ``blocked_timeout``.
 
     Examples
     --------
@@ -146,6 +159,10 @@ class NavParams:
     backup_distance: float = 0.3
     backup_speed: float = 0.5
     allow_unknown: bool = True
+    yield_to_robots: bool = True
+    yield_margin: float = 0.0
+    yield_lookahead: float = 0.0
+    yield_timeout: float = 1.0
 
     def __post_init__(self) -> None:
         positive = (
@@ -162,12 +179,15 @@ class NavParams:
             "goal_timeout",
             "input_timeout",
             "backup_speed",
+            "yield_timeout",
         )
         non_negative = (
             "inflation_radius",
             "cost_scaling_factor",
             "safety_margin",
             "backup_distance",
+            "yield_margin",
+            "yield_lookahead",
         )
         for name in positive + non_negative:
             value = getattr(self, name)
@@ -192,8 +212,9 @@ class NavParams:
 
         Robot radius ``agent_relative_size / 2``, top speeds of the MAES motion model
         (``3 * relative_move_speed`` tiles/s, ``pi * relative_move_speed`` rad/s), tolerances
-        scaled by ``tile_size``, and a goal timeout long enough to cross the map ten times.
-        ``overrides`` replace any field.
+        scaled by ``tile_size``, a goal timeout long enough to cross the map ten times, and a
+        yielding corridor widened by the SLAM position inaccuracy (the believed pose's error
+        against the sensed robots' positions). ``overrides`` replace any field.
 
         Examples
         --------
@@ -209,6 +230,7 @@ class NavParams:
         radius = rc.agent_relative_size / 2.0 * tile
         speed = 3.0 * rc.relative_move_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
+        inaccuracy = float(getattr(rc, "slam_position_inaccuracy", 0.0))
         values: dict[str, Any] = {
             "robot_radius": radius,
             "max_linear_speed": speed,
@@ -224,6 +246,8 @@ class NavParams:
             "goal_timeout": max(60.0, 10.0 * crossing),
             "backup_distance": 0.3 * tile,
             "backup_speed": 0.2 * speed,
+            "yield_margin": (0.1 + inaccuracy) * tile,
+            "yield_lookahead": 0.5 * tile,
         }
         values.update(overrides)
         return cls(**values)
@@ -529,7 +553,8 @@ class Navigator:
 
         if self._backup_until is not None:
             if now < self._backup_until:
-                return self._emit(now, -p.backup_speed, 0.0, replanned)
+                back = 0.0 if self._in_the_way(pose, -1.0) else -p.backup_speed
+                return self._emit(now, back, 0.0, replanned)
             self._backup_until = None
             failure = self._plan(pose, grid, now, avoid_robots=True)
             if failure is not None:
@@ -547,7 +572,17 @@ class Navigator:
             return self._recover(pose, grid, now)
         if cmd.state.best_remaining < self._best_remaining_at_recovery - p.goal_tolerance:
             self._consecutive_recoveries = 0  # real progress since the last recovery
-        return self._emit(now, cmd.linear, cmd.angular, replanned)
+        linear = cmd.linear
+        if linear != 0.0 and self._in_the_way(pose, linear):
+            if self._held_since is None:
+                self._held_since = now
+            if now - self._held_since >= p.yield_timeout:
+                self._held_since = None
+                return self._recover(pose, grid, now)
+            linear = 0.0  # hold, and let the other robot pass
+        else:
+            self._held_since = None
+        return self._emit(now, linear, cmd.angular, replanned)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -562,6 +597,7 @@ class Navigator:
         self._consecutive_recoveries = 0
         self._best_remaining_at_recovery = math.inf
         self._backup_until: float | None = None
+        self._held_since: float | None = None
         self._robots: list[tuple[float, float]] = []
 
     def _plan(
@@ -611,6 +647,12 @@ class Navigator:
         self._follow_state = None
         self._grid = grid
         return None
+
+    def _in_the_way(self, pose: tuple[float, float, float], direction: float) -> bool:
+        p = self.params
+        return p.yield_to_robots and robot_in_the_way(
+            pose, direction, self._robots, p.robot_radius, p.yield_margin, p.yield_lookahead
+        )
 
     def _route_clear(self, pose: tuple[float, float, float], grid: GridMap) -> bool:
         """Whether the remaining route's segments are still clear on ``grid``."""

@@ -374,6 +374,14 @@ class MotionConfig(_Section):
 
 
 @dataclass(frozen=True)
+class LidarConfig(_Section):
+    """``lidar`` (MAES-ROS): what stops the simulated lidar's rays besides walls."""
+
+    PATH: ClassVar[str] = "lidar"
+    robots_block_rays: bool = _setting(True, Bool())
+
+
+@dataclass(frozen=True)
 class StackConfig(_Section):
     """``stack`` (MAES-ROS): which SLAM and navigation serve the robots, and what one robot
     state carries (``max_tags_per_state``: the nearest tags in range, at most this many; the
@@ -388,7 +396,8 @@ class StackConfig(_Section):
 
 @dataclass(frozen=True)
 class SimConfig(_Section):
-    """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion`` and ``stack`` sections.
+    """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar`` and
+    ``stack`` sections.
 
     Examples
     --------
@@ -412,6 +421,7 @@ class SimConfig(_Section):
     map: MapConfig = field(default_factory=MapConfig, metadata=_sub(MapConfig))
     world: WorldConfig = field(default_factory=WorldConfig, metadata=_sub(WorldConfig))
     motion: MotionConfig = field(default_factory=MotionConfig, metadata=_sub(MotionConfig))
+    lidar: LidarConfig = field(default_factory=LidarConfig, metadata=_sub(LidarConfig))
     stack: StackConfig = field(default_factory=StackConfig, metadata=_sub(StackConfig))
 
     def _check_combination(self) -> None:

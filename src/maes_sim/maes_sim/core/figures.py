@@ -246,7 +246,15 @@ def plot_progress(
     t = [float(r["sim_time"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100, layout="constrained")
     ax.plot(t, [r["exploration_percent"] for r in rows], color="C0", label="exploration")
-    ax.plot(t, [r["coverage_percent"] for r in rows], color="C1", label="coverage")
+    ax.plot(t, [r["coverage_percent"] for r in rows], color="C1", label="coverage (MAES 2.0)")
+    if rows and "centre_coverage_percent" in rows[0]:
+        ax.plot(
+            t,
+            [r["centre_coverage_percent"] for r in rows],
+            color="C1",
+            ls=":",
+            label="centre coverage (tile under the robot)",
+        )
     goal_e, goal_c = end_criteria.get("exploration_percent"), end_criteria.get("coverage_percent")
     if goal_e is not None:
         ax.axhline(goal_e, color="C0", ls="--", lw=1, label=f"end: exploration {goal_e:g} %")

@@ -3,10 +3,18 @@
 Definitions (MAES 2.0's measures on a tile grid):
 
 * **explored**: a tile reached by any robot's lidar ray (the hit tile included), at any time.
-* **covered**: a tile under a robot's footprint: the tile holding the robot's centre and every
-  tile whose centre lies within the robot's radius of it.
+* **coverage** (MAES 2.0's, its ``CoverageCalculator``): each tile is 2 x 2 *mini-tiles* of half
+  a tile (MAES's SLAM resolution). Every tick a robot covers the 3 x 3 mini-tiles around the
+  mini-tile holding its centre (1.5 x 1.5 tiles; MAES marks all of them "regardless of distance
+  from the robot"), those of open tiles only. ``coverage_percent`` is covered mini-tiles over
+  the mini-tiles of the reachable area; ``covered_tiles`` is that area in tiles (mini-tiles / 4).
+* **centre coverage** (MAES-ROS before issue 13, kept as ``centre_coverage_percent`` and
+  ``centre_covered_tiles``): the tile holding the robot's centre and every tile whose centre
+  lies within the robot's radius of it. On the same paths MAES's coverage is about 1.5 times
+  larger (a 1.5-tile swath instead of one tile).
 * Percentages are of the *reachable open area*: the open tiles connected to the robots' spawn
-  tiles. Walls and unreachable pockets never count, so 100 % is always attainable.
+  tiles. Walls and unreachable pockets never count, so 100 % is always attainable (MAES counts
+  every open mini-tile instead, reachable or not).
 * Recency heatmaps hold the last tick a tile was explored/covered (-1: never). A tile is "cold"
   ``ticks_before_*_heatmap_cold`` ticks after that.
 """
@@ -33,6 +41,9 @@ SNAPSHOT_COLUMNS = (
     "broadcasts_sent",
     "broadcasts_delivered",
     "tags_deposited",
+    "covered_minitiles",
+    "centre_coverage_percent",
+    "centre_covered_tiles",
 )
 
 
@@ -53,6 +64,22 @@ def _mark_covered_py(covered_tick, positions, radius, tick):
 
 
 _mark_covered = njit(cache=True)(_mark_covered_py)
+
+
+def _mark_minitiles_py(mini_tick, allowed, positions, tick):
+    # MAES's CoverageCalculator.UpdateRobotCoverage: the 3 x 3 mini-tiles around the one
+    # holding the robot's centre, each of an allowed (reachable open) tile.
+    h2, w2 = mini_tick.shape
+    for n in range(positions.shape[0]):
+        mx = int(np.floor(2.0 * positions[n, 0]))
+        my = int(np.floor(2.0 * positions[n, 1]))
+        for iy in range(my - 1, my + 2):
+            for ix in range(mx - 1, mx + 2):
+                if 0 <= ix < w2 and 0 <= iy < h2 and allowed[iy // 2, ix // 2]:
+                    mini_tick[iy, ix] = tick
+
+
+_mark_minitiles = njit(cache=True)(_mark_minitiles_py)
 
 
 def _count_reached_py(last_tick, reachable):
@@ -85,10 +112,12 @@ class Metrics:
     n_robots: int
     explored_tick: np.ndarray = field(init=False)
     covered_tick: np.ndarray = field(init=False)
+    mini_covered_tick: np.ndarray = field(init=False)
     distance: np.ndarray = field(init=False)
     collisions: np.ndarray = field(init=False)
     explored_count: int = field(init=False, default=0)
     covered_count: int = field(init=False, default=0)
+    mini_covered_count: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         if self.reachable.ndim != 2 or self.reachable.dtype != bool:
@@ -99,6 +128,8 @@ class Metrics:
         self.reachable_count = int(self.reachable.sum())
         self.explored_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
         self.covered_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
+        h, w = self.reachable.shape
+        self.mini_covered_tick = np.full((2 * h, 2 * w), -1, dtype=np.int32)
         self.distance = np.zeros(self.n_robots, dtype=np.float64)
         self.collisions = np.zeros(self.n_robots, dtype=np.int64)
 
@@ -106,6 +137,8 @@ class Metrics:
         """Recount explored and covered reachable tiles (after in-place marking)."""
         self.explored_count = int(_count_reached(self.explored_tick, self.reachable))
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
+        # only reachable mini-tiles are ever marked
+        self.mini_covered_count = int(np.count_nonzero(self.mini_covered_tick >= 0))
 
     @property
     def exploration_percent(self) -> float:
@@ -114,17 +147,36 @@ class Metrics:
 
     @property
     def coverage_percent(self) -> float:
-        """Covered share of the reachable open area, 0..100."""
+        """MAES 2.0's coverage: covered share of the reachable mini-tiles, 0..100."""
+        return 100.0 * self.mini_covered_count / max(4 * self.reachable_count, 1)
+
+    @property
+    def centre_coverage_percent(self) -> float:
+        """Share of the reachable tiles that were under a robot's centre (or disc), 0..100."""
         return 100.0 * self.covered_count / max(self.reachable_count, 1)
 
     def mark_covered(self, positions: np.ndarray, radius: float, tick: int) -> None:
-        """Mark the tiles under robot footprints at ``positions`` (N, 2) grid coords."""
-        _mark_covered(
-            self.covered_tick,
-            np.ascontiguousarray(positions, dtype=np.float64),
-            float(radius),
-            np.int32(tick),
-        )
+        """Mark both coverages at robot positions ``positions`` (N, 2), grid coordinates.
+
+        Examples
+        --------
+        A robot at (1.3, 1.3) on an open 4 x 4 map: its mini-tile is (2, 2), so mini-tiles 1..3
+        along both axes are covered (9 of 64), and the centre tile (1, 1) (1 of 16):
+
+        >>> m = Metrics(np.ones((4, 4), dtype=bool), 1)
+        >>> m.mark_covered(np.array([[1.3, 1.3]]), 0.3, 0)
+        >>> m.refresh_counts()
+        >>> m.coverage_percent, m.centre_coverage_percent
+        (14.0625, 6.25)
+        """
+        pos = np.ascontiguousarray(positions, dtype=np.float64)
+        _mark_covered(self.covered_tick, pos, float(radius), np.int32(tick))
+        _mark_minitiles(self.mini_covered_tick, self.reachable, pos, np.int32(tick))
+
+    def tile_covered_tick(self) -> np.ndarray:
+        """Per tile (H, W) int32, the last tick any of its mini-tiles was covered (-1: never)."""
+        h, w = self.covered_tick.shape
+        return self.mini_covered_tick.reshape(h, 2, w, 2).max(axis=(1, 3))
 
     def heatmap(self, which: str, tick: int, cold_after: int) -> np.ndarray:
         """Recency heatmap (H, W) float32: 1 just now, falling linearly to 0 when cold,
@@ -137,7 +189,11 @@ class Metrics:
         >>> m.heatmap("exploration", 10, 20).tolist()
         [[-1.0, 1.0, 0.5]]
         """
-        last = {"exploration": self.explored_tick, "coverage": self.covered_tick}[which]
+        if which == "coverage":  # a tile's latest coverage is that of its latest mini-tile
+            h, w = self.reachable.shape
+            last = self.tile_covered_tick()
+        else:
+            last = {"exploration": self.explored_tick}[which]
         age = (tick - last).astype(np.float32)
         hot = np.clip(1.0 - age / float(max(cold_after, 1)), 0.0, 1.0)
         return np.where(last >= 0, hot, np.float32(-1.0)).astype(np.float32)
@@ -154,8 +210,10 @@ def snapshot_row(
 ) -> dict[str, float | int]:
     """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`.
 
-    Counts are in tiles (the grid's unit); ``distance_travelled_m``, all robots' path lengths
-    summed, is in metres (``tile_size`` metres per tile), like every ``*_m`` value in results.
+    Counts are in tiles (the grid's unit; ``covered_tiles`` is the covered area, in quarter
+    tiles, ``covered_minitiles`` the count MAES keeps); ``distance_travelled_m``, all robots'
+    path lengths summed, is in metres (``tile_size`` metres per tile), like every ``*_m`` value
+    in results.
     """
     return {
         "tick": int(tick),
@@ -163,11 +221,14 @@ def snapshot_row(
         "exploration_percent": round(metrics.exploration_percent, 4),
         "coverage_percent": round(metrics.coverage_percent, 4),
         "explored_tiles": metrics.explored_count,
-        "covered_tiles": metrics.covered_count,
+        "covered_tiles": metrics.mini_covered_count / 4.0,
         "reachable_tiles": metrics.reachable_count,
         "distance_travelled_m": round(float(metrics.distance.sum()) * tile_size, 6),
         "collisions": int(metrics.collisions.sum()),
         "broadcasts_sent": int(broadcasts_sent),
         "broadcasts_delivered": int(broadcasts_delivered),
         "tags_deposited": int(tags_deposited),
+        "covered_minitiles": metrics.mini_covered_count,
+        "centre_coverage_percent": round(metrics.centre_coverage_percent, 4),
+        "centre_covered_tiles": metrics.covered_count,
     }

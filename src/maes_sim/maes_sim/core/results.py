@@ -231,7 +231,8 @@ def _write_pictures(sim, out: Path) -> None:
     trail = sim.trail
     for name, what, last in (
         ("exploration", "explored", metrics.explored_tick),
-        ("coverage", "covered", metrics.covered_tick),
+        # MAES 2.0's coverage is counted on half-tile mini-tiles: a tile shows its latest one
+        ("coverage", "covered", metrics.tile_covered_tick()),
     ):
         figures.plot_recency_map(
             out / f"{name}.png",

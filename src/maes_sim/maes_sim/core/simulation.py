@@ -12,7 +12,8 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
 1. communication links from the positions at tick ``t`` (the moment messages were sent); a
    failing signal function raises here, before anything has changed;
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
-3. lidar from the new poses: exploration marked every tick, SLAM maps on update ticks;
+3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
+   off): exploration marked every tick, SLAM maps on update ticks;
 4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
@@ -33,7 +34,7 @@ from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
 from .config_schema import check_slam_memory
 from .grid import grid_offset
-from .kernels import cast_rays, visible_pairs, wall_sums
+from .kernels import cast_rays, stop_rays_at_bodies, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -194,6 +195,39 @@ class Simulation:
         return self._motion.positions.copy()
 
     @property
+    def lidar_ranges(self) -> np.ndarray:
+        """This tick's lidar ranges (N, R) in tiles: walls and, with ``lidar.robots_block_rays``
+        (the default), other robots' bodies stop the rays; no return = the lidar's range.
+
+        Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
+        applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
+        scan is read, so a run nobody reads scans from does not pay for them.
+        """
+        return self._lidar()[0]
+
+    @property
+    def lidar_hits(self) -> np.ndarray:
+        """Whether each ray of :attr:`lidar_ranges` hit a wall or a robot (N, R)."""
+        return self._lidar()[1]
+
+    def _lidar(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._scan is None:
+            if self.config.lidar.robots_block_rays and self.n_robots > 1:
+                pos = self._motion.positions
+                self._scan = stop_rays_at_bodies(
+                    self._wall_ranges,
+                    self._wall_hits,
+                    pos,
+                    self._motion.headings,
+                    self.config.robot_constraints.slam_raytrace_range,
+                    pos,
+                    self.radius,
+                )
+            else:
+                self._scan = (self._wall_ranges, self._wall_hits)
+        return self._scan
+
+    @property
     def velocities(self) -> np.ndarray:
         """Current (linear tiles/s, angular rad/s) of every robot, shape (N, 2)."""
         return np.stack([self._motion.linear, self._motion.angular], axis=1)
@@ -229,7 +263,8 @@ class Simulation:
 
     @property
     def coverage_percent(self) -> float:
-        """Share of the reachable open area driven over, 0..100."""
+        """MAES 2.0's coverage: share of the reachable area's half-tile mini-tiles within the
+        3 x 3 mini-tiles around a robot at some tick, 0..100 (see :mod:`.metrics`)."""
         return self.metrics.coverage_percent
 
     @property
@@ -488,7 +523,7 @@ class Simulation:
         rc = self.config.robot_constraints
         pos = self._motion.positions
         slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
-        self.lidar_ranges, self.lidar_hits = cast_rays(
+        self._wall_ranges, self._wall_hits = cast_rays(
             self.walls,
             pos,
             self._motion.headings,
@@ -502,6 +537,7 @@ class Simulation:
             # pool adds milliseconds of waiting
             parallel=False,
         )
+        self._scan = None  # the robots' bodies are applied when a scan is read
         if slam_due:
             self.slam.redraw_offsets(self.rng)
         if mark:

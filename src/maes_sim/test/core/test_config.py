@@ -88,6 +88,7 @@ EXPECTED_DEFAULTS = {
     "motion.model": "maes",
     "motion.odometry_noise": 0.0,
     "motion.heading_noise": 0.0,
+    "lidar.robots_block_rays": True,
     "stack.slam": "simulated",
     "stack.nav": "builtin",
     "stack.cmd_vel_timeout": 0.5,
@@ -214,6 +215,7 @@ def test_empty_mapping_and_null_sections_give_defaults():
         "map",
         "world",
         "motion",
+        "lidar",
         "stack",
     }
     assert config_from_dict({}) == SimConfig()
@@ -407,6 +409,9 @@ BAD_VALUES = [
     ({"world": {"tile_size": 0}}, "world.tile_size", ["got 0", "a number from 0.001 to 1000"]),
     ({"motion": {"odometry_noise": -0.1}}, "motion.odometry_noise", ["-0.1", "from 0 to 10"]),
     ({"stack": {"cmd_vel_timeout": 0.0}}, "stack.cmd_vel_timeout", ["0.0", "> 0"]),
+    ({"lidar": {"robots_block_rays": "yes"}}, "lidar.robots_block_rays", ["'yes'"]),
+    ({"lidar": {"robots_block_ray": False}}, "lidar.robots_block_ray", ["robots_block_rays"]),
+    ({"robots_block_rays": False}, "robots_block_rays", ["lidar.robots_block_rays"]),
     # names from a fixed set
     (
         {"motion": {"model": "diff_drive"}},

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_sim.core.grid import OPEN, SOLID, UNKNOWN
-from maes_sim.core.kernels import cast_rays, ray_directions, trace_rays
+from maes_sim.core.kernels import cast_rays, ray_directions, stop_rays_at_bodies, trace_rays
 from maes_sim.core.kernels.reference import trace_rays_reference
 
 DIAG = np.array([1.0, 1.0]) / math.sqrt(2.0)  # both components equal: exactly through corners
@@ -482,3 +482,189 @@ def test_kernels_are_compiled_here():
 
     for kernel in (raycast._trace_serial, los._los_serial, physics.advance_kernel):
         assert hasattr(kernel, "signatures") and hasattr(kernel, "py_func"), kernel
+
+
+# --- robots' bodies stop rays -----------------------------------------------------------------
+
+
+def test_a_body_ahead_stops_the_ray_at_its_disc():
+    # robot at (1.5, 2.5) facing east, another at (3.0, 2.5) radius 0.3: the disc starts at 2.7
+    walls = np.zeros((5, 5), dtype=bool)
+    two = np.array([[1.5, 2.5], [3.0, 2.5]])
+    ranges, hit = cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4, bodies=two, body_radius=0.3)
+    assert math.isclose(ranges[0, 2], 1.2, rel_tol=1e-12) and hit[0, 2]  # 3.0 - 0.3 - 1.5
+    assert (
+        math.isclose(ranges[1, 0], 1.2, rel_tol=1e-12) and hit[1, 0]
+    )  # the other one looking back sees the first
+    np.testing.assert_array_equal(ranges[0, [0, 1, 3]], [1.5, 2.5, 2.5])  # the map edges
+
+
+def test_an_oblique_ray_meets_the_disc_where_the_geometry_says():
+    walls = np.zeros((10, 10), dtype=bool)
+    origin, centre, r = np.array([1.0, 1.0]), np.array([5.0, 4.0]), 0.5
+    d = np.array([0.8, 0.6])  # unit, through the centre offset by nothing: hits at |e| - r
+    got, hit = trace_rays(
+        walls, origin[None], d[None, None], 9.0, bodies=centre[None], body_radius=r
+    )
+    assert hit[0, 0] and math.isclose(got[0, 0], 5.0 - r, rel_tol=1e-12)
+    # a ray passing 0.4 from the centre: t = b - sqrt(r^2 - 0.4^2)
+    e = centre - origin
+    side = np.array([-d[1], d[0]])
+    o2 = origin + 0.4 * side
+    got, _ = trace_rays(walls, o2[None], d[None, None], 9.0, bodies=centre[None], body_radius=r)
+    b = float(d @ (centre - o2))
+    assert math.isclose(got[0, 0], b - math.sqrt(r * r - 0.16), rel_tol=1e-12)
+    # missing it by 0.01: no hit, the ray goes on to the map edge
+    o3 = origin + 0.51 * side
+    _, hit = trace_rays(walls, o3[None], d[None, None], 9.0, bodies=centre[None], body_radius=r)
+    assert not hit[0, 0]
+    assert e.sum() > 0  # (the body is ahead of every origin used)
+
+
+def test_a_robot_never_sees_itself_and_bodies_behind_a_wall_stay_hidden():
+    walls = np.zeros((5, 7), dtype=bool)
+    walls[:, 3] = True
+    robots = np.array([[1.5, 2.5], [5.5, 2.5]])  # the wall column between them
+    plain = cast_rays(walls, robots, np.zeros(2), 7.0, n_rays=36)
+    with_bodies = cast_rays(walls, robots, np.zeros(2), 7.0, n_rays=36, bodies=robots,
+                            body_radius=0.3)  # fmt: skip
+    np.testing.assert_array_equal(plain[0], with_bodies[0])
+    np.testing.assert_array_equal(plain[1], with_bodies[1])
+
+
+def test_a_body_shortens_the_range_only_and_marking_follows_the_walls():
+    walls = np.zeros((1, 10), dtype=bool)
+    walls[0, 8] = True
+    marked = []
+    for bodies in (None, np.array([[4.5, 0.5]])):
+        explored = np.full(walls.shape, -1, dtype=np.int32)
+        slam = np.zeros((1, *walls.shape), dtype=np.uint8)
+        ranges, hit = trace_rays(
+            walls, np.array([[0.5, 0.5]]), np.array([[EAST]]), 9.0,
+            explored_tick=explored, tick=3, slam=slam, slam_index=np.array([0]),
+            bodies=bodies, body_radius=0.3,
+        )  # fmt: skip
+        marked.append((explored.copy(), slam.copy()))
+    assert math.isclose(ranges[0, 0], 3.7, rel_tol=1e-12) and hit[0, 0]
+    # the same marks with and without the body: through it to the wall at ix = 8
+    np.testing.assert_array_equal(marked[0][0], marked[1][0])
+    np.testing.assert_array_equal(marked[0][1], marked[1][1])
+    assert marked[1][0][0].tolist() == [3] * 9 + [-1]
+    assert marked[1][1][0, 0].tolist() == [OPEN] * 8 + [SOLID, UNKNOWN]
+
+
+def test_a_wall_nearer_than_the_body_wins():
+    walls = column_map()
+    origin = np.array([[1.5, 2.5]])
+    got = trace_rays(walls, origin, np.array([[EAST]]), 7.0, bodies=np.array([[4.5, 2.5]]),
+                     body_radius=0.4)  # fmt: skip
+    assert got[0][0, 0] == 1.5 and got[1][0, 0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kernel_matches_reference_with_bodies(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(15):
+        walls, origins, headings = random_case(rng, n=7, size=14, fill=0.15)
+        origins[1] = origins[0] + rng.uniform(-0.7, 0.7, 2)  # overlapping discs too
+        max_range = float(rng.choice([0.5, 3.0, 7.0, rng.uniform(0.1, 20.0)]))
+        radius = float(rng.choice([0.0, 0.3, rng.uniform(0.05, 1.5)]))
+        directions = ray_directions(headings, 36)
+        explored = [np.zeros(walls.shape, np.int32) for _ in range(2)]
+        slams = [np.zeros((7, *walls.shape), np.uint8) for _ in range(2)]
+        index = np.arange(7)
+        got = cast_rays(
+            walls, origins, headings, max_range, 36,
+            explored_tick=explored[0], tick=4, slam=slams[0], slam_index=index,
+            bodies=origins, body_radius=radius,
+        )  # fmt: skip
+        want = trace_rays_reference(
+            walls, origins + 0.0, directions, max_range, explored[1], 4, slams[1], index,
+            bodies=origins, body_radius=radius,
+        )  # fmt: skip
+        assert got[0].tobytes() == want[0].tobytes()
+        np.testing.assert_array_equal(got[1], want[1])
+        np.testing.assert_array_equal(explored[0], explored[1])
+        np.testing.assert_array_equal(slams[0], slams[1])
+        # explicit directions (trace_rays) agree as well, and bodies do change some rays
+        got2 = trace_rays(walls, origins, directions, max_range, bodies=origins,
+                          body_radius=radius)  # fmt: skip
+        assert got2[0].tobytes() == want[0].tobytes()
+
+
+def test_bodies_change_rays_on_a_crowded_map_and_parallel_equals_serial():
+    rng = np.random.default_rng(3)
+    walls = np.zeros((20, 20), dtype=bool)
+    origins = rng.uniform(1, 19, (30, 2))
+    headings = rng.uniform(-np.pi, np.pi, 30)
+    plain = cast_rays(walls, origins, headings, 7.0)
+    serial = cast_rays(walls, origins, headings, 7.0, bodies=origins, body_radius=0.3)
+    par = cast_rays(walls, origins, headings, 7.0, bodies=origins, body_radius=0.3, parallel=True)
+    assert (serial[0] < plain[0]).sum() > 100  # many rays stop at robots
+    assert (serial[0] <= plain[0]).all()
+    assert serial[0].tobytes() == par[0].tobytes()
+    # the kernel skips (ray, body) pairs by angle and distance: the reference tries them all
+    want = trace_rays_reference(
+        walls, origins + 0.0, ray_directions(headings, 180), 7.0, bodies=origins, body_radius=0.3
+    )
+    assert serial[0].tobytes() == want[0].tobytes()
+    np.testing.assert_array_equal(serial[1], want[1])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"body_radius": -0.1}, ValueError, "body_radius"),
+        ({"body_radius": float("nan")}, ValueError, "body_radius"),
+        ({"body_radius": "0.3"}, TypeError, "body_radius"),
+        ({"bodies": np.zeros((2, 3))}, ValueError, "bodies"),
+        ({"bodies": np.array([[np.inf, 0.0]])}, ValueError, "bodies"),
+    ],
+)
+def test_bad_bodies_raise_naming_the_argument(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        cast_rays(np.zeros((3, 3), bool), np.array([[1.5, 1.5]]), np.zeros(1), 2.0, **kwargs)
+
+
+def test_stop_rays_at_bodies_after_the_walls_equals_cast_rays_with_bodies():
+    rng = np.random.default_rng(8)
+    for _ in range(10):
+        walls, origins, headings = random_case(rng, n=12, size=16, fill=0.2)
+        radius = float(rng.choice([0.3, 0.5, rng.uniform(0.0, 2.0)]))
+        explored = [np.zeros(walls.shape, np.int32) for _ in range(2)]
+        together = cast_rays(walls, origins, headings, 7.0, explored_tick=explored[0], tick=1,
+                             bodies=origins, body_radius=radius)  # fmt: skip
+        plain = cast_rays(walls, origins, headings, 7.0, explored_tick=explored[1], tick=1)
+        apart = stop_rays_at_bodies(*plain, origins, headings, 7.0, origins, radius)
+        assert together[0].tobytes() == apart[0].tobytes()
+        np.testing.assert_array_equal(together[1], apart[1])
+        np.testing.assert_array_equal(explored[0], explored[1])  # bodies never change marks
+        # bodies not the origins (no own-body shortcut; one more body far away): same again
+        others = np.vstack([origins, [[500.0, 500.0]]])
+        again = stop_rays_at_bodies(*plain, origins, headings, 7.0, others, radius)
+        assert again[0].tobytes() == apart[0].tobytes()
+
+
+@pytest.mark.parametrize("heading", [0.0, math.pi / 2, -math.pi, 1e-9, math.pi - 1e-12])
+def test_bodies_behind_and_on_ray_boundaries_match_the_reference(heading):
+    # bearings at +-pi (where the ray index wraps) and exactly on and between rays
+    walls = np.zeros((12, 12), dtype=bool)
+    me = np.array([[6.0, 6.0]])
+    angles = heading + np.array([math.pi, -math.pi + 1e-12, math.pi / 90, math.pi / 180, 0.5])
+    others = me + np.stack([np.cos(angles), np.sin(angles)], axis=1) * [
+        [2.0],
+        [3.0],
+        [4.0],
+        [2.5],
+        [1.0],
+    ]
+    bodies = np.vstack([me, others])
+    origins = bodies.copy()
+    headings = np.full(len(origins), heading)
+    got = cast_rays(walls, origins, headings, 7.0, bodies=bodies, body_radius=0.3)
+    want = trace_rays_reference(
+        walls, origins + 0.0, ray_directions(headings, 180), 7.0, bodies=bodies, body_radius=0.3
+    )
+    assert got[0].tobytes() == want[0].tobytes()
+    np.testing.assert_array_equal(got[1], want[1])
+    assert (got[0][0] < 7.0).sum() >= 5  # robot 0 sees the others

@@ -16,10 +16,12 @@ from maes_sim.core.config_schema import (
     CaveConfig,
     EndCriteria,
     GlobalSettings,
+    LidarConfig,
     MapConfig,
     RobotConstraints,
 )
 from maes_sim.core.grid import OPEN, SOLID
+from maes_sim.core.kernels import cast_rays
 
 
 def open_room(h=12, w=20):
@@ -95,6 +97,32 @@ def test_lidar_ranges_match_the_walls_of_an_open_room():
     assert ranges[90] == pytest.approx(min(19 - gx, 7.0))
     assert ranges[0] == pytest.approx(min(gx - 1, 7.0))  # straight back: west wall at gx = 1
     assert ranges[135] == pytest.approx(min(11 - gy, 7.0))  # +90 degrees: north wall
+
+
+def test_robots_stop_each_others_rays_and_the_key_off_restores_wall_only_scans():
+    runs = {}
+    for on in (True, False):
+        sim = Simulation(small_config(number_of_robots=6, lidar=LidarConfig(robots_block_rays=on)))
+        rng = np.random.default_rng(4)
+        scans = []
+        for t in range(40):
+            if t % 5 == 0:
+                sim.set_velocities(rng.uniform(0, 3, 6), rng.uniform(-2, 2, 6))
+            sim.step()
+            scans.append((sim.lidar_ranges.copy(), sim.lidar_hits.copy()))
+            if not on:  # off: exactly the wall-only lidar of the kernel
+                want = cast_rays(sim.walls, sim.grid_positions, sim.poses[:, 2], 7.0)
+                assert sim.lidar_ranges.tobytes() == want[0].tobytes()
+                np.testing.assert_array_equal(sim.lidar_hits, want[1])
+        runs[on] = (scans, sim.metrics.explored_tick.copy(), sim.slam_maps.copy(), sim.poses)
+    on, off = runs[True], runs[False]
+    # the same run either way: the scan differs, exploration, SLAM and motion do not
+    np.testing.assert_array_equal(on[1], off[1])
+    np.testing.assert_array_equal(on[2], off[2])
+    np.testing.assert_array_equal(on[3], off[3])
+    shorter = sum(int((a[0] < b[0]).sum()) for a, b in zip(on[0], off[0], strict=True))
+    longer = sum(int((a[0] > b[0]).sum()) for a, b in zip(on[0], off[0], strict=True))
+    assert shorter > 100 and longer == 0  # robots spawned together see each other
 
 
 def test_exploration_grows_and_slam_marks_open_and_solid_tiles():

@@ -64,7 +64,8 @@ def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
     m.mark_covered(np.array([[2.5, 2.5]]), 0.3, tick=4)
     m.refresh_counts()
     assert np.argwhere(m.covered_tick == 4).tolist() == [[2, 2]]
-    assert m.coverage_percent == pytest.approx(100 / 50)
+    assert m.centre_coverage_percent == pytest.approx(100 / 50)
+    assert m.coverage_percent == pytest.approx(100 * 9 / 200)  # MAES: 3 x 3 of 200 mini-tiles
     m.mark_covered(np.array([[3.0, 3.0]]), 0.75, tick=5)  # corner: four tile centres in reach
     assert sorted(map(tuple, np.argwhere(m.covered_tick == 5).tolist())) == [
         (2, 2),
@@ -77,6 +78,39 @@ def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
     assert m.exploration_percent == pytest.approx(100.0)
     row = snapshot_row(m, 5, 0.5, 1, 2, 3)
     assert tuple(row) == SNAPSHOT_COLUMNS and row["reachable_tiles"] == 50
+
+
+def test_maes_coverage_hand_computed_beside_a_wall_and_the_map_edge():
+    # 4 x 6 tiles; tile column ix = 2 is wall (not reachable), columns 3.. unreachable too.
+    reachable = np.zeros((4, 6), dtype=bool)
+    reachable[:, :2] = True
+    m = Metrics(reachable, 2)
+    # robot 0 at (1.9, 0.2): mini-tile (3, 0); its 3 x 3 is mini x 2..4, y -1..1; x = 4 lies in
+    # the wall tile and y = -1 off the map, so mini-tiles (2, 0), (3, 0), (2, 1), (3, 1) count.
+    # robot 1 at (0.25, 3.75): mini-tile (0, 7); x -1..1, y 6..8 -> (0..1, 6..7): 4 more.
+    m.mark_covered(np.array([[1.9, 0.2], [0.25, 3.75]]), 0.3, tick=2)
+    m.refresh_counts()
+    covered = {(int(x), int(y)) for y, x in np.argwhere(m.mini_covered_tick == 2)}
+    assert covered == {(2, 0), (3, 0), (2, 1), (3, 1), (0, 6), (1, 6), (0, 7), (1, 7)}
+    assert m.mini_covered_count == 8
+    assert m.coverage_percent == pytest.approx(100 * 8 / 32)  # 8 reachable tiles = 32 minis
+    row = snapshot_row(m, 2, 0.2, 0, 0, 0)
+    assert row["covered_tiles"] == 2.0 and row["covered_minitiles"] == 8
+    assert row["coverage_percent"] == pytest.approx(100 * row["covered_tiles"] / 8)
+    # the centre definition: tiles (1, 0) and (0, 3) only
+    assert row["centre_covered_tiles"] == 2 and row["centre_coverage_percent"] == 25.0
+    # the heatmap is per tile: a tile is as recent as its latest mini-tile
+    heat = m.heatmap("coverage", 2, 10)
+    assert heat[0, 1] == 1.0 and heat[3, 0] == 1.0 and heat[1, 1] == -1.0
+
+
+def test_maes_coverage_is_about_one_and_a_half_times_the_centre_tiles_on_a_straight_path():
+    m = Metrics(np.ones((9, 40), dtype=bool), 1)
+    for k, x in enumerate(np.arange(1.0, 39.0, 0.3)):
+        m.mark_covered(np.array([[x, 4.5]]), 0.3, tick=k)
+    m.refresh_counts()
+    ratio = m.coverage_percent / m.centre_coverage_percent
+    assert 1.45 < ratio < 1.55, ratio
 
 
 def test_occupancy_map_round_trips_through_the_nav2_loader(tmp_path):

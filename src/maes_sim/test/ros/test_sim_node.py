@@ -29,6 +29,7 @@ from maes_sim.core.comms import MAX_BROADCASTS_PER_TICK, MAX_MESSAGE_BYTES  # no
 from maes_sim.core.config_schema import (  # noqa: E402
     EndCriteria,
     GlobalSettings,
+    LidarConfig,
     RobotConstraints,
     WorldConfig,
 )
@@ -143,6 +144,36 @@ def test_every_topic_arrives_with_types_frames_and_consistent_content(harness):
     assert maps[-1].header.frame_id == "map" and -1 in cv.occupancy_from_msg(maps[-1])
     assert explo and cover and markers
     assert stats[-1].number_of_robots == 2 and 0 < stats[-1].exploration_percent < 100
+
+
+@pytest.mark.parametrize("robots_block", [True, False])
+def test_a_robot_in_front_of_the_lidar_shows_in_scan_unless_switched_off(harness, robots_block):
+    # robot0 at grid (5.5, 7.0) facing +x, robot1 3 tiles ahead facing it (radius 0.3): each
+    # one's forward ray (k = 90) stops at 2.7 tiles = 1.35 m; with robots_block_rays off they
+    # reach no wall within the 7-tile range (no return: +inf).
+    cfg = SimConfig(
+        number_of_robots=2,
+        world=WorldConfig(tile_size=0.5),
+        lidar=LidarConfig(robots_block_rays=robots_block),
+    )
+    sim = Simulation(cfg, world=room())
+    place(sim, [(5.5, 7.0), (8.5, 7.0)], [0.0, math.pi])
+    h = harness(sim, start_paused=True)
+    scans0 = h.collect(LaserScan, "/robot0/scan", DEEP_BEST_EFFORT)
+    scans1 = h.collect(LaserScan, "/robot1/scan", DEEP_BEST_EFFORT)
+    for _ in range(50):  # until discovery lets scans through (the robots stand still)
+        h.step(settle=0.05)
+        if scans0 and scans1:
+            break
+    assert scans0 and scans1, "no scan arrived"
+    ahead0 = scans0[-1].ranges[90]
+    ahead1 = scans1[-1].ranges[90]  # robot1 faces robot0
+    if robots_block:
+        assert ahead0 == pytest.approx(1.35, abs=1e-6) and ahead1 == pytest.approx(1.35, abs=1e-6)
+        # rays 20 degrees off miss the disc and reach farther
+        assert scans0[-1].ranges[80] > 1.5 and scans0[-1].ranges[100] > 1.5
+    else:
+        assert math.isinf(ahead0) and math.isinf(ahead1)
 
 
 def test_cmd_vel_drives_with_the_maes_profile_rotates_in_place_and_times_out(harness):

@@ -5,7 +5,7 @@ All inputs and outputs are in grid coordinates (see :mod:`maes_sim.core.grid`):
 outside the array counts as wall.
 
 * :func:`cast_rays` / :func:`trace_rays`: lidar ranges by exact grid traversal, marking explored
-  tiles and SLAM maps in the same pass.
+  tiles and SLAM maps in the same pass; :func:`stop_rays_at_bodies`: the robots' bodies.
 * :func:`line_of_sight` / :func:`wall_distance`: per-segment visibility and length through walls.
 
 The kernels are compiled on first use and cached on disk (numba ``cache=True``) through
@@ -17,7 +17,13 @@ bit and are used by the tests.
 
 from maes_sim.core.kernels.jit import compile_seconds, njit, prange
 from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance, wall_sums
-from maes_sim.core.kernels.raycast import cast_rays, ray_angle_offsets, ray_directions, trace_rays
+from maes_sim.core.kernels.raycast import (
+    cast_rays,
+    ray_angle_offsets,
+    ray_directions,
+    stop_rays_at_bodies,
+    trace_rays,
+)
 
 __all__ = [
     "cast_rays",
@@ -27,6 +33,7 @@ __all__ = [
     "prange",
     "ray_angle_offsets",
     "ray_directions",
+    "stop_rays_at_bodies",
     "trace_rays",
     "visible_pairs",
     "wall_distance",

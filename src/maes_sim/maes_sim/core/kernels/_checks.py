@@ -125,3 +125,15 @@ def _check_inplace(name: str, arr: np.ndarray, dtype: type, shape: tuple[int, ..
         )
     if not arr.flags.c_contiguous or not arr.flags.writeable:
         raise ValueError(f"{name} must be C-contiguous and writeable (it is updated in place)")
+
+
+def check_bodies(bodies: np.ndarray | None, radius: float) -> tuple[np.ndarray, float]:
+    """Check the ray-stopping discs; returns (centres (K, 2) float64, radius); no bodies: (0, 2)."""
+    if isinstance(radius, bool) or not isinstance(radius, (int, float, np.integer, np.floating)):
+        raise TypeError(f"body_radius must be a number, got {radius!r}")
+    r = float(radius)
+    if not math.isfinite(r) or r < 0.0:
+        raise ValueError(f"body_radius must be finite and >= 0, got {radius!r}")
+    if bodies is None:
+        return np.empty((0, 2), dtype=np.float64), r
+    return check_points("bodies", bodies), r

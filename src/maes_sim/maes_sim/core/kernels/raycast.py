@@ -23,6 +23,16 @@ Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_
   wall seam (robots cannot pass there either). When at most one of them is a wall, the ray only
   grazes it at a point: it goes on into the diagonal tile, and the grazed tiles are not marked.
   The map's outer corners are such seams (outside is wall).
+* Bodies (optional): discs of radius ``body_radius`` centred at ``bodies`` (K, 2), the robots.
+  After the traversal, a ray's *range* is shortened to the first point of a disc it meets, when
+  that is nearer than its wall: parameter ``t = cc / (b + sqrt(b * b - a * cc))`` with
+  ``e = centre - origin``, ``b = d . e``, ``cc = |e|^2 - r^2``, ``a = d . d`` (the near root of
+  ``|o + t d - c| = r``, in this cancellation-free form, evaluated in exactly this order), if
+  ``t <= max_range``; ``hit`` is then True. Only discs ahead of the ray (``b > 0``) with the
+  origin strictly outside (``cc > 0``) count, so a robot never sees its own body (its rays start
+  at its centre). Bodies change the ranges only: the marking below follows the walls alone, as
+  if the bodies were not there (MAES 2.0's exploration and SLAM; docs/maes2_fidelity.md,
+  "Robots in the scan"). :func:`stop_rays_at_bodies` applies bodies to ranges already cast.
 * Marking (optional, in the same traversal): every tile the ray reached, up to and including the
   hit tile(s), gets ``explored_tick[iy, ix] = tick``; in the robot's SLAM map ``slam[m]`` (``m =
   slam_index[i]``, -1 = skip) crossed tiles become OPEN unless already SOLID and hit tiles become
@@ -47,7 +57,14 @@ from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import AXIS_SNAP
 
-__all__ = ["cast_rays", "ray_angle_offsets", "ray_directions", "rotate", "trace_rays"]
+__all__ = [
+    "cast_rays",
+    "ray_angle_offsets",
+    "ray_directions",
+    "rotate",
+    "stop_rays_at_bodies",
+    "trace_rays",
+]
 
 _UNKNOWN = int(UNKNOWN)  # plain ints: compile-time constants in the kernel
 _OPEN = int(OPEN)
@@ -132,6 +149,8 @@ def cast_rays(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
     parallel: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cast ``n_rays`` lidar rays from each robot (see the module docstring for the exact rules).
@@ -156,15 +175,19 @@ def cast_rays(
         SLAM maps updated in place (UNKNOWN=0, OPEN=1, SOLID=2); needs ``slam_index``.
     slam_index : int ndarray (N,), optional
         Map of each robot in ``slam``; -1 = do not mark this robot.
+    bodies : float ndarray (K, 2), optional
+        Centres of discs that stop rays (the robots: pass ``origins``), grid coordinates.
+    body_radius : float
+        Radius of those discs in tiles (>= 0).
     parallel : bool
         Split the robots over numba's threads (same results; only worth it with idle cores).
 
     Returns
     -------
     ranges : float64 ndarray (N, R)
-        Distance to the first wall tile boundary, or ``max_range`` when there is none.
+        Distance to the first wall tile boundary or body, or ``max_range`` when there is none.
     hit : bool ndarray (N, R)
-        Whether the ray hit a wall within ``max_range``.
+        Whether the ray hit a wall or a body within ``max_range``.
 
     Examples
     --------
@@ -175,16 +198,74 @@ def cast_rays(
     array([[1.5, 2.5, 1.5, 2.5]])
     >>> hit
     array([[ True,  True,  True,  True]])
+
+    A second robot 1.5 tiles ahead (radius 0.3) stops the forward ray at 1.2 (marking still
+    follows the walls only):
+
+    >>> two = np.array([[1.5, 2.5], [3.0, 2.5]])
+    >>> walls = np.zeros((5, 5), dtype=bool)
+    >>> cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4, bodies=two, body_radius=0.3)[0][0]
+    array([1.5, 2.5, 1.2, 2.5])
     """
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
     base = _ray_fan(_checks.check_n_rays(n_rays))
+    _checks.check_bodies(bodies, body_radius)  # before any marking
+    rot = _rotations(headings)
+    ranges, hit = _trace(
+        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
+    )
+    if bodies is not None:
+        _stop(origins, rot, base, float(max_range), bodies, body_radius, True, ranges, hit)
+    return ranges, hit
+
+
+def _rotations(headings: np.ndarray) -> np.ndarray:
+    """(cos, sin) (N, 2) of checked headings, as the kernels rotate the ray fan by them."""
     rot = np.empty((headings.shape[0], 2))
     np.cos(headings, out=rot[:, 0])
     np.sin(headings, out=rot[:, 1])
-    return _trace(
-        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
-    )
+    return rot
+
+
+def stop_rays_at_bodies(
+    ranges: np.ndarray,
+    hit: np.ndarray,
+    origins: np.ndarray,
+    headings: np.ndarray,
+    max_range: float,
+    bodies: np.ndarray,
+    body_radius: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges and hits of :func:`cast_rays` (without bodies) with ``bodies`` stopping rays.
+
+    ``cast_rays(..., bodies=b, body_radius=r)`` equals ``stop_rays_at_bodies(*cast_rays(...),
+    origins, headings, max_range, b, r)`` bit for bit; apart, the wall traversal (and its
+    marking) can run every tick and the bodies only when someone reads the ranges. ``ranges``
+    (N, R) and ``hit`` (N, R) are not modified; new arrays are returned.
+
+    Examples
+    --------
+    >>> two = np.array([[1.5, 2.5], [3.0, 2.5]])
+    >>> walls = np.zeros((5, 5), dtype=bool)
+    >>> plain = cast_rays(walls, two, np.zeros(2), 7.0, n_rays=4)
+    >>> stop_rays_at_bodies(*plain, two, np.zeros(2), 7.0, two, 0.3)[0][0]
+    array([1.5, 2.5, 1.2, 2.5])
+    """
+    origins = _checks.check_points("origins", origins)
+    headings = _checks.check_vector("headings", headings, origins.shape[0])
+    max_range = _checks.check_max_range(max_range)
+    r = np.asarray(ranges)
+    if r.ndim != 2 or r.shape[0] != origins.shape[0] or np.shape(hit) != r.shape:
+        raise ValueError(
+            f"ranges and hit must both have shape ({origins.shape[0]}, R), got {r.shape} and "
+            f"{np.shape(hit)}"
+        )
+    out_r = np.array(r, dtype=np.float64, copy=True)
+    out_h = np.array(hit, dtype=np.bool_, copy=True)
+    base = _ray_fan(_checks.check_n_rays(r.shape[1]))
+    _stop(origins, _rotations(headings), base, max_range, bodies, body_radius, True, out_r, out_h)
+    return out_r, out_h
 
 
 def trace_rays(
@@ -197,6 +278,8 @@ def trace_rays(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
     parallel: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Like :func:`cast_rays` but with explicit ray directions (N, R, 2).
@@ -215,11 +298,31 @@ def trace_rays(
     """
     origins = _checks.check_points("origins", origins)
     directions = _checks.check_directions(directions, origins.shape[0])
+    _checks.check_bodies(bodies, body_radius)  # before any marking
     rot = np.zeros((origins.shape[0], 2))
     rot[:, 0] = 1.0  # the identity rotation leaves every direction bit-identical
-    return _trace(
+    ranges, hit = _trace(
         walls, origins, rot, directions, max_range, explored_tick, tick, slam, slam_index, parallel
     )
+    if bodies is not None:
+        _stop(origins, rot, directions, float(max_range), bodies, body_radius, False, ranges, hit)
+    return ranges, hit
+
+
+def _stop(origins, rot, base, max_range, bodies, body_radius, fan, ranges, hit):
+    """Check the bodies and shorten ``ranges``/``hit`` in place (``fan``: unit rays of
+    :func:`cast_rays`, which allow skipping by angle and distance)."""
+    bodies, radius = _checks.check_bodies(bodies, body_radius)
+    if fan:
+        reach = max_range
+    else:  # range is in units of the direction's length
+        reach = max_range * float(np.sqrt((base**2).sum(axis=-1)).max()) if base.size else 0.0
+    search = (reach + radius) * (1.0 + 1e-9) + 1e-9
+    same = bodies.shape == origins.shape and bool(np.array_equal(bodies, origins))
+    _stop_at_bodies(
+        origins, rot, base, max_range, bodies, radius * radius, search * search, fan, same,
+        ranges, hit,
+    )  # fmt: skip
 
 
 def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):
@@ -448,3 +551,122 @@ def _trace_parallel(
             hit,
             i,
         )
+
+
+@njit(**JIT_OPTIONS)
+def _approx_atan2(y, x):
+    """``atan2(y, x)`` within 3e-4 rad (a minimax polynomial; the body pass widens its ray
+    intervals by 1e-3 rad), a few times cheaper than ``math.atan2``."""
+    ax = abs(x)
+    ay = abs(y)
+    hi = max(ax, ay)
+    if hi == 0.0:
+        return 0.0
+    a = min(ax, ay) / hi
+    a2 = a * a
+    r = ((-0.0464964749 * a2 + 0.15931422) * a2 - 0.327622764) * a2 * a + a
+    if ay > ax:
+        r = 0.5 * math.pi - r
+    if x < 0.0:
+        r = math.pi - r
+    if y < 0.0:
+        r = -r
+    return r
+
+
+@njit(**JIT_OPTIONS)
+def _stop_at_bodies(origins, rot, base, max_range, bodies, r2, reach2, fan, same, ranges, hit):
+    """Shorten every robot's ranges (already traced against the walls) at the bodies' discs.
+
+    Every (ray, body) pair that can meet is evaluated with the exact formula of the module
+    docstring; pairs that cannot are skipped by conservative tests, so skipping never changes a
+    result: a body beyond ``reach`` (``reach2`` is its square, with a margin), the robot's own
+    body (``same``: ``bodies`` is ``origins``; its disc holds the origin), and for the uniform
+    fan of unit rays of :func:`cast_rays` (``fan``) a body not nearer than the ray's wall (or
+    than every ray's range, once the nearest bodies are done), or a ray more than 1e-3 rad
+    outside the body's angular extent around its bearing (bounded by
+    ``atan(r / sqrt(|e|^2 - r^2)) <= r / sqrt(|e|^2 - r^2)``; the bearing within 3e-4 rad).
+    """
+    n_rays = base.shape[1]
+    per_ray = n_rays / (2.0 * math.pi)
+    radius = math.sqrt(r2)
+    close2 = (radius * 2.0 + 1.5) ** 2  # the nearest bodies, which occlude most others
+    cand = np.empty(bodies.shape[0], dtype=np.int64)
+    for i in range(origins.shape[0]):
+        if ranges[i, 0] == 0.0 and hit[i, 0] and (ranges[i] == 0.0).all():
+            continue  # origin in a wall or off the map: every range is 0
+        ox = origins[i, 0]
+        oy = origins[i, 1]
+        c = rot[i, 0]
+        s = rot[i, 1]
+        b = i * (base.shape[0] > 1)
+        # The candidates, those within ``close2`` first: the rays they stop are then too short
+        # for most bodies behind them, which are skipped wholesale or per ray.
+        n_close = 0
+        n_cand = 0
+        for j in range(bodies.shape[0]):
+            if same and j == i:
+                continue
+            ex = bodies[j, 0] - ox
+            ey = bodies[j, 1] - oy
+            d2 = ex * ex + ey * ey
+            if d2 > reach2 or d2 - r2 <= 0.0:  # out of reach, or the origin is inside its disc
+                continue
+            if d2 <= close2:
+                cand[n_cand] = cand[n_close]
+                cand[n_close] = j
+                n_close += 1
+            else:
+                cand[n_cand] = j
+            n_cand += 1
+        longest = max_range
+        for q0 in range(n_cand):
+            j = cand[q0]
+            if q0 == n_close and fan:
+                longest = 0.0
+                for k in range(n_rays):
+                    longest = max(longest, ranges[i, k])
+            ex = bodies[j, 0] - ox
+            ey = bodies[j, 1] - oy
+            d2 = ex * ex + ey * ey
+            if fan and q0 >= n_close and math.sqrt(d2) - radius > longest * (1.0 + 1e-9) + 1e-12:
+                continue  # beyond every ray's current range
+            k_lo = 0
+            k_hi = n_rays - 1
+            near = -1.0
+            if fan:
+                near = (math.sqrt(d2) - radius) * (
+                    1.0 - 1e-9
+                ) - 1e-12  # no unit ray meets it sooner
+                bearing = _approx_atan2(ey * c - ex * s, ex * c + ey * s)  # rel. to the heading
+                half = radius / math.sqrt(d2 - r2)
+                # widened by 1e-3 rad, more than the bearing's error
+                k_lo = int(math.floor((bearing - half - 1e-3 + math.pi) * per_ray))
+                k_hi = int(math.ceil((bearing + half + 1e-3 + math.pi) * per_ray))
+                if k_hi - k_lo + 1 >= n_rays:
+                    k_lo = 0
+                    k_hi = n_rays - 1
+            cc = ex * ex + ey * ey - r2
+            for q in range(k_lo, k_hi + 1):
+                k = q % n_rays
+                if ranges[i, k] < near:
+                    continue
+                bx = base[b, k, 0]
+                by = base[b, k, 1]
+                dx = c * bx - s * by
+                dy = s * bx + c * by
+                if abs(dx) < AXIS_SNAP:
+                    dx = 0.0
+                if abs(dy) < AXIS_SNAP:
+                    dy = 0.0
+                bb = dx * ex + dy * ey
+                if bb <= 0.0:
+                    continue
+                aa = dx * dx + dy * dy
+                disc = bb * bb - aa * cc
+                if disc < 0.0:
+                    continue
+                tb = cc / (bb + math.sqrt(disc))
+                if tb <= max_range and tb < ranges[i, k]:  # nearer than its wall
+                    ranges[i, k] = tb
+                    hit[i, k] = True

@@ -99,12 +99,15 @@ def trace_rays_reference(
     tick: int = 0,
     slam: np.ndarray | None = None,
     slam_index: np.ndarray | None = None,
+    bodies: np.ndarray | None = None,
+    body_radius: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Numpy reference of :func:`maes_sim.core.kernels.raycast.trace_rays` (same semantics).
 
     Parameters are as there: walls bool (H, W), origins float64 (N, 2), directions float64
     (N, R, 2), optional explored_tick int32 (H, W) and slam uint8 (M, H, W) with slam_index int64
-    (N,), updated in place. Returns ranges float64 (N, R) and hit bool (N, R).
+    (N,), updated in place, optional bodies float64 (K, 2) with body_radius. Returns ranges
+    float64 (N, R) and hit bool (N, R).
 
     Examples
     --------
@@ -170,7 +173,29 @@ def trace_rays_reference(
         mark(b, ix[b], iy[b], SOLID)
         act = act[~blocked]
         mark(act, ix[act], iy[act], OPEN)
+    # Bodies shorten the ranges only (marking followed the walls alone).
+    body_t = _body_distances(ox, oy, dx, dy, bodies, body_radius)
+    nearer = (body_t <= max_range) & (body_t < ranges)
+    ranges[nearer] = body_t[nearer]
+    hit[nearer] = True
     return ranges.reshape(n, r), hit.reshape(n, r)
+
+
+def _body_distances(ox, oy, dx, dy, bodies, body_radius):
+    """Per ray: the parameter of its first point on a body's disc, inf when none."""
+    if bodies is None or len(bodies) == 0:
+        return np.full(ox.shape, np.inf)
+    r2 = float(body_radius) * float(body_radius)
+    ex = bodies[None, :, 0] - ox[:, None]  # (rays, K)
+    ey = bodies[None, :, 1] - oy[:, None]
+    bb = dx[:, None] * ex + dy[:, None] * ey
+    cc = ex * ex + ey * ey - r2
+    aa = dx * dx + dy * dy
+    disc = bb * bb - aa[:, None] * cc
+    ok = (bb > 0.0) & (cc > 0.0) & (disc >= 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tb = np.where(ok, cc / (bb + np.sqrt(np.where(ok, disc, 0.0))), np.inf)
+    return tb.min(axis=1)
 
 
 def _segment_walk(walls: np.ndarray, a: np.ndarray, b: np.ndarray, stop_at_wall: bool):
