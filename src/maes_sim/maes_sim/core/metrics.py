@@ -190,7 +190,6 @@ class Metrics:
         [[-1.0, 1.0, 0.5]]
         """
         if which == "coverage":  # a tile's latest coverage is that of its latest mini-tile
-            h, w = self.reachable.shape
             last = self.tile_covered_tick()
         else:
             last = {"exploration": self.explored_tick}[which]
