@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .explore_bench import EXPLORE_BENCH_COLUMNS
 from .kernels.jit import njit
 
 #: Columns of a statistics snapshot, in CSV order.
@@ -33,7 +34,7 @@ SNAPSHOT_COLUMNS = (
     "broadcasts_sent",
     "broadcasts_delivered",
     "tags_deposited",
-)
+) + EXPLORE_BENCH_COLUMNS  # time, efficiency and overlap (Explore-Bench): explore_bench.py
 
 
 def _mark_covered_py(covered_tick, positions, radius, tick):

@@ -37,6 +37,7 @@ from .comms import (
 )
 from .config import SimConfig
 from .config_schema import check_slam_memory
+from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import cast_rays, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
@@ -159,6 +160,8 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
+        self.explore_bench = ExploreBench(n, reachable.shape)
         self.comms = CommsRule(rc.broadcast_range, rc.broadcast_blocked_by_walls, signal_function)
         self.mailbox = Mailbox(n)
         self.tags = TagStore(n)
@@ -504,6 +507,18 @@ class Simulation:
         if mark:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
+            # What each robot's own rays reached (overlap): the same rays, into its own map.
+            cast_rays(
+                self.walls,
+                pos,
+                self._motion.headings,
+                rc.slam_raytrace_range,
+                N_RAYS,
+                slam=self.explore_bench.seen,
+                slam_index=np.arange(self.n_robots, dtype=np.int64),
+                parallel=False,
+            )
+            self.explore_bench.record(self.tick, self.metrics.exploration_percent)
         if rc.sense_nearby_agents_blocked_by_walls:
             ia, ib = visible_pairs(
                 self.walls, pos, rc.sense_nearby_agents_range, sums=self._wall_sums
@@ -531,9 +546,11 @@ class Simulation:
         ):
             self.snapshots.append(self.stats())
 
-    def stats(self) -> dict[str, float | int]:
-        """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`)."""
-        return snapshot_row(
+    def stats(self, explore_bench: bool = True) -> dict[str, float | int]:
+        """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`); with
+        ``explore_bench=False`` without the Explore-Bench columns (they count every robot's
+        seen map: the simulator node's per-tick ``stats`` topic does without them)."""
+        row = snapshot_row(
             self.metrics,
             self.tick,
             self.sim_time,
@@ -541,4 +558,27 @@ class Simulation:
             self.mailbox.total_delivered,
             len(self.tags),
             self.config.world.tile_size,
+        )
+        if not explore_bench:
+            return row
+        m = self.metrics
+        row.update(
+            self.explore_bench.row(
+                m.reachable, m.explored_count, float(m.distance.sum()), self.config.world.tile_size
+            )
+        )
+        return row
+
+    def explore_bench_summary(self) -> dict[str, object]:
+        """The Explore-Bench metrics now (:mod:`maes_sim.core.explore_bench`), for
+        ``summary.json``: time to 90 % and to the end, area, efficiency, overlap, per robot."""
+        m = self.metrics
+        return self.explore_bench.summary(
+            m.reachable,
+            m.explored_count,
+            m.distance,
+            self.config.world.tile_size,
+            self.tick,
+            self.tick_duration,
+            self.finished,
         )
