@@ -487,7 +487,12 @@ class Simulation:
     def _observe(self, slam_due: bool, mark: bool) -> None:
         rc = self.config.robot_constraints
         pos = self._motion.positions
-        slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
+        # Each robot's rays also mark its own seen map (Explore-Bench overlap): in this pass
+        # when the SLAM maps are not due (the kernel marks one set of maps per pass), else in a
+        # second pass below.
+        seen = self.explore_bench.seen if mark else None
+        targets = self.slam.maps if slam_due else seen
+        slam_index = np.arange(self.n_robots, dtype=np.int64) if targets is not None else None
         self.lidar_ranges, self.lidar_hits = cast_rays(
             self.walls,
             pos,
@@ -496,7 +501,7 @@ class Simulation:
             N_RAYS,
             explored_tick=self.metrics.explored_tick if mark else None,
             tick=self.tick,
-            slam=self.slam.maps if slam_due else None,
+            slam=targets,
             slam_index=slam_index,
             # serial: the targets are per core, and on a busy 2-core machine numba's thread
             # pool adds milliseconds of waiting
@@ -507,17 +512,17 @@ class Simulation:
         if mark:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
-            # What each robot's own rays reached (overlap): the same rays, into its own map.
-            cast_rays(
-                self.walls,
-                pos,
-                self._motion.headings,
-                rc.slam_raytrace_range,
-                N_RAYS,
-                slam=self.explore_bench.seen,
-                slam_index=np.arange(self.n_robots, dtype=np.int64),
-                parallel=False,
-            )
+            if slam_due:  # the seen maps were not marked in the pass above
+                cast_rays(
+                    self.walls,
+                    pos,
+                    self._motion.headings,
+                    rc.slam_raytrace_range,
+                    N_RAYS,
+                    slam=seen,
+                    slam_index=slam_index,
+                    parallel=False,
+                )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
         if rc.sense_nearby_agents_blocked_by_walls:
             ia, ib = visible_pairs(
