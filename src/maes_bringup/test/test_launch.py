@@ -376,7 +376,8 @@ def test_launch_runs_a_shipped_algorithm_as_direct_mode_does(tmp_path, launch, a
     assert_no_traceback(output)
     [results] = list((tmp_path / "results").iterdir())
     summary = json.loads((results / "summary.json").read_text())
-    assert summary["ticks"] == 150 and summary["lockstep_deadline_misses"] == 0
+    assert summary["ticks"] == 150
+    assert "still waiting" not in output, output[-4000:]  # no lockstep deadline was missed
     assert min(summary["distance_travelled_m"]) > 1.0  # both robots drove
     direct = run_direct(str(config), spec).write(tmp_path / "direct")
     assert (direct / "statistics.csv").read_bytes() == (results / "statistics.csv").read_bytes()
