@@ -1,8 +1,9 @@
 """A reactive baseline: MAES 2.0's random ballistic walk, driven by the lidar scan.
 
-MAES 2.0 ships it as its Unity example algorithm (``RandomExplorationAlgorithm``, used by the
-paper's tests in UnityMode): move straight ahead until the robot stops at a wall, then turn in
-place by a random 50-179 degrees, then move again. Here the robot uses the reactive API
+MAES 2.0's Unity example algorithm (``RandomExplorationAlgorithm``, what a
+``SimulationScenario`` runs unless told otherwise, and what its ``ExampleProgram`` gets): move
+straight ahead until the robot stops at a wall, then turn in place by a random 50-179 degrees,
+then move again. Here the robot uses the reactive API
 (``scan_ranges``/``scan_angles``, ``set_velocity``, ``robot_heading``) instead of MAES's
 move/rotate commands:
 

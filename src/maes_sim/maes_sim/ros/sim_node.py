@@ -139,7 +139,8 @@ class SimNode(Node):
     for ever, with a message every few seconds) until the expected participants are there:
     ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
     subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
-    lockstep (``"lockstep"``), or nothing (``"none"``).
+    lockstep with ``scan`` and ``odom`` subscribed too (``"lockstep"``: the controller node
+    waits for both every tick), or nothing (``"none"``).
 
     The node paces itself on a steady wall clock and publishes ``/clock``; give it
     ``use_sim_time`` false (every other node uses sim time).
