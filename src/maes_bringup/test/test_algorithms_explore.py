@@ -122,3 +122,12 @@ def test_batch_metrics_carry_the_explore_bench_values(tmp_path):
     assert m["distance_max_robot"] == max(summary["distance_travelled_m"])
     # the batch's time to 90 % and the summary's agree (here both empty: the run ends at 80 %)
     assert m["time_to_exploration_90"] == bench["seconds_to_90_percent"]
+
+
+def test_doctests():
+    import doctest
+
+    from maes_controller.algorithms import maes2_explorer, random_walk
+
+    for module in (maes2_explorer, random_walk):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -120,3 +120,13 @@ def test_record_keeps_the_first_tick():
     for tick, p in [(1, 50.0), (2, 90.0), (3, 95.0)]:
         bench.record(tick, p)
     assert bench.tick_to_90 == 2
+
+
+def test_doctests():
+    import doctest
+
+    from maes_sim import contract
+    from maes_sim.core import explore_bench
+
+    for module in (explore_bench, contract):
+        assert doctest.testmod(module).failed == 0, module.__name__
