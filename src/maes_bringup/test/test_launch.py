@@ -356,3 +356,28 @@ def test_full_stack_without_its_packages_says_what_to_install(
     [line] = [x for x in output.splitlines() if "[ERROR]" in x]
     assert f"{argument} needs the ROS 2 package" in line and package in line, line
     assert "Docker image" in line and "sudo apt install " in line and apt in line, line
+
+
+@pytest.mark.parametrize("algorithm", ["random_walk", "maes2_explorer"])
+def test_launch_runs_a_shipped_algorithm_as_direct_mode_does(tmp_path, launch, algorithm):
+    """``logic:=`` reaches every controller: a shipped algorithm (issue 15) explores on the
+    launch stack, and the lockstep run equals direct mode's to the byte."""
+    from maes_bringup.runners.direct import run as run_direct
+
+    config = write_config(tmp_path, end="tick: 150")
+    spec = f"maes_controller.algorithms.{algorithm}:logic"
+    stack = launch(
+        f"config:={config}", "slam:=simulated", "nav:=builtin", "real_time_factor:=0",
+        f"logic:={spec}",
+    )  # fmt: skip
+    code = stack.wait()
+    output = stack.output
+    assert code == 0, output[-4000:]
+    assert_no_traceback(output)
+    [results] = list((tmp_path / "results").iterdir())
+    summary = json.loads((results / "summary.json").read_text())
+    assert summary["ticks"] == 150
+    assert "still waiting" not in output, output[-4000:]  # no lockstep deadline was missed
+    assert min(summary["distance_travelled_m"]) > 1.0  # both robots drove
+    direct = run_direct(str(config), spec).write(tmp_path / "direct")
+    assert (direct / "statistics.csv").read_bytes() == (results / "statistics.csv").read_bytes()

@@ -15,6 +15,10 @@ robot, right after the robot's new state arrives. It must return quickly: every 
     robot.is_nav_complete()      True when no goal is in progress
     robot.nav_status             NavStatus.IDLE/PENDING/ACTIVE/SUCCEEDED/ABORTED/CANCELED/REJECTED
     robot.nav_feedback           latest feedback (distance_remaining, navigation_time, ...)
+    robot.scan_ranges            latest lidar ranges (m, +inf: no return), numpy array, or None
+    robot.scan_angles            each ray's angle (rad, robot frame, 0 ahead), numpy array
+    robot.robot_velocity         own (linear m/s, angular rad/s), or None
+    robot.set_velocity(v, w)     drive directly (each tick until changed; cancels navigation)
     robot.broadcast_msg(text)    tell robots in range (they get it in their next state)
     robot.deposit_tag(text)      leave a tag here (robots nearby see it in tags_nearby)
     robot.logger.info(text)      log (also .warning, .error, .debug)

@@ -10,8 +10,8 @@ with MAES 2.0's names. The same callback runs
   and the navigator's planning/following code, lockstep and deterministic.
 
 Units: metres and radians in the ``map`` frame (world origin at the map centre), as on ROS.
-Nothing here blocks: navigation, broadcasts and tags are fire-and-forget; their outcome shows in
-``nav_status`` / ``is_nav_complete()`` and in the next states.
+Nothing here blocks: navigation, velocity commands, broadcasts and tags are fire-and-forget;
+their outcome shows in ``nav_status`` / ``is_nav_complete()`` and in the next states.
 """
 
 from __future__ import annotations
@@ -68,6 +68,16 @@ class Robot(Protocol):
         ``navigation_time``...), or None.
     nav_error : str
         Error message of the last failed goal ("" otherwise).
+    scan_ranges : numpy.ndarray or None
+        The latest lidar scan (``scan``, ``sensor_msgs/LaserScan``): one range per ray in
+        metres, ``+inf`` where the ray hit nothing within range (REP-117), float64, shape (R,);
+        None before the first scan.
+    scan_angles : numpy.ndarray or None
+        The angle of each ray in radians, robot frame (0 straight ahead, counter-clockwise
+        positive; ``-pi`` first), float64, shape (R,); None before the first scan.
+    robot_velocity : tuple of float or None
+        The robot's own ``(linear m/s, angular rad/s)`` from ``odom``'s twist (robot frame),
+        None before the first.
     logger : object
         ``info/warning/error/debug(text)``.
     memory : dict
@@ -84,6 +94,9 @@ class Robot(Protocol):
     nav_status: NavStatus
     nav_feedback: Any
     nav_error: str
+    scan_ranges: Any
+    scan_angles: Any
+    robot_velocity: tuple[float, float] | None
     logger: Any
     memory: dict
 
@@ -95,6 +108,15 @@ class Robot(Protocol):
 
     def is_nav_complete(self) -> bool:
         """True when no goal is in progress (never sent, succeeded, failed or canceled)."""
+
+    def set_velocity(self, linear: float, angular: float) -> None:
+        """Drive with ``linear`` m/s and ``angular`` rad/s (counter-clockwise positive).
+
+        The command is sent every logic tick until changed; it cancels a navigation goal in
+        progress (the robot then stops for this tick and the command starts at the next), and a
+        navigation goal ends it. Not two finite numbers (or beyond 1000 m/s or rad/s): refused,
+        nothing changes, a warning is logged. Rules: :mod:`maes_controller.velocity`.
+        """
 
     def broadcast_msg(self, text: str) -> None:
         """Broadcast ``text``; robots in range get it in their next state."""

@@ -29,7 +29,10 @@ __all__ = [
     "WORLD_FRAME",
     "maes_robot_id",
     "robot_namespace",
+    "scan_angles",
     "wire_resolution",
+    "wire_scan_geometry",
+    "wire_scan_ranges",
     "wire_time",
     "wire_yaw",
 ]
@@ -113,3 +116,40 @@ def wire_resolution(tile_size: float) -> float:
     False
     """
     return float(np.float32(tile_size))
+
+
+def wire_scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> np.ndarray:
+    """Lidar ranges as ``sensor_msgs/LaserScan`` carries them: metres, ``float32``.
+
+    Rays that hit nothing within range are ``+inf`` (REP-117: no return), so Nav2 and
+    slam_toolbox can clear along them. Works on one robot's rays (R,) or all robots' (N, R).
+
+    Examples
+    --------
+    >>> wire_scan_ranges(np.array([2.0, 40.0]), np.array([True, False]), 0.5)
+    array([ 1., inf], dtype=float32)
+    """
+    out = np.asarray(ranges_tiles, dtype=np.float64) * tile_size
+    return np.where(hit, out, np.inf).astype(np.float32)
+
+
+def wire_scan_geometry(n_rays: int) -> tuple[float, float]:
+    """``(angle_min, angle_increment)`` of an ``n_rays`` 360-degree scan, as ``LaserScan``'s
+    ``float32`` fields carry them. Ray k points at ``-pi + k * 2 pi / n_rays`` in the sensor
+    frame (the core's convention)."""
+    return float(np.float32(-math.pi)), float(np.float32(2.0 * math.pi / n_rays))
+
+
+def scan_angles(angle_min: float, angle_increment: float, n_rays: int) -> np.ndarray:
+    """The angle (rad, robot frame) of each ray of a scan: ``angle_min + k * angle_increment``.
+
+    The one formula of both stacks: the controller applies it to a received ``LaserScan``,
+    direct mode to :func:`wire_scan_geometry`.
+
+    Examples
+    --------
+    >>> a = scan_angles(*wire_scan_geometry(4), 4)
+    >>> [round(float(x), 4) for x in a]
+    [-3.1416, -1.5708, 0.0, 1.5708]
+    """
+    return float(angle_min) + np.arange(int(n_rays), dtype=np.float64) * float(angle_increment)

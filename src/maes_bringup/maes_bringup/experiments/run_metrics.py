@@ -17,6 +17,11 @@ name                       meaning                                              
 ``messages_sent``          broadcasts sent                                             count
 ``messages_delivered``     broadcasts received (one per receiving robot)               count
 ``tags_deposited``         environment tags deposited                                  count
+``explored_area``          explored reachable area at the end (Explore-Bench)          m^2
+``exploration_efficiency`` explored area per metre driven, all robots (empty if none)  m^2/m
+``overlap``                sightings of explored tiles per tile, minus 1               ratio
+``overlap_share``          share of the explored tiles two or more robots saw          0..1
+``distance_max_robot``     the longest distance one robot travelled                    m
 ========================== =========================================================== =======
 
 Every row also holds ``ticks``, ``sim_time`` and ``end_reason``. Exploration and coverage are
@@ -41,7 +46,13 @@ _FIXED = (
     "messages_sent",
     "messages_delivered",
     "tags_deposited",
+    "explored_area",
+    "exploration_efficiency",
+    "overlap",
+    "overlap_share",
+    "distance_max_robot",
 )
+_BENCH = ("explored_area", "exploration_efficiency", "overlap", "overlap_share")
 _THRESHOLD = re.compile(r"^time_to_(exploration|coverage)_(\d+(?:\.\d+)?)$")
 
 
@@ -110,6 +121,15 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
         "messages_delivered": result.messages_delivered,
         "tags_deposited": result.tags_deposited,
     }
+    if any(name in _BENCH for name in names):  # definitions: maes_sim.core.explore_bench
+        bench = result.sim.explore_bench_summary()
+        fixed.update(
+            explored_area=bench["explored_area_m2"],
+            exploration_efficiency=bench["exploration_efficiency_m2_per_m"],
+            overlap=bench["overlap"],
+            overlap_share=bench["overlap_share"],
+        )
+    fixed["distance_max_robot"] = round(float(result.distance.max(initial=0.0)), 6)
     for name in names:
         m = _THRESHOLD.match(name)
         if m is None:

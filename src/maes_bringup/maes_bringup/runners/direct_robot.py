@@ -19,7 +19,17 @@ from maes_controller.maes_compat import MaesCostmap
 from maes_controller.navigation import GridMap, goal_problem
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
-from maes_sim.contract import BASE_FRAME, MAP_FRAME, ODOM_FRAME, robot_namespace, wire_time
+from maes_controller.velocity import VelocityCommand, velocity_problem
+from maes_sim.contract import (
+    BASE_FRAME,
+    MAP_FRAME,
+    ODOM_FRAME,
+    robot_namespace,
+    scan_angles,
+    wire_scan_geometry,
+    wire_scan_ranges,
+    wire_time,
+)
 from maes_sim.core import CommandRejected, RobotState, Simulation
 from maes_sim.frames import tick_transforms, wire_poses
 
@@ -152,6 +162,12 @@ class DirectRobot:
         self._feedback_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self._feedback_time = 0.0
         self._stop_requested = False
+        self.velocity = VelocityCommand()
+        self._scan_tick = -1
+        self._scan: np.ndarray | None = None
+        n_rays = sim.lidar_ranges.shape[1]
+        self._angles = scan_angles(*wire_scan_geometry(n_rays), n_rays)
+        self._angles.setflags(write=False)
 
     # -- fed by the runner (maes_bringup.runners.direct.run) ---------------------------------
     def receive_map(self, grid: GridMap) -> None:
@@ -174,6 +190,38 @@ class DirectRobot:
     def robot_heading(self) -> float:
         """Yaw, radians, map frame."""
         return float(self._pose[2])
+
+    @property
+    def scan_ranges(self) -> np.ndarray:
+        """This tick's lidar ranges (R,), metres, +inf for no return: the ``scan`` message's
+        float32 values (:func:`maes_sim.contract.wire_scan_ranges`), as float64."""
+        if self._scan_tick != self.tick or self._scan is None:
+            sim, i = self._sim, self.robot_id
+            ranges = wire_scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], self._tile)
+            self._scan, self._scan_tick = ranges.astype(np.float64), self.tick
+        return self._scan.copy()
+
+    @property
+    def scan_angles(self) -> np.ndarray:
+        """Each ray's angle (R,), radians, robot frame (read-only)."""
+        return self._angles
+
+    @property
+    def robot_velocity(self) -> tuple[float, float]:
+        """``(linear m/s, angular rad/s)``: ``odom``'s twist."""
+        v = self._sim.velocities[self.robot_id]
+        return float(v[0] * self._tile), float(v[1])
+
+    def set_velocity(self, linear: float, angular: float) -> None:
+        """Drive with ``linear`` m/s, ``angular`` rad/s (rules: :mod:`maes_controller.velocity`)."""
+        problem = velocity_problem(linear, angular)
+        if problem is not None:
+            self.logger.warning(f"set_velocity refused: {problem}")
+            return
+        in_progress = not self._nav.status.done
+        if in_progress:
+            self.cancel_nav()
+        self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
 
     @property
     def global_costmap(self) -> MaesCostmap:
@@ -214,6 +262,7 @@ class DirectRobot:
         """
         self._feedback_step = None  # feedback belongs to a goal
         problem = goal_problem(x, y)
+        self.velocity.goal_sent(refused=problem is not None)
         if problem is not None:
             if self._nav.status is NavStatus.ACTIVE:
                 self._stop_requested = True  # as the navigator node: one zero command
@@ -253,7 +302,9 @@ def step_navigation(
     """One navigator step for every robot with a goal; their commands in one call.
 
     As the navigator node: the pose from :class:`NavigatorPoses`, the robot's latest map, and
-    the other robots its state reports nearby (recovery plans go around them).
+    the other robots its state reports nearby (recovery plans go around them). Then, as the
+    controller node publishes after the logic, each robot's ``set_velocity`` command (never in
+    the same tick as a navigator command: :mod:`maes_controller.velocity`).
     """
     now = wire_time(sim.sim_time)  # the stamp the navigator node reads
     idx, linear, angular = [], [], []
@@ -274,5 +325,12 @@ def step_navigation(
             linear.append(0.0)
             angular.append(0.0)
         robot._stop_requested = False
+        command = robot.velocity.to_send(robot.tick)
+        if command is not None:
+            if idx and idx[-1] == i:  # both stop this tick (a cancel, a refused goal): zeros
+                continue
+            idx.append(i)
+            linear.append(command[0] / tile)  # as the simulator node reads cmd_vel
+            angular.append(command[1])
     if idx:
         sim.set_velocity(np.asarray(idx), np.asarray(linear), np.asarray(angular))

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from maes_sim.contract import DEFAULT_LOGIC
 from maes_sim.core import SimConfig
 
 from .params import (
@@ -264,7 +265,15 @@ def _args(level: str) -> tuple[str, ...]:
 
 
 def _robot_plan(
-    index: int, *, slam: str, nav: str, level: str, nav2_file: str | None, slam_file: str | None
+    index: int,
+    *,
+    slam: str,
+    nav: str,
+    level: str,
+    nav2_file: str | None,
+    slam_file: str | None,
+    logic: str = DEFAULT_LOGIC,
+    cmd_vel_stamped: bool = False,
 ) -> RobotPlan:
     ns = robot_namespace(index)
     nodes: list[NodeSpec] = []
@@ -316,7 +325,12 @@ def _robot_plan(
             package="maes_controller",
             executable="controller_node",
             name="controller",
-            parameters=(("robot_id", index), ("use_sim_time", True)),
+            parameters=(
+                ("robot_id", index),
+                ("logic", logic),
+                ("cmd_vel_stamped", bool(cmd_vel_stamped)),
+                ("use_sim_time", True),
+            ),
             remappings=TF_REMAPS,
             arguments=_args(level),
         )
@@ -339,6 +353,7 @@ def plan_launch(
     cmd_vel_stamped: bool = False,
     sync: str = "lockstep",
     real_time_factor: float = 1.0,
+    logic: str | None = None,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -375,6 +390,9 @@ def plan_launch(
         ``nav="builtin"``, the navigator, every tick; docs/lockstep.md) or ``"free"``.
     real_time_factor : float
         The simulator's speed cap (``0``: as fast as lockstep allows).
+    logic : str, optional
+        Every controller's logic spec (``pkg.module:function`` or ``file.py:function``);
+        ``None`` or ``""``: the shipped example (``maes_controller.logic:logic``).
 
     Returns
     -------
@@ -410,6 +428,12 @@ def plan_launch(
             f"launch argument real_time_factor: got {real_time_factor!r}, expected a number >= 0"
         )
     use_rviz = parse_bool("use_rviz", use_rviz)
+    logic = logic or DEFAULT_LOGIC
+    if not isinstance(logic, str) or ":" not in logic:
+        raise ValueError(
+            f"launch argument logic: got {logic!r}, expected 'package.module:function' or "
+            "'path/to/file.py:function'"
+        )
     config_file = os.fspath(config_path)
     values = stack_values(config, map_size)
 
@@ -438,7 +462,14 @@ def plan_launch(
             )
         robots.append(
             _robot_plan(
-                i, slam=slam, nav=nav, level=level, nav2_file=nav2_file, slam_file=slam_file
+                i,
+                slam=slam,
+                nav=nav,
+                level=level,
+                nav2_file=nav2_file,
+                slam_file=slam_file,
+                logic=logic,
+                cmd_vel_stamped=cmd_vel_stamped,
             )
         )
 

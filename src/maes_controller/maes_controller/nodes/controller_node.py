@@ -7,8 +7,11 @@ in-process: ``ControllerNode(0, my_logic, context=...)``.
 
 The node lives in namespace ``robot<i>`` and talks only to that namespace, through the same
 names on both stacks: it subscribes ``maes_state`` (each new state triggers the callback),
-``tf`` (map -> odom -> base_footprint gives ``robot_position``) and ``global_costmap/costmap``;
-it sends ``navigate_to_pose`` goals and calls ``maes_broadcast`` / ``maes_deposit_tag``.
+``tf`` (map -> odom -> base_footprint gives ``robot_position``), ``global_costmap/costmap``,
+``scan`` and ``odom`` (``scan_ranges`` / ``scan_angles``, ``robot_velocity``); it sends
+``navigate_to_pose`` goals, publishes ``cmd_vel`` while the logic drives with
+``set_velocity`` (once per logic tick, after the callback) and calls ``maes_broadcast`` /
+``maes_deposit_tag``.
 Nothing the callback calls blocks: goals, cancels and service calls are sent asynchronously
 and their outcome shows in later ticks (``nav_status``, the next states). A callback that
 raises is logged with its traceback (throttled) and called again on the next state.
@@ -21,13 +24,16 @@ import time
 import traceback
 from typing import Any
 
+import numpy as np
 from action_msgs.msg import GoalStatus
+from geometry_msgs.msg import Twist, TwistStamped
 from nav2_msgs.action import NavigateToPose
-from nav_msgs.msg import OccupancyGrid
+from nav_msgs.msg import OccupancyGrid, Odometry
 from rclpy.action import ActionClient
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
 from rclpy.node import Node
+from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
 from maes_interfaces.msg import State, Tick, TickDone
@@ -39,14 +45,18 @@ from maes_sim.contract import (
     TICK_DONE_TOPIC,
     TICK_TOPIC,
     robot_namespace,
+    scan_angles,
 )
 from maes_sim.lockstep import JOIN, LEAVE
 from maes_sim.ros.process import graph_node_names, read_parameters, ros_process
 from maes_sim.ros.qos import (
+    CMD_QOS,
+    DEFAULT_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
     LOCKSTEP_WRITER_QOS,
     MAX_REQUESTS_IN_FLIGHT,
+    SCAN_READER_QOS,
     SERVICE_QOS,
     STATE_QOS,
     TF_QOS,
@@ -56,6 +66,7 @@ from ..maes_compat import MaesCostmap
 from ..navigation import NavErrorCode, NavStep, goal_problem
 from ..robot_api import LogicFunction, NavStatus, load_logic
 from ..tf_pose import FrameTree, stamp_seconds
+from ..velocity import VelocityCommand, velocity_problem
 from . import ros_conversions as cv
 from .navigator_node import with_sim_time
 
@@ -100,6 +111,16 @@ class RosRobot:
         self.results_received = 0
         self.feedback_received = 0
         self.frames = FrameTree()
+        #: The latest scan and odometry (None before the first) and their stamps (sim s).
+        self.scan_ranges: np.ndarray | None = None
+        self.scan_angles: np.ndarray | None = None
+        self.robot_velocity: tuple[float, float] | None = None
+        self.scan_stamp: float | None = None
+        self.odom_stamp: float | None = None
+        self._angles_key: tuple[float, float, int] | None = None
+        #: What set_velocity asked for; cmd_vel messages published for it so far.
+        self.velocity = VelocityCommand()
+        self.cmd_vel_sent = 0
         self._goal_seq = 0
         self._sent_seq = 0  # the newest goal sent to the navigator
         self._goal_handle = None
@@ -130,6 +151,7 @@ class RosRobot:
         self.nav_feedback = None
         self.nav_error = ""
         problem = goal_problem(x, y)
+        self.velocity.goal_sent(refused=problem is not None)
         if problem is not None:
             # Refused here, as the navigator would refuse it (Nav2's code, status ABORTED);
             # like any new goal it ends the current one, which the navigator learns by a cancel.
@@ -172,6 +194,38 @@ class RosRobot:
     def is_nav_complete(self) -> bool:
         """True when no goal is in progress."""
         return self.nav_status.done
+
+    # -- reactive -----------------------------------------------------------------------------
+    def set_velocity(self, linear: float, angular: float) -> None:
+        """Drive with ``linear`` m/s, ``angular`` rad/s from now on (rules:
+        :mod:`maes_controller.velocity`); published on ``cmd_vel`` after each logic call."""
+        problem = velocity_problem(linear, angular)
+        if problem is not None:
+            self.logger.warning(
+                f"{self.namespace}: set_velocity refused: {problem}", throttle_duration_sec=5.0
+            )
+            return
+        in_progress = not self.nav_status.done
+        if in_progress:
+            self.cancel_nav()
+        self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
+
+    def receive_scan(self, msg: LaserScan) -> None:
+        """Keep a ``scan`` as metres (+inf: no return) and its rays' angles."""
+        n = len(msg.ranges)
+        self.scan_ranges = np.frombuffer(msg.ranges, dtype=np.float32).astype(np.float64)
+        key = (msg.angle_min, msg.angle_increment, n)
+        if key != self._angles_key:
+            self._angles_key = key
+            self.scan_angles = scan_angles(msg.angle_min, msg.angle_increment, n)
+            self.scan_angles.setflags(write=False)
+        self.scan_stamp = stamp_seconds(msg.header.stamp)
+
+    def receive_odom(self, msg: Odometry) -> None:
+        """Keep the robot's own velocity from ``odom``'s twist."""
+        twist = msg.twist.twist
+        self.robot_velocity = (float(twist.linear.x), float(twist.angular.z))
+        self.odom_stamp = stamp_seconds(msg.header.stamp)
 
     def _cancel(self, handle) -> None:
         self.pending_requests += 1
@@ -300,6 +354,9 @@ class ControllerNode(Node):
         Own a 20 Hz steady timer for joining and input deadlines (default). With False the
         owner calls :meth:`timer_callback` itself, as the embedded runner does for all its
         controllers at once.
+    cmd_vel_stamped : bool
+        Publish ``cmd_vel`` (from ``set_velocity``) as TwistStamped; match the simulator's
+        ``cmd_vel_stamped`` (default False: Twist).
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -320,6 +377,7 @@ class ControllerNode(Node):
         input_timeout: float = 10.0,
         wait_for_navigator: bool = True,
         poll_timer: bool = True,
+        cmd_vel_stamped: bool = False,
         node_name: str = "maes_controller",
         **node_kwargs: Any,
     ) -> None:
@@ -355,6 +413,12 @@ class ControllerNode(Node):
             DepositTag, "maes_deposit_tag", qos_profile=SERVICE_QOS
         )
         self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC, LOCKSTEP_WRITER_QOS)
+        self.cmd_vel_stamped = bool(cmd_vel_stamped)
+        self.cmd_pub = self.create_publisher(
+            TwistStamped if self.cmd_vel_stamped else Twist, "cmd_vel", CMD_QOS
+        )
+        self.create_subscription(LaserScan, "scan", self.scan_callback, SCAN_READER_QOS)
+        self.create_subscription(Odometry, "odom", self.odom_callback, DEFAULT_QOS)
         self.create_subscription(TFMessage, "tf", self.tf_callback, TF_QOS)
         self.create_subscription(
             OccupancyGrid, "global_costmap/costmap", self.costmap_callback, COSTMAP_QOS
@@ -389,7 +453,7 @@ class ControllerNode(Node):
                 role="controller",
                 tick=int(tick),
                 robots=[self.robot.robot_id],
-                cmd_vel_sent=[0],
+                cmd_vel_sent=[self.robot.cmd_vel_sent],
                 results_sent=[0],
                 feedback_sent=[0],
             )
@@ -479,6 +543,10 @@ class ControllerNode(Node):
         base = robot.frames.get(BASE_FRAME)
         if base is None or base.stamp != self._manifest_stamp:
             missing.append("tf")
+        if robot.scan_stamp != self._manifest_stamp:
+            missing.append("scan")
+        if robot.odom_stamp != self._manifest_stamp:
+            missing.append("odom")
         if m.maps_published and m.navigators and self._costmap_stamp != self._manifest_stamp:
             missing.append("global_costmap/costmap")
         for name in m.navigators:
@@ -514,6 +582,14 @@ class ControllerNode(Node):
                 f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                 throttle_duration_sec=ERROR_LOG_PERIOD,
             )
+        command = robot.velocity.to_send(tick)
+        if command is not None:  # counted in the tick's report, before it is sent
+            self.cmd_pub.publish(
+                cv.twist_to_msg(
+                    *command, self.cmd_vel_stamped, self.get_clock().now().to_msg(), BASE_FRAME
+                )
+            )
+            robot.cmd_vel_sent += 1
         self.request_answered()
 
     def request_answered(self) -> None:
@@ -539,6 +615,16 @@ class ControllerNode(Node):
         self._costmap_stamp = stamp_seconds(msg.header.stamp)
         self._advance()
 
+    def scan_callback(self, msg: LaserScan) -> None:
+        """Keep the latest ``scan``."""
+        self.robot.receive_scan(msg)
+        self._advance()
+
+    def odom_callback(self, msg: Odometry) -> None:
+        """Keep the latest ``odom`` (the robot's velocity)."""
+        self.robot.receive_odom(msg)
+        self._advance()
+
     def state_callback(self, msg: State) -> None:
         """Keep the state; the logic runs when the tick's inputs are complete."""
         robot = self.robot
@@ -556,15 +642,25 @@ class ControllerNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``controller_node``: parameters ``robot_id`` and ``logic``.
+    """Entry point of ``controller_node``: parameters ``robot_id``, ``logic`` and
+    ``cmd_vel_stamped``.
 
     Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad parameter
     or logic spec exits 2 with a one-line message.
     """
     with ros_process("controller_node", args) as proc:
-        params = read_parameters("maes_controller_params", {"robot_id": 0, "logic": DEFAULT_LOGIC})
+        params = read_parameters(
+            "maes_controller_params",
+            {"robot_id": 0, "logic": DEFAULT_LOGIC, "cmd_vel_stamped": False},
+        )
         try:
-            node = proc.own(ControllerNode(params["robot_id"], params["logic"]))
+            node = proc.own(
+                ControllerNode(
+                    params["robot_id"],
+                    params["logic"],
+                    cmd_vel_stamped=params["cmd_vel_stamped"],
+                )
+            )
         except ValueError as exc:
             proc.fail(exc)
         proc.spin(node)

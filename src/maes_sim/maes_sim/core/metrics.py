@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .explore_bench import EXPLORE_BENCH_COLUMNS
 from .kernels.jit import njit
 
 #: Columns of a statistics snapshot, in CSV order.
@@ -44,7 +45,7 @@ SNAPSHOT_COLUMNS = (
     "covered_minitiles",
     "centre_coverage_percent",
     "centre_covered_tiles",
-)
+) + EXPLORE_BENCH_COLUMNS  # time, efficiency and overlap (Explore-Bench): explore_bench.py
 
 
 def _mark_covered_py(covered_tick, positions, radius, tick):

@@ -192,6 +192,7 @@ def write_run_results(
         "final": rows[-1],
         "distance_travelled_m": (sim.metrics.distance * tile).round(6).tolist(),
         "collisions": sim.metrics.collisions.tolist(),  # new contacts, per robot
+        "exploration_metrics": sim.explore_bench_summary(),  # Explore-Bench's measures
         "config": config_to_dict(sim.config),
     }
     summary.update(extra_summary or {})

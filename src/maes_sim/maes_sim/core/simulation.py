@@ -33,6 +33,7 @@ from .collision import robot_overlap, wall_penetration
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
 from .config_schema import check_slam_memory
+from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import cast_rays, stop_rays_at_bodies, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
@@ -159,6 +160,8 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
+        self.explore_bench = ExploreBench(n, reachable.shape)
         self.comms = CommsRule(rc.broadcast_range, rc.broadcast_blocked_by_walls, signal_function)
         self.mailbox = Mailbox(n)
         self.tags = TagStore(n)
@@ -522,7 +525,12 @@ class Simulation:
     def _observe(self, slam_due: bool, mark: bool) -> None:
         rc = self.config.robot_constraints
         pos = self._motion.positions
-        slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
+        # Each robot's rays also mark its own seen map (Explore-Bench overlap): in this pass
+        # when the SLAM maps are not due (the kernel marks one set of maps per pass), else in a
+        # second pass below.
+        seen = self.explore_bench.seen if mark else None
+        targets = self.slam.maps if slam_due else seen
+        slam_index = np.arange(self.n_robots, dtype=np.int64) if targets is not None else None
         self._wall_ranges, self._wall_hits = cast_rays(
             self.walls,
             pos,
@@ -531,7 +539,7 @@ class Simulation:
             N_RAYS,
             explored_tick=self.metrics.explored_tick if mark else None,
             tick=self.tick,
-            slam=self.slam.maps if slam_due else None,
+            slam=targets,
             slam_index=slam_index,
             # serial: the targets are per core, and on a busy 2-core machine numba's thread
             # pool adds milliseconds of waiting
@@ -543,6 +551,18 @@ class Simulation:
         if mark:
             self.metrics.mark_covered(pos, self.radius, self.tick)
             self.metrics.refresh_counts()
+            if slam_due:  # the seen maps were not marked in the pass above
+                cast_rays(
+                    self.walls,
+                    pos,
+                    self._motion.headings,
+                    rc.slam_raytrace_range,
+                    N_RAYS,
+                    slam=seen,
+                    slam_index=slam_index,
+                    parallel=False,
+                )
+            self.explore_bench.record(self.tick, self.metrics.exploration_percent)
         if rc.sense_nearby_agents_blocked_by_walls:
             ia, ib = visible_pairs(
                 self.walls, pos, rc.sense_nearby_agents_range, sums=self._wall_sums
@@ -570,9 +590,11 @@ class Simulation:
         ):
             self.snapshots.append(self.stats())
 
-    def stats(self) -> dict[str, float | int]:
-        """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`)."""
-        return snapshot_row(
+    def stats(self, explore_bench: bool = True) -> dict[str, float | int]:
+        """Run statistics now (the columns of :data:`metrics.SNAPSHOT_COLUMNS`); with
+        ``explore_bench=False`` without the Explore-Bench columns (they count every robot's
+        seen map: the simulator node's per-tick ``stats`` topic does without them)."""
+        row = snapshot_row(
             self.metrics,
             self.tick,
             self.sim_time,
@@ -580,4 +602,27 @@ class Simulation:
             self.mailbox.total_delivered,
             len(self.tags),
             self.config.world.tile_size,
+        )
+        if not explore_bench:
+            return row
+        m = self.metrics
+        row.update(
+            self.explore_bench.row(
+                m.reachable, m.explored_count, float(m.distance.sum()), self.config.world.tile_size
+            )
+        )
+        return row
+
+    def explore_bench_summary(self) -> dict[str, object]:
+        """The Explore-Bench metrics now (:mod:`maes_sim.core.explore_bench`), for
+        ``summary.json``: time to 90 % and to the end, area, efficiency, overlap, per robot."""
+        m = self.metrics
+        return self.explore_bench.summary(
+            m.reachable,
+            m.explored_count,
+            m.distance,
+            self.config.world.tile_size,
+            self.tick,
+            self.tick_duration,
+            self.finished,
         )

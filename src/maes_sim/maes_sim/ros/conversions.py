@@ -16,6 +16,7 @@ from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
+from maes_sim.contract import wire_scan_geometry, wire_scan_ranges
 from maes_sim.core.state import RobotState
 from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 
@@ -86,10 +87,9 @@ def transform_from_msg(msg: TransformStamped) -> tuple[float, float, float]:
 
 def scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> array.array:
     """LaserScan ``ranges`` (float32, metres) of one robot: rays that hit nothing within range
-    are ``+inf`` (REP-117: no return), so Nav2 and slam_toolbox can clear along them."""
-    out = np.asarray(ranges_tiles, dtype=np.float64) * tile_size
-    out = np.where(hit, out, np.inf).astype(np.float32)
-    return array.array("f", out.tobytes())
+    are ``+inf`` (REP-117: no return), so Nav2 and slam_toolbox can clear along them
+    (:func:`maes_sim.contract.wire_scan_ranges`)."""
+    return array.array("f", wire_scan_ranges(ranges_tiles, hit, tile_size).tobytes())
 
 
 def scan_to_msg(
@@ -110,9 +110,8 @@ def scan_to_msg(
     msg = LaserScan()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id
-    msg.angle_increment = 2.0 * math.pi / n
-    msg.angle_min = -math.pi
-    msg.angle_max = -math.pi + (n - 1) * msg.angle_increment
+    msg.angle_min, msg.angle_increment = wire_scan_geometry(n)
+    msg.angle_max = msg.angle_min + (n - 1) * msg.angle_increment
     msg.time_increment = 0.0
     msg.scan_time = float(scan_time)
     msg.range_min = 0.0

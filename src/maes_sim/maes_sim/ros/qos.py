@@ -21,6 +21,8 @@ __all__ = [
     "LOCKSTEP_READER_QOS",
     "LOCKSTEP_WRITER_QOS",
     "MAX_REQUESTS_IN_FLIGHT",
+    "SCAN_PUB_QOS",
+    "SCAN_READER_QOS",
     "SCAN_QOS",
     "SERVICE_QOS",
     "STATE_QOS",
@@ -29,6 +31,12 @@ __all__ = [
 
 #: Scans: sensor data (best effort, shallow), as Nav2 and slam_toolbox subscribe.
 SCAN_QOS = qos_profile_sensor_data
+#: The simulator publishes scans reliably (depth 5): best-effort readers (Nav2, slam_toolbox)
+#: match it as before, and a lockstep controller, which waits for every tick's scan, reads it
+#: with :data:`SCAN_READER_QOS` and never loses one.
+SCAN_PUB_QOS = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE)
+#: How the controller reads scans (reliable: it waits for each tick's).
+SCAN_READER_QOS = SCAN_PUB_QOS
 #: maes_state: reliable, depth 1, as MAES 2.0's controller expects.
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE)
 #: Maps, costmaps, plans and other latched data: reliable, transient local.

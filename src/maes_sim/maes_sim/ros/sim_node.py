@@ -62,7 +62,7 @@ from .qos import (
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
     LOCKSTEP_WRITER_QOS,
-    SCAN_QOS,
+    SCAN_PUB_QOS,
     SERVICE_QOS,
     STATE_QOS,
     TF_QOS,
@@ -81,7 +81,7 @@ class _Robot:
 
     def __init__(self, node: SimNode, i: int, stamped: bool) -> None:
         ns = "/" + robot_name(i)
-        self.scan = node.create_publisher(LaserScan, f"{ns}/scan", SCAN_QOS)
+        self.scan = node.create_publisher(LaserScan, f"{ns}/scan", SCAN_PUB_QOS)
         self.odom = node.create_publisher(Odometry, f"{ns}/odom", DEFAULT_QOS)
         self.tf = node.create_publisher(TFMessage, f"{ns}/tf", TF_QOS)
         self.tf_static = node.create_publisher(TFMessage, f"{ns}/tf_static", LATCHED_QOS)
@@ -140,7 +140,8 @@ class SimNode(Node):
     for ever, with a message every few seconds) until the expected participants are there:
     ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
     subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
-    lockstep (``"lockstep"``), or nothing (``"none"``).
+    lockstep with ``scan`` and ``odom`` subscribed too (``"lockstep"``: the controller node
+    waits for both every tick), or nothing (``"none"``).
 
     The node paces itself on a steady wall clock and publishes ``/clock``; give it
     ``use_sim_time`` false (every other node uses sim time).
@@ -312,6 +313,14 @@ class SimNode(Node):
             lacking = [i for i in range(self.sim.n_robots) if i not in have]
             if lacking:
                 missing.append(_robot_list("a lockstep controller", lacking))
+            # The controller node waits for each tick's scan and odom: they must reach it too.
+            lacking = [
+                i
+                for i, r in enumerate(self.robots)
+                if r.scan.get_subscription_count() < 1 or r.odom.get_subscription_count() < 1
+            ]
+            if lacking:
+                missing.append(_robot_list("a controller subscribed to scan and odom", lacking))
         # Subscribers of maes_state (the navigator reads it too) and of tf must be matched,
         # or the first ticks' outputs would be lost to them.
         need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
@@ -608,7 +617,12 @@ class SimNode(Node):
     def _stats_msg(self) -> Stats:
         sim = self.sim
         return cv.stats_to_msg(
-            sim.stats(), sim.sim_time, sim.metrics.distance, self.tile, self._rtf, sim.finished
+            sim.stats(explore_bench=False),
+            sim.sim_time,
+            sim.metrics.distance,
+            self.tile,
+            self._rtf,
+            sim.finished,
         )
 
     # ------------------------------------------------------------------ callbacks
