@@ -58,7 +58,7 @@ def path_score(path: list, start_cost: Mapping, between, reward: Mapping, lam: f
     Examples
     --------
     >>> path_score([1, 2], {1: 1.0, 2: 5.0}, lambda a, b: 2.0, {1: 10.0, 2: 10.0}, 0.5)
-    5.625
+    6.25
     """
     total, tau = 0.0, 0.0
     for k, task in enumerate(path):
@@ -258,9 +258,7 @@ def grape_choice(
     return best
 
 
-def grape_satisfied(
-    me: int, partition: Mapping, reward: Mapping, cost: Mapping, fs: float
-) -> bool:
+def grape_satisfied(me: int, partition: Mapping, reward: Mapping, cost: Mapping, fs: float) -> bool:
     """GRAPE's satisfaction rule: no task gives ``me`` strictly more than its current one.
 
     Examples

@@ -210,8 +210,11 @@ def build_tree(bb: dict) -> py_trees.behaviour.Behaviour:
     task = py_trees.composites.Sequence(
         "Task",
         memory=False,
-        children=[LocalSensing("LocalSensing", bb), DecisionMaking("DecisionMaking", bb),
-                  TaskExecution("TaskExecution", bb)],
+        children=[
+            LocalSensing("LocalSensing", bb),
+            DecisionMaking("DecisionMaking", bb),
+            TaskExecution("TaskExecution", bb),
+        ],
     )
     return py_trees.composites.Selector(
         "Root", memory=False, children=[task, Exploration("Exploration", bb)]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..navigation.planning import astar, prune_path
+from ..navigation import astar, prune_path
 from ..robot_api import NavStatus
 from ._common import MapView, area_labels
 
