@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,52 @@ def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path):
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["ticks"] == 400
     assert summary["final"]["exploration_percent"] > 60.0  # they explored, not just started
+
+
+@pytest_ros
+def test_an_algorithm_runs_in_separate_controller_node_processes(tmp_path):
+    """``maes_run --controllers none`` plus one ``controller_node -p logic:=...`` per robot."""
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        "number_of_robots: 2\n"
+        "random_seeds: [1]\n"
+        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
+        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
+        "end_criteria:\n  tick: 300\n"
+        "robot_spawn_config:\n  biggest_room: true\n"
+        "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
+    )
+    sim = subprocess.Popen(
+        [
+            str(REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"),
+            *("--config", str(cfg), "--controllers", "none", "--real-time-factor", "0"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    node = REPO / "install" / "maes_controller" / "lib" / "maes_controller" / "controller_node"
+    logic = "maes_controller.algorithms.space_cbba:logic"
+    controllers = [
+        subprocess.Popen(
+            [str(node), "--ros-args", "-p", f"robot_id:={i}", "-p", f"logic:={logic}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    try:
+        _, err = sim.communicate(timeout=600)
+    finally:
+        logs = []
+        for proc in controllers:
+            proc.send_signal(signal.SIGINT)  # Ctrl-C, as a user stops them
+            logs.append(proc.communicate(timeout=60)[0])
+    assert sim.returncode == 0, err[-3000:]
+    for log in logs:
+        assert "Traceback" not in log and "logic callback raised" not in log, log[-3000:]
+    (folder,) = (tmp_path / "results").iterdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["ticks"] == 300 and summary["final"]["broadcasts_sent"] > 0
+    assert summary["final"]["exploration_percent"] > 60.0
