@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._common import robot_index
+import numpy as np
+
 from .allocation import grape_choice, grape_mutex, grape_satisfied
 from .space_bt import Task, run_tree
 
@@ -51,11 +52,9 @@ def decode(text: str) -> tuple[int, float, dict] | None:
 class GrapePlugin:
     """GRAPE as a SPACE decision plugin (receive, decide, task_done, message)."""
 
-    def __init__(self, me: int, seed: int) -> None:
-        import numpy as np
-
+    def __init__(self, me: int, rng: np.random.Generator) -> None:
         self.me = me
-        self.rng = np.random.default_rng([seed, me])
+        self.rng = rng  # draws the partition's random stamps
         self.evolution, self.stamp = 0, float(self.rng.random())
         self.partition: dict[int, int | None] = {}
         self.inbox: list[tuple[int, float, dict]] = []
@@ -96,4 +95,6 @@ class GrapePlugin:
 
 def logic(robot: Any) -> None:
     """SPACE's behaviour tree with GRAPE allocating the area tasks."""
-    run_tree(robot, lambda r: GrapePlugin(r.robot_id, robot_index(r.namespace) or 0))
+    # Stamps from a generator seeded by the robot index alone, so a robot draws the same stamps
+    # on every stack (direct mode's robot.rng does not exist on ROS).
+    run_tree(robot, lambda r: GrapePlugin(r.robot_id, np.random.default_rng([r.robot_id] * 2)))
