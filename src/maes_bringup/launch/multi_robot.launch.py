@@ -75,6 +75,13 @@ ARGUMENTS = (
         "1.0",
         "Most simulated seconds per wall second; 0 = as fast as lockstep allows",
     ),
+    (
+        "logic",
+        "",
+        "Every controller's logic callback, 'package.module:function' or "
+        "'path/file.py:function' (e.g. maes_controller.algorithms.trs:logic); empty = the "
+        "controller's default",
+    ),
 )
 
 
@@ -148,6 +155,7 @@ def _launch_setup(context):
         map_size=map_size_tiles(config),
         sync=arg["sync"],
         real_time_factor=_number("real_time_factor", arg["real_time_factor"]),
+        logic=arg["logic"] or None,
     )
     check_packages(plan, lambda package: has_resource("packages", package))
     write_params_files(plan)

@@ -264,7 +264,14 @@ def _args(level: str) -> tuple[str, ...]:
 
 
 def _robot_plan(
-    index: int, *, slam: str, nav: str, level: str, nav2_file: str | None, slam_file: str | None
+    index: int,
+    *,
+    slam: str,
+    nav: str,
+    level: str,
+    nav2_file: str | None,
+    slam_file: str | None,
+    logic: str | None = None,
 ) -> RobotPlan:
     ns = robot_namespace(index)
     nodes: list[NodeSpec] = []
@@ -316,7 +323,8 @@ def _robot_plan(
             package="maes_controller",
             executable="controller_node",
             name="controller",
-            parameters=(("robot_id", index), ("use_sim_time", True)),
+            parameters=(("robot_id", index), ("use_sim_time", True))
+            + ((("logic", logic),) if logic else ()),
             remappings=TF_REMAPS,
             arguments=_args(level),
         )
@@ -339,6 +347,7 @@ def plan_launch(
     cmd_vel_stamped: bool = False,
     sync: str = "lockstep",
     real_time_factor: float = 1.0,
+    logic: str | None = None,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -375,6 +384,10 @@ def plan_launch(
         ``nav="builtin"``, the navigator, every tick; docs/lockstep.md) or ``"free"``.
     real_time_factor : float
         The simulator's speed cap (``0``: as fast as lockstep allows).
+    logic : str, optional
+        Every controller's logic callback (``"package.module:function"`` or
+        ``"path/file.py:function"``, checked here with ``load_logic``); ``None`` or ``""``: the
+        controller node's default.
 
     Returns
     -------
@@ -410,6 +423,13 @@ def plan_launch(
             f"launch argument real_time_factor: got {real_time_factor!r}, expected a number >= 0"
         )
     use_rviz = parse_bool("use_rviz", use_rviz)
+    if logic:
+        from maes_controller.robot_api import load_logic
+
+        try:
+            load_logic(logic)
+        except ValueError as err:
+            raise ValueError(f"launch argument logic: {err}") from None
     config_file = os.fspath(config_path)
     values = stack_values(config, map_size)
 
@@ -438,7 +458,13 @@ def plan_launch(
             )
         robots.append(
             _robot_plan(
-                i, slam=slam, nav=nav, level=level, nav2_file=nav2_file, slam_file=slam_file
+                i,
+                slam=slam,
+                nav=nav,
+                level=level,
+                nav2_file=nav2_file,
+                slam_file=slam_file,
+                logic=logic or None,
             )
         )
 
