@@ -79,8 +79,8 @@ ARGUMENTS = (
         "logic",
         "",
         "Every controller's logic callback, 'package.module:function' or "
-        "'path/to/file.py:function' (e.g. maes_controller.algorithms.wall_follower:logic); "
-        "empty = the shipped example, maes_controller.logic:logic",
+        "'path/file.py:function' (e.g. maes_controller.algorithms.trs:logic); empty = the "
+        "controller's default",
     ),
 )
 

@@ -181,6 +181,18 @@ def test_controllers_know_their_robot():
     assert ids == [0, 1, 2, 3]
 
 
+def test_the_logic_argument_reaches_every_controller_and_is_checked():
+    spec = "maes_controller.algorithms.trs:logic"
+    plan = make_plan(3, logic=spec)
+    assert [r.nodes[-1].parameter_dict["logic"] for r in plan.robots] == [spec] * 3
+    for default in (None, ""):  # the controller node's own default
+        assert all(
+            "logic" not in r.nodes[-1].parameter_dict for r in make_plan(2, logic=default).robots
+        )
+    with pytest.raises(ValueError, match=r"launch argument logic: .*no_such_module"):
+        make_plan(2, logic="no_such_module:logic")
+
+
 def test_builtin_navigator_serves_every_robot_from_the_config():
     plan = make_plan(5, nav="builtin")
     assert names(plan.nodes).count("navigator") == 1

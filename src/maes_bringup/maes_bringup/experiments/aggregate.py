@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -115,12 +116,30 @@ def aggregate_rows(
     return out
 
 
+def controller_name(spec: str, controllers: list[str]) -> str:
+    """The shortest tail of ``spec`` that no other of ``controllers`` shares, for plot legends.
+
+    Examples
+    --------
+    >>> specs = ["pkg.trs:logic", "pkg.space_bt:logic", "pkg.trs:unpruned"]
+    >>> [controller_name(s, specs) for s in specs]
+    ['trs:logic', 'space_bt:logic', 'unpruned']
+    """
+
+    def tail(text: str, n: int) -> str:  # the last n names, with their separators
+        return "".join(re.split(r"([.:])", text)[-(2 * n - 1) :])
+
+    for n in range(1, len(re.split(r"[.:]", spec)) + 1):
+        mine = tail(spec, n)
+        if all(tail(other, n) != mine for other in controllers if other != spec):
+            return mine
+    return spec
+
+
 def _label(row: dict[str, str], parameters: list[str], controllers: list[str]) -> str:
     parts = [f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in parameters]
     if len(controllers) > 1:
-        parts.append(
-            row["controller"].rsplit(":", 1)[-1] if ":" in row["controller"] else row["controller"]
-        )
+        parts.append(controller_name(row["controller"], controllers))
     return ", ".join(parts) or "base config"
 
 
@@ -198,6 +217,7 @@ def plot_metric_vs(
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100, layout="constrained")
     lines: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
     never = 0  # finished runs without a value (e.g. 90 % never reached)
+    specs = sorted({r["controller"] for r in rows})
     for r in rows:
         x, y = _float(r[parameter]), _float(r[metric])
         if r["status"] == "ok" and x is not None and y is None:
@@ -206,7 +226,7 @@ def plot_metric_vs(
             continue
         key = ", ".join(
             [f"{p.rsplit('.', 1)[-1]}={r[p]}" for p in others]
-            + [r["controller"].rsplit(":", 1)[-1]]
+            + [controller_name(r["controller"], specs)]
         )
         lines[key][x].append(y)
     colours = distinct_colours(len(lines))

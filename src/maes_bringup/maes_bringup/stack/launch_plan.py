@@ -429,11 +429,12 @@ def plan_launch(
         )
     use_rviz = parse_bool("use_rviz", use_rviz)
     logic = logic or DEFAULT_LOGIC
-    if not isinstance(logic, str) or ":" not in logic:
-        raise ValueError(
-            f"launch argument logic: got {logic!r}, expected 'package.module:function' or "
-            "'path/to/file.py:function'"
-        )
+    from maes_controller.robot_api import load_logic
+
+    try:
+        load_logic(logic)
+    except ValueError as err:
+        raise ValueError(f"launch argument logic: {err}") from None
     config_file = os.fspath(config_path)
     values = stack_values(config, map_size)
 

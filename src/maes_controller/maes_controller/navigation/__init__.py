@@ -29,7 +29,14 @@ Examples
 
 from .costmap import FREE, INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN, GridMap
 from .navigator import NavErrorCode, Navigator, NavParams, NavStep, costmap_values, goal_problem
-from .planning import Cell, distance_field, nearest_traversable, traversable_mask
+from .planning import (
+    Cell,
+    astar,
+    distance_field,
+    nearest_traversable,
+    prune_path,
+    traversable_mask,
+)
 from .yielding import robot_in_the_way
 
 __all__ = [
@@ -44,10 +51,12 @@ __all__ = [
     "NavParams",
     "NavStep",
     "Navigator",
+    "astar",
     "costmap_values",
     "distance_field",
     "goal_problem",
     "nearest_traversable",
+    "prune_path",
     "robot_in_the_way",
     "traversable_mask",
 ]

@@ -1,0 +1,215 @@
+"""The shipped algorithms (maes_controller.algorithms) explore, in direct mode and on ROS."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from maes_bringup.runners.direct import run
+from maes_controller.algorithms import swarmbots, trs
+from maes_sim.core import config_from_dict
+
+REPO = Path(__file__).resolve().parents[3]
+ALGORITHMS = [
+    "maes_controller.algorithms.trs:logic",
+    "maes_controller.algorithms.trs:logic_unpruned",
+    "maes_controller.algorithms.swarmbots:logic",
+    "maes_controller.algorithms.space_bt:logic",
+    "maes_controller.algorithms.space_cbba:logic",
+    "maes_controller.algorithms.space_grape:logic",
+]
+
+
+def small_map(kind: str, robots: int = 3, ticks: int = 2500):
+    return config_from_dict(
+        {
+            "number_of_robots": robots,
+            "end_criteria": {"exploration_percent": 95.0, "tick": ticks},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0, "distribute_slam": True},
+            "robot_spawn_config": {"biggest_room": True},
+            "map": {"width_in_tiles": 24, "height_in_tiles": 24, kind: {}},
+        }
+    )
+
+
+@pytest.mark.parametrize("kind", ["cave_config", "building_config"])
+@pytest.mark.parametrize("spec", ALGORITHMS)
+def test_each_algorithm_explores_a_small_map_deterministically(spec, kind):
+    cfg = small_map(kind)
+    first = run(cfg, spec, seed=1)
+    assert first.end_reason is not None and first.end_reason.startswith("exploration reached")
+    assert first.exploration[-1] >= 95.0
+    assert (first.distance > 1.0).all()  # every robot took part
+    again = run(cfg, spec, seed=1)
+    assert np.array_equal(first.exploration, again.exploration)
+    assert np.array_equal(first.distance, again.distance)
+
+
+def test_trs_pruning_needs_fewer_ticks_than_cell_by_cell_waypoints():
+    cfg = small_map("cave_config", robots=2)
+    ticks = {}
+    for spec in ALGORITHMS[:2]:
+        ticks[spec] = [len(run(cfg, spec, seed=s).exploration) for s in range(3)]
+    pruned, unpruned = (sum(ticks[s]) for s in ALGORITHMS[:2])
+    assert pruned < unpruned, ticks
+
+
+def test_trs_subarea_choice_weighs_robots_approaching():
+    from maes_controller.algorithms._common import MapView, area_labels
+    from maes_controller.navigation import GridMap
+
+    # A 1 x 40 corridor of free cells (1 m each) with unknown at both ends; the robot at x = 12.
+    row = np.zeros((1, 40), dtype=np.int8)
+    row[0, 0] = row[0, -1] = -1
+    view = MapView(GridMap.from_array(row, 1.0), (12.5, 0.5))
+    labels = area_labels(view, trs.SUBAREA_SIDE_M)
+    allowed = np.ones_like(view.traversable)
+    left = int(labels[0, 1])
+    right = int(labels[0, 38])
+    assert trs.choose_subarea(view, labels, {}, allowed) == left  # 11 m beats 26 m
+    # two robots already heading left: 11 + 2 * ALPHA_M > 26
+    assert trs.choose_subarea(view, labels, {left: 2}, allowed) == right
+    assert trs.approaching_counts({"robot1": (left, 0), "robot2": (left, 500)}, now=520) == {
+        left: 1
+    }
+
+
+def test_swarmbots_re_elect_a_leader_that_falls_silent(monkeypatch):
+    monkeypatch.setattr(swarmbots, "STUCK_TICKS", 10**9)  # no robot declares itself dead here
+    monkeypatch.setattr(swarmbots, "MAX_FAILURES", 10**9)
+    states = {}
+
+    def leader_then_silent(robot):
+        if robot.tick < 100:
+            swarmbots.logic(robot)
+        elif not robot.is_nav_complete():
+            robot.cancel_nav()
+
+    def watched(robot):
+        swarmbots.logic(robot)
+        states.setdefault(robot.robot_id, []).append(robot.memory["state"])
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 3,
+            "end_criteria": {"tick": 300},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0, "broadcast_range": 1000.0},
+            "map": {"width_in_tiles": 24, "height_in_tiles": 24, "cave_config": {}},
+        }
+    )
+    run(cfg, [leader_then_silent, watched, watched], seed=2)
+    # robot0 led once they heard each other: robots 1 and 2 followed it ...
+    assert states[1][10:100] == ["follow"] * 90 and states[2][10:100] == ["follow"] * 90
+    # ... and LEADER_TIMEOUT ticks after it fell silent, robot1 leads and robot2 follows it.
+    after = 100 + swarmbots.LEADER_TIMEOUT + 2
+    assert set(states[1][after:]) == {"lead"}
+    assert set(states[2][after:]) == {"follow"}
+
+
+def test_swarmbots_election_rule():
+    heard = {0: ("dead", 50), 1: ("follow", 50), 3: ("lead", 10)}
+    assert swarmbots.elect_leader(2, "follow", heard, now=55) == 1
+    assert swarmbots.elect_leader(2, "follow", heard, now=200) == 2  # nobody heard lately
+    assert swarmbots.elect_leader(2, "dead", {}, now=0) == 2
+
+
+# --------------------------------------------------------------------------------- ROS stack
+pytest_ros = pytest.mark.skipif(
+    "rclpy" not in sys.modules and not os.environ.get("AMENT_PREFIX_PATH"),
+    reason="ROS tests run in the pip environment (make test)",
+)
+
+
+@pytest_ros
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "maes_controller.algorithms.trs:logic",
+        "maes_controller.algorithms.swarmbots:logic",
+        "maes_controller.algorithms.space_bt:logic",
+        "maes_controller.algorithms.space_cbba:logic",
+        "maes_controller.algorithms.space_grape:logic",
+    ],
+)
+def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path):
+    """The real ``maes_run`` (embedded ROS stack: sim, navigator and controller nodes, DDS)."""
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        "number_of_robots: 3\n"
+        "random_seeds: [1]\n"
+        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
+        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
+        "end_criteria:\n  tick: 400\n"
+        "robot_spawn_config:\n  biggest_room: true\n"
+        "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
+    )
+    exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
+    proc = subprocess.run(
+        [str(exe), "--config", str(cfg), "--logic", spec, "--real-time-factor", "0"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "LogicError" not in proc.stderr
+    (folder,) = (tmp_path / "results").iterdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["ticks"] == 400
+    assert summary["final"]["exploration_percent"] > 60.0  # they explored, not just started
+
+
+@pytest_ros
+def test_an_algorithm_runs_in_separate_controller_node_processes(tmp_path):
+    """``maes_run --controllers none`` plus one ``controller_node -p logic:=...`` per robot."""
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text(
+        "number_of_robots: 2\n"
+        "random_seeds: [1]\n"
+        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
+        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
+        "end_criteria:\n  tick: 300\n"
+        "robot_spawn_config:\n  biggest_room: true\n"
+        "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
+    )
+    sim = subprocess.Popen(
+        [
+            str(REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"),
+            *("--config", str(cfg), "--controllers", "none", "--real-time-factor", "0"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    node = REPO / "install" / "maes_controller" / "lib" / "maes_controller" / "controller_node"
+    logic = "maes_controller.algorithms.space_cbba:logic"
+    controllers = [
+        subprocess.Popen(
+            [str(node), "--ros-args", "-p", f"robot_id:={i}", "-p", f"logic:={logic}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for i in range(2)
+    ]
+    try:
+        _, err = sim.communicate(timeout=600)
+    finally:
+        logs = []
+        for proc in controllers:
+            proc.send_signal(signal.SIGINT)  # Ctrl-C, as a user stops them
+            logs.append(proc.communicate(timeout=60)[0])
+    assert sim.returncode == 0, err[-3000:]
+    for log in logs:
+        assert "Traceback" not in log and "logic callback raised" not in log, log[-3000:]
+    (folder,) = (tmp_path / "results").iterdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["ticks"] == 300 and summary["final"]["broadcasts_sent"] > 0
+    assert summary["final"]["exploration_percent"] > 60.0

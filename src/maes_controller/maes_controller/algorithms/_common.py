@@ -1,0 +1,148 @@
+"""What the shipped algorithms share: one look at the robot's costmap per decision.
+
+:class:`MapView` bundles the robot's costmap grid, where it may drive, the frontier cells and the
+path length from the robot to every cell (one Dijkstra pass, computed on first use). The
+algorithms build one per decision, not per tick, and use the project's frontier and planning code
+(:mod:`maes_controller.frontier`, :mod:`maes_controller.navigation`) through it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..frontier import frontier_mask
+from ..navigation import Cell, distance_field, nearest_traversable, traversable_mask
+
+
+class MapView:
+    """The robot's costmap at one moment, with the derived grids the algorithms need.
+
+    Parameters
+    ----------
+    grid : GridMap
+        The costmap (``robot.global_costmap.grid``).
+    position : (x, y)
+        The robot's position, metres, map frame.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> g = GridMap.from_array(np.array([[0, 0, -1], [0, 0, 0]], dtype=np.int8), 1.0)
+    >>> view = MapView(g, (0.5, 0.5))
+    >>> view.robot_cell, view.frontier.sum(), view.dist[0, 1]
+    ((0, 0), np.int64(2), np.float64(1.0))
+    """
+
+    def __init__(self, grid: Any, position: Sequence[float]) -> None:
+        self.grid = grid
+        self.array = grid.array
+        self.resolution = float(grid.resolution)
+        self.traversable = traversable_mask(self.array)
+        self.position = (float(position[0]), float(position[1]))
+        cell = grid.pos_to_cell(*self.position)
+        self.robot_cell: Cell | None = nearest_traversable(self.traversable, cell)
+
+    @classmethod
+    def of(cls, robot: Any) -> MapView | None:
+        """The view of ``robot``'s latest costmap and pose, or None while either is missing."""
+        costmap = robot.global_costmap
+        if costmap.costmap is None or robot.robot_position is None:
+            return None
+        return cls(costmap.grid, robot.robot_position)
+
+    @cached_property
+    def frontier(self) -> np.ndarray:
+        """Bool (H, W): the frontier cells (:func:`~maes_controller.frontier.frontier_mask`)."""
+        return frontier_mask(self.array)
+
+    @cached_property
+    def dist(self) -> np.ndarray:
+        """Float (H, W): path length in cells from the robot to every cell (inf: unreachable)."""
+        if self.robot_cell is None:
+            return np.full(self.array.shape, np.inf)
+        return distance_field(self.traversable, self.robot_cell)
+
+    @cached_property
+    def reachable_frontier(self) -> np.ndarray:
+        """Bool (H, W): frontier cells the robot can reach (traversable ones only)."""
+        return self.frontier & np.isfinite(self.dist)
+
+    def cell_of(self, x: float, y: float) -> Cell:
+        """Grid cell of a world point (may lie outside the grid)."""
+        return self.grid.pos_to_cell(x, y)
+
+    def pos_of(self, cell: Sequence[int]) -> tuple[float, float]:
+        """World position (metres) of a cell's centre."""
+        return self.grid.cell_to_pos(int(cell[0]), int(cell[1]))
+
+    def nearest_in(self, mask: np.ndarray) -> Cell | None:
+        """The reachable frontier cell inside ``mask`` nearest by path (ties: lowest iy, ix)."""
+        sel = self.reachable_frontier & mask
+        if not sel.any():
+            return None
+        d = np.where(sel, self.dist, np.inf)
+        iy, ix = np.unravel_index(int(np.argmin(d)), d.shape)  # raster order breaks ties
+        return int(ix), int(iy)
+
+
+def area_labels(view: MapView, side_m: float) -> np.ndarray:
+    """Int (H, W): the index of the square area (``side_m`` metres) each cell lies in.
+
+    Areas tile the world from the world origin, so every robot numbers them alike whatever its
+    grid's size: index ``(ay + 1000) * 2000 + (ax + 1000)`` of area column ``ax``, row ``ay``.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> g = GridMap.from_array(np.zeros((2, 4), dtype=np.int8), 1.0, origin_x=-2.0)
+    >>> labels = area_labels(MapView(g, (0.5, 0.5)), 2.0)
+    >>> [area_center(int(a), 2.0) for a in np.unique(labels)]
+    [(-1.0, 1.0), (1.0, 1.0)]
+    """
+    h, w = view.array.shape
+    xs = view.grid.origin_x + (np.arange(w) + 0.5) * view.resolution
+    ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
+    ax = np.floor(xs / side_m).astype(np.int64) + 1000
+    ay = np.floor(ys / side_m).astype(np.int64) + 1000
+    return ay[:, None] * 2000 + ax[None, :]
+
+
+def area_center(area: int, side_m: float) -> tuple[float, float]:
+    """World centre (metres) of area ``area`` of :func:`area_labels`."""
+    ay, ax = divmod(int(area), 2000)
+    return ((ax - 1000 + 0.5) * side_m, (ay - 1000 + 0.5) * side_m)
+
+
+def robot_index(namespace: str) -> int | None:
+    """The index ``i`` of ``"robot<i>"``, None for another name.
+
+    Examples
+    --------
+    >>> robot_index("robot12"), robot_index("base")
+    (12, None)
+    """
+    if namespace.startswith("robot") and namespace[5:].isdigit():
+        return int(namespace[5:])
+    return None
+
+
+def robot_rng(robot: Any) -> np.random.Generator:
+    """The robot's random generator: direct mode's ``robot.rng``, else one seeded by its id.
+
+    Kept in ``robot.memory`` so every call gets the same stream.
+    """
+    rng = robot.memory.get("_rng")
+    if rng is None:
+        rng = getattr(robot, "rng", None) or np.random.default_rng(robot.robot_id)
+        robot.memory["_rng"] = rng
+    return rng
+
+
+def distance_m(a: Sequence[float], b: Sequence[float]) -> float:
+    """Euclidean distance of two world points."""
+    return math.hypot(a[0] - b[0], a[1] - b[1])

@@ -1,0 +1,240 @@
+"""SPACE's agent controller: a ``py_trees`` behaviour tree around a decision-making plugin.
+
+After SPACE (Swarm Planning and Control Evaluation; ``docs/algorithms.md``, section SPACE).
+Tasks are *areas*: the world is cut into squares of ``AREA_SIDE_M``; an area with reachable
+frontier cells in the robot's map is a task whose *workload* is its number of frontier cells, whose
+goal is its reachable frontier cell nearest to the robot and whose cost is the path length there.
+Area ids come from world coordinates, so every robot names a task alike whatever its map.
+
+The tree is SPACE's default one, ticked once per logic tick::
+
+    Selector (memory=False)
+    ├── Sequence (memory=False)
+    │   ├── LocalSensing     read broadcasts; every DECISION_PERIOD ticks, rebuild the tasks
+    │   ├── DecisionMaking   the plugin picks a task (FAILURE when it has none)
+    │   └── TaskExecution    drive to the task's goal (RUNNING), SUCCESS when it is explored
+    └── Exploration          no task assigned: drive to a random reachable free cell nearby
+
+The *plugin* decides: :class:`FirstClaimedGreedy` here (SPACE's FCG: nearest task not claimed by
+another robot), CBBA in :mod:`.space_cbba`, GRAPE in :mod:`.space_grape`. Each robot keeps its
+own tree and a plain dict as its blackboard in ``robot.memory`` (py_trees' blackboard is one per
+process, and direct mode runs every robot in one process).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import py_trees
+
+from ..robot_api import NavStatus
+from ._common import MapView, area_labels, robot_index, robot_rng
+
+#: Side of a square area task, metres.
+AREA_SIDE_M = 5.0
+#: Ticks between rebuilding the tasks from the costmap (the SLAM map's default update period).
+DECISION_PERIOD = 10
+#: Ticks between a plugin's broadcasts.
+BROADCAST_PERIOD = 5
+#: How far the Exploration node's random goals may be, metres.
+EXPLORATION_RADIUS_M = 5.0
+
+Status = py_trees.common.Status
+
+
+@dataclass(frozen=True)
+class Task:
+    """An area to explore, as this robot sees it now."""
+
+    goal: tuple[int, int]  # its reachable frontier cell nearest to the robot
+    workload: int  # frontier cells in it
+    cost_m: float  # path length from the robot to ``goal``
+    pos: tuple[float, float]  # ``goal`` in world metres
+
+
+def find_tasks(view: MapView, side_m: float = AREA_SIDE_M) -> dict[int, Task]:
+    """The area tasks of a map view: area id -> :class:`Task`, for areas with reachable frontier.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> g = GridMap.from_array(np.array([[0, 0, 0, -1]], dtype=np.int8), 1.0)
+    >>> t = find_tasks(MapView(g, (0.5, 0.5)), side_m=10.0)
+    >>> [(v.goal, v.workload, v.cost_m) for v in t.values()]
+    [((2, 0), 1, 2.0)]
+    """
+    sel = view.reachable_frontier
+    if not sel.any():
+        return {}
+    labels = area_labels(view, side_m)[sel]
+    iy, ix = np.nonzero(sel)
+    d = view.dist[sel]
+    order = np.lexsort((ix, iy, d, labels))  # per area: nearest first, ties in raster order
+    labels, ix, iy, d = labels[order], ix[order], iy[order], d[order]
+    first = np.flatnonzero(np.r_[True, labels[1:] != labels[:-1]])
+    counts = np.diff(np.r_[first, labels.size])
+    tasks = {}
+    for k, n in zip(first, counts, strict=True):
+        cell = (int(ix[k]), int(iy[k]))
+        tasks[int(labels[k])] = Task(cell, int(n), float(d[k]) * view.resolution, view.pos_of(cell))
+    return tasks
+
+
+class FirstClaimedGreedy:
+    """SPACE's First-Claimed Greedy: the nearest task nobody else claimed first.
+
+    Broadcasts ``fcg <task>``; a task claimed by another robot within ``CLAIM_TICKS`` is
+    skipped, and if another robot claims the task this robot chose, the robot gives it up and
+    chooses again.
+    """
+
+    CLAIM_TICKS = 50
+
+    def __init__(self, me: int) -> None:
+        self.me = me
+        self.claims: dict[int, tuple[int, int]] = {}  # task -> (robot, tick)
+        self.task: int | None = None
+
+    def receive(self, sender: int, text: str, now: int) -> None:
+        parts = text.split()
+        if len(parts) == 2 and parts[0] == "fcg" and parts[1].lstrip("-").isdigit():
+            self.claims[int(parts[1])] = (sender, now)
+            if int(parts[1]) == self.task and sender != self.me:
+                self.task = None  # claimed by another robot: choose again
+
+    def decide(self, tasks: dict[int, Task], now: int) -> int | None:
+        if self.task in tasks:
+            return self.task
+        free = [
+            t
+            for t in tasks
+            if t not in self.claims
+            or self.claims[t][0] == self.me
+            or now - self.claims[t][1] > self.CLAIM_TICKS
+        ]
+        self.task = min(free, key=lambda t: (tasks[t].cost_m, t)) if free else None
+        return self.task
+
+    def task_done(self, task: int) -> None:
+        self.task = None
+
+    def message(self) -> str | None:
+        return None if self.task is None else f"fcg {self.task}"
+
+
+class _Node(py_trees.behaviour.Behaviour):
+    def __init__(self, name: str, bb: dict) -> None:
+        super().__init__(name)
+        self.bb = bb
+
+
+class LocalSensing(_Node):
+    """Read the broadcasts; rebuild the tasks every DECISION_PERIOD ticks."""
+
+    def update(self) -> Status:
+        robot, plugin = self.bb["robot"], self.bb["plugin"]
+        for message in robot.state.incoming_broadcast_msgs:
+            sender = robot_index(message.sender)
+            if sender is not None:
+                plugin.receive(sender, message.msg, robot.tick)
+        if self.bb.get("tasks") is None or robot.tick >= self.bb["tasks_tick"] + DECISION_PERIOD:
+            view = MapView.of(robot)
+            if view is None:
+                return Status.FAILURE
+            self.bb["view"], self.bb["tasks"] = view, find_tasks(view)
+            self.bb["tasks_tick"] = robot.tick
+        return Status.SUCCESS
+
+
+class DecisionMaking(_Node):
+    """Ask the plugin for a task; broadcast what it wants to share."""
+
+    def update(self) -> Status:
+        robot, plugin = self.bb["robot"], self.bb["plugin"]
+        task = plugin.decide(self.bb["tasks"], robot.tick)
+        if robot.tick % BROADCAST_PERIOD == robot.robot_id % BROADCAST_PERIOD:
+            text = plugin.message()
+            if text is not None:
+                robot.broadcast_msg(text)
+        self.bb["task"] = task
+        return Status.FAILURE if task is None else Status.SUCCESS
+
+
+class TaskExecution(_Node):
+    """Drive to the assigned task's goal; SUCCESS once the area is explored or reached."""
+
+    def update(self) -> Status:
+        robot, plugin, tasks = self.bb["robot"], self.bb["plugin"], self.bb["tasks"]
+        task = self.bb["task"]
+        goal = tasks[task].pos
+        if self.bb.get("goal") != goal:
+            self.bb["goal"] = goal
+            robot.nav_to_pos(*goal)
+            return Status.RUNNING
+        status = robot.nav_status
+        if not status.done:
+            return Status.RUNNING
+        if status is NavStatus.SUCCEEDED or status is NavStatus.ABORTED:
+            # reached (its frontier should now be seen) or unreachable: rebuild the tasks now
+            if status is NavStatus.ABORTED:
+                plugin.task_done(task)
+            self.bb["tasks"], self.bb["goal"] = None, None
+            return Status.SUCCESS
+        self.bb["goal"] = None  # canceled or rejected: send it again next tick
+        return Status.FAILURE
+
+
+class Exploration(_Node):
+    """No task: drive to a random reachable free cell within EXPLORATION_RADIUS_M."""
+
+    def update(self) -> Status:
+        robot, view = self.bb["robot"], self.bb.get("view")
+        if view is None or not self.bb.get("tasks"):
+            return Status.SUCCESS  # nothing known to explore: idle
+        if self.bb.get("wander") is not None and not robot.nav_status.done:
+            return Status.RUNNING
+        near = np.isfinite(view.dist) & (view.dist * view.resolution <= EXPLORATION_RADIUS_M)
+        iy, ix = np.nonzero(near)
+        if ix.size == 0:
+            return Status.FAILURE
+        k = int(robot_rng(robot).integers(ix.size))
+        self.bb["wander"], self.bb["goal"] = view.pos_of((ix[k], iy[k])), None
+        robot.nav_to_pos(*self.bb["wander"])
+        return Status.RUNNING
+
+
+def build_tree(bb: dict) -> py_trees.behaviour.Behaviour:
+    """SPACE's default tree over the blackboard dict ``bb`` (see the module docstring)."""
+    task = py_trees.composites.Sequence(
+        "Task",
+        memory=False,
+        children=[
+            LocalSensing("LocalSensing", bb),
+            DecisionMaking("DecisionMaking", bb),
+            TaskExecution("TaskExecution", bb),
+        ],
+    )
+    return py_trees.composites.Selector(
+        "Root", memory=False, children=[task, Exploration("Exploration", bb)]
+    )
+
+
+def run_tree(robot: Any, make_plugin) -> None:
+    """Tick the robot's tree once, building it (with ``make_plugin(robot)``) on the first call."""
+    bb = robot.memory.get("bt")
+    if bb is None:
+        bb = {"robot": robot, "plugin": make_plugin(robot), "tasks": None, "tasks_tick": 0}
+        bb["tree"] = build_tree(bb)
+        robot.memory["bt"] = bb
+    bb["robot"] = robot
+    if bb.get("task") is not None and bb["tasks"] is not None and bb["task"] not in bb["tasks"]:
+        bb["plugin"].task_done(bb["task"])  # its area has no frontier left
+    bb["wander"] = None if bb.get("task") is not None else bb.get("wander")
+    bb["tree"].tick_once()
+
+
+def logic(robot: Any) -> None:
+    """SPACE's behaviour tree with the First-Claimed Greedy plugin."""
+    run_tree(robot, lambda r: FirstClaimedGreedy(r.robot_id))

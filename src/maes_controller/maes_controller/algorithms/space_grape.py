@@ -1,0 +1,100 @@
+"""SPACE with GRAPE: area tasks allocated as an anonymous hedonic game.
+
+The behaviour tree of :mod:`.space_bt` with a GRAPE decision plugin (:class:`GrapePlugin`), in
+SPACE's MT-SR variant: utility ``R_j / |S_j| - c_ij * |S_j| ** FS`` with ``R_j`` the task's
+workload (frontier cells) and ``c_ij`` the path length in metres. Each robot keeps a partition
+(robot -> task), an evolution number and a random stamp, broadcast as ``grape <json>``; the
+distributed mutex adopts the received partition with the highest evolution number (then stamp).
+A robot that is not satisfied (a task would give it more) moves to its best task and increments
+the evolution number. As in SPACE, the initial partition puts each robot on its nearest task.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from .allocation import grape_choice, grape_mutex, grape_satisfied
+from .space_bt import Task, run_tree
+
+#: Social inhibition exponent (SPACE used 100 with its units; with path metres, 1 already
+#: makes a second robot on a task cost more than most tasks are worth).
+FS = 1.0
+
+
+def encode(evolution: int, stamp: float, partition: dict) -> str:
+    """The broadcast of a GRAPE partition.
+
+    Examples
+    --------
+    >>> decode(encode(3, 0.25, {0: 7, 1: None}))
+    (3, 0.25, {0: 7, 1: None})
+    """
+    part = {str(a): t for a, t in partition.items()}
+    body = {"r": evolution, "s": stamp, "p": part}
+    return "grape " + json.dumps(body, separators=(",", ":"), sort_keys=True)
+
+
+def decode(text: str) -> tuple[int, float, dict] | None:
+    """``(evolution, stamp, partition)`` of a ``grape`` broadcast, None for other messages."""
+    if not text.startswith("grape "):
+        return None
+    try:
+        d = json.loads(text[6:])
+        part = {int(a): (None if t is None else int(t)) for a, t in d["p"].items()}
+        return int(d["r"]), float(d["s"]), part
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+class GrapePlugin:
+    """GRAPE as a SPACE decision plugin (receive, decide, task_done, message)."""
+
+    def __init__(self, me: int, rng: np.random.Generator) -> None:
+        self.me = me
+        self.rng = rng  # draws the partition's random stamps
+        self.evolution, self.stamp = 0, float(self.rng.random())
+        self.partition: dict[int, int | None] = {}
+        self.inbox: list[tuple[int, float, dict]] = []
+
+    def receive(self, sender: int, text: str, now: int) -> None:
+        msg = decode(text)
+        if msg is not None and sender != self.me:
+            self.inbox.append(msg)
+
+    def decide(self, tasks: dict[int, Task], now: int) -> int | None:
+        local = (self.evolution, self.stamp, self.partition)
+        self.evolution, self.stamp, part = grape_mutex(local, self.inbox)
+        self.inbox.clear()
+        self.partition = dict(part)
+        reward = {t: float(task.workload) for t, task in tasks.items()}
+        cost = {t: task.cost_m for t, task in tasks.items()}
+        if self.partition.get(self.me) not in cost:
+            self.partition[self.me] = None  # done, gone or never chosen
+        if self.me not in part and tasks:  # SPACE's initial partition: the nearest task
+            self.partition[self.me] = min(cost, key=lambda t: (cost[t], t))
+            self._evolve()
+        elif not grape_satisfied(self.me, self.partition, reward, cost, FS):
+            self.partition[self.me] = grape_choice(self.me, self.partition, reward, cost, FS)[0]
+            self._evolve()
+        return self.partition[self.me]
+
+    def _evolve(self) -> None:
+        self.evolution += 1
+        self.stamp = float(self.rng.random())
+
+    def task_done(self, task: int) -> None:
+        if self.partition.get(self.me) == task:
+            self.partition[self.me] = None
+
+    def message(self) -> str | None:
+        return encode(self.evolution, self.stamp, self.partition)
+
+
+def logic(robot: Any) -> None:
+    """SPACE's behaviour tree with GRAPE allocating the area tasks."""
+    # Stamps from a generator seeded by the robot index alone, so a robot draws the same stamps
+    # on every stack (direct mode's robot.rng does not exist on ROS).
+    run_tree(robot, lambda r: GrapePlugin(r.robot_id, np.random.default_rng([r.robot_id] * 2)))

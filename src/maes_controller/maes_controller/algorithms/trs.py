@@ -1,0 +1,206 @@
+"""TRS-Python's exploration: nearest frontier, A* with path pruning, RNN coordination.
+
+After "Robotic exploration in Python" (TRS-Python; ``docs/algorithms.md``, section TRS-Python).
+Each robot splits the world into square *subareas* and is in one of two states:
+
+* **Exploration**: drive to the nearest reachable frontier cell (by path length) inside the
+  subarea the robot is in; when the subarea has none left, switch to Moving.
+* **Moving**: pick the subarea with frontiers minimising ``path length + w`` with
+  ``w = ALPHA_M * robots approaching it`` (robots whose latest broadcast names it as their
+  subarea), drive to its nearest frontier cell, then switch back to Exploration there.
+
+The route to a goal is the robot's own A* path on its costmap (:func:`astar`), then either
+pruned to line-of-sight waypoints (:func:`prune_path`, :func:`logic`) or kept cell by cell
+(:func:`logic_unpruned`, the paper's "without pruning" baseline). Each waypoint is sent as a
+navigation goal in turn, as TRS-Python's robots drove from way-point to way-point.
+
+Every robot broadcasts ``trs <state> <subarea> <x> <y>`` when it picks a goal and every
+``BROADCAST_PERIOD`` ticks; robots out of broadcast range simply do not count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..navigation import astar, prune_path
+from ..robot_api import NavStatus
+from ._common import MapView, area_labels
+
+#: Side of a square subarea, metres (the paper does not give one; 4 subareas in its house map).
+SUBAREA_SIDE_M = 10.0
+#: Weight per robot approaching a subarea, metres of path (the paper's alpha).
+ALPHA_M = 10.0
+#: Ticks between position broadcasts.
+BROADCAST_PERIOD = 10
+#: Ticks between checks that the current goal still borders unknown space.
+RECHECK_PERIOD = 10
+#: A goal that failed or did not close its frontier blocks frontier cells this close (cells).
+SKIP_RADIUS_CELLS = 2
+#: Another robot's broadcast older than this many ticks no longer counts as approaching.
+PEER_TIMEOUT = 100
+
+EXPLORATION, MOVING = "exploration", "moving"
+
+
+def logic(robot: Any) -> None:
+    """TRS-Python with path pruning (line-of-sight waypoints)."""
+    step(robot, prune=True)
+
+
+def logic_unpruned(robot: Any) -> None:
+    """TRS-Python without path pruning: every A* cell is a waypoint."""
+    step(robot, prune=False)
+
+
+def parse_message(text: str) -> tuple[str, int, float, float] | None:
+    """``(state, subarea, x, y)`` of a TRS broadcast, None for other messages.
+
+    Examples
+    --------
+    >>> parse_message("trs moving 1002001 1.5 -2.0")
+    ('moving', 1002001, 1.5, -2.0)
+    >>> parse_message("frontier-goal 1 2") is None
+    True
+    """
+    parts = text.split()
+    if len(parts) != 5 or parts[0] != "trs" or parts[1] not in (EXPLORATION, MOVING):
+        return None
+    try:
+        return parts[1], int(parts[2]), float(parts[3]), float(parts[4])
+    except ValueError:
+        return None
+
+
+def approaching_counts(peers: dict, now: int) -> dict[int, int]:
+    """How many robots' recent broadcasts name each subarea.
+
+    Examples
+    --------
+    >>> approaching_counts({"robot1": (5, 7), "robot2": (5, 9), "robot3": (6, 0)}, now=10)
+    {5: 2, 6: 1}
+    """
+    counts: dict[int, int] = {}
+    for sub, tick in peers.values():
+        if now - tick <= PEER_TIMEOUT:
+            counts[sub] = counts.get(sub, 0) + 1
+    return counts
+
+
+def choose_subarea(
+    view: MapView, labels: np.ndarray, counts: dict[int, int], allowed: np.ndarray
+) -> int | None:
+    """The subarea with reachable frontier (in ``allowed``) minimising path + ALPHA_M * count."""
+    sel = view.reachable_frontier & allowed
+    if not sel.any():
+        return None
+    subs = labels[sel]
+    cost_m = view.dist[sel] * view.resolution
+    best: tuple[float, int] | None = None
+    for sub in np.unique(subs):  # sorted: ties go to the lowest subarea index
+        c = float(cost_m[subs == sub].min()) + ALPHA_M * counts.get(int(sub), 0)
+        if best is None or c < best[0]:
+            best = (c, int(sub))
+    return best[1]
+
+
+def _skip_mask(view: MapView, skip: list) -> np.ndarray:
+    mask = np.ones(view.array.shape, dtype=bool)
+    h, w = mask.shape
+    r = SKIP_RADIUS_CELLS
+    for ix, iy in skip:
+        mask[max(iy - r, 0) : min(iy + r + 1, h), max(ix - r, 0) : min(ix + r + 1, w)] = False
+    return mask
+
+
+def _plan(view: MapView, goal: tuple[int, int], prune: bool) -> list[tuple[float, float]]:
+    """World waypoints from the robot to ``goal``: the A* path, pruned or cell by cell."""
+    path = astar(view.traversable, view.robot_cell, goal)
+    if not path:
+        return []
+    cells = prune_path(path, view.traversable) if prune else path
+    return [view.pos_of(c) for c in cells[1:]] or [view.pos_of(goal)]
+
+
+def _goal_open(robot: Any, goal_cell: tuple[int, int]) -> bool:
+    view = MapView.of(robot)
+    if view is None or not view.grid.in_bounds(*goal_cell):
+        return False
+    ix, iy = goal_cell
+    return bool(view.frontier[max(iy - 1, 0) : iy + 2, max(ix - 1, 0) : ix + 2].any())
+
+
+def step(robot: Any, *, prune: bool) -> None:
+    """One logic tick of TRS-Python (see the module docstring)."""
+    mem = robot.memory
+    peers = mem.setdefault("peers", {})  # namespace -> (subarea, tick of the broadcast)
+    for message in robot.state.incoming_broadcast_msgs:
+        parsed = parse_message(message.msg)
+        if parsed is not None:
+            peers[message.sender] = (parsed[1], robot.tick)
+    mem.setdefault("mode", EXPLORATION)
+    skip = mem.setdefault("skip", [])
+    waypoints = mem.get("waypoints")
+    if waypoints:
+        status = robot.nav_status
+        goal_cell = mem["goal_cell"]
+        if robot.tick % RECHECK_PERIOD == 0 and not _goal_open(robot, goal_cell):
+            waypoints.clear()  # the frontier closed on the way: pick a new goal now
+        elif status is NavStatus.ABORTED or status is NavStatus.REJECTED:
+            skip.append(goal_cell)
+            waypoints.clear()
+        elif not status.done:
+            _maybe_broadcast(robot)
+            return
+        else:
+            waypoints.pop(0)
+            if waypoints:
+                robot.nav_to_pos(*waypoints[0])
+                return
+            if _goal_open(robot, goal_cell):
+                skip.append(goal_cell)  # reached without closing it: don't come back
+        if mem["mode"] == MOVING and not waypoints:
+            mem["mode"] = EXPLORATION  # done moving: explore the subarea we are in now
+    _decide(robot, prune)
+
+
+def _decide(robot: Any, prune: bool) -> None:
+    mem = robot.memory
+    view = MapView.of(robot)
+    if view is None or view.robot_cell is None:
+        return
+    labels = area_labels(view, SUBAREA_SIDE_M)
+    allowed = _skip_mask(view, mem["skip"])
+    here = int(labels[view.robot_cell[1], view.robot_cell[0]])
+    goal = None
+    if mem["mode"] == EXPLORATION:
+        goal = view.nearest_in((labels == here) & allowed)
+        mem["subarea"] = here
+    if goal is None:
+        counts = approaching_counts(mem["peers"], robot.tick)
+        target = choose_subarea(view, labels, counts, allowed)
+        if target is None:
+            if not mem.get("done"):
+                robot.logger.info(f"{robot.namespace}: no frontier left, exploration done")
+            mem["done"], mem["waypoints"] = True, []
+            return
+        mem["mode"], mem["subarea"] = (MOVING if target != here else EXPLORATION), target
+        goal = view.nearest_in((labels == target) & allowed)
+    mem["done"] = False
+    mem["goal_cell"] = goal
+    mem["waypoints"] = _plan(view, goal, prune)
+    if not mem["waypoints"]:
+        mem["skip"].append(goal)
+        return
+    robot.nav_to_pos(*mem["waypoints"][0])
+    _maybe_broadcast(robot, force=True)
+
+
+def _maybe_broadcast(robot: Any, force: bool = False) -> None:
+    mem = robot.memory
+    if "subarea" not in mem or robot.robot_position is None:
+        return
+    if force or robot.tick % BROADCAST_PERIOD == 0:
+        x, y = robot.robot_position
+        robot.broadcast_msg(f"trs {mem['mode']} {mem['subarea']} {x:.2f} {y:.2f}")

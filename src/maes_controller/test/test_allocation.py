@@ -1,0 +1,201 @@
+"""CBBA and GRAPE (maes_controller.algorithms.allocation): hand-made cases and oracles."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+from maes_controller.algorithms.allocation import (
+    CbbaState,
+    cbba_build_bundle,
+    cbba_consensus,
+    cbba_drop,
+    grape_choice,
+    grape_mutex,
+    grape_satisfied,
+    grape_utility,
+    path_score,
+)
+from maes_controller.algorithms.space_cbba import decode as cbba_decode
+from maes_controller.algorithms.space_cbba import encode as cbba_encode
+from maes_controller.algorithms.space_grape import decode as grape_decode
+from maes_controller.algorithms.space_grape import encode as grape_encode
+
+LAM = 0.9
+
+
+def world(agents, tasks):
+    """Costs of a 2-D instance: agent positions and task positions, rewards 10."""
+    start = [{t: math.dist(a, p) for t, p in tasks.items()} for a in agents]
+    reward = dict.fromkeys(tasks, 10.0)
+
+    def between(a, b):
+        return math.dist(tasks[a], tasks[b])
+
+    return start, between, reward
+
+
+def run_cbba(start, between, reward, links, max_bundle, rounds=30):
+    """Synchronous CBBA: every round each agent builds, then hears its linked neighbours."""
+    n = len(start)
+    states = [CbbaState() for _ in range(n)]
+    for now in range(1, rounds + 1):
+        for i, st in enumerate(states):
+            st.s[i] = now
+            cbba_build_bundle(st, i, start[i], between, reward, lam=LAM, max_bundle=max_bundle)
+        sent = [copy.deepcopy(st) for st in states]  # what each broadcast this round
+        for i, k in links:
+            for receiver, sender in ((i, k), (k, i)):
+                cbba_consensus(states[receiver], receiver, sender, sent[sender], now)
+    return states
+
+
+def sequential_greedy(start, between, reward, max_bundle):
+    """The oracle CBBA converges to (Choi et al. 2009): a central greedy auction."""
+    n = len(start)
+    paths = [[] for _ in range(n)]
+    free = set(reward)
+    while free:
+        best = None
+        for i in range(n):
+            if len(paths[i]) >= max_bundle:
+                continue
+            base = path_score(paths[i], start[i], between, reward, LAM)
+            for t in sorted(free):
+                for k in range(len(paths[i]) + 1):
+                    trial = paths[i][:k] + [t] + paths[i][k:]
+                    g = path_score(trial, start[i], between, reward, LAM) - base
+                    if best is None or g > best[0]:
+                        best = (g, i, t, k)
+        if best is None:
+            break
+        _, i, t, k = best
+        paths[i].insert(k, t)
+        free.discard(t)
+    return {t: i for i, p in enumerate(paths) for t in p}
+
+
+def test_cbba_two_agents_two_tasks_each_gets_its_near_task():
+    start, between, reward = world([(0, 0), (10, 0)], {1: (1, 0), 2: (9, 0)})
+    a, b = run_cbba(start, between, reward, links=[(0, 1)], max_bundle=1, rounds=3)
+    assert a.bundle == [1] and b.bundle == [2]
+    assert a.z == b.z == {1: 0, 2: 1}
+    assert a.y == b.y == pytest.approx({1: 10 * LAM, 2: 10 * LAM})
+
+
+def test_cbba_outbid_task_and_everything_after_it_is_released():
+    st = CbbaState(y={1: 5.0, 2: 4.0, 3: 3.0}, z={1: 0, 2: 0, 3: 0}, bundle=[1, 2, 3])
+    st.path = [1, 2, 3]
+    other = CbbaState(y={2: 9.0}, z={2: 1}, s={1: 5})
+    cbba_consensus(st, 0, 1, other, now=5)
+    assert st.bundle == [1] and st.path == [1]
+    assert st.z == {1: 0, 2: 1}  # 3 was bid on with 2 in the bundle: its bid is void now
+    assert st.s[1] == 5
+
+
+def test_cbba_sender_saying_the_receiver_won_resets_a_stale_third_party_claim():
+    # Table 1, sender k says i won; receiver i believes m won with older news than k's.
+    st = CbbaState(y={7: 6.0}, z={7: 2}, s={2: 3})
+    cbba_consensus(st, 0, 1, CbbaState(y={7: 6.0}, z={7: 0}, s={2: 4}), now=5)
+    assert 7 not in st.z and 7 not in st.y
+    # ... but keeps it when its own news of m is the fresher one.
+    st = CbbaState(y={7: 6.0}, z={7: 2}, s={2: 9})
+    cbba_consensus(st, 0, 1, CbbaState(y={7: 6.0}, z={7: 0}, s={2: 4}), now=5)
+    assert st.z == {7: 2}
+
+
+def test_cbba_a_dropped_task_spreads_as_no_winner():
+    st = CbbaState(y={4: 2.0}, z={4: 1}, s={1: 1})
+    sender = CbbaState(y={4: 2.0}, z={4: 1}, bundle=[4], path=[4], s={1: 2})
+    cbba_drop(sender, 4)
+    cbba_consensus(st, 0, 1, sender, now=3)
+    assert st.z == {} and st.y == {}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_cbba_converges_to_the_sequential_greedy_assignment(seed):
+    rng = np.random.default_rng(seed)
+    agents = [tuple(p) for p in rng.uniform(0, 20, (3, 2))]
+    tasks = {t: tuple(p) for t, p in enumerate(rng.uniform(0, 20, (6, 2)))}
+    start, between, reward = world(agents, tasks)
+    # A line of agents (0-1-2): 0 and 2 only hear each other through 1.
+    states = run_cbba(start, between, reward, links=[(0, 1), (1, 2)], max_bundle=2)
+    want = sequential_greedy(start, between, reward, max_bundle=2)
+    for st in states:
+        assert st.z == want  # every agent agrees, on the greedy auction's result
+    for i, st in enumerate(states):
+        assert sorted(st.bundle) == sorted(t for t, a in want.items() if a == i)
+
+
+def test_cbba_broadcast_round_trip_and_bad_messages():
+    st = CbbaState(y={3: 1.25, 4: 2.0}, z={3: 0, 4: 2}, s={0: 7, 2: 5})
+    back = cbba_decode(cbba_encode(st))
+    assert (back.y, back.z, back.s) == (st.y, st.z, st.s)
+    for bad in ("cbba {", "cbba []", 'cbba {"y": {}}', "frontier-goal 1 2", "cbba"):
+        assert cbba_decode(bad) is None
+
+
+# ------------------------------------------------------------------------------------- GRAPE
+def test_grape_utility_is_space_equation_1():
+    assert grape_utility(12.0, 2.0, 3, 1.0) == pytest.approx(12 / 3 - 2 * 3)
+    assert grape_utility(12.0, 2.0, 2, 2.0) == pytest.approx(12 / 2 - 2 * 4)
+
+
+def test_grape_satisfaction_rule():
+    reward, cost = {5: 10.0, 6: 10.0}, {5: 1.0, 6: 3.0}
+    # alone on 6: 10 - 3 = 7 beats sharing 5 (10/2 - 1*2 = 3): satisfied
+    assert grape_satisfied(0, {0: 6, 1: 5}, reward, cost, 1.0)
+    # sharing 5 while 6 is free: not satisfied, and the choice is 6
+    assert not grape_satisfied(0, {0: 5, 1: 5}, reward, cost, 1.0)
+    assert grape_choice(0, {0: 5, 1: 5}, reward, cost, 1.0) == (6, 7.0)
+    # an equally good task is no reason to move
+    assert grape_satisfied(0, {0: 5}, {5: 10.0, 6: 10.0}, {5: 1.0, 6: 1.0}, 1.0)
+    # a current task the agent no longer knows: unsatisfied while it knows any
+    assert not grape_satisfied(0, {0: 9}, reward, cost, 1.0)
+    assert grape_satisfied(0, {0: None}, {}, {}, 1.0)
+
+
+def test_grape_mutex_prefers_evolution_then_stamp():
+    local = (4, 0.9, {0: 1})
+    assert grape_mutex(local, [(3, 0.99, {0: 2})]) is local
+    assert grape_mutex(local, [(4, 0.95, {0: 3})])[2] == {0: 3}
+    assert grape_mutex(local, [(5, 0.0, {0: 4}), (4, 0.99, {0: 5})])[2] == {0: 4}
+    assert grape_mutex(local, []) is local
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_grape_game_reaches_a_nash_stable_partition(seed):
+    rng = np.random.default_rng(seed)
+    n_agents, n_tasks = 5, 4
+    reward = {t: float(rng.integers(5, 30)) for t in range(n_tasks)}
+    cost = [{t: float(rng.uniform(0, 10)) for t in range(n_tasks)} for _ in range(n_agents)]
+    partition = {}
+    for _ in range(200):  # agents move one at a time until nobody wants to
+        moved = False
+        for i in range(n_agents):
+            if not grape_satisfied(i, partition, reward, cost[i], 1.0):
+                partition[i] = grape_choice(i, partition, reward, cost[i], 1.0)[0]
+                moved = True
+        if not moved:
+            break
+    assert not moved
+    for i in range(n_agents):  # Nash stable: no agent gains by moving alone
+        mine = grape_utility(
+            reward[partition[i]],
+            cost[i][partition[i]],
+            sum(1 for t in partition.values() if t == partition[i]),
+            1.0,
+        )
+        for t in range(n_tasks):
+            if t != partition[i]:
+                others = sum(1 for a, u in partition.items() if u == t and a != i)
+                assert grape_utility(reward[t], cost[i][t], others + 1, 1.0) <= mine + 1e-12
+
+
+def test_grape_broadcast_round_trip_and_bad_messages():
+    assert grape_decode(grape_encode(7, 0.5, {0: 3, 2: None})) == (7, 0.5, {0: 3, 2: None})
+    for bad in ("grape {", 'grape {"r": 1}', "grape", "cbba {}"):
+        assert grape_decode(bad) is None
