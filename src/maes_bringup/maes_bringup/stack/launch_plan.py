@@ -25,7 +25,7 @@ starts, which packages of the plan (slam_toolbox, Nav2, RViz) are not installed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -339,6 +339,7 @@ def plan_launch(
     cmd_vel_stamped: bool = False,
     sync: str = "lockstep",
     real_time_factor: float = 1.0,
+    outputs: Mapping[str, Any] | None = None,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -375,6 +376,9 @@ def plan_launch(
         ``nav="builtin"``, the navigator, every tick; docs/lockstep.md) or ``"free"``.
     real_time_factor : float
         The simulator's speed cap (``0``: as fast as lockstep allows).
+    outputs : mapping, optional
+        The simulator's watching and recording parameters (``record``, ``live``,
+        ``live_host``, ``live_port``; docs/live_view.md), passed on unchanged.
 
     Returns
     -------
@@ -456,6 +460,8 @@ def plan_launch(
         "publish_slam_map": slam == "simulated",
         "use_sim_time": False,
     }
+    # Watching and recording (docs/live_view.md): record, live, live_host, live_port.
+    sim_parameters.update(outputs or {})
     nodes = [
         NodeSpec(
             package="maes_sim",
