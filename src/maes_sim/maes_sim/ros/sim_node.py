@@ -16,6 +16,7 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable
@@ -363,8 +364,9 @@ class SimNode(Node):
             )
         self.started = True
         self.started_wall = now
-        # Tick 0 again, now that everybody listens; then its manifest.
-        self._publish_tick(force_maps=True)
+        # Tick 0 again, now that everybody listens (a tap has it already); then its manifest.
+        with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+            self._publish_tick(force_maps=True)
         self.publish_manifest()
         self._wait_since = self._wall_anchor = now
         self._tick_anchor = self.sim.tick

@@ -9,7 +9,8 @@ tap has plain publishers: nothing here costs it anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 from rclpy.qos import QoSProfile
@@ -64,6 +65,7 @@ class Tap:
         self.clock_ns = clock_ns or (lambda: 0)
         self.forward = forward
         self._closed = False
+        self._muted = False
         #: Messages handed to the sinks per topic.
         self.counts: dict[str, int] = {}
 
@@ -75,9 +77,19 @@ class Tap:
         """``publisher`` with its messages also going to the sinks."""
         return TappedPublisher(publisher, self, msg_type, qos)
 
+    @contextmanager
+    def muted(self) -> Iterator[None]:
+        """Within the block, messages are published (when forwarding) but not recorded: for a
+        repeat the sinks have already (the simulator publishes tick 0 again at the start)."""
+        self._muted = True
+        try:
+            yield
+        finally:
+            self._muted = False
+
     def record(self, topic: str, msg_type: type, qos: QoSProfile, msg: Any) -> None:
         """Serialize ``msg`` once and give it to every sink that wants ``topic``."""
-        if self._closed:
+        if self._closed or self._muted:
             return
         sinks = [sink for sink in self.sinks if sink.wants(topic)]
         if not sinks:
