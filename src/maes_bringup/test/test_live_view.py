@@ -33,7 +33,14 @@ from maes_interfaces.msg import State  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 MAES_RUN = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
 TICK_NS = 100_000_000
-WANTED = ("/clock", "/robot0/maes_state", "/robot1/scan", "/maes/ground_truth", "/tf")
+WANTED = (
+    "/clock",
+    "/robot0/maes_state",
+    "/robot1/scan",
+    "/robot1/tf_static",
+    "/maes/ground_truth",
+    "/tf",
+)
 
 
 def write_config(path: Path, results: Path) -> Path:
@@ -131,6 +138,7 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
     assert channels["/robot0/maes_state"]["schemaName"] == "maes_interfaces/msg/State"
     assert channels["/maes/ground_truth"]["schemaName"] == "nav_msgs/msg/OccupancyGrid"
     assert {"/robot0/map", "/robot1/odom", "/maes/markers", "/maes/stats"} <= set(channels)
+    assert channels["/tf"]["schemaName"] == "tf2_msgs/msg/TFMessage"
     messages = got["messages"]
     assert set(WANTED) <= set(messages), f"no data on {set(WANTED) - set(messages)}"
 
@@ -151,7 +159,14 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
         states[-1][1].heading,
     )
     scan = decoder(channels["/robot1/scan"])(messages["/robot1/scan"][-1][1])
-    assert len(scan.ranges) == 180 and scan.header.frame_id == "base_scan"
+    # robot frames prefixed, so one view in `world` places every robot's scan
+    assert len(scan.ranges) == 180 and scan.header.frame_id == "robot1/base_scan"
+    static = decoder(channels["/robot1/tf_static"])(messages["/robot1/tf_static"][0][1])
+    assert [(t.header.frame_id, t.child_frame_id) for t in static.transforms] == [
+        ("robot1/base_footprint", "robot1/base_link"),
+        ("robot1/base_link", "robot1/base_scan"),
+    ]
+    assert "/robot0/tf" not in channels  # its frames are in /tf, prefixed
     # latched: published before the client came, sent again on subscribe
     truth = decoder(channels["/maes/ground_truth"])(messages["/maes/ground_truth"][0][1])
     assert (truth.info.width, truth.info.height) == (20, 20)

@@ -8,10 +8,20 @@ server advertises the ``time`` capability and sends the sim time, so the app's c
 simulation's. Nothing is serialized for a topic no client subscribed to. A latched topic's last
 message (ground truth, tf_static, the robots' maps) is sent again when a client subscribes,
 as a transient-local subscriber would get it.
+
+One view shows every robot in the ``world`` frame (the global ``/tf``: world -> robot<i>/odom
+-> robot<i>/base_footprint). The robots' own frames carry no prefix (``odom``, ``base_scan``,
+``map``: the Nav2 multi-robot convention), which one 3-D view cannot tell apart, so the live
+view serves them with the robot's prefix: ``/robot<i>/scan`` in ``robot<i>/base_scan``,
+``/robot<i>/tf_static`` as robot<i>/base_footprint -> robot<i>/base_link ->
+robot<i>/base_scan, ``/robot<i>/map`` in ``world`` (the simulated SLAM's map frame is the world
+frame, up to the SLAM's position error); ``/robot<i>/tf`` (already in ``/tf``) is not
+served. A recording keeps every topic unchanged.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
 import foxglove
@@ -19,9 +29,53 @@ from foxglove import Channel, Context, Schema
 from foxglove.websocket import Capability
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
+from ..contract import WORLD_FRAME
 from .outputs import DEFAULT_HOST, DEFAULT_PORT
 
-__all__ = ["LiveServer"]
+__all__ = ["LiveServer", "adapt_for_live_view"]
+
+_ROBOT_TOPIC = re.compile(r"^/(robot\d+)/(scan|tf_static|map|tf)$")
+
+
+def _copy(msg):
+    """A shallow copy of a rosidl message (its fields shared, the header a new one)."""
+    return type(msg)(**{name: getattr(msg, name) for name in msg.get_fields_and_field_types()})
+
+
+def adapt_for_live_view(topic: str, msg):
+    """The message the live view serves for ``topic`` (robot frames prefixed), or None.
+
+    Examples
+    --------
+    >>> from sensor_msgs.msg import LaserScan
+    >>> scan = LaserScan()
+    >>> scan.header.frame_id = "base_scan"
+    >>> adapt_for_live_view("/robot3/scan", scan).header.frame_id, scan.header.frame_id
+    ('robot3/base_scan', 'base_scan')
+    >>> adapt_for_live_view("/robot3/tf", None) is None
+    True
+    """
+    found = _ROBOT_TOPIC.match(topic)
+    if found is None:
+        return msg
+    robot, kind = found.groups()
+    if kind == "tf":
+        return None
+    if kind == "tf_static":
+        from tf2_msgs.msg import TFMessage
+
+        transforms = []
+        for transform in msg.transforms:
+            copy = _copy(transform)
+            copy.header = _copy(transform.header)
+            copy.header.frame_id = f"{robot}/{transform.header.frame_id}"
+            copy.child_frame_id = f"{robot}/{transform.child_frame_id}"
+            transforms.append(copy)
+        return TFMessage(transforms=transforms)
+    out = _copy(msg)
+    out.header = _copy(msg.header)
+    out.header.frame_id = WORLD_FRAME if kind == "map" else f"{robot}/{msg.header.frame_id}"
+    return out
 
 
 class _Listener:
@@ -91,6 +145,10 @@ class LiveServer:
             channel = Channel(topic, schema=schema, message_encoding="cdr", context=self._context)
             self._channels[topic] = channel
         return channel
+
+    def adapt(self, topic: str, msg):
+        """Robot frames prefixed for one view of every robot (:func:`adapt_for_live_view`)."""
+        return adapt_for_live_view(topic, msg)
 
     def wants(self, topic: str) -> bool:
         # A topic not advertised yet is wanted once, to advertise it; latched ones always (their

@@ -22,7 +22,8 @@ __all__ = ["Sink", "Tap", "TappedPublisher"]
 
 
 class Sink(Protocol):
-    """Where a tap's messages go (the recorder, the live view)."""
+    """Where a tap's messages go (the recorder, the live view). A sink may also have
+    ``adapt(topic, msg) -> msg or None``: the message it takes instead (None: skip it)."""
 
     def wants(self, topic: str) -> bool:
         """True when a message on ``topic`` should be serialized and written now."""
@@ -94,10 +95,17 @@ class Tap:
         sinks = [sink for sink in self.sinks if sink.wants(topic)]
         if not sinks:
             return
-        data = serialize_message(msg)
         name, definition = type_name(msg_type), message_definition(msg_type)
         now = int(self.clock_ns())
+        serialized: dict[int, bytes] = {}  # id(message) -> its bytes: serialize each once
         for sink in sinks:
+            adapt = getattr(sink, "adapt", None)  # a sink may serve a changed copy
+            out = msg if adapt is None else adapt(topic, msg)
+            if out is None:
+                continue
+            data = serialized.get(id(out))
+            if data is None:
+                data = serialized[id(out)] = serialize_message(out)
             sink.write(topic, name, definition, qos, data, now)
         self.counts[topic] = self.counts.get(topic, 0) + 1
 
