@@ -356,3 +356,44 @@ def test_full_stack_without_its_packages_says_what_to_install(
     [line] = [x for x in output.splitlines() if "[ERROR]" in x]
     assert f"{argument} needs the ROS 2 package" in line and package in line, line
     assert "Docker image" in line and "sudo apt install " in line and apt in line, line
+
+
+def test_record_and_live_arguments_reach_the_simulator(tmp_path, launch):
+    # docs/live_view.md: record:= writes a finished rosbag2 MCAP; live:=true serves the view.
+    pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
+    from mcap_ros2.reader import read_ros2_messages
+
+    config = write_config(tmp_path, end="exploration_percent: null\n  tick: 30")
+    out = tmp_path / "launch.mcap"
+    run = launch(
+        f"config:={config}",
+        "slam:=simulated",
+        "nav:=builtin",
+        "record:=launch.mcap",  # relative to the launch's working directory
+        "live:=true",
+        "live_port:=0",
+    )
+    code = run.wait()
+    output = run.output
+    assert code == 0, output[-4000:]
+    assert_no_traceback(output)
+    assert f"recording to {out}" in output and "live view on ws://127.0.0.1:" in output
+    states = [
+        m.ros_msg.tick
+        for m in read_ros2_messages(str(out))
+        if m.channel.topic == "/robot1/maes_state"
+    ]
+    assert states == list(range(31))
+
+
+@pytest.mark.parametrize(
+    "argument, expected",
+    [
+        ("live_port:=99999", "launch argument live_port: got '99999'"),
+        ("live:=maybe", "launch argument live: got 'maybe', expected true or false"),
+    ],
+)
+def test_bad_live_arguments_fail_naming_them(tmp_path, launch, argument, expected):
+    config = write_config(tmp_path)
+    output = _fails_before_any_node(launch(f"config:={config}", argument))
+    assert expected in output
