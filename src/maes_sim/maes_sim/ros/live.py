@@ -30,7 +30,6 @@ from foxglove.websocket import Capability
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
 from ..contract import WORLD_FRAME
-from .outputs import DEFAULT_HOST, DEFAULT_PORT
 
 __all__ = ["LiveServer", "adapt_for_live_view"]
 
@@ -97,9 +96,9 @@ class LiveServer:
     Parameters
     ----------
     host : str
-        Address to bind (default 127.0.0.1: this machine only).
+        Address to bind (``maes_sim.ros.outputs.DEFAULT_HOST``, 127.0.0.1: this machine only).
     port : int
-        TCP port (default 8765; 0 picks a free one, see :attr:`port`).
+        TCP port (``DEFAULT_PORT``, 8765; 0 picks a free one, see :attr:`port`).
     name : str
         The server's name, shown by the app.
 
@@ -109,9 +108,7 @@ class LiveServer:
         When the server cannot start (the port is taken, say), naming host and port.
     """
 
-    def __init__(
-        self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, name: str = "maes_sim"
-    ) -> None:
+    def __init__(self, host: str, port: int, name: str = "maes_sim") -> None:
         self._context = Context()
         self._listener = _Listener()
         try:
