@@ -175,3 +175,50 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
     assert [s.sec * 10**9 + s.nanosec for s in stamps] == [t for t, _ in messages["/clock"]]
     assert got["times"] and got["times"] == sorted(got["times"])
     assert got["times"][-1] % TICK_NS == 0
+
+
+def test_direct_mode_serves_the_live_view_too(tmp_path):
+    import socket
+    import threading
+
+    from maes_bringup.runners.direct import run
+    from maes_sim.core import config_from_dict
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 2,
+            "end_criteria": {"tick": 400},
+            "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+        }
+    )
+    done = threading.Event()
+    worker = threading.Thread(
+        target=lambda: (
+            run(cfg, "maes_controller.logic:logic", live=port, progress=lambda s: time.sleep(0.01)),
+            done.set(),
+        ),
+        daemon=True,
+    )
+    worker.start()
+
+    async def connect_and_watch():
+        for _ in range(200):  # until the server is up (the run compiles nothing: cached)
+            try:
+                return await watch(f"ws://127.0.0.1:{port}", seconds=3.0)
+            except OSError:
+                await asyncio.sleep(0.1)
+        raise AssertionError("direct mode's live view never came up")
+
+    got = asyncio.run(connect_and_watch())
+    worker.join(timeout=120)
+    assert done.is_set()
+    channels, messages = got["channels"], got["messages"]
+    states = [
+        decoder(channels["/robot0/maes_state"])(data) for _, data in messages["/robot0/maes_state"]
+    ]
+    assert states and [s.tick for s in states] == sorted({s.tick for s in states})
+    for log_time, data in messages["/robot0/maes_state"]:
+        assert log_time == deserialize_message(data, State).tick * TICK_NS

@@ -7,6 +7,7 @@ Direct mode, the embedded stack in-process, and the real ``maes_run`` stopped by
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -206,3 +207,19 @@ def test_ctrl_c_leaves_a_finished_readable_recording(tmp_path):
     assert "recording written to" in err
     counts = check_recording(out, robots=2)
     assert counts["/clock"] > 5
+
+
+def test_the_embedded_stack_gives_the_same_run_with_and_without_recording(tmp_path):
+    results = {}
+    for name, extra in (("plain", []), ("recorded", ["--record", str(tmp_path / "r.mcap")])):
+        cfg = write_config(tmp_path / f"{name}.yaml", tmp_path / name, ticks=30)
+        assert maes_run(["--config", str(cfg), "--real-time-factor", "0", *extra]) == 0
+        (run_dir,) = (tmp_path / name).iterdir()
+        summary = json.loads((run_dir / "summary.json").read_text())
+        results[name] = (
+            summary["final"],
+            summary["ticks"],
+            (run_dir / "robot0_slam.pgm").read_bytes(),
+            (run_dir / "robot1_slam.pgm").read_bytes(),
+        )
+    assert results["plain"] == results["recorded"]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -357,7 +358,12 @@ class _Outputs:
         from maes_sim.ros.sim_node import SimNode
 
         tap = build_tap(
-            record, live is not None, live_host, live if live is not None else 0, forward=False
+            record,
+            live is not None,
+            live_host,
+            live if live is not None else 0,
+            forward=False,
+            say=lambda text: print(f"maes direct mode: {text}", file=sys.stderr, flush=True),
         )
         context = rclpy.Context()
         rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
