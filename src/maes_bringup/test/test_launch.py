@@ -397,3 +397,30 @@ def test_bad_live_arguments_fail_naming_them(tmp_path, launch, argument, expecte
     config = write_config(tmp_path)
     output = _fails_before_any_node(launch(f"config:={config}", argument))
     assert expected in output
+
+
+def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watcher):
+    pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
+    from mcap.reader import make_reader
+    from mcap_ros2.reader import read_ros2_messages
+
+    config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
+    out = tmp_path / "ctrl_c.mcap"
+    run = launch(f"config:={config}", f"record:={out}")
+    assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
+        -3000:
+    ]
+    nodes = run.record_children()
+    os.killpg(run.proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal
+    code = run.wait(timeout=30.0)
+    psutil.wait_procs(nodes, timeout=10)
+    assert code == 0, run.output[-3000:]
+    assert_no_traceback(run.output)
+    with open(out, "rb") as stream:
+        assert make_reader(stream).get_summary() is not None  # summary and footer written
+    ticks = [
+        m.ros_msg.tick
+        for m in read_ros2_messages(str(out))
+        if m.channel.topic == "/robot0/maes_state"
+    ]
+    assert len(ticks) >= 5 and ticks == list(range(len(ticks)))
