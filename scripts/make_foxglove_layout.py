@@ -10,8 +10,9 @@ and import (Layouts > Import from file): ``configById`` (each panel's settings, 
 
 The 3-D panel shows, in the ``world`` frame seen from above: the ground-truth map, the robots
 (``/maes/markers``: robots, tags, communication links; ``/tf``: every robot's frames) and the
-scans of the first ROBOTS robots in matplotlib's tab10 colours (tick more in the panel). The
-exploration and coverage heatmaps and the robots' own SLAM maps are listed, switched off. Two
+scans and planned paths of the first ROBOTS robots in matplotlib's tab10 colours (tick more in
+the panel). The exploration and coverage heatmaps and the robots' SLAM maps and costmaps are
+listed, switched off. Two
 plots against sim time: exploration and coverage (percent), and the real-time factor with the
 collisions.
 """
@@ -51,6 +52,13 @@ def three_d() -> dict:
             "pointShape": "circle",
         }
         topics[f"/robot{i}/map"] = _grid(False, "map", 0.5)
+        topics[f"/robot{i}/plan"] = {
+            "visible": True,
+            "type": "line",
+            "lineWidth": 0.08,
+            "gradient": [COLORS[i % len(COLORS)], COLORS[i % len(COLORS)]],
+        }
+        topics[f"/robot{i}/global_costmap/costmap"] = _grid(False, "costmap", 0.5)
     return {
         "foxglovePanelTitle": "MAES world (every robot)",
         "followTf": "world",

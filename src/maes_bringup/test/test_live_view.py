@@ -40,6 +40,7 @@ WANTED = (
     "/robot1/tf_static",
     "/maes/ground_truth",
     "/tf",
+    "/robot0/plan",
 )
 
 
@@ -167,6 +168,9 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
         ("robot1/base_link", "robot1/base_scan"),
     ]
     assert "/robot0/tf" not in channels  # its frames are in /tf, prefixed
+    # the navigator's plan, heard by the simulator node, served in the world frame
+    plan = decoder(channels["/robot0/plan"])(messages["/robot0/plan"][-1][1])
+    assert plan.header.frame_id == "world" and len(plan.poses) >= 2
     # latched: published before the client came, sent again on subscribe
     truth = decoder(channels["/maes/ground_truth"])(messages["/maes/ground_truth"][0][1])
     assert (truth.info.width, truth.info.height) == (20, 20)

@@ -14,7 +14,8 @@ One view shows every robot in the ``world`` frame (the global ``/tf``: world -> 
 ``map``: the Nav2 multi-robot convention), which one 3-D view cannot tell apart, so the live
 view serves them with the robot's prefix: ``/robot<i>/scan`` in ``robot<i>/base_scan``,
 ``/robot<i>/tf_static`` as robot<i>/base_footprint -> robot<i>/base_link ->
-robot<i>/base_scan, ``/robot<i>/map`` in ``world`` (the simulated SLAM's map frame is the world
+robot<i>/base_scan, ``/robot<i>/map`` (and the navigator's ``plan`` and
+``global_costmap/costmap``) in ``world`` (the simulated SLAM's map frame is the world
 frame, up to the SLAM's position error); ``/robot<i>/tf`` (already in ``/tf``) is not
 served. A recording keeps every topic unchanged.
 """
@@ -33,7 +34,9 @@ from ..contract import WORLD_FRAME
 
 __all__ = ["LiveServer", "adapt_for_live_view"]
 
-_ROBOT_TOPIC = re.compile(r"^/(robot\d+)/(scan|tf_static|map|tf)$")
+_ROBOT_TOPIC = re.compile(r"^/(robot\d+)/(scan|tf_static|map|tf|plan|global_costmap/costmap)$")
+#: Robot topics in the robot's ``map`` frame, served in ``world``.
+_IN_MAP = ("map", "plan", "global_costmap/costmap")
 
 
 def _copy(msg):
@@ -73,7 +76,7 @@ def adapt_for_live_view(topic: str, msg):
         return TFMessage(transforms=transforms)
     out = _copy(msg)
     out.header = _copy(msg.header)
-    out.header.frame_id = WORLD_FRAME if kind == "map" else f"{robot}/{msg.header.frame_id}"
+    out.header.frame_id = WORLD_FRAME if kind in _IN_MAP else f"{robot}/{msg.header.frame_id}"
     return out
 
 
@@ -91,7 +94,8 @@ class _Listener:
 
 class LiveServer:
     """A :class:`~maes_sim.ros.tap.Sink` serving every tapped topic over Foxglove's WebSocket
-    protocol.
+    protocol, and what the simulator node hears of the navigator (``takes_heard``: each robot's
+    ``plan`` and ``global_costmap/costmap``).
 
     Parameters
     ----------
@@ -142,6 +146,8 @@ class LiveServer:
             channel = Channel(topic, schema=schema, message_encoding="cdr", context=self._context)
             self._channels[topic] = channel
         return channel
+
+    takes_heard = True
 
     def adapt(self, topic: str, msg):
         """Robot frames prefixed for one view of every robot (:func:`adapt_for_live_view`)."""

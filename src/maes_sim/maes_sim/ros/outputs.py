@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .tap import Sink, Tap
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "build_tap", "check_port"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "build_tap", "check_port", "listen_to_navigation"]
 
 #: The live view binds this machine only by default; "0.0.0.0" serves the network.
 DEFAULT_HOST = "127.0.0.1"
@@ -98,3 +98,17 @@ def build_tap(
             "Foxglove WebSocket; docs/live_view.md)"
         )
     return Tap(sinks, forward=forward) if sinks else None
+
+
+def listen_to_navigation(node, tap: Tap, robots: int) -> None:
+    """Have ``node`` hear each robot's ``plan`` and ``global_costmap/costmap`` (from the
+    navigator or Nav2) for the sinks that take heard messages (the live view's paths)."""
+    from nav_msgs.msg import OccupancyGrid, Path
+
+    from ..contract import robot_namespace
+    from .qos import LATCHED_QOS
+
+    for i in range(robots):
+        ns = "/" + robot_namespace(i)
+        tap.listen(node, f"{ns}/plan", Path, LATCHED_QOS)
+        tap.listen(node, f"{ns}/global_costmap/costmap", OccupancyGrid, LATCHED_QOS)

@@ -58,7 +58,7 @@ from ..frames import tick_transforms
 from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
-from .outputs import build_tap
+from .outputs import build_tap, listen_to_navigation
 from .process import read_parameters, ros_process
 from .qos import (
     DEFAULT_QOS,
@@ -269,6 +269,8 @@ class SimNode(Node):
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
+        if tap is not None:  # the navigator's plans and costmaps, for the live view
+            listen_to_navigation(self, tap, sim.n_robots)
         zero = cv.time_to_msg(0.0)
         self._global_tf = TFMessage(
             transforms=[

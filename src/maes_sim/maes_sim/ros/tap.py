@@ -88,11 +88,21 @@ class Tap:
         finally:
             self._muted = False
 
-    def record(self, topic: str, msg_type: type, qos: QoSProfile, msg: Any) -> None:
-        """Serialize ``msg`` once and give it to every sink that wants ``topic``."""
+    def record(
+        self, topic: str, msg_type: type, qos: QoSProfile, msg: Any, heard: bool = False
+    ) -> None:
+        """Serialize ``msg`` once and give it to every sink that wants ``topic``.
+
+        ``heard``: a message received from another node (the navigator's plans), which only
+        sinks with ``takes_heard`` (the live view, not the recording) take.
+        """
         if self._closed or self._muted:
             return
-        sinks = [sink for sink in self.sinks if sink.wants(topic)]
+        sinks = [
+            sink
+            for sink in self.sinks
+            if (not heard or getattr(sink, "takes_heard", False)) and sink.wants(topic)
+        ]
         if not sinks:
             return
         name, definition = type_name(msg_type), message_definition(msg_type)
@@ -108,6 +118,14 @@ class Tap:
                 data = serialized[id(out)] = serialize_message(out)
             sink.write(topic, name, definition, qos, data, now)
         self.counts[topic] = self.counts.get(topic, 0) + 1
+
+    def listen(self, node: Any, topic: str, msg_type: type, qos: QoSProfile) -> None:
+        """Subscribe ``node`` to ``topic`` and hand what it hears to the sinks that take heard
+        messages (nothing is subscribed when none does)."""
+        if any(getattr(sink, "takes_heard", False) for sink in self.sinks):
+            node.create_subscription(
+                msg_type, topic, lambda msg: self.record(topic, msg_type, qos, msg, True), qos
+            )
 
     def close(self) -> None:
         """Close every sink (once; later calls do nothing). Every sink is closed even when one
