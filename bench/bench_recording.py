@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "bench.yaml"
         config.write_text(yaml.safe_dump(cfg))
-        one_run(config, 5, [], env, Path(tmp) / "warm")  # compile / load caches first
+        for name, (_, run_env) in variants.items():  # numba's caches (per source tree) first
+            one_run(config, 5, [], run_env, Path(tmp) / f"warm_{name}")
         for k in range(args.rounds):
             for name, (extra, run_env) in variants.items():
                 record = Path(tmp) / f"run_{k}.mcap"
