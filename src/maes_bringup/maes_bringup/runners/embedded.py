@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from maes_sim.core import Simulation
+    from maes_sim.core import SimConfig, Simulation
+    from maes_sim.ros.outputs import Tap
 
 
 class Progress:
@@ -318,7 +319,13 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
                 print(f"maes_run: recording written to {args.record}", file=sys.stderr)
 
 
-def _run(args, stop: StopSignals, config, sim: Simulation, tap) -> int:
+def _run(
+    args: argparse.Namespace,
+    stop: StopSignals,
+    config: SimConfig,
+    sim: Simulation,
+    tap: Tap | None,
+) -> int:
     """Build the nodes, run until the end, write the results (``_main``'s second half)."""
     if sys.stderr.isatty() and "RCUTILS_CONSOLE_OUTPUT_FORMAT" not in os.environ:
         # Each log line first clears the progress line it would otherwise be glued to.

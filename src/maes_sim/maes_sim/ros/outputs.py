@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .tap import Sink, Tap
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "build_tap", "check_port", "listen_to_navigation"]
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Tap", "build_tap", "check_port", "listen_to_navigation"]
 
 #: The live view binds this machine only by default; "0.0.0.0" serves the network.
 DEFAULT_HOST = "127.0.0.1"
