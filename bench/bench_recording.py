@@ -14,7 +14,9 @@ example explorer, a fixed number of ticks), each in its own process, in these va
 
 Printed per variant: the median CPU time (the child's user + system) and wall time over the
 rounds, their ratio to ``plain``, and the recording's size. The machine's speed drifts, so the
-variants take turns within each round. Run it in the pip environment::
+variants take turns within each round. The runs get a ROS domain of their own (locked as the
+tests lock theirs, discovery on this machine only): another stack on the default domain would
+otherwise talk to them. Run it in the pip environment::
 
     scripts/with_env python bench/bench_recording.py --robots 5 --ticks 200 --rounds 3
     scripts/with_env python bench/bench_recording.py --base /tmp/base-h14-live
@@ -82,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = yaml.safe_load(Path(args.config).read_text())
     cfg["number_of_robots"] = args.robots
     cfg["end_criteria"] = {"exploration_percent": None, "coverage_percent": None, "tick": None}
-    env = dict(os.environ)
+    sys.path.insert(0, str(REPO))
+    from conftest import acquire_ros_domain_id  # the tests' domain locks (repository root)
+
+    domain, _lock = acquire_ros_domain_id(os.getpid(), Path(tempfile.gettempdir()))
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
     variants: dict[str, tuple[list[str], dict]] = {
         "plain": ([], env),
         "record": (["--record", "RECORD"], env),
