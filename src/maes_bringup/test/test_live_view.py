@@ -40,8 +40,9 @@ WANTED = (
     "/robot1/tf_static",
     "/maes/ground_truth",
     "/tf",
-    "/robot0/plan",
 )
+#: The navigator's plans: there once a robot planned (latched: sent again on subscribe).
+PLANS = ("/robot0/plan", "/robot1/plan")
 
 
 def write_config(path: Path, results: Path) -> Path:
@@ -74,7 +75,7 @@ async def watch(url: str, seconds: float) -> dict:
                     new = []
                     for channel in msg["channels"]:
                         got["channels"][channel["topic"]] = channel
-                        if channel["topic"] in WANTED:
+                        if channel["topic"] in WANTED + PLANS:
                             sub = len(subscribed) + 1
                             subscribed[sub] = channel
                             new.append({"id": sub, "channelId": channel["id"]})
@@ -168,9 +169,16 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
         ("robot1/base_link", "robot1/base_scan"),
     ]
     assert "/robot0/tf" not in channels  # its frames are in /tf, prefixed
-    # the navigator's plan, heard by the simulator node, served in the world frame
-    plan = decoder(channels["/robot0/plan"])(messages["/robot0/plan"][-1][1])
-    assert plan.header.frame_id == "world" and len(plan.poses) >= 2
+    # the navigator's plans, heard by the simulator node, served in the world frame
+    plans = [
+        decoder(channels[topic])(data)
+        for topic in PLANS
+        if topic in messages
+        for _, data in messages[topic]
+    ]
+    assert plans, f"no plan served; advertised: {sorted(channels)}"
+    assert all(p.header.frame_id == "world" for p in plans)
+    assert any(len(p.poses) >= 1 for p in plans)
     # latched: published before the client came, sent again on subscribe
     truth = decoder(channels["/maes/ground_truth"])(messages["/maes/ground_truth"][0][1])
     assert (truth.info.width, truth.info.height) == (20, 20)

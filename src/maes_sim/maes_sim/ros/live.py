@@ -180,12 +180,19 @@ class LiveServer:
         channel.log(data, log_time=time_ns)
 
     def _resend_latched(self) -> None:
+        # A topic stays pending until the server counts the subscription (the callback may come
+        # first), so the resent message is not dropped.
         with self._listener.lock:
-            topics, self._listener.subscribed = self._listener.subscribed, set()
-        for topic in topics:
+            pending = set(self._listener.subscribed)
+        for topic in pending:
+            channel = self._channels.get(topic)
+            if channel is not None and not channel.has_sinks():
+                continue
+            with self._listener.lock:
+                self._listener.subscribed.discard(topic)
             if topic in self._latched:
                 data, time_ns = self._latched[topic]
-                self._channels[topic].log(data, log_time=time_ns)
+                channel.log(data, log_time=time_ns)
 
     def close(self) -> None:
         """Stop serving (clients see the server go); later calls do nothing."""
