@@ -130,7 +130,8 @@ def test_no_import_cycles():
 #: What other packages may import from maes_sim: the core's and the kernels' public API; the
 #: robot-facing contract (names, frames, wire formats), the tick frames and lockstep bookkeeping
 #: every stack shares; and of the ROS adapter its node (the embedded runner composes it), its QoS
-#: profiles and its node-process helper (every node of the interface uses them).
+#: profiles and its node-process helper (every node of the interface uses them), and the
+#: switches of the live view and recording (docs/live_view.md), which every runner shares.
 PUBLIC_SIM = {
     "maes_sim.core",
     "maes_sim.core.kernels",
@@ -140,6 +141,7 @@ PUBLIC_SIM = {
     "maes_sim.ros.sim_node",
     "maes_sim.ros.qos",
     "maes_sim.ros.process",
+    "maes_sim.ros.outputs",
 }
 
 

@@ -39,6 +39,7 @@ from maes_bringup.stack.launch_plan import (
 )
 from maes_bringup.stack.params import dump_params, map_size_tiles
 from maes_sim.core import load_config
+from maes_sim.ros.outputs import check_port
 
 SHARE = get_package_share_directory("maes_bringup")
 
@@ -80,8 +81,17 @@ ARGUMENTS = (
         "",
         "Every controller's logic callback, 'package.module:function' or "
         "'path/file.py:function' (e.g. maes_controller.algorithms.trs:logic); empty = the "
-        "controller's default",
+        "shipped example, maes_controller.logic:logic",
     ),
+    (
+        "record",
+        "",
+        "Record the simulator's topics to this .mcap file (or rosbag2 bag folder); "
+        "empty = no recording (docs/live_view.md)",
+    ),
+    ("live", "false", "Serve the live view for Foxglove / Lichtblick (true/false)"),
+    ("live_host", "127.0.0.1", "Address the live view binds; 0.0.0.0 serves the network"),
+    ("live_port", "8765", "TCP port of the live view"),
 )
 
 
@@ -90,6 +100,15 @@ def _number(argument, text):
         return float(text)
     except ValueError:
         raise ValueError(f"launch argument {argument}: got {text!r}, expected a number") from None
+
+
+def _port(text):
+    try:
+        return check_port(int(text))
+    except ValueError:
+        raise ValueError(
+            f"launch argument live_port: got {text!r}, expected a port from 0 to 65535"
+        ) from None
 
 
 def _end_of_run(event, context):
@@ -156,6 +175,12 @@ def _launch_setup(context):
         sync=arg["sync"],
         real_time_factor=_number("real_time_factor", arg["real_time_factor"]),
         logic=arg["logic"] or None,
+        outputs={
+            "record": os.path.abspath(arg["record"]) if arg["record"] else "",
+            "live": parse_bool("live", arg["live"]),
+            "live_host": arg["live_host"],
+            "live_port": _port(arg["live_port"]),
+        },
     )
     check_packages(plan, lambda package: has_resource("packages", package))
     write_params_files(plan)

@@ -384,12 +384,24 @@ def test_launch_runs_a_shipped_algorithm_as_direct_mode_does(tmp_path, launch, a
 
 def test_the_logic_argument_runs_a_shipped_algorithm_on_every_controller(tmp_path, launch):
     config = write_config(tmp_path, end="exploration_percent: 90.0\n  tick: 1500")
+
+def test_record_and_live_arguments_reach_the_simulator(tmp_path, launch):
+    # docs/live_view.md: record:= writes a finished rosbag2 MCAP; live:=true serves the view.
+    pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
+    from mcap_ros2.reader import read_ros2_messages
+
+    config = write_config(tmp_path, end="exploration_percent: null\n  tick: 30")
+    out = tmp_path / "launch.mcap"
     run = launch(
         f"config:={config}",
         "slam:=simulated",
         "nav:=builtin",
         "real_time_factor:=0",
         "logic:=maes_controller.algorithms.space_grape:logic",
+
+        "record:=launch.mcap",  # relative to the launch's working directory
+        "live:=true",
+        "live_port:=0",
     )
     code = run.wait()
     output = run.output
@@ -406,3 +418,51 @@ def test_a_bad_logic_argument_fails_before_any_node_starts(tmp_path, launch):
     config = write_config(tmp_path)
     output = _fails_before_any_node(launch(f"config:={config}", "logic:=no_such_module:logic"))
     assert "launch argument logic: cannot import logic module 'no_such_module'" in output
+
+    assert f"recording to {out}" in output and "live view on ws://127.0.0.1:" in output
+    states = [
+        m.ros_msg.tick
+        for m in read_ros2_messages(str(out))
+        if m.channel.topic == "/robot1/maes_state"
+    ]
+    assert states == list(range(31))
+
+
+@pytest.mark.parametrize(
+    "argument, expected",
+    [
+        ("live_port:=99999", "launch argument live_port: got '99999'"),
+        ("live:=maybe", "launch argument live: got 'maybe', expected true or false"),
+    ],
+)
+def test_bad_live_arguments_fail_naming_them(tmp_path, launch, argument, expected):
+    config = write_config(tmp_path)
+    output = _fails_before_any_node(launch(f"config:={config}", argument))
+    assert expected in output
+
+
+def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watcher):
+    pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
+    from mcap.reader import make_reader
+    from mcap_ros2.reader import read_ros2_messages
+
+    config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
+    out = tmp_path / "ctrl_c.mcap"
+    run = launch(f"config:={config}", f"record:={out}")
+    assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
+        -3000:
+    ]
+    nodes = run.record_children()
+    os.killpg(run.proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal
+    code = run.wait(timeout=30.0)
+    psutil.wait_procs(nodes, timeout=10)
+    assert code == 0, run.output[-3000:]
+    assert_no_traceback(run.output)
+    with open(out, "rb") as stream:
+        assert make_reader(stream).get_summary() is not None  # summary and footer written
+    ticks = [
+        m.ros_msg.tick
+        for m in read_ros2_messages(str(out))
+        if m.channel.topic == "/robot0/maes_state"
+    ]
+    assert len(ticks) >= 5 and ticks == list(range(len(ticks)))

@@ -383,6 +383,7 @@ def test_launch_declares_each_argument_once_with_a_description(launch_tree):
     declared = [row[0].value for row in table]
     assert sorted(declared) == sorted(
         ["config", "use_rviz", "slam", "nav", "log_level", "sync", "real_time_factor", "logic"]
+        + ["record", "live", "live_host", "live_port"]  # docs/live_view.md
     )
     assert len(set(declared)) == len(declared)
     for name, _default, description in table:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -202,6 +203,9 @@ def run(
     seed: int | None = None,
     max_ticks: int | None = None,
     progress: Callable[[Simulation], None] | None = None,
+    record: str | os.PathLike[str] | None = None,
+    live: int | None = None,
+    live_host: str = "127.0.0.1",
 ) -> RunResult:
     """Run one simulation with ``controller`` driving every robot, in-process and lockstep.
 
@@ -218,6 +222,14 @@ def run(
         no end criteria.
     progress : callable, optional
         ``progress(sim)`` after every tick (e.g. to record trajectories).
+    record : path, optional
+        Record the run as the simulator node would publish it on ROS, to a ``.mcap`` file
+        (or rosbag2 bag folder) in rosbag2's format (docs/live_view.md). Needs rclpy and the
+        message packages (the pip environment has them); nothing is published on DDS.
+    live : int, optional
+        Serve a live view for Foxglove / Lichtblick on this port (docs/live_view.md).
+    live_host : str
+        The address the live view binds (default this machine only).
 
     Returns
     -------
@@ -267,6 +279,7 @@ def run(
     nav_poses = NavigatorPoses(sim)
     exploration = [sim.exploration_percent]
     coverage = [sim.coverage_percent]
+    outputs = _Outputs(sim, record, live, live_host) if record or live is not None else None
 
     done = 0
     while not sim.finished and (max_ticks is None or done < max_ticks):
@@ -295,11 +308,15 @@ def run(
         step_navigation(sim, robots, nav_poses, tile)
         sim.step()
         done += 1
+        if outputs is not None:
+            outputs.publish()
         exploration.append(sim.exploration_percent)
         coverage.append(sim.coverage_percent)
         if progress is not None:
             progress(sim)
     wall = time.perf_counter() - started
+    if outputs is not None:
+        outputs.close()
 
     stats = sim.stats()
     return RunResult(
@@ -319,3 +336,61 @@ def run(
         seed=sim.seed,
         sim=sim,
     )
+
+
+class _Outputs:
+    """Direct mode's recording and live view: the simulator node (in a private rclpy context,
+    publishing to the tap only, never on DDS) turns each tick into the messages the ROS stack
+    publishes, so a direct-mode recording holds the same topics and types as an embedded one.
+
+    Closed by :meth:`close`, or, when the run ends by an exception (a logic error, Ctrl-C),
+    once the run's frame is released or at the interpreter's exit (``weakref.finalize``): the
+    recording gets its summary and footer either way.
+    """
+
+    def __init__(self, sim: Simulation, record, live: int | None, live_host: str) -> None:
+        import weakref
+
+        import rclpy
+        from rclpy.signals import SignalHandlerOptions
+
+        from maes_sim.ros.outputs import build_tap
+        from maes_sim.ros.sim_node import SimNode
+
+        tap = build_tap(
+            record,
+            live is not None,
+            live_host,
+            live if live is not None else 0,
+            forward=False,
+            say=lambda text: print(f"maes direct mode: {text}", file=sys.stderr, flush=True),
+        )
+        context = rclpy.Context()
+        rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
+        try:
+            self.node = SimNode(
+                sim,
+                sync="free",
+                start_timeout=None,
+                start_paused=True,
+                tap=tap,
+                node_name="maes_sim_direct",
+                context=context,
+            )
+        except BaseException:
+            _close_outputs(tap, None, context)
+            raise
+        self.close = weakref.finalize(self, _close_outputs, tap, self.node, context)
+
+    def publish(self) -> None:
+        """The tick just stepped, as the simulator node publishes it."""
+        self.node.publish_outputs()
+
+
+def _close_outputs(tap, node, context) -> None:
+    try:
+        tap.close()
+    finally:
+        if node is not None:
+            node.destroy_node()
+        context.try_shutdown()

@@ -10,11 +10,16 @@ Usage::
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
              [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
+             [--record run.mcap] [--live [PORT]] [--live-host HOST]
 
 By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
 and the controllers have handled the last one, so the result does not depend on the machine's
 speed or load, and ``--real-time-factor`` only caps the speed. ``--sync free`` lets the
 simulator run on the wall clock alone (results then depend on the machine).
+
+``--record run.mcap`` writes everything the simulator publishes to an MCAP file in rosbag2's
+format; ``--live`` serves it to Foxglove or Lichtblick on ws://127.0.0.1:8765
+(docs/live_view.md). Neither changes the run's result.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from maes_sim.core import Simulation
+    from maes_sim.core import SimConfig, Simulation
+    from maes_sim.ros.outputs import Tap
 
 
 class Progress:
@@ -143,6 +149,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="stop after this many ticks even if no end criterion is met",
     )
     parser.add_argument("--seed", type=int, default=None, help="override random_seeds[0]")
+    parser.add_argument(
+        "--record",
+        default=None,
+        metavar="PATH",
+        help="record the simulator's topics to PATH: a .mcap file, or else a rosbag2 bag "
+        "folder (rosbag2's MCAP format; docs/live_view.md)",
+    )
+    parser.add_argument(
+        "--live",
+        type=int,
+        nargs="?",
+        const=8765,
+        default=None,
+        metavar="PORT",
+        help="serve a live view for Foxglove / Lichtblick on ws://HOST:PORT (default port 8765)",
+    )
+    parser.add_argument(
+        "--live-host",
+        default="127.0.0.1",
+        help="address the live view binds (default 127.0.0.1, this machine only; "
+        "0.0.0.0 serves the network)",
+    )
     return parser.parse_args(argv)
 
 
@@ -268,7 +296,38 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
         print(f"maes_run: {exc}", file=sys.stderr)
         return 2
     del logic  # imported only to fail early; each controller node loads it by name
+    tap = None
+    if args.record or args.live is not None:
+        from maes_sim.ros.outputs import build_tap
 
+        try:
+            tap = build_tap(
+                args.record,
+                args.live is not None,
+                args.live_host,
+                args.live if args.live is not None else 0,
+                say=lambda text: print(f"maes_run: {text}", file=sys.stderr),
+            )
+        except (ValueError, OSError, RuntimeError, ImportError) as exc:
+            print(f"maes_run: {exc}", file=sys.stderr)
+            return 2
+    try:
+        return _run(args, stop, config, sim, tap)
+    finally:
+        if tap is not None:  # also on Ctrl-C: the recording gets its summary and footer
+            tap.close()
+            if args.record:
+                print(f"maes_run: recording written to {args.record}", file=sys.stderr)
+
+
+def _run(
+    args: argparse.Namespace,
+    stop: StopSignals,
+    config: SimConfig,
+    sim: Simulation,
+    tap: Tap | None,
+) -> int:
+    """Build the nodes, run until the end, write the results (``_main``'s second half)."""
     if sys.stderr.isatty() and "RCUTILS_CONSOLE_OUTPUT_FORMAT" not in os.environ:
         # Each log line first clears the progress line it would otherwise be glued to.
         os.environ["RCUTILS_CONSOLE_OUTPUT_FORMAT"] = "\r\x1b[K[{severity}] [{name}]: {message}"
@@ -305,6 +364,7 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
             wait_for_navigator=True,
             wait_for_controllers="lockstep" if builtin else "connected",
             results_dir=results_parent,
+            tap=tap,
         )
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False

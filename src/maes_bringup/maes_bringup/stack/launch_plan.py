@@ -25,7 +25,7 @@ starts, which packages of the plan (slam_toolbox, Nav2, RViz) are not installed.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -354,6 +354,7 @@ def plan_launch(
     sync: str = "lockstep",
     real_time_factor: float = 1.0,
     logic: str | None = None,
+    outputs: Mapping[str, Any] | None = None,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -393,6 +394,9 @@ def plan_launch(
     logic : str, optional
         Every controller's logic spec (``pkg.module:function`` or ``file.py:function``);
         ``None`` or ``""``: the shipped example (``maes_controller.logic:logic``).
+    outputs : mapping, optional
+        The simulator's watching and recording parameters (``record``, ``live``,
+        ``live_host``, ``live_port``; docs/live_view.md), passed on unchanged.
 
     Returns
     -------
@@ -488,6 +492,8 @@ def plan_launch(
         "publish_slam_map": slam == "simulated",
         "use_sim_time": False,
     }
+    # Watching and recording (docs/live_view.md): record, live, live_host, live_port.
+    sim_parameters.update(outputs or {})
     nodes = [
         NodeSpec(
             package="maes_sim",

@@ -16,6 +16,8 @@ services ``/maes/pause`` and ``/maes/resume``.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -56,6 +58,7 @@ from ..frames import tick_transforms
 from ..lockstep import Barrier
 from . import conversions as cv
 from .markers import simulation_markers
+from .outputs import build_tap, listen_to_navigation
 from .process import graph_node_names, read_parameters, ros_process
 from .qos import (
     DEFAULT_QOS,
@@ -67,6 +70,7 @@ from .qos import (
     STATE_QOS,
     TF_QOS,
 )
+from .tap import Tap
 
 robot_name = robot_namespace
 MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME, SCAN_FRAME)
@@ -173,6 +177,9 @@ class SimNode(Node):
         Ticks between heatmap and ground-truth refreshes.
     start_paused : bool
         Start paused (``/maes/resume`` or :meth:`step_once` advance it).
+    tap : maes_sim.ros.tap.Tap or None
+        Every message this node publishes also goes to the tap's sinks (an MCAP recording,
+        the live view), stamped with sim time; the caller closes it.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``).
     """
@@ -193,6 +200,7 @@ class SimNode(Node):
         stay_alive_after_end: bool = False,
         heatmap_period_ticks: int = 10,
         start_paused: bool = False,
+        tap: Tap | None = None,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
@@ -205,6 +213,9 @@ class SimNode(Node):
             )
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
+        self.tap = tap
+        if tap is not None:
+            tap.clock_ns = lambda: int(round(self.sim.sim_time * 1e9))  # as time_to_msg
         cfg = sim.config
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
@@ -261,6 +272,8 @@ class SimNode(Node):
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
+        if tap is not None:  # the navigator's plans and costmaps, for the live view
+            listen_to_navigation(self, tap, sim.n_robots)
         zero = cv.time_to_msg(0.0)
         self._global_tf = TFMessage(
             transforms=[
@@ -300,6 +313,12 @@ class SimNode(Node):
             callback_group=MutuallyExclusiveCallbackGroup(),
             clock=self._steady,
         )
+
+    def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
+        """``Node.create_publisher``, its messages also going to the tap when there is one."""
+        publisher = super().create_publisher(msg_type, topic, qos_profile, **kwargs)
+        tap = getattr(self, "tap", None)  # None for the publishers Node.__init__ makes
+        return publisher if tap is None else tap.wrap(publisher, msg_type, qos_profile)
 
     # ------------------------------------------------------------------ start barrier
     def start_missing(self) -> list[str]:
@@ -358,8 +377,9 @@ class SimNode(Node):
             )
         self.started = True
         self.started_wall = now
-        # Tick 0 again, now that everybody listens; then its manifest.
-        self._publish_tick(force_maps=True)
+        # Tick 0 again, now that everybody listens (a tap has it already); then its manifest.
+        with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+            self._publish_tick(force_maps=True)
         self.publish_manifest()
         self._wait_since = self._wall_anchor = now
         self._tick_anchor = self.sim.tick
@@ -487,6 +507,12 @@ class SimNode(Node):
             callback(self)
         if sim.finished:
             self._finish()
+
+    def publish_outputs(self) -> None:
+        """Publish the current tick's outputs and manifest without stepping (for a caller that
+        steps the simulation itself: direct mode's recording and live view)."""
+        self._publish_tick()
+        self.publish_manifest()
 
     @property
     def achieved_real_time_factor(self) -> float:
@@ -702,6 +728,11 @@ PARAMETERS = {
     "wait_for_controllers": "none",  # "connected" or "lockstep"
     # Not given: from the config's stack.slam; a launch file decides with true/false.
     "publish_slam_map": Parameter.Type.BOOL,
+    # Watching and recording (docs/live_view.md): an MCAP path ("" = none), the live view.
+    "record": "",
+    "live": False,
+    "live_host": "127.0.0.1",
+    "live_port": 8765,
 }
 
 
@@ -719,6 +750,16 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         start_timeout = params["start_timeout"]
         try:
+            tap = build_tap(
+                params["record"] or None,
+                params["live"],
+                params["live_host"],
+                params["live_port"],
+                say=lambda text: print(f"maes_sim_node: {text}", file=sys.stderr, flush=True),
+            )
+        except (ValueError, OSError, RuntimeError, ImportError) as exc:
+            proc.fail(exc)
+        try:
             node = proc.own(
                 SimNode(
                     sim,
@@ -732,8 +773,15 @@ def main(args: list[str] | None = None) -> None:
                     stay_alive_after_end=params["stay_alive_after_end"],
                     results_dir=params["results_dir"] or None,
                     publish_slam_map=_optional_bool(params["publish_slam_map"]),
+                    tap=tap,
                 )
             )
         except ValueError as exc:
+            if tap is not None:
+                tap.close()
             proc.fail(exc)
-        proc.spin(node, until=lambda: node.done)
+        try:
+            proc.spin(node, until=lambda: node.done)
+        finally:  # also on Ctrl-C: the recording gets its summary and footer
+            if tap is not None:
+                tap.close()

@@ -1,0 +1,132 @@
+"""Benchmark: what recording and the live view cost a run (docs/live_view.md).
+
+Paired, interleaved runs of the embedded stack (``maes_run``, unpaced, the default map, the
+example explorer, a fixed number of ticks), each in its own process, in these variants:
+
+=========  =====================================================================
+``plain``  no switch (this tree)
+``record`` ``--record run.mcap``
+``live``   ``--live 0`` (the server up, no client connected)
+``base``   no switch, another tree's code (``--base PATH``: e.g. a detached
+           ``git worktree add /tmp/base main``; its ``src/`` packages go first on
+           PYTHONPATH, the messages are this workspace's)
+=========  =====================================================================
+
+Printed per variant: the median CPU time (the child's user + system) and wall time over the
+rounds, their ratio to ``plain``, and the recording's size. The machine's speed drifts, so the
+variants take turns within each round. The runs get a ROS domain of their own (locked as the
+tests lock theirs, discovery on this machine only): another stack on the default domain would
+otherwise talk to them. Run it in the pip environment::
+
+    scripts/with_env python bench/bench_recording.py --robots 5 --ticks 200 --rounds 3
+    scripts/with_env python bench/bench_recording.py --base /tmp/base-h14-live
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def one_run(
+    config: Path, ticks: int, extra: list[str], env: dict, out: Path
+) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one ``maes_run``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "maes_bringup.runners.embedded",
+            "--config",
+            str(config),
+            "--real-time-factor",
+            "0",
+            "--max-ticks",
+            str(ticks),
+            "--results",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"maes_run failed: {proc.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", type=int, default=5)
+    parser.add_argument("--ticks", type=int, default=200, help="logic ticks per run")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of every variant")
+    parser.add_argument("--base", default=None, help="another tree to compare (its src/ code)")
+    parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
+    args = parser.parse_args(argv)
+
+    cfg = yaml.safe_load(Path(args.config).read_text())
+    cfg["number_of_robots"] = args.robots
+    cfg["end_criteria"] = {"exploration_percent": None, "coverage_percent": None, "tick": None}
+    sys.path.insert(0, str(REPO))
+    from conftest import acquire_ros_domain_id  # the tests' domain locks (repository root)
+
+    domain, _lock = acquire_ros_domain_id(os.getpid(), Path(tempfile.gettempdir()))
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
+    variants: dict[str, tuple[list[str], dict]] = {
+        "plain": ([], env),
+        "record": (["--record", "RECORD"], env),
+        "live": (["--live", "0"], env),
+    }
+    if args.base:
+        src = Path(args.base) / "src"
+        paths = [str(src / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
+        base_env = dict(env, PYTHONPATH=os.pathsep.join([*paths, env.get("PYTHONPATH", "")]))
+        variants["base"] = ([], base_env)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    sizes: list[int] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "bench.yaml"
+        config.write_text(yaml.safe_dump(cfg))
+        for name, (_, run_env) in variants.items():  # numba's caches (per source tree) first
+            one_run(config, 5, [], run_env, Path(tmp) / f"warm_{name}")
+        for k in range(args.rounds):
+            for name, (extra, run_env) in variants.items():
+                record = Path(tmp) / f"run_{k}.mcap"
+                extra = [str(record) if a == "RECORD" else a for a in extra]
+                times[name].append(one_run(config, args.ticks, extra, run_env, Path(tmp) / name))
+                if name == "record":
+                    sizes.append(record.stat().st_size)
+                print(f"round {k + 1}/{args.rounds} {name}: cpu {times[name][-1][0]:.1f} s, "
+                      f"wall {times[name][-1][1]:.1f} s", flush=True)  # fmt: skip
+    plain_cpu = statistics.median(c for c, _ in times["plain"])
+    plain_wall = statistics.median(w for _, w in times["plain"])
+    print(f"\n{args.robots} robots, {args.ticks} ticks, median of {args.rounds} (loaded machine?)")
+    print(f"{'variant':>8} {'cpu s':>7} {'x plain':>8} {'wall s':>7} {'x plain':>8}")
+    for name, runs in times.items():
+        cpu = statistics.median(c for c, _ in runs)
+        wall = statistics.median(w for _, w in runs)
+        print(f"{name:>8} {cpu:7.1f} {cpu / plain_cpu:8.3f} {wall:7.1f} {wall / plain_wall:8.3f}")
+    if sizes:
+        print(f"recording: {statistics.median(sizes) / 1e6:.1f} MB ({args.ticks} ticks)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

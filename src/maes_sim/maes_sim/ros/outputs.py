@@ -1,0 +1,114 @@
+"""Watching and recording a run: the one place that turns the user's switches (record to a
+path, serve the live view) into a :class:`~maes_sim.ros.tap.Tap` for the simulator node.
+
+Used by ``maes_sim_node`` (the launch), ``maes_run`` (``make run``) and direct mode, so the
+three give the same files and the same live view.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from .tap import Sink, Tap
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Tap", "build_tap", "check_port", "listen_to_navigation"]
+
+#: The live view binds this machine only by default; "0.0.0.0" serves the network.
+DEFAULT_HOST = "127.0.0.1"
+#: Foxglove's usual port.
+DEFAULT_PORT = 8765
+
+
+def _need(module: str, package: str, what: str) -> None:
+    """Import ``module`` or raise ImportError saying which PyPI package ``what`` needs (the
+    pip environment has them; the Docker image records with ``ros2 bag record -s mcap``)."""
+    try:
+        __import__(module)
+    except ImportError:
+        raise ImportError(
+            f"{what} needs the Python package {package!r} (pip install {package})"
+        ) from None
+
+
+def check_port(port: object, what: str = "live port") -> int:
+    """``port`` as a TCP port number (0..65535); ValueError naming ``what`` otherwise."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"{what} must be an integer from 0 to 65535, got {port!r}")
+    return port
+
+
+def build_tap(
+    record: str | os.PathLike[str] | None = None,
+    live: bool = False,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    forward: bool = True,
+    say: Callable[[str], None] | None = None,
+) -> Tap | None:
+    """The tap a run's switches ask for, or None when neither is on.
+
+    Parameters
+    ----------
+    record : path, optional
+        Record to this ``.mcap`` file (or rosbag2 bag folder).
+    live : bool
+        Serve the live view on ``host:port``.
+    forward : bool
+        Also publish on DDS (False in direct mode).
+    say : callable, optional
+        Told one line per output started (where to connect, where the file goes).
+
+    Raises
+    ------
+    ValueError
+        A bad port.
+    ImportError
+        ``mcap`` or ``foxglove-sdk`` is missing (named).
+    FileExistsError
+        The recording's path exists.
+    RuntimeError
+        The live view cannot bind its address.
+    """
+    sinks: list[Sink] = []
+    say = say or (lambda text: None)
+    if live:
+        check_port(port)
+        _need("foxglove", "foxglove-sdk", "the live view")
+    if record:
+        _need("mcap", "mcap", "recording")
+    if record:
+        from .recorder import McapRecorder
+
+        recorder = McapRecorder(record)
+        sinks.append(recorder)
+        say(f"recording to {recorder.path}")
+    if live:
+        from .live import LiveServer
+
+        try:
+            server = LiveServer(host, port)
+        except RuntimeError:
+            for sink in sinks:
+                sink.close()
+            raise
+        sinks.append(server)
+        say(
+            f"live view on {server.url} (in Foxglove or Lichtblick: Open connection, "
+            "Foxglove WebSocket; docs/live_view.md)"
+        )
+    return Tap(sinks, forward=forward) if sinks else None
+
+
+def listen_to_navigation(node, tap: Tap, robots: int) -> None:
+    """Have ``node`` hear each robot's ``plan`` and ``global_costmap/costmap`` (from the
+    navigator or Nav2) for the sinks that take heard messages (the live view's paths)."""
+    from nav_msgs.msg import OccupancyGrid, Path
+
+    from ..contract import robot_namespace
+    from .qos import LATCHED_QOS
+
+    for i in range(robots):
+        ns = "/" + robot_namespace(i)
+        tap.listen(node, f"{ns}/plan", Path, LATCHED_QOS)
+        tap.listen(node, f"{ns}/global_costmap/costmap", OccupancyGrid, LATCHED_QOS)
