@@ -94,6 +94,15 @@ def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
     )
 
 
+def _costmap_msg(nav: Any, grid: GridMap) -> tuple[SimpleNamespace, GridMap]:
+    """The ``global_costmap/costmap`` message the navigator publishes for ``grid``, and its
+    GridMap."""
+    costs = GridMap.from_array(
+        nav.costmap_values(grid), grid.resolution, grid.origin_x, grid.origin_y
+    )
+    return costs.to_msg_like(), costs
+
+
 # ---------------------------------------------------------------------------------- robot
 class DirectLogger:
     """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``.
@@ -180,9 +189,10 @@ class DirectRobot:
         """The navigator's costmap of the latest published map (built when first read)."""
         if self._grid is not None and self._costmap_for is not self._grid:
             g = self._grid
-            values = self._nav.costmap_values(g)
-            msg = GridMap.from_array(values, g.resolution, g.origin_x, g.origin_y).to_msg_like()
-            self._costmap.update_costmap(msg)
+            nav = self._nav
+            # one message per map and navigator parameters, shared by the robots with that map
+            msg, grid = g.derived(("direct costmap", nav.params), lambda g: _costmap_msg(nav, g))
+            self._costmap.update_costmap(msg, grid=grid)
             self._costmap_for = g
         return self._costmap
 
@@ -247,6 +257,20 @@ class DirectRobot:
             self.logger.warning(str(err))
 
 
+class _Positions(Sequence):
+    """``(x, y)`` of each item's ``pos``, read only when the navigator needs them (recovery)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k: Any) -> tuple[float, float]:
+        pos = self._items[k].pos
+        return pos.x, pos.y
+
+
 def step_navigation(
     sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses, tile: float
 ) -> None:
@@ -261,8 +285,7 @@ def step_navigation(
         nav = robot._nav
         if nav.status is NavStatus.ACTIVE:
             pose = poses.pose(i)
-            others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
-            step = nav.update(pose, robot._grid, now, others)
+            step = nav.update(pose, robot._grid, now, _Positions(robot.state.nearby_robots))
             if math.isfinite(step.distance_remaining):  # as the node: none before a route
                 robot._feedback_step, robot._feedback_pose = step, pose
                 robot._feedback_time = now
