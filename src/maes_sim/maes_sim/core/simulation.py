@@ -38,7 +38,7 @@ from .comms import (
 from .config import SimConfig
 from .config_schema import check_slam_memory
 from .grid import grid_offset
-from .kernels import cast_rays, visible_pairs, wall_sums
+from .kernels import cast_rays, use_threads, visible_pairs, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
@@ -170,6 +170,7 @@ class Simulation:
         self._nearby = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._tags_nearby: list[list] | None = None
         self._views: list[NearbyRobot] | None = None
+        self._lidar_threads = config.performance.threads
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
 
@@ -485,6 +486,8 @@ class Simulation:
         rc = self.config.robot_constraints
         pos = self._motion.positions
         slam_index = np.arange(self.n_robots, dtype=np.int64) if slam_due else None
+        # numba's thread count is per calling thread: set it where the kernel runs
+        threads = use_threads(self._lidar_threads) if self._lidar_threads > 1 else 1
         self.lidar_ranges, self.lidar_hits = cast_rays(
             self.walls,
             pos,
@@ -495,9 +498,9 @@ class Simulation:
             tick=self.tick,
             slam=self.slam.maps if slam_due else None,
             slam_index=slam_index,
-            # serial: the targets are per core, and on a busy 2-core machine numba's thread
-            # pool adds milliseconds of waiting
-            parallel=False,
+            # serial unless performance.threads > 1: on a busy machine numba's thread pool
+            # adds milliseconds of waiting
+            parallel=threads > 1,
         )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
