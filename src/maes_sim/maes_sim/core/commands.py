@@ -260,7 +260,9 @@ def _checked_indices(cmds: Commands, robots) -> np.ndarray:
 
 
 def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
-    vals = np.broadcast_to(as_numbers(name, values, idx.shape), idx.shape)
+    vals = as_numbers(name, values, idx.shape)
+    if vals.shape != idx.shape:
+        vals = np.broadcast_to(vals, idx.shape)
     bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
     if bad.any():
         k = int(np.argmax(bad))
