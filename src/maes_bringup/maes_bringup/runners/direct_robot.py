@@ -33,8 +33,9 @@ class NavigatorPoses:
     smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which averages out the
     SLAM's random pose error) and composes it with odometry. Here the same transforms
     (:func:`maes_sim.frames.tick_transforms`) pass through the same wire rounding
-    (:func:`maes_sim.frames.wire_poses`) into the same :class:`FrameTree` and smoother, every
-    tick, so a goal is followed as on ROS, to the bit. Metres and radians, map frame.
+    (:func:`maes_sim.frames.wire_poses`) into the same smoother every tick, and are composed as
+    :class:`FrameTree` composes them (only for the robots whose pose is read), so a goal is
+    followed as on ROS, to the bit. Metres and radians, map frame.
     """
 
     def __init__(self, sim: Simulation) -> None:
@@ -44,29 +45,49 @@ class NavigatorPoses:
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
         jump = map_odom_jump_distance(sim.config)
         self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
-        #: Each robot's frame tree, as its controller and the navigator hold it.
-        self.frames = [FrameTree() for _ in range(sim.n_robots)]
+        self._stamp = 0.0
+        self._odom_base: list[tuple[float, float, float]] = []
+        self._map_odom_wire: list[tuple[float, float, float]] = []
+        self._in_odom: list[tuple[float, float, float] | None] = []
 
     def observe(self, sim: Simulation) -> None:
         """Take this tick's transforms (as published, then read back from the wire)."""
         tf = tick_transforms(
             sim.poses, sim.estimated_poses, sim.odometry_poses, self._odom_origin, self._tile
         )
-        stamp = wire_time(sim.sim_time)
-        for i, (odom_base, map_odom) in enumerate(
-            zip(wire_poses(tf.odom_base), wire_poses(tf.map_odom), strict=True)
-        ):
-            self.frames[i].set_transform(ODOM_FRAME, BASE_FRAME, odom_base, stamp)
-            self.frames[i].set_transform(MAP_FRAME, ODOM_FRAME, map_odom, stamp)
-            self._map_odom[i].add(map_odom)
+        self._stamp = wire_time(sim.sim_time)
+        self._odom_base = wire_poses(tf.odom_base)
+        self._map_odom_wire = wire_poses(tf.map_odom)
+        for smoother, map_odom in zip(self._map_odom, self._map_odom_wire, strict=True):
+            smoother.add(map_odom)
+        self._in_odom = [None] * len(self._odom_base)
+
+    def _base_in_odom(self, i: int) -> tuple[float, float, float]:
+        # FrameTree.lookup(odom, base_footprint) composes the one edge with the identity
+        pose = self._in_odom[i]
+        if pose is None:
+            pose = self._in_odom[i] = compose(self._odom_base[i], (0.0, 0.0, 0.0))
+        return pose
+
+    @property
+    def frames(self) -> list[FrameTree]:
+        """Each robot's frame tree, as its controller and the navigator hold it (built on read:
+        :meth:`believed` and :meth:`pose` compose the same transforms the same way)."""
+        trees = []
+        for odom_base, map_odom in zip(self._odom_base, self._map_odom_wire, strict=True):
+            tree = FrameTree()
+            tree.set_transform(ODOM_FRAME, BASE_FRAME, odom_base, self._stamp)
+            tree.set_transform(MAP_FRAME, ODOM_FRAME, map_odom, self._stamp)
+            trees.append(tree)
+        return trees
 
     def believed(self, i: int) -> tuple[float, float, float]:
         """Robot ``i``'s ``map -> base_footprint`` (what its logic reads)."""
-        return self.frames[i].lookup(MAP_FRAME, BASE_FRAME)
+        return compose(self._map_odom_wire[i], self._base_in_odom(i))
 
     def pose(self, i: int) -> tuple[float, float, float]:
         """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
-        return compose(self._map_odom[i].value, self.frames[i].lookup(ODOM_FRAME, BASE_FRAME))
+        return compose(self._map_odom[i].value, self._base_in_odom(i))
 
 
 def _duration(seconds: float) -> SimpleNamespace:
