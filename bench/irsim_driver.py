@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
 
-    import matplotlib.image as mpimg
     import irsim
+    import matplotlib.image as mpimg
 
     data = np.load(args.scenario)
     walls, poses, radius = data["walls"], data["poses"], float(data["radius"])
