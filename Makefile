@@ -81,7 +81,7 @@ LIVE_PORT ?= 8765
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench bench-full fuzz setup test test-image build lint clean distclean \
+.PHONY: help run batch bench bench-full bench-irsim fuzz setup test test-image build lint clean distclean \
 	constraints check-system _setup _build
 
 help:
@@ -96,6 +96,8 @@ help:
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then the quick benchmarks in bench/ (about 2 minutes)"
 	@echo "make bench-full   every benchmark case (tens of minutes)"
+	@echo "make bench-irsim  the core against IR-SIM (PyPI) side by side; IR-SIM in its own venv"
+	@echo "                  .venv-irsim, never the project's (IRSIM_ARGS=...; minutes)"
 	@echo "make fuzz         setup, then fuzz configs, maps and commands (FUZZ_ARGS=...; minutes)"
 	@echo "make build        rebuild the workspace with colcon"
 	@echo "make lint         ruff check (pyproject.toml rules) and ruff format --check"
@@ -138,6 +140,20 @@ bench: setup
 bench-full: setup
 	@scripts/with_env python bench/run_all.py --full
 
+# IR-SIM (bench/bench_irsim.py) lives in a venv of its own: it is no dependency of the project.
+IRSIM_VENV := .venv-irsim
+IRSIM_ARGS ?=
+
+$(IRSIM_VENV)/.maes-venv-ok: requirements/bench-irsim.txt
+	rm -rf $(IRSIM_VENV)
+	$(PYTHON) -m venv $(IRSIM_VENV)
+	$(IRSIM_VENV)/bin/pip install --quiet -r requirements/bench-irsim.txt
+	touch $@
+
+bench-irsim: setup $(IRSIM_VENV)/.maes-venv-ok
+	@scripts/with_env python bench/bench_irsim.py --irsim-python $(IRSIM_VENV)/bin/python \
+		$(IRSIM_ARGS)
+
 fuzz: setup
 	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
 
@@ -175,4 +191,4 @@ clean:
 	find src tests scripts -name __pycache__ -type d -prune -exec rm -rf {} + 2>/dev/null || true
 
 distclean: clean
-	rm -rf $(VENV) $(IMAGE_VENV)
+	rm -rf $(VENV) $(IMAGE_VENV) $(IRSIM_VENV)

@@ -13,8 +13,10 @@ Usage::
 
 Prints one row per case: wall ms per tick, ticks/s and the real-time factor (sim seconds per
 wall second at 100 ms logic ticks) on one core (numba's threads are limited to 1 unless
---threads), and the same from the process's CPU time, which other load on a shared machine
-disturbs much less than wall time. With ``--repeat K`` every case runs K times (a fresh
+--threads, which also sets ``performance.threads``), the same from the process's CPU time, which
+other load on a shared machine disturbs much less than wall time (with 2 threads CPU time counts
+both cores), and the share of the wall time spent in the lidar kernel (``lidar %``).
+With ``--repeat K`` every case runs K times (a fresh
 simulation each time, alternating with the other cases) and the row shows the median run, with
 the range of the real-time factor over the K runs: on a shared machine whose speed drifts from
 minute to minute, the median of runs spread over time is the figure to quote.
@@ -44,7 +46,12 @@ def main(argv: list[str] | None = None) -> int:
         "any machine: robots spread out as a run goes on and ticks get "
         "cheaper, so a fixed wall time favours faster runs)",
     )
-    parser.add_argument("--threads", type=int, default=1, help="numba threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="performance.threads: threads of the lidar kernel (and numba's pool)",
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument(
         "--repeat",
@@ -71,7 +78,25 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     from maes_sim.core import MapError, SimConfig, Simulation
-    from maes_sim.core.config_schema import CaveConfig, MapConfig, RobotConstraints
+    from maes_sim.core import simulation as simulation_module
+    from maes_sim.core.config_schema import (
+        CaveConfig,
+        MapConfig,
+        PerformanceConfig,
+        RobotConstraints,
+    )
+
+    lidar = [0.0]  # wall seconds in the lidar kernel (ray casting with marking)
+    cast_rays = simulation_module.cast_rays
+
+    def timed_cast_rays(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return cast_rays(*a, **k)
+        finally:
+            lidar[0] += time.perf_counter() - t0
+
+    simulation_module.cast_rays = timed_cast_rays
 
     cases = [(r, s) for s in args.sizes for r in args.robots]
     if args.quick:
@@ -80,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat must be at least 1")
     header = (
         f"{'robots':>6} {'map':>7} {'ms/tick':>8} {'ticks/s':>8} {'RTF':>7} "
-        f"{'CPU ms':>7} {'CPU RTF':>8}  explored"
+        f"{'CPU ms':>7} {'CPU RTF':>8} {'lidar %':>7}  explored"
     )
     print(header + ("  RTF range" if args.repeat > 1 else ""), flush=True)
 
@@ -94,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 slam_sync_interval_in_ticks=10,
                 broadcast_blocked_by_walls=True,
             ),
+            performance=PerformanceConfig(threads=args.threads),
         )
 
     def run_once(n: int, size: int) -> tuple[float, float, float] | str:
@@ -117,13 +143,15 @@ def main(argv: list[str] | None = None) -> int:
         warm = 12  # warm-up past a broadcast, a delivery and a SLAM merge: JIT and caches
         for k in range(warm):
             tick(k)
+        lidar[0] = 0.0
         start, cpu0, k = time.perf_counter(), time.process_time(), warm
         while k - warm < args.ticks if args.ticks else time.perf_counter() - start < args.seconds:
             tick(k)
             k += 1
-        per_tick = (time.perf_counter() - start) / (k - warm)
+        wall = time.perf_counter() - start
+        per_tick = wall / (k - warm)
         cpu_tick = (time.process_time() - cpu0) / (k - warm)
-        return per_tick, cpu_tick, sim.exploration_percent
+        return per_tick, cpu_tick, sim.exploration_percent, 100 * lidar[0] / wall
 
     runs: dict[tuple[int, int], list] = {case: [] for case in cases}
     for rep in range(args.repeat):
@@ -137,11 +165,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{n:>6} {size:>3}x{size:<3} {result}", flush=True)
                 continue
             done.sort(key=lambda r: r[0])
-            per_tick, cpu_tick, explored = done[len(done) // 2]
+            per_tick, cpu_tick, explored, lidar_share = done[len(done) // 2]
             tick_s = make_config(n, size).global_settings.logic_ticks_delta_millis / 1000.0
             line = (
                 f"{n:>6} {size:>3}x{size:<3} {per_tick * 1e3:8.2f} {1 / per_tick:8.1f} "
-                f"{tick_s / per_tick:6.1f}x {cpu_tick * 1e3:7.2f} {tick_s / cpu_tick:7.1f}x  "
+                f"{tick_s / per_tick:6.1f}x {cpu_tick * 1e3:7.2f} {tick_s / cpu_tick:7.1f}x "
+                f"{lidar_share:7.0f}  "
                 f"{explored:5.1f} %"
             )
             if args.repeat > 1:

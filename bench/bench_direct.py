@@ -15,7 +15,7 @@ Usage::
 
 Prints per case: wall ms per tick, the real-time factor (sim seconds per wall second; 100 ms
 ticks), the same from the process's CPU time (steadier on a shared machine), the shares of the
-wall time spent stepping the simulation, building the robots' states (``Simulation.robot_state``),
+wall time spent stepping the simulation, building the robots' states (``Simulation.robot_states``),
 in the logic callbacks and in navigation (the rest: costmaps, pose conversion, bookkeeping), and
 the exploration reached.
 """
@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return wrapper
 
     Simulation.robot_state = timed("state", Simulation.robot_state)
+    Simulation.robot_states = timed("state", Simulation.robot_states)
     Simulation.step = timed("sim", Simulation.step)
     direct.step_navigation = timed("nav", direct.step_navigation)
     logic = timed("logic", load_logic(args.logic))

@@ -30,6 +30,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
             "bench_sim_node.py",
             ["--robots", "30", "120", "--seconds", "4", "--layouts", "spread"],
         ),
+        ("wander (one robot)", "bench_wander.py", ["--robots", "1", "--repeat", "3"]),
         ("direct", "bench_direct.py", ["--robots", "10", "120", "--ticks", "300"]),
         ("embedded", "bench_embedded.py", ["--robots", "5", "20", "--ticks", "200"]),
         (
@@ -42,9 +43,15 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
         ("core", "bench_core.py", ["--ticks", "300", "--repeat", "3"]),
         ("pair searches", "bench_pairs.py", []),
         ("sim node", "bench_sim_node.py", []),
+        ("wander", "bench_wander.py", []),
         ("direct", "bench_direct.py", []),
         ("embedded", "bench_embedded.py", []),
         ("batch", "bench_batch.py", []),
+        (
+            "batch (lhs_sensing)",
+            "bench_batch.py",
+            [str(BENCH.parent / "experiments" / "lhs_sensing.yaml"), "--workers", "2"],
+        ),
     ],
 }
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
-from .navigation import OCCUPIED_THRESHOLD, Cell, distance_field, nearest_traversable
+from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
 
@@ -42,6 +42,36 @@ def _occupancy(grid: Any, occupied_threshold: int | None) -> tuple[np.ndarray, i
     return arr, int(thr)
 
 
+def _kept(grid: Any, key: tuple, occupied_threshold: int | None, compute: Any) -> Any:
+    """``compute(values, threshold)`` of ``grid``, kept with the grid when it is a GridMap
+    (or a ``MaesCostmap``): the robots sharing a map, and the ticks between two maps, compute
+    it once (:meth:`~maes_controller.navigation.GridMap.derived`)."""
+    kept = grid if isinstance(grid, GridMap) else getattr(grid, "grid", None)  # MaesCostmap
+    if isinstance(kept, GridMap):
+        thr = kept.occupied_threshold if occupied_threshold is None else occupied_threshold
+        if not (isinstance(thr, (int, np.integer)) and 1 <= thr <= 100):
+            raise ValueError(f"occupied_threshold must be an int in 1..100, got {thr!r}")
+        return kept.derived((*key, int(thr)), lambda g: compute(g.array, int(thr)))
+    return compute(*_occupancy(grid, occupied_threshold))
+
+
+def _mask(arr: np.ndarray, thr: int) -> np.ndarray:
+    free = (arr >= 0) & (arr < thr)
+    unknown = arr < 0
+    near_unknown = np.zeros_like(unknown)
+    near_unknown[:, :-1] |= unknown[:, 1:]
+    near_unknown[:, 1:] |= unknown[:, :-1]
+    near_unknown[:-1, :] |= unknown[1:, :]
+    near_unknown[1:, :] |= unknown[:-1, :]
+    mask = free & near_unknown
+    mask.flags.writeable = False
+    return mask
+
+
+def _frontier_clusters(arr: np.ndarray, thr: int) -> list[np.ndarray]:
+    return _clusters(_mask(arr, thr))
+
+
 def frontier_mask(grid: Any, occupied_threshold: int | None = None) -> np.ndarray:
     """Bool (H, W): free cells with at least one unknown edge neighbour.
 
@@ -57,15 +87,7 @@ def frontier_mask(grid: Any, occupied_threshold: int | None = None) -> np.ndarra
     array([[0, 1, 0],
            [0, 0, 1]])
     """
-    arr, thr = _occupancy(grid, occupied_threshold)
-    free = (arr >= 0) & (arr < thr)
-    unknown = arr < 0
-    near_unknown = np.zeros_like(unknown)
-    near_unknown[:, :-1] |= unknown[:, 1:]
-    near_unknown[:, 1:] |= unknown[:, :-1]
-    near_unknown[:-1, :] |= unknown[1:, :]
-    near_unknown[1:, :] |= unknown[:-1, :]
-    return free & near_unknown
+    return _kept(grid, ("frontier_mask",), occupied_threshold, _mask).copy()
 
 
 def _clusters(mask: np.ndarray) -> list[np.ndarray]:
@@ -88,7 +110,9 @@ def _clusters(mask: np.ndarray) -> list[np.ndarray]:
                     seen[ny, nx] = True
                     queue.append((nx, ny))
         members.sort(key=lambda c: (c[1], c[0]))
-        clusters.append(np.array(members, dtype=np.int64))
+        cluster = np.array(members, dtype=np.int64)
+        cluster.flags.writeable = False  # may be kept with a grid and shared
+        clusters.append(cluster)
     return clusters
 
 
@@ -124,7 +148,7 @@ def find_frontiers(
         raise TypeError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
     if min_cluster_size < 1:
         raise ValueError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
-    clusters = _clusters(frontier_mask(grid, occupied_threshold))
+    clusters = _kept(grid, ("frontier_clusters",), occupied_threshold, _frontier_clusters)
     return [c for c in clusters if c.shape[0] >= min_cluster_size]
 
 
@@ -142,7 +166,7 @@ def is_near_frontier(
     >>> is_near_frontier(grid, (1, 0)), is_near_frontier(grid, (0, 0))
     (True, False)
     """
-    mask = frontier_mask(grid, occupied_threshold)
+    mask = _kept(grid, ("frontier_mask",), occupied_threshold, _mask)
     ix, iy = (int(v) for v in cell)
     h, w = mask.shape
     rows = slice(max(iy - radius, 0), min(iy + radius + 1, h))
@@ -241,7 +265,7 @@ def choose_frontier_goal(
     if start is None:
         return None
     dist = distance_field(trav, start)
-    clusters = find_frontiers(arr, min_cluster_size, thr)
+    clusters = find_frontiers(grid, min_cluster_size, thr)
     parts = [_goal_candidates(c, dist, trav) for c in clusters]
     parts = [p for p in parts if p.shape[0]]
     if not parts:

@@ -77,9 +77,15 @@ class MaesCostmap:
         self._grid: GridMap | None = None
         self._grid_source: Any = None
 
-    def update_costmap(self, costmap: Any) -> None:
-        """Store a new costmap message (MAES 2.0's subscription callback)."""
+    def update_costmap(self, costmap: Any, *, grid: GridMap | None = None) -> None:
+        """Store a new costmap message (MAES 2.0's subscription callback).
+
+        ``grid``, when given, is the :class:`~.costmap.GridMap` of ``costmap`` (direct mode
+        hands robots with the same map one grid, so what is computed from it is shared).
+        """
         self.costmap = costmap
+        if grid is not None:
+            self._grid, self._grid_source = grid, costmap
 
     @property
     def grid(self) -> GridMap:

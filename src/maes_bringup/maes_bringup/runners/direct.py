@@ -186,6 +186,34 @@ class RunResult:
 
 
 # ---------------------------------------------------------------------------------- runner
+def shared_grids(
+    slam_maps: np.ndarray, resolution: float, origin: tuple[float, float]
+) -> list[GridMap]:
+    """Each robot's SLAM map as the ``map`` message's GridMap; equal maps share one object.
+
+    Robots that merged their maps (one SLAM group) hold equal maps, so what is computed from
+    a map (costmap, frontiers: :meth:`GridMap.derived`) is computed once per group. Sharing
+    changes no value: each robot still gets a new object on every map tick, as the ROS stack
+    gets a new message.
+
+    Examples
+    --------
+    >>> maps = np.array([[[0, 1]], [[0, 1]], [[2, 1]]], dtype=np.uint8)
+    >>> a, b, c = shared_grids(maps, 1.0, (0.0, 0.0))
+    >>> a is b, a is c, c.array.tolist()
+    (True, False, [[100, 0]])
+    """
+    by_content: dict[bytes, GridMap] = {}
+    grids = []
+    for slam_map in slam_maps:
+        key = slam_map.tobytes()
+        grid = by_content.get(key)
+        if grid is None:
+            grid = by_content[key] = GridMap.from_array(to_occupancy(slam_map), resolution, *origin)
+        grids.append(grid)
+    return grids
+
+
 def _controllers(controller: Any, n: int) -> list[LogicFunction]:
     if isinstance(controller, Sequence) and not isinstance(controller, str):
         if len(controller) != n:
@@ -286,17 +314,16 @@ def run(
         # The simulator node publishes `map` on the SLAM schedule; the navigator then plans on
         # that map object until the next one.
         if sim.slam_published_at(sim.tick):
-            maps = sim.slam_maps
-            for i, robot in enumerate(robots):
-                # resolution as nav_msgs/MapMetaData carries it (float32), as on ROS
-                robot.receive_map(
-                    GridMap.from_array(to_occupancy(maps[i]), wire_resolution(tile), *origin)
-                )
+            # resolution as nav_msgs/MapMetaData carries it (float32), as on ROS
+            for robot, grid in zip(
+                robots, shared_grids(sim.slam_maps, wire_resolution(tile), origin), strict=True
+            ):
+                robot.receive_map(grid)
         nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.
-        for i, robot in enumerate(robots):
-            robot.observe(state_to_metres(sim.robot_state(i), tile), nav_poses.believed(i))
+        for i, (robot, state) in enumerate(zip(robots, sim.robot_states(), strict=True)):
+            robot.observe(state_to_metres(state, tile), nav_poses.believed(i))
         for i, robot in enumerate(robots):
             try:
                 logic[i](robot)

@@ -43,8 +43,9 @@ class NavigatorPoses:
     smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which averages out the
     SLAM's random pose error) and composes it with odometry. Here the same transforms
     (:func:`maes_sim.frames.tick_transforms`) pass through the same wire rounding
-    (:func:`maes_sim.frames.wire_poses`) into the same :class:`FrameTree` and smoother, every
-    tick, so a goal is followed as on ROS, to the bit. Metres and radians, map frame.
+    (:func:`maes_sim.frames.wire_poses`) into the same smoother every tick, and are composed as
+    :class:`FrameTree` composes them (only for the robots whose pose is read), so a goal is
+    followed as on ROS, to the bit. Metres and radians, map frame.
     """
 
     def __init__(self, sim: Simulation) -> None:
@@ -54,29 +55,49 @@ class NavigatorPoses:
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
         jump = map_odom_jump_distance(sim.config)
         self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
-        #: Each robot's frame tree, as its controller and the navigator hold it.
-        self.frames = [FrameTree() for _ in range(sim.n_robots)]
+        self._stamp = 0.0
+        self._odom_base: list[tuple[float, float, float]] = []
+        self._map_odom_wire: list[tuple[float, float, float]] = []
+        self._in_odom: list[tuple[float, float, float] | None] = []
 
     def observe(self, sim: Simulation) -> None:
         """Take this tick's transforms (as published, then read back from the wire)."""
         tf = tick_transforms(
             sim.poses, sim.estimated_poses, sim.odometry_poses, self._odom_origin, self._tile
         )
-        stamp = wire_time(sim.sim_time)
-        for i, (odom_base, map_odom) in enumerate(
-            zip(wire_poses(tf.odom_base), wire_poses(tf.map_odom), strict=True)
-        ):
-            self.frames[i].set_transform(ODOM_FRAME, BASE_FRAME, odom_base, stamp)
-            self.frames[i].set_transform(MAP_FRAME, ODOM_FRAME, map_odom, stamp)
-            self._map_odom[i].add(map_odom)
+        self._stamp = wire_time(sim.sim_time)
+        self._odom_base = wire_poses(tf.odom_base)
+        self._map_odom_wire = wire_poses(tf.map_odom)
+        for smoother, map_odom in zip(self._map_odom, self._map_odom_wire, strict=True):
+            smoother.add(map_odom)
+        self._in_odom = [None] * len(self._odom_base)
+
+    def _base_in_odom(self, i: int) -> tuple[float, float, float]:
+        # FrameTree.lookup(odom, base_footprint) composes the one edge with the identity
+        pose = self._in_odom[i]
+        if pose is None:
+            pose = self._in_odom[i] = compose(self._odom_base[i], (0.0, 0.0, 0.0))
+        return pose
+
+    @property
+    def frames(self) -> list[FrameTree]:
+        """Each robot's frame tree, as its controller and the navigator hold it (built on read:
+        :meth:`believed` and :meth:`pose` compose the same transforms the same way)."""
+        trees = []
+        for odom_base, map_odom in zip(self._odom_base, self._map_odom_wire, strict=True):
+            tree = FrameTree()
+            tree.set_transform(ODOM_FRAME, BASE_FRAME, odom_base, self._stamp)
+            tree.set_transform(MAP_FRAME, ODOM_FRAME, map_odom, self._stamp)
+            trees.append(tree)
+        return trees
 
     def believed(self, i: int) -> tuple[float, float, float]:
         """Robot ``i``'s ``map -> base_footprint`` (what its logic reads)."""
-        return self.frames[i].lookup(MAP_FRAME, BASE_FRAME)
+        return compose(self._map_odom_wire[i], self._base_in_odom(i))
 
     def pose(self, i: int) -> tuple[float, float, float]:
         """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
-        return compose(self._map_odom[i].value, self.frames[i].lookup(ODOM_FRAME, BASE_FRAME))
+        return compose(self._map_odom[i].value, self._base_in_odom(i))
 
 
 def _duration(seconds: float) -> SimpleNamespace:
@@ -102,6 +123,15 @@ def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
         number_of_recoveries=int(step.number_of_recoveries),
         distance_remaining=float(step.distance_remaining),
     )
+
+
+def _costmap_msg(nav: Any, grid: GridMap) -> tuple[SimpleNamespace, GridMap]:
+    """The ``global_costmap/costmap`` message the navigator publishes for ``grid``, and its
+    GridMap."""
+    costs = GridMap.from_array(
+        nav.costmap_values(grid), grid.resolution, grid.origin_x, grid.origin_y
+    )
+    return costs.to_msg_like(), costs
 
 
 # ---------------------------------------------------------------------------------- robot
@@ -228,9 +258,10 @@ class DirectRobot:
         """The navigator's costmap of the latest published map (built when first read)."""
         if self._grid is not None and self._costmap_for is not self._grid:
             g = self._grid
-            values = self._nav.costmap_values(g)
-            msg = GridMap.from_array(values, g.resolution, g.origin_x, g.origin_y).to_msg_like()
-            self._costmap.update_costmap(msg)
+            nav = self._nav
+            # one message per map and navigator parameters, shared by the robots with that map
+            msg, grid = g.derived(("direct costmap", nav.params), lambda g: _costmap_msg(nav, g))
+            self._costmap.update_costmap(msg, grid=grid)
             self._costmap_for = g
         return self._costmap
 
@@ -296,6 +327,20 @@ class DirectRobot:
             self.logger.warning(str(err))
 
 
+class _Positions(Sequence):
+    """``(x, y)`` of each item's ``pos``, read only when the navigator needs them (recovery)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k: Any) -> tuple[float, float]:
+        pos = self._items[k].pos
+        return pos.x, pos.y
+
+
 def step_navigation(
     sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses, tile: float
 ) -> None:
@@ -312,8 +357,7 @@ def step_navigation(
         nav = robot._nav
         if nav.status is NavStatus.ACTIVE:
             pose = poses.pose(i)
-            others = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
-            step = nav.update(pose, robot._grid, now, others)
+            step = nav.update(pose, robot._grid, now, _Positions(robot.state.nearby_robots))
             if math.isfinite(step.distance_remaining):  # as the node: none before a route
                 robot._feedback_step, robot._feedback_pose = step, pose
                 robot._feedback_time = now

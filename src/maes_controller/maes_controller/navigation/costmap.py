@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from array import array as _array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -127,6 +127,7 @@ class GridMap:
             flat = raw.astype(np.int8)  # astype copies: later edits of the message don't leak in
         flat.flags.writeable = False
         self._data = flat
+        self._derived: dict[Hashable, Any] = {}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -224,6 +225,31 @@ class GridMap:
     def array(self) -> np.ndarray:
         """Read-only int8 (H, W) view of :attr:`data`, indexed ``array[iy, ix]``."""
         return self._data.reshape(self._height, self._width)
+
+    def derived(self, key: Hashable, compute: Callable[[GridMap], Any]) -> Any:
+        """``compute(self)``, computed once per ``key`` and kept with this grid.
+
+        A grid never changes, so what is computed from it (a costmap, a frontier mask) holds as
+        long as the grid does. Robots handed the same grid object (direct mode gives the robots
+        that share a SLAM map one grid) compute it once between them. ``compute`` must be a
+        pure function of the grid, the same for every caller using ``key``; do not modify what
+        it returns.
+
+        Examples
+        --------
+        >>> g = GridMap(2, 1, 1.0, data=[0, 100])
+        >>> calls = []
+        >>> def occupied(grid):
+        ...     calls.append(1)
+        ...     return int((grid.array >= 65).sum())
+        >>> g.derived("occupied", occupied), g.derived("occupied", occupied), len(calls)
+        (1, 1, 1)
+        """
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = compute(self)
+            return value
 
     def __repr__(self) -> str:
         return (

@@ -358,6 +358,17 @@ def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
     )
 
 
+def _costmap_of(params: NavParams) -> Any:
+    """``grid -> costmap_values(grid, params)``, read-only (kept with the grid and shared)."""
+
+    def compute(grid: GridMap) -> np.ndarray:
+        costs = costmap_values(grid, params)
+        costs.flags.writeable = False
+        return costs
+
+    return compute
+
+
 def robots_as_obstacles(
     costs: np.ndarray, grid: GridMap, positions: Sequence[Sequence[float]], radius: float
 ) -> np.ndarray:
@@ -483,9 +494,11 @@ class Navigator:
         return self._last
 
     def costmap_values(self, grid: GridMap) -> np.ndarray:
-        """:func:`costmap_values` of ``grid``, cached for the last grid object given."""
+        """:func:`costmap_values` of ``grid``, kept with the grid (:meth:`GridMap.derived`):
+        computed once per grid object and parameters, whichever navigator asks first."""
         if grid is not self._costs_for:
-            self._costs = costmap_values(grid, self.params)
+            params = self.params
+            self._costs = grid.derived(("navigator costmap", params), _costmap_of(params))
             self._costs_for = grid
         return self._costs
 
@@ -517,7 +530,8 @@ class Navigator:
         """
         pose = _pose(pose_xyyaw)
         now = float(now)
-        self._robots = [(float(x), float(y)) for x, y in robots]
+        # read only when a recovery plans around them: kept as given until then
+        self._robots = robots if isinstance(robots, Sequence) else list(robots)
         if self._status is not NavStatus.ACTIVE:
             self._last = replace(self._last, linear=0.0, angular=0.0, replanned=False)
             return self._last
@@ -598,7 +612,7 @@ class Navigator:
         self._best_remaining_at_recovery = math.inf
         self._backup_until: float | None = None
         self._held_since: float | None = None
-        self._robots: list[tuple[float, float]] = []
+        self._robots: Sequence[Sequence[float]] = ()
 
     def _plan(
         self,
@@ -623,8 +637,9 @@ class Navigator:
         radius = p.planning_radius(grid.resolution)
         costs = self.costmap_values(grid)
         route = None
-        if avoid_robots and self._robots:
-            blocked = robots_as_obstacles(costs, grid, self._robots, 2.0 * p.robot_radius)
+        robots = [(float(x), float(y)) for x, y in self._robots] if avoid_robots else []
+        if robots:
+            blocked = robots_as_obstacles(costs, grid, robots, 2.0 * p.robot_radius)
             route = plan_route(
                 grid, pose[:2], goal, radius, costs=blocked, allow_unknown=p.allow_unknown
             )
@@ -663,7 +678,10 @@ class Navigator:
         ):
             return False
         costs = self.costmap_values(grid)
-        trav = traversable_mask(costs, self.params.allow_unknown)
+        allow = self.params.allow_unknown
+        trav = grid.derived(
+            ("navigator traversable", self.params), lambda g: traversable_mask(costs, allow)
+        )
         res = grid.resolution
         radius = self.params.planning_radius(res) / res
         clearance = radius if radius < 0.5 else 0.0

@@ -184,33 +184,48 @@ def as_numbers(name: str, values, shape: tuple[int, ...] | None = None) -> np.nd
     ...
     maes_sim.core.commands.CommandError: linear must be a real number ..., got '1.0' (str)
     """
-    bad = CommandError(
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        arr = values  # the common case (a controller's arrays): nothing to look into
+    else:
+        arr = _checked_array(name, values)
+        if arr.ndim == 0 and not isinstance(values, np.ndarray):
+            return arr  # a single number, already float64
+    if shape is not None and arr.shape not in ((), tuple(shape)):
+        raise CommandError(f"{name} must have shape {tuple(shape)}, got shape {arr.shape}")
+    return arr.astype(np.float64)
+
+
+def _not_numbers(name: str, values) -> CommandError:
+    """The error of :func:`as_numbers` (its message is built only when a command is refused)."""
+    return CommandError(
         f"{name} must be a real number or an array of them, got {short_repr(values)} "
         f"({type(values).__name__})"
     )
+
+
+def _checked_array(name: str, values) -> np.ndarray:
+    """``values`` (anything but a numeric ndarray) as an array of real numbers, else the error."""
     if isinstance(values, bool | np.bool_):
-        raise bad
+        raise _not_numbers(name, values)
     if isinstance(values, Real):
         try:
             return np.asarray(float(values), dtype=np.float64)
         except (OverflowError, ValueError):
-            raise bad from None  # an integer beyond float range
+            raise _not_numbers(name, values) from None  # an integer beyond float range
     if isinstance(values, str | bytes | dict) or values is None:
-        raise bad
+        raise _not_numbers(name, values)
     try:
         arr = np.asarray(values)
         if not isinstance(values, np.ndarray) and arr.dtype.kind == "f":
             # A list mixing True or 1+0j with floats converts silently: look at the items.
             items = np.asarray(values, dtype=object).ravel()
             if any(isinstance(v, bool | np.bool_ | complex | np.complexfloating) for v in items):
-                raise bad
+                raise _not_numbers(name, values)
     except (ValueError, TypeError, OverflowError):  # ragged nesting, odd objects
-        raise bad from None
+        raise _not_numbers(name, values) from None
     if arr.dtype.kind not in "iuf":  # bool, complex, strings, objects
-        raise bad
-    if shape is not None and arr.shape not in ((), tuple(shape)):
-        raise CommandError(f"{name} must have shape {tuple(shape)}, got shape {arr.shape}")
-    return arr.astype(np.float64)
+        raise _not_numbers(name, values)
+    return arr
 
 
 def as_flag(name: str, value) -> bool:
@@ -231,6 +246,19 @@ def as_flag(name: str, value) -> bool:
 
 
 def _robots(cmds: Commands, robots) -> np.ndarray:
+    if isinstance(robots, np.ndarray) and robots.ndim == 1 and robots.dtype.kind in "iu":
+        idx = robots  # the common case: nothing to look into
+    else:
+        idx = _checked_indices(cmds, robots)
+    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= cmds.n):
+        bad = (idx < 0) | (idx >= cmds.n)
+        i = int(idx[np.argmax(bad)])
+        raise CommandError(f"robot index {i} out of range [0, {cmds.n})", robot=i)
+    return idx.astype(np.int64, copy=False)
+
+
+def _checked_indices(cmds: Commands, robots) -> np.ndarray:
+    """``robots`` (anything but an integer ndarray) as a 1-D integer array, else the error."""
     bad = CommandError(f"robot indices must be integers, got {short_repr(robots)}")
     if isinstance(robots, bool | np.bool_ | str | bytes | dict) or robots is None:
         raise bad
@@ -248,15 +276,13 @@ def _robots(cmds: Commands, robots) -> np.ndarray:
             raise bad from None
     if idx.ndim != 1 or (idx.size and not np.issubdtype(idx.dtype, np.integer)):
         raise bad
-    bad = (idx < 0) | (idx >= cmds.n)
-    if bad.any():
-        i = int(idx[np.argmax(bad)])
-        raise CommandError(f"robot index {i} out of range [0, {cmds.n})", robot=i)
-    return idx.astype(np.int64)
+    return idx
 
 
 def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
-    vals = np.broadcast_to(as_numbers(name, values, idx.shape), idx.shape)
+    vals = as_numbers(name, values, idx.shape)
+    if vals.shape != idx.shape:
+        vals = np.broadcast_to(vals, idx.shape)
     bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
     if bad.any():
         k = int(np.argmax(bad))

@@ -70,6 +70,8 @@ DEFAULT_RESULTS_DIR = "results"
 #: Tags one robot state carries by default (the nearest in range): a state with thousands of
 #: 1 KB tags cost the node most of its speed, every tick (issue 17; bench/bench_tags.py).
 DEFAULT_MAX_TAGS_PER_STATE = 100
+#: Upper bound of performance.threads (more threads than this no machine here has).
+MAX_THREADS = 256
 #: Upper bound of stack.max_tags_per_state (the simulator keeps at most 10^6 tags).
 MAX_TAGS_PER_STATE = 1_000_000
 
@@ -395,9 +397,21 @@ class StackConfig(_Section):
 
 
 @dataclass(frozen=True)
+class PerformanceConfig(_Section):
+    """``performance`` (MAES-ROS): how the simulator uses the machine; never changes a result.
+
+    ``threads``: CPU threads the lidar kernel (ray casting with exploration and SLAM marking)
+    splits the robots over; 1 runs it serially. numba's thread pool caps it
+    (``NUMBA_NUM_THREADS``, default the number of cores)."""
+
+    PATH: ClassVar[str] = "performance"
+    threads: int = _setting(1, Int(lo=1, hi=MAX_THREADS))
+
+
+@dataclass(frozen=True)
 class SimConfig(_Section):
-    """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar`` and
-    ``stack`` sections.
+    """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar``,
+    ``stack`` and ``performance`` sections.
 
     Examples
     --------
@@ -423,6 +437,9 @@ class SimConfig(_Section):
     motion: MotionConfig = field(default_factory=MotionConfig, metadata=_sub(MotionConfig))
     lidar: LidarConfig = field(default_factory=LidarConfig, metadata=_sub(LidarConfig))
     stack: StackConfig = field(default_factory=StackConfig, metadata=_sub(StackConfig))
+    performance: PerformanceConfig = field(
+        default_factory=PerformanceConfig, metadata=_sub(PerformanceConfig)
+    )
 
     def _check_combination(self) -> None:
         self._check_cost()

@@ -247,6 +247,26 @@ class MotionState:
         object.__setattr__(self, "pressing", pressing)
 
     @classmethod
+    def _unchecked(
+        cls,
+        positions: np.ndarray,
+        headings: np.ndarray,
+        linear: np.ndarray,
+        angular: np.ndarray,
+        pressing: np.ndarray,
+    ) -> MotionState:
+        """A state of arrays the caller owns and knows valid (the kernels' own outputs): no
+        copies, no checks, so stepping costs no per-tick validation."""
+        state = object.__new__(cls)
+        for name, value in zip(
+            ("positions", "headings", "linear", "angular", "pressing"),
+            (positions, headings, linear, angular, pressing),
+            strict=True,
+        ):
+            object.__setattr__(state, name, value)
+        return state
+
+    @classmethod
     def at_rest(cls, positions: np.ndarray, headings: np.ndarray | None = None) -> MotionState:
         """Robots standing still at ``positions`` (N, 2) with ``headings`` (N,) (default 0).
 
@@ -404,8 +424,11 @@ def advance_tick(
     )
     d = pos - state.positions
     c0, s0 = np.cos(state.headings), np.sin(state.headings)
-    odom = np.stack([c0 * d[:, 0] + s0 * d[:, 1], -s0 * d[:, 0] + c0 * d[:, 1], out_dtheta], 1)
-    new_state = MotionState(pos, head, lin, ang, pressing)
+    odom = np.empty((n, 3))
+    odom[:, 0] = c0 * d[:, 0] + s0 * d[:, 1]
+    odom[:, 1] = -s0 * d[:, 0] + c0 * d[:, 1]
+    odom[:, 2] = out_dtheta
+    new_state = MotionState._unchecked(pos, head, lin, ang, pressing)
     return TickResult(
         state=new_state,
         commands=cmds,

@@ -60,16 +60,14 @@ def advance_odometry(
     for name, val in (("odometry_noise", odometry_noise), ("heading_noise", heading_noise)):
         if not math.isfinite(val) or val < 0.0:
             raise ValueError(f"{name} must be finite and >= 0, got {val!r}")
-    scale_t = np.ones(len(est))
-    scale_r = np.ones(len(est))
-    if odometry_noise > 0.0 or heading_noise > 0.0:
+    dx, dy, dtheta = delta[:, 0], delta[:, 1], delta[:, 2]
+    if odometry_noise > 0.0 or heading_noise > 0.0:  # else the scales are 1: exact as is
         e = rng.standard_normal((len(est), 2))
         scale_t = 1.0 + odometry_noise * e[:, 0]
-        scale_r = 1.0 + heading_noise * e[:, 1]
-    dx = delta[:, 0] * scale_t
-    dy = delta[:, 1] * scale_t
+        dx, dy = dx * scale_t, dy * scale_t
+        dtheta = dtheta * (1.0 + heading_noise * e[:, 1])
     c, s = np.cos(est[:, 2]), np.sin(est[:, 2])
     est[:, 0] += c * dx - s * dy
     est[:, 1] += s * dx + c * dy
-    est[:, 2] = (est[:, 2] + delta[:, 2] * scale_r + np.pi) % (2.0 * np.pi) - np.pi
+    est[:, 2] = (est[:, 2] + dtheta + np.pi) % (2.0 * np.pi) - np.pi
     return est

@@ -93,6 +93,7 @@ EXPECTED_DEFAULTS = {
     "stack.nav": "builtin",
     "stack.cmd_vel_timeout": 0.5,
     "stack.max_tags_per_state": 100,
+    "performance.threads": 1,
 }
 CAVE_DEFAULTS = {
     "smoothing_runs": 4,
@@ -217,6 +218,7 @@ def test_empty_mapping_and_null_sections_give_defaults():
         "motion",
         "lidar",
         "stack",
+        "performance",
     }
     assert config_from_dict({}) == SimConfig()
     assert config_from_dict(nulls) == SimConfig()

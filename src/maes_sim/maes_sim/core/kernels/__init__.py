@@ -15,7 +15,7 @@ are exported here for the other packages' kernels). numba is required; the numpy
 bit and are used by the tests.
 """
 
-from maes_sim.core.kernels.jit import compile_seconds, njit, prange
+from maes_sim.core.kernels.jit import compile_seconds, njit, prange, use_threads
 from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance, wall_sums
 from maes_sim.core.kernels.raycast import (
     cast_rays,
@@ -35,6 +35,7 @@ __all__ = [
     "ray_directions",
     "stop_rays_at_bodies",
     "trace_rays",
+    "use_threads",
     "visible_pairs",
     "wall_distance",
     "wall_sums",

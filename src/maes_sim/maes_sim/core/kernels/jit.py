@@ -47,7 +47,15 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         "(make setup does)."
     ) from exc
 
-__all__ = ["JIT_OPTIONS", "cache_dir", "compile_seconds", "njit", "prange", "source_digest"]
+__all__ = [
+    "JIT_OPTIONS",
+    "cache_dir",
+    "compile_seconds",
+    "njit",
+    "prange",
+    "source_digest",
+    "use_threads",
+]
 
 #: Options of the hot kernels: no fastmath (no reassociation, no fused multiply-add) so results
 #: are bit-identical to the numpy references; an on-disk cache so the compile cost is paid once
@@ -234,6 +242,20 @@ class _CompileNotice(_event.Listener):
 _notice = _CompileNotice()
 _event.register("numba:compile", _notice)
 atexit.register(_notice.report)
+
+
+def use_threads(threads: int) -> int:
+    """Let the parallel kernels of the calling thread use ``threads`` threads; returns how many
+    they get: at most numba's pool (``NUMBA_NUM_THREADS``, default the number of cores).
+
+    Examples
+    --------
+    >>> 1 <= use_threads(2) <= 2
+    True
+    """
+    n = max(1, min(int(threads), _numba.config.NUMBA_NUM_THREADS))
+    _numba.set_num_threads(n)
+    return n
 
 
 def compile_seconds() -> float:
