@@ -30,6 +30,8 @@ NAMES = {
     "maes_controller.algorithms.space_bt:logic": "SPACE BT (FCG)",
     "maes_controller.algorithms.space_cbba:logic": "SPACE CBBA",
     "maes_controller.algorithms.space_grape:logic": "SPACE GRAPE",
+    "maes_controller.algorithms.maes2_explorer:logic": "MAES 2.0 explorer",
+    "maes_controller.algorithms.random_walk:logic": "random walk",
 }
 
 
@@ -96,7 +98,7 @@ def plot_time(rows: list[dict], out: Path) -> None:
                 med.append(m)
                 lo.append(m - min(v) if v else 0)
                 hi.append(max(v) - m if v else 0)
-            x = [n + (k - 2.5) * 0.12 for n in robots]  # side by side, not on top
+            x = [n + (k - (len(NAMES) - 2) / 2) * 0.1 for n in robots]  # side by side, not on top
             ax.errorbar(x, med, yerr=[lo, hi], marker="o", capsize=3, label=a)
         ax.set_title(f"30x30 {kind}")
         ax.set_xlabel("number of robots")

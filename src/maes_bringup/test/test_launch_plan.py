@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from maes_bringup.stack import launch_plan as L
+from maes_sim.contract import DEFAULT_LOGIC
 from maes_sim.core.config import config_from_dict
 
 PKG = Path(__file__).resolve().parents[1]
@@ -185,10 +186,10 @@ def test_the_logic_argument_reaches_every_controller_and_is_checked():
     spec = "maes_controller.algorithms.trs:logic"
     plan = make_plan(3, logic=spec)
     assert [r.nodes[-1].parameter_dict["logic"] for r in plan.robots] == [spec] * 3
-    for default in (None, ""):  # the controller node's own default
-        assert all(
-            "logic" not in r.nodes[-1].parameter_dict for r in make_plan(2, logic=default).robots
-        )
+    for default in (None, ""):  # the shipped example, named explicitly
+        assert [
+            r.nodes[-1].parameter_dict["logic"] for r in make_plan(2, logic=default).robots
+        ] == [DEFAULT_LOGIC] * 2
     with pytest.raises(ValueError, match=r"launch argument logic: .*no_such_module"):
         make_plan(2, logic="no_such_module:logic")
 

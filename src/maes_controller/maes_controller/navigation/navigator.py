@@ -587,7 +587,8 @@ class Navigator:
         if cmd.state.best_remaining < self._best_remaining_at_recovery - p.goal_tolerance:
             self._consecutive_recoveries = 0  # real progress since the last recovery
         linear = cmd.linear
-        if linear != 0.0 and self._in_the_way(pose, linear):
+        # a robot beyond the goal is not in the way: this one stops before it
+        if linear != 0.0 and self._in_the_way(pose, linear, reach=cmd.remaining):
             if self._held_since is None:
                 self._held_since = now
             if now - self._held_since >= p.yield_timeout:
@@ -636,17 +637,17 @@ class Navigator:
             )
         radius = p.planning_radius(grid.resolution)
         costs = self.costmap_values(grid)
-        route = None
+        route = plan_route(grid, pose[:2], goal, radius, costs=costs, allow_unknown=p.allow_unknown)
         robots = [(float(x), float(y)) for x, y in self._robots] if avoid_robots else []
-        if robots:
+        if route is not None and robots:
             blocked = robots_as_obstacles(costs, grid, robots, 2.0 * p.robot_radius)
-            route = plan_route(
+            around = plan_route(
                 grid, pose[:2], goal, radius, costs=blocked, allow_unknown=p.allow_unknown
             )
-        if route is None:  # no robots to avoid, or no way around them: plan on walls alone
-            route = plan_route(
-                grid, pose[:2], goal, radius, costs=costs, allow_unknown=p.allow_unknown
-            )
+            # Only a way around the robots to the same end: a goal a robot stands on would
+            # otherwise move to the nearest free cell, and the robot would "succeed" there.
+            if around is not None and around.waypoints[-1] == route.waypoints[-1]:
+                route = around
         if route is None:
             return self._abort(
                 now,
@@ -663,10 +664,13 @@ class Navigator:
         self._grid = grid
         return None
 
-    def _in_the_way(self, pose: tuple[float, float, float], direction: float) -> bool:
+    def _in_the_way(
+        self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
+    ) -> bool:
         p = self.params
+        lookahead = min(p.yield_lookahead, max(float(reach), 0.0))
         return p.yield_to_robots and robot_in_the_way(
-            pose, direction, self._robots, p.robot_radius, p.yield_margin, p.yield_lookahead
+            pose, direction, self._robots, p.robot_radius, p.yield_margin, lookahead
         )
 
     def _route_clear(self, pose: tuple[float, float, float], grid: GridMap) -> bool:

@@ -208,7 +208,8 @@ def snapshot_row(
     tags_deposited: int,
     tile_size: float = 1.0,
 ) -> dict[str, float | int]:
-    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS`.
+    """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS` but the Explore-Bench ones
+    (``Simulation.stats`` appends those: they need every robot's seen map).
 
     Counts are in tiles (the grid's unit; ``covered_tiles`` is the covered area, in quarter
     tiles, ``covered_minitiles`` the count MAES keeps); ``distance_travelled_m``, all robots'

@@ -222,6 +222,4 @@ def graph_node_names(node: Any) -> set[str]:
     >>> graph_node_names(node)  # doctest: +SKIP
     {'/maes_sim', '/maes_navigator', '/robot0/maes_controller'}
     """
-    return {
-        (ns.rstrip("/") + "/" + name) for name, ns in node.get_node_names_and_namespaces()
-    }
+    return {(ns.rstrip("/") + "/" + name) for name, ns in node.get_node_names_and_namespaces()}

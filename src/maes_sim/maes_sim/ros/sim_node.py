@@ -136,9 +136,10 @@ class SimNode(Node):
     joined on ``/maes/tick_done`` (the built-in navigator, controllers) has handled it and their
     commands have arrived. A late participant is waited for as long as its node is on the ROS
     graph (every ``sync_timeout`` wall seconds a warning names it); one whose node has gone is
-    dropped and the run steps on without it (``deadline_misses`` counts that). The result then does not depend on the machine's speed or load. ``real_time_factor``
-    only caps the speed. ``sync="free"`` steps on the wall clock alone, whatever the others do
-    (as a real robot would be): results then depend on the machine.
+    dropped and the run steps on without it (``deadline_misses`` counts that). The result then
+    does not depend on the machine's speed or load. ``real_time_factor`` only caps the speed.
+    ``sync="free"`` steps on the wall clock alone, whatever the others do (as a real robot
+    would be): results then depend on the machine.
 
     Before the first step a start barrier waits (``start_timeout`` wall seconds at most; None =
     for ever, with a message every few seconds) until the expected participants are there:

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from maes_sim.core.explore_bench import EXPLORE_BENCH_COLUMNS
 from maes_sim.core.metrics import SNAPSHOT_COLUMNS, Metrics, snapshot_row
 from maes_sim.core.results import heatmap_rgb, write_csv, write_occupancy_map, write_png
 from maes_sim.core.slam import SlamState, to_occupancy
@@ -77,7 +78,9 @@ def test_coverage_marks_the_footprint_and_percentages_use_reachable_tiles():
     m.refresh_counts()
     assert m.exploration_percent == pytest.approx(100.0)
     row = snapshot_row(m, 5, 0.5, 1, 2, 3)
-    assert tuple(row) == SNAPSHOT_COLUMNS and row["reachable_tiles"] == 50
+    # Simulation.stats appends the Explore-Bench columns (they need every robot's seen map)
+    assert tuple(row) + EXPLORE_BENCH_COLUMNS == SNAPSHOT_COLUMNS
+    assert row["reachable_tiles"] == 50
 
 
 def test_maes_coverage_hand_computed_beside_a_wall_and_the_map_edge():
