@@ -17,6 +17,7 @@ services ``/maes/pause`` and ``/maes/resume``.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -239,6 +240,9 @@ class SimNode(Node):
         self.started_wall: float | None = None
         #: Ticks stepped after the deadline passed with participants still missing.
         self.deadline_misses = 0
+        #: Times a tick's outputs were published again for a participant still waiting.
+        self.republishes = 0
+        self._last_check = -math.inf
         self.results_path: Path | None = None
         #: Write the results folder when the run ends (an embedding runner may do it itself).
         self.write_results_on_finish = True
@@ -429,6 +433,9 @@ class SimNode(Node):
         if waiting:
             if self.sync_timeout <= 0 or now - self._wait_since < self.sync_timeout:
                 return
+            if now - self._last_check < self.sync_timeout:
+                return
+            self._last_check = now
             # A late participant still on the ROS graph is slow (a loaded machine, a first-run
             # compile, a long logic call), not gone: wait for it, so the result stays the same.
             alive = graph_node_names(self)
@@ -437,9 +444,17 @@ class SimNode(Node):
                 self.get_logger().warning(
                     f"tick {tick}: waiting {now - self._wait_since:.0f} s for "
                     f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''} "
-                    "(still running: the tick waits, the result does not change)",
-                    throttle_duration_sec=self.sync_timeout,
+                    "(still running: the tick waits, the result does not change); "
+                    "publishing the tick's outputs again"
                 )
+                # A reader that matched this node's writers late (a DDS discovery race in a
+                # separate process) can miss the tick's messages, none of which are kept for
+                # late joiners: publish them again, as the start barrier does for tick 0.
+                # Participants handle each tick once, so a repeat changes nothing.
+                self.republishes += 1
+                with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+                    self._publish_tick()
+                self.publish_manifest()
                 return
             dropped = self.barrier.drop_late(tick, gone)
             self.deadline_misses += 1
@@ -460,6 +475,7 @@ class SimNode(Node):
                 self._wall_anchor, self._tick_anchor = now, tick
         self.step_once()
         self._wait_since = time.monotonic()
+        self._last_check = -math.inf
 
     def tick_complete(self) -> bool:
         """True when every lockstep participant handled the current tick and every command

@@ -181,3 +181,34 @@ def test_deadline_steps_on_without_a_participant_that_left_the_graph(ros):
     assert spin(until=lambda: sim.tick >= 20, timeout=30.0)
     assert node.deadline_misses == 1  # dropped after one miss, not waited for every tick
     assert node.barrier.participants["/silent"].dropped
+
+
+def test_a_tick_a_participant_missed_is_published_again(ros):
+    """A reader that matched late (a discovery race between processes) missed the tick's
+    outputs: after ``sync_timeout`` the simulator publishes them again, so the run goes on
+    instead of waiting for ever."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
+    part = add(rclpy.create_node("late_reader", context=ctx))
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    _join(pub, "/late_reader")
+    assert spin(until=lambda: node.started)
+    spin(0.2)  # tick 0's outputs are out, and nobody heard them
+    states = []
+    part.create_subscription(State, "/robot0/maes_state", states.append, STATE_QOS)
+    assert spin(until=lambda: states, timeout=10.0), "tick 0's state was not published again"
+    assert states[0].tick == 0 and sim.tick == 0 and node.republishes >= 1
+    pub.publish(
+        TickDone(
+            participant="/late_reader",
+            role="controller",
+            tick=0,
+            robots=[0],
+            cmd_vel_sent=[0],
+            results_sent=[0],
+            feedback_sent=[0],
+        )
+    )
+    assert spin(until=lambda: sim.tick == 1)
+    assert node.deadline_misses == 0
