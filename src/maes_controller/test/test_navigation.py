@@ -380,3 +380,28 @@ def test_pure_modules_import_no_ros():
 def test_docstring_examples():
     result = doctest.testmod(navigator, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_robots_as_obstacles_marks_exactly_the_cells_within_reach():
+    """The windowed marking equals the whole-map test of every cell, robots off the map too."""
+    from maes_controller.navigation.costmap import GridMap as _Grid
+    from maes_controller.navigation.navigator import robots_as_obstacles
+
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        h, w = rng.integers(3, 30, size=2)
+        res = float(rng.choice([0.05, 0.25, 0.5, 1.0]))
+        grid = _Grid.from_array(
+            rng.integers(0, 50, size=(h, w)).astype(np.int8), res, -w * res / 2, -h * res / 2
+        )
+        pts = rng.uniform(-w * res, w * res, size=(int(rng.integers(0, 6)), 2))
+        radius = float(rng.uniform(0.0, 3.0))
+        xs = grid.origin_x + (np.arange(w) + 0.5) * res
+        ys = grid.origin_y + (np.arange(h) + 0.5) * res
+        want = grid.array.copy()
+        for px, py in pts:
+            gx = np.maximum(np.abs(xs - px) - res / 2, 0.0)
+            gy = np.maximum(np.abs(ys - py) - res / 2, 0.0)
+            want[gx[None, :] ** 2 + gy[:, None] ** 2 <= radius * radius] = 100
+        got = robots_as_obstacles(grid.array, grid, [tuple(p) for p in pts], radius)
+        assert np.array_equal(got, want)

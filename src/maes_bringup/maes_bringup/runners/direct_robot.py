@@ -340,6 +340,12 @@ class _Positions(Sequence):
         pos = self._items[k].pos
         return pos.x, pos.y
 
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        # what the navigator's yielding check reads every drive step: one pass, not the
+        # Sequence protocol item by item
+        xy = np.array([(it.pos.x, it.pos.y) for it in self._items], dtype=np.float64)
+        return xy.reshape(-1, 2) if dtype is None else xy.reshape(-1, 2).astype(dtype)
+
 
 def step_navigation(
     sim: Simulation, robots: list[DirectRobot], poses: NavigatorPoses, tile: float
