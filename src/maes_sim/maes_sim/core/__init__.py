@@ -23,6 +23,7 @@ from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
+from .snapshot import SimSnapshot, SnapshotError, load_snapshot, save_snapshot
 from .state import NearbyRobot, RobotState, TagView, Vector2D, state_to_metres
 from .trails import Trail
 from .world import MapError, WorldMap, load_custom_map
@@ -45,6 +46,8 @@ __all__ = [
     "RobotState",
     "SignalFunctionError",
     "SimConfig",
+    "SimSnapshot",
+    "SnapshotError",
     "Simulation",
     "Status",
     "TOP_ANGULAR_SPEED",
@@ -67,6 +70,8 @@ __all__ = [
     "suggestion",
     "to_occupancy",
     "load_yaml",
+    "load_snapshot",
+    "save_snapshot",
     "read_user_file",
     "short_repr",
     "state_to_metres",
