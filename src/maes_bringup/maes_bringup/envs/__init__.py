@@ -14,6 +14,7 @@ from .episode import Episode, agent_names
 from .gym_env import GYM_ID, MaesGymEnv, gym_env
 from .options import ACTION_KINDS, OBSERVATION_PARTS, EnvOptionError, EnvOptions
 from .parallel import MaesParallelEnv, env, parallel_env
+from .vector import MaesVectorEnv, vector_env
 
 if GYM_ID not in gymnasium.registry:
     gymnasium.register(id=GYM_ID, entry_point="maes_bringup.envs:gym_env")
@@ -27,8 +28,10 @@ __all__ = [
     "Episode",
     "MaesGymEnv",
     "MaesParallelEnv",
+    "MaesVectorEnv",
     "agent_names",
     "env",
     "gym_env",
     "parallel_env",
+    "vector_env",
 ]

@@ -13,6 +13,7 @@ exported here; they import from ``maes_sim.core`` (and compiled-kernel helpers f
 checks it).
 """
 
+from .batch import BatchedSimulation
 from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
@@ -31,6 +32,7 @@ from .world import MapError, WorldMap, load_custom_map
 __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
+    "BatchedSimulation",
     "MAX_YAML_BYTES",
     "NEVER_RGB",
     "Broadcast",
