@@ -70,3 +70,13 @@ def test_actions_of_the_wrong_shape_are_named():
     venv.reset(seed=0)
     with pytest.raises(ValueError, match=r"actions must have shape \(2, 4, 2\)"):
         venv.step(np.zeros((2, 2)))
+
+
+def test_reset_with_named_seeds_gives_those_maps():
+    from maes_sim.core import Simulation, config_from_dict
+
+    venv = vector_env(CONFIG, num_envs=2)
+    venv.reset(options={"seeds": [9, 4]})
+    assert (venv.batch.worlds[1].walls == Simulation(config_from_dict(CONFIG), seed=4).walls).all()
+    with pytest.raises(EnvOptionError, match="needs 2 seeds"):
+        venv.reset(options={"seeds": [1]})

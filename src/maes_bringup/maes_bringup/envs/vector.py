@@ -110,8 +110,15 @@ class MaesVectorEnv(VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Start every sub-env; ``seed`` gives sub-env ``k`` the map and start of seed
-        ``seed + k`` (the same as ``Simulation(config, seed=seed + k)``)."""
+        ``seed + k`` (the same as ``Simulation(config, seed=seed + k)``), or
+        ``options={"seeds": [...]}`` names each sub-env's seed."""
         super().reset(seed=seed)
+        seeds = (options or {}).get("seeds")
+        if seeds is not None:
+            if len(seeds) != self.num_envs:
+                raise EnvOptionError(f"options['seeds'] needs {self.num_envs} seeds, got {seeds!r}")
+            self._build([int(s) for s in seeds])
+            return self._obs(), {}
         base = int(self.np_random.integers(0, 2**31 - self.num_envs)) if seed is None else seed
         self._build([base + k for k in range(self.num_envs)])
         return self._obs(), {}
