@@ -14,9 +14,10 @@ random actions):
   observations);
 - ``loop 64x4``: for comparison, 64 ``Simulation`` objects stepped in a Python loop (the core
   alone, scans read, no env around it);
-- with ``--vmas PYTHON``: VMAS's ``navigation`` scenario (agents with a LIDAR) on CPU torch,
-  1 x 4 and 64 x 4, run by ``PYTHON`` (a separate venv: ``python -m venv .venv-vmas &&
-  .venv-vmas/bin/pip install vmas``), and the ratio.
+- with ``--vmas PYTHON``: VMAS's ``navigation`` scenario (the scenario it ships whose agents
+  carry a LIDAR; its rays see the other agents, there are no walls) on CPU torch, 1 x 4 and
+  64 x 4, with 180 rays (as our scan) and with its default 12, run by ``PYTHON`` (a separate
+  venv: ``python -m venv .venv-vmas && .venv-vmas/bin/pip install vmas``), and the ratios.
 
 The process is pinned to one core; numba and torch use one thread. Figures vary with the
 machine's load: compare the rates printed in one run.
@@ -43,9 +44,9 @@ import json, sys, time
 import torch
 torch.set_num_threads(1)
 import vmas
-num_envs, steps = int(sys.argv[1]), int(sys.argv[2])
+num_envs, steps, rays = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 env = vmas.make_env("navigation", num_envs=num_envs, device="cpu", continuous_actions=True,
-                    n_agents=4, seed=0)
+                    n_agents=4, seed=0, n_lidar_rays=rays)
 obs = env.reset()
 def act():
     return [env.get_random_action(a) for a in env.agents]
@@ -121,11 +122,11 @@ def bench_loop(num_envs: int, seconds: float) -> float:
     return rate(step, num_envs * 4, seconds)
 
 
-def bench_vmas(python: str, num_envs: int, steps: int) -> dict | None:
+def bench_vmas(python: str, num_envs: int, steps: int, rays: int) -> dict | None:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     proc = subprocess.run(
         ["taskset", "-c", str(sorted(os.sched_getaffinity(0))[0]), python, "-c", VMAS_DRIVER]
-        + [str(num_envs), str(steps)],
+        + [str(num_envs), str(steps), str(rays)],
         capture_output=True,
         text=True,
         env=env,
@@ -156,19 +157,23 @@ def main(argv: list[str] | None = None) -> int:
     ]
     vmas = {}
     if args.vmas:
-        for e, steps in ((1, 300), (64, 100)):
-            out = bench_vmas(args.vmas, e, steps)
-            if out is not None:
-                vmas[e] = out
-                rows.append((f"VMAS {out['version']} navigation {e}x4 (CPU)", out["rate"]))
-    print(f"{'case':44s} {'agent-steps/s':>14s}")
+        for rays in (180, 12):  # our scan's ray count, and the scenario's default
+            for e, steps in ((1, 200), (64, 50)):
+                out = bench_vmas(args.vmas, e, steps, rays)
+                if out is not None:
+                    vmas[e, rays] = out
+                    name = f"VMAS {out['version']} navigation {e}x4, {rays} rays"
+                    rows.append((name, out["rate"]))
+    print(f"{'case':48s} {'agent-steps/s':>14s}")
     for name, r in rows:
-        print(f"{name:44s} {r:14,.0f}")
-    if 64 in vmas:
-        print(f"ratio vector 64x4 / VMAS 64x4: {rows[2][1] / vmas[64]['rate']:.1f}")
-    if 1 in vmas:
-        print(f"ratio vector 1x4 / VMAS 1x4: {rows[1][1] / vmas[1]['rate']:.1f}")
-        print(f"VMAS sensors: {vmas[1]['sensors']}, observation size {vmas[1]['obs']}")
+        print(f"{name:48s} {r:14,.0f}")
+    for e, row in ((1, 1), (64, 2)):
+        if (e, 180) in vmas:
+            ratio = rows[row][1] / vmas[e, 180]["rate"]
+            print(f"ratio vector env {e}x4 / VMAS {e}x4 (180 rays): {ratio:.1f}")
+    if vmas:
+        out = next(iter(vmas.values()))
+        print(f"VMAS sensors: {out['sensors']}, observation size {out['obs']}")
     return 0
 
 
