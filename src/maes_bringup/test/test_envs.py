@@ -35,8 +35,9 @@ CASES = [
     (SMALL, {"observation_form": "box", "actions": "discrete", "time_penalty": 0.1}),
     (CAVE, {"actions": "goal", "own_reward": 0.5, "map_size": 15}),
     (str(ROOT / "configs" / "maes2_example.yaml"), {"observations": ["scan", "pose"]}),
+    (SMALL, {"observations": ["pose", "broadcasts"], "broadcast_every": 3}),
 ]
-IDS = ["dict-velocity", "box-discrete", "cave-goal", "maes2_example-file"]
+IDS = ["dict-velocity", "box-discrete", "cave-goal", "maes2_example-file", "broadcasts"]
 
 
 @pytest.mark.parametrize(("config", "options"), CASES, ids=IDS)
@@ -200,3 +201,24 @@ def test_rgb_array_is_the_replay_frame():
     frame = e.render()
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
     assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 4  # a picture, not a blank
+
+
+def test_broadcast_positions_arrive_through_the_comms_rule():
+    e = parallel_env(SMALL, max_ticks=20, observations=["pose", "broadcasts"], broadcast_every=4)
+    obs, _ = e.reset(seed=6)
+    assert not any(o["broadcasts"].any() for o in obs.values())
+    stop = {a: np.zeros(2, np.float32) for a in e.agents}
+    e.step(stop)  # tick 0's broadcasts are delivered at tick 1
+    obs, *_ = e.step(stop)
+    assert e.sim.mailbox.total_sent == 3
+    heard = 0
+    for i, agent in enumerate(e.possible_agents):
+        b = obs[agent]["broadcasts"]
+        assert not b[i].any()  # never itself
+        for j in np.flatnonzero(b[:, 3]):
+            heard += 1
+            own = obs[agent]["pose"][:2]
+            other = obs[e.possible_agents[j]]["pose"][:2]  # robots stood still since
+            np.testing.assert_allclose(b[j, :2], other - own, atol=2e-3)
+            assert b[j, 2] == 1  # arrived one tick ago
+    assert heard == e.sim.mailbox.total_delivered > 0

@@ -58,6 +58,10 @@ class Episode:
             for i in range(sim.n_robots)
         ]
         self.nav_poses = NavigatorPoses(sim)
+        n = sim.n_robots
+        self._senders = {robot_namespace(j): j for j in range(n)}
+        self._heard = np.zeros((n, n, 2))  # latest broadcast position (m) of j heard by i
+        self._heard_tick = np.full((n, n), -1, dtype=np.int64)
         self._explored = sim.metrics.explored_count
         self._own = self._own_counts()
         self.start_tick = sim.tick
@@ -74,6 +78,20 @@ class Episode:
         self.nav_poses.observe(sim)
         for i, (robot, state) in enumerate(zip(self.robots, sim.robot_states(), strict=True)):
             robot.observe(state_to_metres(state, self.tile), self.nav_poses.believed(i))
+            for message in state.incoming_broadcast_msgs:
+                self._hear(i, message.sender, message.msg)
+
+    def _hear(self, i: int, sender: str, text: str) -> None:
+        j = self._senders.get(sender)
+        words = text.split()
+        if j is None or len(words) != 3 or words[0] != "pose":
+            return  # not one of the env's position broadcasts
+        try:
+            xy = float(words[1]), float(words[2])
+        except ValueError:
+            return
+        self._heard[i, j] = xy
+        self._heard_tick[i, j] = self.sim.tick
 
     def apply(self, index: int, action: np.ndarray | int) -> None:
         """Hand robot ``index``'s action to the robot API, as a logic would."""
@@ -95,6 +113,11 @@ class Episode:
     def step(self) -> None:
         """The rest of the tick: navigation, the simulation step, the next tick's inputs."""
         sim = self.sim
+        every = self.options.broadcast_every
+        if every and sim.tick % every == 0:
+            for robot in self.robots:  # as a logic would, before the navigation step
+                x, y = robot.robot_position
+                robot.broadcast_msg(f"pose {x:.3f} {y:.3f}")
         step_navigation(sim, self.robots, self.nav_poses, self.tile)
         sim.step()
         if not sim.finished:
@@ -153,6 +176,8 @@ class Episode:
             parts["map"] = self._crops(est)
         if "nearby" in o.observations:
             parts["nearby"] = self._nearby()
+        if "broadcasts" in o.observations:
+            parts["broadcasts"] = self._broadcasts(est[:, :2] * tile)
         return [{k: v[i] for k, v in parts.items()} for i in range(n)]
 
     def _crops(self, est: np.ndarray) -> np.ndarray:
@@ -187,6 +212,17 @@ class Episode:
             out[i, : order.size, 2] = 1.0
         return out
 
+    def _broadcasts(self, own_xy: np.ndarray) -> np.ndarray:
+        n = self.sim.n_robots
+        out = np.zeros((n, n, 4), dtype=np.float32)
+        heard = self._heard_tick >= 0
+        rel = self._heard - own_xy[:, None, :]
+        age = np.minimum(self.sim.tick - self._heard_tick, self.options.max_ticks)
+        out[..., :2] = np.where(heard[..., None], rel, 0.0)
+        out[..., 2] = np.where(heard, age, 0)
+        out[..., 3] = heard
+        return out
+
     def bounds(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Low and high bounds of every observation part of one robot."""
         o, sim, tile = self.options, self.sim, self.tile
@@ -212,6 +248,10 @@ class Episode:
             "nearby": (
                 np.tile([-sense, -sense, 0.0], (o.max_nearby, 1)),
                 np.tile([sense, sense, 1.0], (o.max_nearby, 1)),
+            ),
+            "broadcasts": (
+                np.tile([-2 * extent, -2 * extent, 0.0, 0.0], (sim.n_robots, 1)),
+                np.tile([2 * extent, 2 * extent, o.max_ticks, 1.0], (sim.n_robots, 1)),
             ),
         }
         return {k: v for k, v in out.items() if k in o.observations}

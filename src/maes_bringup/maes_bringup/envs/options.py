@@ -9,7 +9,7 @@ from typing import Any
 from maes_sim.core import SimConfig, config_from_dict, load_config
 
 #: The observation parts, in the order a flat ``Box`` concatenates them.
-OBSERVATION_PARTS = ("scan", "pose", "map", "nearby")
+OBSERVATION_PARTS = ("scan", "pose", "map", "nearby", "broadcasts")
 ACTION_KINDS = ("velocity", "discrete", "goal")
 OBSERVATION_FORMS = ("dict", "box")
 
@@ -32,7 +32,9 @@ class EnvOptions:
         ``pose`` (believed x, y in m, heading in rad, linear m/s and angular rad/s velocity),
         ``map`` (an egocentric, north-up crop of the robot's SLAM map, ``map_size`` cells a
         side: 0 unknown, 1 open, 2 wall), ``nearby`` (the ``max_nearby`` nearest robots the
-        robot senses: dx, dy in m and 1, or zeros).
+        robot senses: dx, dy in m and 1, or zeros), ``broadcasts`` (per robot of the team, the
+        latest position it broadcast that reached this robot: dx, dy in m from this robot's
+        believed position, ticks since it arrived, and 1; zeros for never and for itself).
     observation_form : str
         ``"dict"`` (a ``Dict`` space of the parts) or ``"box"`` (one flat float32 ``Box``).
     map_size : int
@@ -51,6 +53,9 @@ class EnvOptions:
         saw for the first time (its Explore-Bench seen map).
     collision_penalty, time_penalty : float
         Subtracted per collision started and per tick.
+    broadcast_every : int
+        Every robot broadcasts its believed position (``pose <x> <y>``, metres) every this many
+        ticks through the simulation's comms rule (range, walls); 0: no broadcasts.
     max_ticks : int
         Truncation: episodes stop after this many ticks (termination is the config's end
         criteria).
@@ -69,6 +74,7 @@ class EnvOptions:
     own_reward: float = 0.0
     collision_penalty: float = 1.0
     time_penalty: float = 0.0
+    broadcast_every: int = 0
     max_ticks: int = 1000
     new_map_each_episode: bool = True
 
@@ -84,6 +90,7 @@ class EnvOptions:
         _int("map_size", self.map_size, 1)
         _int("max_nearby", self.max_nearby, 0)
         _int("max_ticks", self.max_ticks, 1)
+        _int("broadcast_every", self.broadcast_every, 0)
         for name in (
             "goal_range",
             "team_reward",
