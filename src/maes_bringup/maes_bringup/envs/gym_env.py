@@ -69,6 +69,14 @@ class MaesGymEnv(gym.Env):
         a = self._agent
         return obs[a], rewards[a], terms[a], truncs[a], infos[a]
 
+    def snapshot(self) -> Any:
+        """The episode now (see :meth:`MaesParallelEnv.snapshot`)."""
+        return self._env.snapshot()
+
+    def restore(self, snapshot: Any) -> None:
+        """Go back to a :meth:`snapshot`; the episode continues bit-identically."""
+        self._env.restore(snapshot)
+
     def render(self) -> np.ndarray | None:
         """The current frame (``rgb_array``) or draw it (``human``)."""
         return self._env.render()

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 from collections import OrderedDict
@@ -179,6 +180,18 @@ class MaesParallelEnv(ParallelEnv):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terms, truncs, infos
+
+    def snapshot(self) -> Any:
+        """The episode now (simulation, robots' navigators and memories, rewards' counters,
+        the live agents), a deep copy: :meth:`restore` continues from it bit-identically."""
+        return copy.deepcopy((self.episode, self.agents))
+
+    def restore(self, snapshot: Any) -> None:
+        """Go back to a :meth:`snapshot` of this env (it stays usable for more restores)."""
+        episode, agents = copy.deepcopy(snapshot)
+        if not isinstance(episode, Episode) or episode.sim.n_robots != len(self.possible_agents):
+            raise EnvOptionError("not a snapshot of this environment")
+        self.episode, self.agents = episode, list(agents)
 
     def render(self) -> np.ndarray | None:
         """The current frame (``rgb_array``), or draw it in a window (``human``)."""

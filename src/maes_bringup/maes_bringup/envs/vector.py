@@ -19,6 +19,7 @@ of an episode is in ``infos["final_obs"]``), with new spawn positions on their m
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from typing import Any
@@ -122,6 +123,17 @@ class MaesVectorEnv(VectorEnv):
         base = int(self.np_random.integers(0, 2**31 - self.num_envs)) if seed is None else seed
         self._build([base + k for k in range(self.num_envs)])
         return self._obs(), {}
+
+    def snapshot(self) -> Any:
+        """Every sub-env now (a deep copy of the batch and the reward counters)."""
+        return copy.deepcopy((self.batch, self._explored))
+
+    def restore(self, snapshot: Any) -> None:
+        """Go back to a :meth:`snapshot`; the sub-envs continue bit-identically."""
+        batch, explored = copy.deepcopy(snapshot)
+        if not isinstance(batch, BatchedSimulation) or batch.n_envs != self.num_envs:
+            raise EnvOptionError("not a snapshot of this vector env")
+        self.batch, self._explored = batch, explored
 
     def step(self, actions: np.ndarray):
         """One tick of every sub-env with ``actions`` (E, N, 2)."""
