@@ -245,3 +245,10 @@ def test_an_env_snapshot_continues_bit_identically(kind):
     assert play(plan[25:]) == first
     e.restore(saved)
     assert e.sim.tick == 25 and play(plan[25:40]) == first[:15]
+
+
+def test_human_rendering_without_a_display_is_refused(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(EnvOptionError, match="needs a display"):
+        gym_env(SMALL, render_mode="human")
