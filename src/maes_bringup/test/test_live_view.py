@@ -209,7 +209,12 @@ def test_direct_mode_serves_the_live_view_too(tmp_path):
     done = threading.Event()
     worker = threading.Thread(
         target=lambda: (
-            run(cfg, "maes_controller.logic:logic", live=port, progress=lambda s: time.sleep(0.01)),
+            run(
+                cfg,
+                "maes_controller.algorithms.frontier_explorer:logic",
+                live=port,
+                progress=lambda s: time.sleep(0.01),
+            ),
             done.set(),
         ),
         daemon=True,

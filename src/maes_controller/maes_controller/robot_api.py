@@ -1,7 +1,7 @@
 """The robot API a logic callback sees: one contract, two implementations.
 
-A user writes ``logic(robot)`` (see :mod:`maes_controller.logic`) against the attributes below,
-with MAES 2.0's names. The same callback runs
+A user writes ``logic(robot)`` (template: :mod:`maes_controller.logic`) against the attributes
+below, with MAES 2.0's names. The same callback runs
 
 * on ROS (``maes_controller.nodes.controller_node``): ``robot`` is backed by topics, tf, services
   and the ``navigate_to_pose`` action of the robot's namespace, on the full stack (Nav2 +

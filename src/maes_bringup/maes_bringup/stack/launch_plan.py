@@ -393,7 +393,8 @@ def plan_launch(
         The simulator's speed cap (``0``: as fast as lockstep allows).
     logic : str, optional
         Every controller's logic spec (``pkg.module:function`` or ``file.py:function``);
-        ``None`` or ``""``: the shipped example (``maes_controller.logic:logic``).
+        ``None`` or ``""``: the shipped frontier explorer
+        (``maes_controller.algorithms.frontier_explorer:logic``).
     outputs : mapping, optional
         The simulator's watching and recording parameters (``record``, ``live``,
         ``live_host``, ``live_port``; docs/live_view.md), passed on unchanged.

@@ -1,8 +1,9 @@
 """The per-robot controller node: calls the user's ``logic(robot)`` once per logic tick.
 
 Run one per robot: ``ros2 run maes_controller controller_node --ros-args -p robot_id:=0
--p logic:=my_package.my_logic:logic`` (``logic`` defaults to ``maes_controller.logic:logic``,
-the shipped frontier explorer; edit that file, or point ``logic`` at your own), or build it
+-p logic:=my_package.my_logic:logic`` (``logic`` defaults to the shipped frontier explorer,
+``maes_controller.algorithms.frontier_explorer:logic``; point it at your own, e.g. the template
+``maes_controller.logic:logic`` or ``path/to/my_logic.py:logic``), or build it
 in-process: ``ControllerNode(0, my_logic, context=...)``.
 
 The node lives in namespace ``robot<i>`` and talks only to that namespace, through the same
