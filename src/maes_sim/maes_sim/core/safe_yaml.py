@@ -114,10 +114,10 @@ def read_user_file(
     Traceback (most recent call last):
     ...
     ValueError: /dev/zero: not a regular file (a character device), expected a config file
-    >>> read_user_file("map\0.pgm", 100, "map image", ValueError)
+    >>> read_user_file("map\\0.pgm", 100, "map image", ValueError)
     Traceback (most recent call last):
     ...
-    ValueError: 'map\x00.pgm': a map image path cannot contain a NUL byte (\x00)
+    ValueError: 'map\\x00.pgm': a map image path cannot contain a NUL byte (\\x00)
     """
     file = Path(path)
     check_user_file(file, max_bytes, what, error)
