@@ -274,6 +274,7 @@ def _robot_plan(
     slam_file: str | None,
     logic: str = DEFAULT_LOGIC,
     cmd_vel_stamped: bool = False,
+    motion: tuple[str, float, float] = ("maes", 0.0, 0.0),
 ) -> RobotPlan:
     ns = robot_namespace(index)
     nodes: list[NodeSpec] = []
@@ -329,6 +330,9 @@ def _robot_plan(
                 ("robot_id", index),
                 ("logic", logic),
                 ("cmd_vel_stamped", bool(cmd_vel_stamped)),
+                ("motion_model", motion[0]),  # only to say what set_velocity becomes
+                ("max_speed", float(motion[1])),
+                ("max_angular_speed", float(motion[2])),
                 ("use_sim_time", True),
             ),
             remappings=TF_REMAPS,
@@ -476,6 +480,7 @@ def plan_launch(
                 slam_file=slam_file,
                 logic=logic,
                 cmd_vel_stamped=cmd_vel_stamped,
+                motion=(config.motion.model, values.max_linear_speed, values.max_angular_speed),
             )
         )
 
