@@ -42,9 +42,9 @@ from typing import Any
 try:
     import numba as _numba
     from numba.core import event as _event
+    from numba.core.caching import CacheImpl as _CacheImpl
     from numba.core.caching import NullCache as _NullCache
     from numba.core.caching import UserProvidedCacheLocator as _UserProvidedCacheLocator
-    from numba.core.caching import CacheImpl as _CacheImpl
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "maes_sim needs numba (its kernels are compiled with it; there is no pure-Python "
