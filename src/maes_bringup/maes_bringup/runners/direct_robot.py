@@ -258,8 +258,8 @@ class DirectRobot:
             self.cancel_nav()
         self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
         note = self._motion_note.check(linear, angular)
-        if note is not None:
-            self.logger.info(note)
+        if note is not None:  # a warning: shown even where Python logging is not configured
+            self.logger.warning(note)
 
     @property
     def global_costmap(self) -> MaesCostmap:

@@ -215,7 +215,7 @@ class RosRobot:
         self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
         note = self.motion_note.check(linear, angular)
         if note is not None:
-            self.logger.info(f"{self.namespace}: {note}")
+            self.logger.warning(f"{self.namespace}: {note}")
 
     def receive_scan(self, msg: LaserScan) -> None:
         """Keep a ``scan`` as metres (+inf: no return) and its rays' angles."""
