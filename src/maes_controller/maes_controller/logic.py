@@ -18,8 +18,11 @@ take effect at once if the workspace was built with ``colcon build --symlink-ins
 ``logic(robot)`` is called once per logic tick (0.1 s of simulated time by default) for every
 robot, right after the robot's new state arrives. It must return quickly: every call on
 ``robot`` is non-blocking. If it raises, the error is logged and counted (``logic_failures`` in
-summary.json); a run whose logic failed on every tick ends with an error. What ``robot`` offers
-(MAES 2.0's names; metres and radians, map frame; full list: maes_controller/robot_api.py):
+summary.json, the progress line); ``maes_run`` stops a run whose logic raised on every call of
+its first 20 ticks (exit code 3; ``--keep-going`` runs on). Direct mode stops at the first.
+
+What ``robot`` offers (MAES 2.0's names; metres and radians, map frame; full list:
+maes_controller/robot_api.py):
 
     robot.state                  latest maes_interfaces/State (tick, incoming_broadcast_msgs,
                                  tags_nearby, nearby_robots, colliding, ...)
