@@ -239,6 +239,8 @@ def _write_pictures(sim, out: Path) -> None:
         ("coverage", "covered", "last", metrics.tile_covered_tick()),
     ):
         heading = "Exploration, order of discovery" if when == "first" else name.capitalize()
+        if name == "coverage":
+            heading = "Coverage (MAES 2.0's: half-tiles in the 3 x 3 around a robot's)"
         share = sim.coverage_percent if name == "coverage" else sim.exploration_percent
         figures.plot_recency_map(
             out / f"{name}.png",
