@@ -260,6 +260,9 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path
     summary = json.loads((results / "summary.json").read_text())
     assert summary["finished"] and summary["end_reason"].startswith("exploration reached")
     assert summary["ticks"] < 600 and summary["number_of_robots"] == 2
+    # each controller process's counts reached the simulator in its lockstep reports
+    assert summary["logic_failures"] == [0, 0]
+    assert min(summary["logic_calls"]) >= summary["ticks"] - 1, summary["logic_calls"]
     assert not run.still_alive()
     # The plan's parameter folder is removed at shutdown; launch_ros wrote no files of its own.
     assert sorted(p.name for p in run.tmp.iterdir()) == []

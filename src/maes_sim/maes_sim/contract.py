@@ -50,7 +50,7 @@ TICK_DONE_TOPIC = "/maes/tick_done"
 NAVIGATION_DONE_TOPIC = "/maes/tick_done/navigation"
 
 #: The logic callback a controller runs when none is named (the shipped frontier explorer).
-DEFAULT_LOGIC = "maes_controller.logic:logic"
+DEFAULT_LOGIC = "maes_controller.algorithms.frontier_explorer:logic"
 
 _PREFIX = "robot"
 

@@ -74,6 +74,7 @@ def result_columns(experiment: Experiment) -> list[str]:
         "seed",
         "status",
         "error",
+        "logic_failures",
         "end_reason",
         "ticks",
         "sim_time",
@@ -98,7 +99,7 @@ def run_case(
     """
     from maes_sim.core import config_from_dict
 
-    from ..runners.direct import run
+    from ..runners.direct import LogicError, run
     from .run_metrics import compute_metrics
 
     started = time.perf_counter()
@@ -110,6 +111,7 @@ def run_case(
         "seed": case.seed,
         "status": "ok",
         "error": "",
+        "logic_failures": 0,
         "end_reason": "",
     }
     series: list[list[Any]] = []
@@ -139,7 +141,10 @@ def run_case(
         rtf = result.real_time_factor
     except Exception as exc:  # a run that raises is recorded, and the batch goes on
         message = " ".join(f"{type(exc).__name__}: {exc}".split())
-        row.update(status="failed", error=message[:500])
+        # direct mode stops at the logic's first failure (LogicError names robot and tick)
+        row.update(
+            status="failed", error=message[:500], logic_failures=int(isinstance(exc, LogicError))
+        )
         tb = traceback.format_exc()
     wall = time.perf_counter() - started
     timing = [

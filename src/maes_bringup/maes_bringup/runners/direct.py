@@ -28,7 +28,8 @@ generator. Controllers that need randomness use ``robot.rng`` (direct-mode extra
 ``numpy.random.Generator`` seeded from ``(run seed, robot id)``, independent of the simulation's.
 
 >>> from maes_bringup.runners.direct import run  # doctest: +SKIP
->>> result = run("maes_config.yaml", "maes_controller.logic:logic", max_ticks=600)  # doctest: +SKIP
+>>> explorer = "maes_controller.algorithms.frontier_explorer:logic"
+>>> result = run("maes_config.yaml", explorer, max_ticks=600)  # doctest: +SKIP
 >>> result.end_reason, result.time_to_exploration(90)  # doctest: +SKIP
 ('exploration reached 95.12 %', 41.3)
 """

@@ -217,14 +217,17 @@ def _check_custom_map_exists(config: SimConfig, data: Mapping[str, Any]) -> None
     if resolved is None or os.path.isfile(resolved):
         return
     written = data["map"]["custom_map_filename"]
-    if os.path.isdir(resolved):
+    if "\0" in resolved:
+        problem = "a path cannot contain a NUL byte (\\x00)"
+    elif os.path.isdir(resolved):
         problem = "is a directory"
     elif os.path.exists(resolved):
         problem = "not a regular file (a FIFO or device?)"
     else:
         problem = "no such file"
+    tried = resolved.replace("\0", "\\x00")
     raise ConfigError(
-        f"{problem}: {show(written)} (tried {_cut(resolved)}; a relative path is relative to the "
+        f"{problem}: {show(written)} (tried {_cut(tried)}; a relative path is relative to the "
         "config file's folder)",
         key="map.custom_map_filename",
         value=written,

@@ -125,6 +125,7 @@ def plot_recency_map(
     tile_size: float,
     paths: np.ndarray,
     end_positions: np.ndarray,
+    when: str = "last",
 ) -> Path | None:
     """Write a recency map with every robot's path, start and end; None without matplotlib.
 
@@ -132,6 +133,7 @@ def plot_recency_map(
     ----------
     last_tick : ndarray of int, shape (H, W)
         Last tick each tile was ``what`` ("explored", "covered"), -1 never; row 0 at the bottom.
+        With ``when="first"``, the first tick instead (the order of discovery).
     walls : ndarray of bool, shape (H, W)
     paths : ndarray, shape (N, T, 2)
         Each robot's positions over time, grid coordinates (tiles); the first is its start.
@@ -219,7 +221,8 @@ def plot_recency_map(
     end_s = end_tick * tick_duration
     sm = plt.cm.ScalarMappable(norm=Normalize(0.0, end_s if end_s > 0 else 1.0), cmap=cmap)
     bar = fig.colorbar(sm, ax=ax, orientation="horizontal", fraction=0.05, pad=0.02, aspect=40)
-    bar.set_label(f"last {what} at (simulated s; run length {end_s:g} s)")
+    order = "dark: early, yellow: late" if when == "first" else "dark: long ago, yellow: lately"
+    bar.set_label(f"{when} {what} at (simulated s; {order}; run length {end_s:g} s)")
     fig.savefig(path)
     plt.close(fig)
     return Path(path)
@@ -245,15 +248,27 @@ def plot_progress(
         return None
     t = [float(r["sim_time"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100, layout="constrained")
-    ax.plot(t, [r["exploration_percent"] for r in rows], color="C0", label="exploration")
-    ax.plot(t, [r["coverage_percent"] for r in rows], color="C1", label="coverage (MAES 2.0)")
+    ax.plot(
+        t,
+        [r["exploration_percent"] for r in rows],
+        color="C0",
+        label="exploration: tiles a robot's\nlidar has seen",
+    )
+    ax.plot(
+        t,
+        [r["coverage_percent"] for r in rows],
+        color="C1",
+        label=(
+            "coverage, MAES 2.0's definition:\nhalf-tiles in the 3 x 3 around\na robot's half-tile"
+        ),
+    )
     if rows and "centre_coverage_percent" in rows[0]:
         ax.plot(
             t,
             [r["centre_coverage_percent"] for r in rows],
             color="C1",
             ls=":",
-            label="centre coverage (tile under the robot)",
+            label="centre coverage: tiles under\na robot's centre or body",
         )
     goal_e, goal_c = end_criteria.get("exploration_percent"), end_criteria.get("coverage_percent")
     if goal_e is not None:

@@ -257,6 +257,10 @@ class SimNode(Node):
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
+        #: Per robot: logic calls its controller made and how many raised, as reported in the
+        #: controllers' lockstep reports (``TickDone.logic_calls`` / ``logic_failures``).
+        self.logic_calls = np.zeros(sim.n_robots, dtype=np.int64)
+        self.logic_failures = np.zeros(sim.n_robots, dtype=np.int64)
         self.barrier = Barrier(sim.n_robots)
         self._rtf = 0.0
         self._tag_msgs: dict[int, object] = {}  # id(core tag) -> its message (tags never change)
@@ -501,8 +505,41 @@ class SimNode(Node):
         self.barrier.report(
             msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
         )
+        self._count_logic(msg)
         if self.started and self.sync == "lockstep" and not (self.paused or self.done):
             self._advance_lockstep(time.monotonic())
+
+    def _count_logic(self, msg: TickDone) -> None:
+        """Keep the logic call and failure counts a controller's report carries (cumulative)."""
+        calls, failures = list(msg.logic_calls), list(msg.logic_failures)
+        for k, robot in enumerate(msg.robots):
+            if 0 <= robot < len(self.logic_calls) and k < len(calls) and k < len(failures):
+                self.logic_calls[robot] = max(int(self.logic_calls[robot]), int(calls[k]))
+                self.logic_failures[robot] = max(int(self.logic_failures[robot]), int(failures[k]))
+
+    def logic_summary(self) -> dict[str, list[int]]:
+        """``{"logic_calls": [...], "logic_failures": [...]}`` per robot, for summary.json."""
+        return {
+            "logic_calls": self.logic_calls.tolist(),
+            "logic_failures": self.logic_failures.tolist(),
+        }
+
+    @property
+    def logic_always_failed(self) -> bool:
+        """True when controllers reported logic calls and every one of them raised."""
+        calls = int(self.logic_calls.sum())
+        return calls > 0 and int(self.logic_failures.sum()) == calls
+
+    def logic_failure_line(self) -> str:
+        """One line on the logic's failures ("" when none failed)."""
+        failed, calls = int(self.logic_failures.sum()), int(self.logic_calls.sum())
+        if failed == 0:
+            return ""
+        robots = ", ".join(
+            f"{robot_name(i)} {int(n)}" for i, n in enumerate(self.logic_failures) if n
+        )
+        every = "the logic failed on every call" if self.logic_always_failed else "logic failures"
+        return f"{every}: {failed} of {calls} calls raised ({robots}); see the controllers' log"
 
     def step_once(self) -> None:
         """One logic tick: stale commands stopped, simulation stepped, everything published."""
@@ -541,8 +578,13 @@ class SimNode(Node):
         # The results folder is always written; should_write_csv_results decides only about
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
-            self.results_path = write_run_results(self.sim, self.results_dir)
+            self.results_path = write_run_results(
+                self.sim, self.results_dir, extra_summary=self.logic_summary()
+            )
             self.get_logger().info(f"results written to {self.results_path}")
+        failures = self.logic_failure_line()
+        if failures:
+            self.get_logger().error(failures)
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
         for callback in self.on_finished:
             callback(self)
