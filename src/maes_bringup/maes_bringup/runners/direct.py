@@ -299,9 +299,9 @@ def run(
     tile = float(config.world.tile_size)
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)
-    params = NavParams.from_config(config)
+    params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
     robots = [
-        DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
+        DirectRobot(sim, i, Navigator(params[i]), np.random.default_rng([sim.seed, i, _RNG_SALT]))
         for i in range(n)
     ]
     nav_poses = NavigatorPoses(sim)

@@ -64,7 +64,7 @@ import numpy as np
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
-from .motion_models import MODEL_NAMES, model_code
+from .motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED, model_code
 from .odometry import advance_odometry
 
 __all__ = [
@@ -79,10 +79,6 @@ __all__ = [
     "robot_status",
 ]
 
-#: Top linear speed per unit of ``relative_move_speed``, tiles/s (MAES).
-TOP_SPEED = 3.0
-#: Top angular speed per unit of ``relative_move_speed``, rad/s.
-TOP_ANGULAR_SPEED = math.pi
 #: Time from standstill to half the target speed while driving, s (4 MAES logic ticks).
 RISE_HALF_LIFE = 0.4
 #: Time constant of braking, linear and angular, s (MAES's stop-time estimators).

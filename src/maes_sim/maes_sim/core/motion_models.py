@@ -20,9 +20,16 @@ Examples
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "MODEL_NAMES", "MotionModel", "model_code"]
+__all__ = ["MODELS", "MODEL_NAMES", "TOP_ANGULAR_SPEED", "TOP_SPEED", "MotionModel", "model_code"]
+
+#: Top linear speed per unit of ``relative_move_speed``, tiles/s (MAES). The one home of the
+#: speed limits: the motion model, the robot types, the navigator and the Nav2 parameters read it.
+TOP_SPEED = 3.0
+#: Top angular speed per unit of ``relative_move_speed``, rad/s (see :mod:`maes_sim.core.motion`).
+TOP_ANGULAR_SPEED = math.pi
 
 
 @dataclass(frozen=True)

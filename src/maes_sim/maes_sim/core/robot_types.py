@@ -37,7 +37,7 @@ from maes_sim.core.config_checks import (
     suggestion,
     unknown_key_error,
 )
-from maes_sim.core.motion_models import MODEL_NAMES
+from maes_sim.core.motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED
 
 #: The name of the type every robot has when the config names no team.
 DEFAULT_TYPE = "default"
@@ -316,6 +316,16 @@ class RobotType:
     def radius(self) -> float:
         """Disc radius, tiles."""
         return self.agent_relative_size / 2.0
+
+    @property
+    def max_speed(self) -> float:
+        """Top linear speed, tiles/s."""
+        return TOP_SPEED * self.relative_move_speed
+
+    @property
+    def max_angular_speed(self) -> float:
+        """Top angular speed, rad/s."""
+        return TOP_ANGULAR_SPEED * self.relative_move_speed
 
     @property
     def lidar_fov(self) -> float:

@@ -365,6 +365,7 @@ class Simulation:
             nearby_robots=nearby,
             position=Vector2D(float(est_xy[0]), float(est_xy[1])),
             heading=float(self._motion.headings[i]),
+            robot_type=self.team.names[i],
         )
 
     def robot_states(self) -> list[RobotState]:
@@ -393,6 +394,7 @@ class Simulation:
         seen = [views[j] for j in observed.tolist()]
         tick = self.tick
         inbox = self.mailbox.inbox_of
+        kinds = self.team.names
         return [
             RobotState(
                 tick=tick,
@@ -403,6 +405,7 @@ class Simulation:
                 nearby_robots=seen[bounds[i] : bounds[i + 1]],
                 position=Vector2D(est[i][0], est[i][1]),
                 heading=headings[i],
+                robot_type=kinds[i],
             )
             for i in range(n)
         ]
