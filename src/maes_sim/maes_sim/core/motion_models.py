@@ -78,8 +78,8 @@ _ENTRIES = (
         2,
         simultaneous=True,
         lateral=True,
-        summary="as differential_drive plus a sideways velocity (cmd_vel.linear.y), each axis "
-        "clamped to the top speed and the planar speed to it as well",
+        summary="as differential_drive plus a sideways velocity (cmd_vel.linear.y); the planar "
+        "speed is capped at the top speed, its direction kept",
     ),
 )
 #: Every model by name, in code order.
