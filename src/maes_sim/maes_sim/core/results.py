@@ -249,4 +249,5 @@ def _write_pictures(sim, out: Path) -> None:
             tile_size=tile,
             paths=trail.positions,
             end_positions=sim.grid_positions,
+            radii=sim.team.radii,
         )

@@ -293,3 +293,19 @@ def test_sensing_and_broadcast_ranges_follow_the_type():
     sim.step()
     assert len(sim.robot_state(0).incoming_broadcast_msgs) == 1  # the default robot reaches it
     assert sim.robot_state(1).incoming_broadcast_msgs == []
+
+
+def test_results_name_each_robots_type_and_draw_robots_at_their_size(tmp_path):
+    import json
+
+    from maes_sim.core import marker_areas, write_run_results
+
+    sim = sim_of(MIXED)
+    for _ in range(3):
+        sim.step()
+    out = write_run_results(sim, tmp_path, "run")
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["robot_types"] == ["small", "big"]
+    assert summary["config"]["team"] == [{"type": "small", "count": 1}, {"type": "big", "count": 1}]
+    # the pictures' markers: the small robot at half the big one's diameter
+    np.testing.assert_allclose(marker_areas(8.0, sim.team.radii), [16.0, 64.0])
