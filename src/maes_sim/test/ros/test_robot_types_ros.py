@@ -158,3 +158,18 @@ def test_robots_of_different_sizes_collide_at_the_sum_of_their_radii(harness):
     gap_tiles = math.hypot(a.x - b.x, a.y - b.y) / TILE
     assert gap_tiles == pytest.approx(0.2 + 0.4, abs=0.01)
     assert any(s.colliding for s in states[0]) and any(s.colliding for s in states[1])
+
+
+def test_markers_draw_each_robot_at_its_size():
+    from maes_sim.ros.conversions import time_to_msg
+    from maes_sim.ros.markers import simulation_markers
+
+    poses = np.array([[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [4.0, 0.0, 0.0]])
+    radii = np.array([0.1, 0.2, 0.1])
+    out = simulation_markers(
+        poses, radii, np.zeros(3, dtype=bool), np.empty((0, 2)), None, time_to_msg(0.0)
+    )
+    spheres = [m for m in out.markers if m.type == m.SPHERE_LIST]
+    drawn = {(m.scale.x, tuple(p.x for p in m.points)) for m in spheres}
+    assert drawn == {(0.2, (0.0, 4.0)), (0.4, (2.0,))}  # diameters; one list per size
+    assert len({m.id for m in spheres}) == 2
