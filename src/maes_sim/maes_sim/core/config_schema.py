@@ -27,6 +27,7 @@ from maes_sim.core.config_checks import (
 )
 from maes_sim.core.motion_models import MODEL_NAMES
 from maes_sim.core.robot_types import (
+    PER_ROBOT_KEYS,
     RobotType,
     RobotTypesCheck,
     RobotTypeSpec,
@@ -450,7 +451,16 @@ class SimConfig(_Section):
     performance: PerformanceConfig = field(
         default_factory=PerformanceConfig, metadata=_sub(PerformanceConfig)
     )
-    robot_types: tuple[RobotTypeSpec, ...] = _setting((), RobotTypesCheck())
+    robot_types: tuple[RobotTypeSpec, ...] = _setting(
+        (),
+        RobotTypesCheck(
+            {
+                f.name: f.metadata["check"]
+                for f in fields(RobotConstraints)
+                if f.name in PER_ROBOT_KEYS
+            }
+        ),
+    )
     team: tuple[TeamEntry, ...] = _setting((), TeamCheck())
 
     def robot_type_per_robot(self) -> tuple[RobotType, ...]:

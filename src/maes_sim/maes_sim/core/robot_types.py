@@ -118,14 +118,6 @@ class TypeLidar(_TypeSection):
     range: float | None = _setting(None, Float(lo=0.0, hi=7072.0, lo_open=True))
 
 
-def _per_robot_checks() -> dict[str, Any]:
-    from maes_sim.core.config_schema import RobotConstraints  # no cycle: imported when needed
-
-    return {
-        f.name: f.metadata["check"] for f in fields(RobotConstraints) if f.name in PER_ROBOT_KEYS
-    }
-
-
 @dataclass(frozen=True)
 class RobotTypeSpec(_TypeSection):
     """One entry of ``robot_types`` as written: None means "as ``robot_constraints``/``motion``".
@@ -149,10 +141,6 @@ class RobotTypeSpec(_TypeSection):
 
     def __post_init__(self) -> None:
         path = f"robot_types.{self.name}"
-        for key, check in _per_robot_checks().items():
-            value = getattr(self, key)
-            if value is not None:
-                object.__setattr__(self, key, check(value, f"{path}.{key}"))
         for key, cls in (("motion", TypeMotion), ("lidar", TypeLidar)):
             object.__setattr__(self, key, cls.build(getattr(self, key), f"{path}.{key}"))
         if self.slam_raytrace_range is not None and self.lidar.range is not None:
@@ -162,6 +150,16 @@ class RobotTypeSpec(_TypeSection):
                 key=f"{path}.lidar.range",
                 value=self.lidar.range,
             )
+
+    def checked(self, checks: Mapping[str, Any]) -> RobotTypeSpec:
+        """This spec with every per-robot value run through ``checks`` (key -> the check of
+        ``robot_constraints``' key: the same rules, the key path ``robot_types.<name>.<key>``)."""
+        path = f"robot_types.{self.name}"
+        for key, check in checks.items():
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, check(value, f"{path}.{key}"))
+        return self
 
     @classmethod
     def from_data(cls, name: str, data: Any) -> RobotTypeSpec:
@@ -201,7 +199,13 @@ class TeamEntry:
 
 
 class RobotTypesCheck:
-    """``robot_types``: a mapping of type names to :class:`RobotTypeSpec`, stored as a tuple."""
+    """``robot_types``: a mapping of type names to :class:`RobotTypeSpec`, stored as a tuple.
+
+    ``checks`` maps each of :data:`PER_ROBOT_KEYS` to ``robot_constraints``' check of that key
+    (the schema hands them over: one set of rules)."""
+
+    def __init__(self, checks: Mapping[str, Any]) -> None:
+        self.checks = dict(checks)
 
     def expected(self) -> str:
         return "a mapping of type names to type settings"
@@ -210,7 +214,7 @@ class RobotTypesCheck:
         if value is None:
             return ()
         if isinstance(value, tuple) and all(isinstance(v, RobotTypeSpec) for v in value):
-            return value
+            return tuple(v.checked(self.checks) for v in value)
         if not isinstance(value, Mapping):
             raise ConfigError(
                 f"got {show(value)}, expected {self.expected()}", key=key, value=value
@@ -222,7 +226,7 @@ class RobotTypesCheck:
         out = []
         for name, data in value.items():
             _check_name(name, key)
-            out.append(RobotTypeSpec.from_data(name, data))
+            out.append(RobotTypeSpec.from_data(name, data).checked(self.checks))
         return tuple(out)
 
 
