@@ -369,7 +369,7 @@ def _wrap(a):
     return a - _TWO_PI * math.floor((a + math.pi) / _TWO_PI)
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _command_speeds(
     v,
     w,
