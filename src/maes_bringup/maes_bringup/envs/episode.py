@@ -52,9 +52,11 @@ class Episode:
         self.tile = float(config.world.tile_size)
         h, w = sim.shape
         self._origin = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
-        params = NavParams.from_config(config)
+        params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
         self.robots = [
-            DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
+            DirectRobot(
+                sim, i, Navigator(params[i]), np.random.default_rng([sim.seed, i, _RNG_SALT])
+            )
             for i in range(sim.n_robots)
         ]
         self.nav_poses = NavigatorPoses(sim)

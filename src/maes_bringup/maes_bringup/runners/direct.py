@@ -332,9 +332,11 @@ def run(
         sim, robots, nav_poses, exploration, coverage, done = _resume(resume, run_key)
     else:
         sim = Simulation(config, seed=seed)
-        params = NavParams.from_config(config)
+        params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
         robots = [
-            DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
+            DirectRobot(
+                sim, i, Navigator(params[i]), np.random.default_rng([sim.seed, i, _RNG_SALT])
+            )
             for i in range(n)
         ]
         nav_poses = NavigatorPoses(sim)

@@ -200,8 +200,8 @@ class DirectRobot:
         )
         self._scan_tick = -1
         self._scan: np.ndarray | None = None
-        n_rays = sim.lidar_ranges.shape[1]
-        self._angles = scan_angles(*wire_scan_geometry(n_rays), n_rays)
+        n_rays, fov = sim.lidar_geometry(index)  # the robot type's lidar
+        self._angles = scan_angles(*wire_scan_geometry(n_rays, fov), n_rays)
         self._angles.setflags(write=False)
 
     # -- fed by the runner (maes_bringup.runners.direct.run) ---------------------------------
@@ -232,7 +232,7 @@ class DirectRobot:
         float32 values (:func:`maes_sim.contract.wire_scan_ranges`), as float64."""
         if self._scan_tick != self.tick or self._scan is None:
             sim, i = self._sim, self.robot_id
-            ranges = wire_scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], self._tile)
+            ranges = wire_scan_ranges(*sim.lidar_of(i), self._tile)
             self._scan, self._scan_tick = ranges.astype(np.float64), self.tick
         return self._scan.copy()
 

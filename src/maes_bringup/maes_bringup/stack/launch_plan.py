@@ -445,8 +445,6 @@ def plan_launch(
     except ValueError as err:
         raise ValueError(f"launch argument logic: {err}") from None
     config_file = os.fspath(config_path)
-    values = stack_values(config, map_size)
-
     nav2_template = (
         load_template(os.path.join(params_dir, NAV2_TEMPLATE)) if nav == "nav2" else None
     )
@@ -457,6 +455,7 @@ def plan_launch(
     robots: list[RobotPlan] = []
     for i in range(config.number_of_robots):
         ns = robot_namespace(i)
+        values = stack_values(config, map_size, robot=i)  # the robot type's numbers
         nav2_file = slam_file = None
         if nav2_template is not None:
             nav2_file = os.path.join(os.fspath(out_dir), ns, NAV2_TEMPLATE)

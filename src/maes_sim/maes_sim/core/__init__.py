@@ -18,7 +18,15 @@ from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
-from .figures import NEVER_RGB, WALL_RGB, agg_pyplot, crop_box, distinct_colours, robot_colours
+from .figures import (
+    NEVER_RGB,
+    WALL_RGB,
+    agg_pyplot,
+    crop_box,
+    distinct_colours,
+    marker_areas,
+    robot_colours,
+)
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
@@ -67,6 +75,7 @@ __all__ = [
     "key_paths",
     "load_config",
     "load_custom_map",
+    "marker_areas",
     "robot_colours",
     "robot_name",
     "suggestion",

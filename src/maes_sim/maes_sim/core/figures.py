@@ -113,6 +113,24 @@ def recency_rgb(last_tick: np.ndarray, walls: np.ndarray, end_tick: int, cmap) -
     return rgb
 
 
+def marker_areas(base: float, radii: np.ndarray | None) -> float | np.ndarray:
+    """Scatter marker areas (points^2) drawing robots at their relative size: the largest robot
+    ``base`` points across, the others in proportion to their radius (robot types). A uniform
+    team (or no radii) gets the single area ``base ** 2``.
+
+    Examples
+    --------
+    >>> marker_areas(8.0, None), marker_areas(8.0, np.array([0.3, 0.3]))
+    (64.0, 64.0)
+    >>> marker_areas(8.0, np.array([0.2, 0.4])).tolist()
+    [16.0, 64.0]
+    """
+    r = None if radii is None else np.asarray(radii, dtype=np.float64)
+    if r is None or r.size == 0 or (r == r.flat[0]).all():
+        return float(base) ** 2
+    return (float(base) * r / r.max()) ** 2
+
+
 def plot_recency_map(
     path: str | Path,
     last_tick: np.ndarray,
@@ -126,6 +144,7 @@ def plot_recency_map(
     paths: np.ndarray,
     end_positions: np.ndarray,
     when: str = "last",
+    radii: np.ndarray | None = None,
 ) -> Path | None:
     """Write a recency map with every robot's path, start and end; None without matplotlib.
 
@@ -139,6 +158,8 @@ def plot_recency_map(
         Each robot's positions over time, grid coordinates (tiles); the first is its start.
     end_positions : ndarray, shape (N, 2)
         Where the robots are at ``end_tick`` (grid coordinates).
+    radii : ndarray, shape (N,), optional
+        Robot radii (robot types): start and end markers at the robots' relative sizes.
 
     Axes are world metres (origin at the map centre, as ``ground_truth.yaml``); the picture is
     cropped to the open area (:func:`crop_box`).
@@ -176,10 +197,11 @@ def plot_recency_map(
         ax.plot(xy[:, 0], xy[:, 1], color="black", lw=lw + 1.2, alpha=0.4, solid_capstyle="round")
         ax.plot(xy[:, 0], xy[:, 1], color=colours[i], lw=lw, label=f"robot{i}" if n <= 12 else None)
     ms = 8 if n <= 10 else 5
+    areas = marker_areas(ms, radii)
     ax.scatter(
         paths_m[:, 0, 0],
         paths_m[:, 0, 1],
-        s=ms**2,
+        s=areas,
         marker="o",
         facecolor="white",
         edgecolor=colours,
@@ -189,7 +211,7 @@ def plot_recency_map(
     ax.scatter(
         ends_m[:, 0],
         ends_m[:, 1],
-        s=ms**2,
+        s=areas,
         marker="s",
         facecolor=colours,
         edgecolor="black",

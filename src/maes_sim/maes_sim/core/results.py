@@ -186,6 +186,7 @@ def write_run_results(
         "map": sim.world.name,
         "map_source": sim.world.source,
         "number_of_robots": sim.n_robots,
+        "robot_types": list(sim.team.names),  # each robot's type, robot 0 first
         "ticks": sim.tick,
         "sim_time_s": sim.sim_time,
         "finished": sim.finished,
@@ -255,4 +256,5 @@ def _write_pictures(sim, out: Path) -> None:
             tile_size=tile,
             paths=trail.positions,
             end_positions=sim.grid_positions,
+            radii=sim.team.radii,
         )

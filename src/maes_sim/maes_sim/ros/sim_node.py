@@ -123,9 +123,15 @@ class _Robot:
             ]
         )
         self.odom_msg = cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero)
-        rc = node.sim.config.robot_constraints
+        rays, fov = node.sim.lidar_geometry(i)  # the robot type's lidar
         self.scan_msg = cv.scan_to_msg(
-            np.zeros(180), zero, SCAN, node.tile, rc.slam_raytrace_range, node.sim.tick_duration
+            np.zeros(rays),
+            zero,
+            SCAN,
+            node.tile,
+            node.sim.team.types[i].lidar_range,
+            node.sim.tick_duration,
+            fov=fov,
         )
 
 
@@ -636,7 +642,7 @@ class SimNode(Node):
             robot.odom.publish(robot.odom_msg)
             scan = robot.scan_msg
             scan.header.stamp = stamp
-            scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
+            scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
             robot.scan.publish(scan)
             robot.state.publish(
                 cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs, robot_msgs)
@@ -691,7 +697,7 @@ class SimNode(Node):
         self.marker_pub.publish(
             simulation_markers(
                 poses_m,
-                sim.radius * tile,
+                sim.team.radii * tile,
                 sim.colliding,
                 tags,
                 sim.communication_links() if draw else None,
@@ -713,10 +719,10 @@ class SimNode(Node):
     # ------------------------------------------------------------------ callbacks
     def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:
         """Map a velocity command through the motion model; a bad one is logged and dropped."""
-        linear, angular = cv.twist_from_msg(msg, self.tile)
+        linear, angular, lateral = cv.twist_from_msg(msg, self.tile)
         self._cmd_received[robot] += 1  # counted as sent, whatever becomes of it
         try:
-            self.sim.set_velocity(robot, linear, angular)
+            self.sim.set_velocity(robot, linear, angular, lateral)
         except CommandRejected as exc:
             self.get_logger().warning(
                 f"{robot_name(robot)}/cmd_vel rejected: {exc}", throttle_duration_sec=2.0
