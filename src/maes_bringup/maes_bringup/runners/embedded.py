@@ -369,7 +369,10 @@ def _run(
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        nodes.append(NavigatorNode(config, verbose=args.verbose))
+        # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md)
+        nodes.append(
+            NavigatorNode(config, verbose=args.verbose, nav2_api=args.controllers == "none")
+        )
         controllers = []
         if args.controllers == "builtin":
             controllers = [
