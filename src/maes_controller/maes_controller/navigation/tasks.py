@@ -36,6 +36,10 @@ from .session import StepInputs
 #: FollowWaypoints' UNKNOWN: a waypoint's navigation failed.
 WAYPOINT_FAILED = 600
 
+#: Seconds: behaviours command ``remaining / SETTLE`` (capped at the top speed), so the
+#: distance or angle left shrinks by about a third per 0.1 s tick near the end.
+SETTLE = 0.3
+
 
 class PoseSequence:
     """Navigate to ``goals`` in order with the robot's navigator.
@@ -189,7 +193,6 @@ class _Behaviour:
     time_allowance: float
     code_base: int  # 700 spin, 710 backup, 720 drive_on_heading
     started: float = 0.0
-    last_time: float | None = None
     traveled: float = 0.0
 
     def begin(self, now: float) -> None:
@@ -205,10 +208,10 @@ class _Behaviour:
             distance_remaining=0.0,
         )
 
-    def _dt(self, now: float) -> float:
-        dt = now - self.last_time if self.last_time is not None else 0.0
-        self.last_time = now
-        return dt
+    def _speed(self, remaining: float, top: float) -> float:
+        # slow down proportionally to what is left: the simulator brakes within a tick, so
+        # the robot coasts only ~remaining * tau / SETTLE past a zero command (no overshoot)
+        return min(top, remaining / SETTLE)
 
     def cancel(self, now: float) -> NavStep:
         return self._end(now, NavStatus.CANCELED)
@@ -217,14 +220,14 @@ class _Behaviour:
 class Spin(_Behaviour):
     """``spin``: turn by ``target_yaw`` (signed, rad) on the spot, measured on odometry.
 
-    Turns at the navigator's top angular speed, slowing in the last tick so as to stop on the
-    target (the simulator applies a command for one tick). Ends SUCCEEDED within ``tolerance``;
+    Turns at the navigator's top angular speed, slowing down over the last radian
+    (:data:`SETTLE`) so as to stop on the target. Ends SUCCEEDED within ``tolerance``;
     ``TIMEOUT`` (701) past ``time_allowance`` seconds (0: none); ``TF_ERROR`` (702) without
     odometry. ``NavStep.traveled`` is the angle turned so far.
     """
 
     def __init__(
-        self, target_yaw: float, max_speed: float, time_allowance: float, tolerance: float = 1e-3
+        self, target_yaw: float, max_speed: float, time_allowance: float, tolerance: float = 2e-3
     ) -> None:
         super().__init__(time_allowance=time_allowance, code_base=700)
         self.target = float(target_yaw)
@@ -241,14 +244,13 @@ class Spin(_Behaviour):
         if self.last_yaw is not None:
             self.traveled += abs(wrap_angle(yaw - self.last_yaw))
         self.last_yaw = yaw
-        dt = self._dt(now)
         remaining = abs(self.target) - self.traveled
         if remaining <= self.tolerance:
             return self._end(now, NavStatus.SUCCEEDED)
         if self.time_allowance > 0 and now - self.started > self.time_allowance:
             msg = f"turned {self.traveled:.3f} of {abs(self.target):.3f} rad in the time allowed"
             return self._end(now, NavStatus.ABORTED, 701, msg)
-        speed = self.max_speed if dt <= 0 else min(self.max_speed, remaining / dt)
+        speed = self._speed(remaining, self.max_speed)
         return NavStep(
             angular=math.copysign(speed, self.target),
             status=NavStatus.ACTIVE,
@@ -262,11 +264,11 @@ class Drive(_Behaviour):
     """``backup`` / ``drive_on_heading``: drive straight ``distance`` m at ``speed`` m/s.
 
     Signed: a negative distance drives backwards (``backup`` passes ``-|x|`` and ``-|speed|``,
-    as Nav2's BackUp does). The speed is capped at the navigator's top speed and the last tick
-    shortened so as to stop on the distance; travel is measured on odometry. Ends SUCCEEDED
-    within ``tolerance``; ``TIMEOUT`` past ``time_allowance`` (0: none); ``TF_ERROR`` without
-    odometry; ``COLLISION_AHEAD`` when the costmap is inscribed or lethal within the next
-    ``lookahead`` seconds of travel (Nav2's ``simulate_ahead_time``) or before the end.
+    as Nav2's BackUp does). The speed is capped at the navigator's top speed and lowered near
+    the end (:data:`SETTLE`) so as to stop on the distance; travel is measured on odometry.
+    Ends SUCCEEDED within ``tolerance``; ``TIMEOUT`` past ``time_allowance`` (0: none);
+    ``TF_ERROR`` without odometry; ``COLLISION_AHEAD`` when the costmap is inscribed or
+    lethal within the next ``lookahead`` seconds of travel (Nav2's ``simulate_ahead_time``).
     """
 
     def __init__(
@@ -278,7 +280,7 @@ class Drive(_Behaviour):
         code_base: int,
         costs: object = None,
         lookahead: float = 2.0,
-        tolerance: float = 1e-3,
+        tolerance: float = 2e-3,
     ) -> None:
         super().__init__(time_allowance=time_allowance, code_base=code_base)
         self.distance = float(distance)
@@ -314,7 +316,6 @@ class Drive(_Behaviour):
         if self.start_xy is None:
             self.start_xy = xy
         self.traveled = math.dist(self.start_xy, xy)
-        dt = self._dt(now)
         remaining = abs(self.distance) - self.traveled
         if remaining <= self.tolerance:
             return self._end(now, NavStatus.SUCCEEDED)
@@ -324,7 +325,7 @@ class Drive(_Behaviour):
         if self._collision_ahead(inputs, remaining):
             code = self.code_base + (4 if self.code_base == 710 else 3)
             return self._end(now, NavStatus.ABORTED, code, "collision ahead")
-        speed = self.speed if dt <= 0 else min(self.speed, remaining / dt)
+        speed = self._speed(remaining, self.speed)
         return NavStep(
             linear=math.copysign(speed, self.distance),
             status=NavStatus.ACTIVE,
