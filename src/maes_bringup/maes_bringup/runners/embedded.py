@@ -10,6 +10,7 @@ Usage::
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
              [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
+             [--nav2-api auto|on|off]
              [--record run.mcap] [--live [PORT]] [--live-host HOST]
 
 By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
@@ -93,6 +94,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="builtin",
         help="'none' starts no controllers: drive the robots from your own "
         "controller processes (e.g. a MAES 2.0 controller)",
+    )
+    parser.add_argument(
+        "--nav2-api",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="serve Nav2's whole task interface per robot (docs/nav2_task_api.md), not only "
+        "navigate_to_pose; auto (default): on with --controllers none",
     )
     parser.add_argument(
         "--logic",
@@ -371,7 +379,12 @@ def _run(
         nodes.append(sim_node)
         # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md)
         nodes.append(
-            NavigatorNode(config, verbose=args.verbose, nav2_api=args.controllers == "none")
+            NavigatorNode(
+                config,
+                verbose=args.verbose,
+                nav2_api=args.nav2_api == "on"
+                or (args.nav2_api == "auto" and args.controllers == "none"),
+            )
         )
         controllers = []
         if args.controllers == "builtin":
