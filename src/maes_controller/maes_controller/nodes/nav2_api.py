@@ -70,6 +70,9 @@ class TaskKind:
     ``task(ns, request)`` returns ``(frame, goal)``: the request's frame and an ``(x, y)`` goal
     or a task object (a ``str`` instead of a goal refuses the request with that message and
     ``refuse_code``). ``feedback(step, pose, stamp)`` and ``result(step)`` build its messages.
+    ``counted``: its results and feedback count in the navigator's lockstep report, which the
+    robot's controller waits for (controllers send ``navigate_to_pose`` goals only; a script's
+    other tasks must not hold up a controller that never receives their messages).
     """
 
     action: type
@@ -78,6 +81,7 @@ class TaskKind:
     feedback: Callable[[NavStep, Any, Any], Any]
     result: Callable[[NavStep], Any]
     refuse_code: int = 0
+    counted: bool = False
 
 
 def _xy(pose_stamped) -> tuple[float, float]:
@@ -190,6 +194,7 @@ NAVIGATE_TO_POSE = TaskKind(
     _navigate_to_pose,
     lambda step, pose, stamp: cv.feedback_to_msg(step, pose, stamp),
     cv.result_to_msg,
+    counted=True,
 )
 
 #: The motion tasks :func:`serve_nav2_api` adds (one at a time per robot, as the session runs).

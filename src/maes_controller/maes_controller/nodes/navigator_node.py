@@ -382,7 +382,7 @@ class NavigatorNode(Node):
         if events.feedback is not None and ns.session.token is not None:
             goal = ns.session.token
             goal.handle.publish_feedback(goal.kind.feedback(events.feedback, pose, stamp))
-            ns.feedback_sent += 1
+            ns.feedback_sent += int(goal.kind.counted)
 
     # ------------------------------------------------------------------ actions
     def task_server(self, ns: _Namespace, kind: nav2_api.TaskKind) -> ActionServer:
@@ -458,7 +458,7 @@ class NavigatorNode(Node):
             )
         else:
             self._log(f"{name} {step.status.value}")
-        ns.results_sent += 1
+        ns.results_sent += int(goal.kind.counted)
         if not goal.done.done():
             goal.done.set_result(goal.kind.result(step))
 
@@ -491,7 +491,6 @@ class NavigatorNode(Node):
                 )
             if handle.is_active:
                 handle.succeed() if code == 0 else handle.abort()
-            ns.results_sent += 1
             done.set_result(
                 nav2_api.path_result(action, points, code, msg, cv.time_to_msg(now), 0.0)
             )
