@@ -50,6 +50,7 @@ from .session import (
     StepInputs,
     error_text,
 )
+from .tasks import WAYPOINT_FAILED, Drive, FollowGiven, PoseSequence, Spin, compute_path
 from .yielding import robot_in_the_way
 
 __all__ = [
@@ -65,13 +66,19 @@ __all__ = [
     "LETHAL",
     "OCCUPIED_THRESHOLD",
     "UNKNOWN",
+    "WAYPOINT_FAILED",
     "Cell",
+    "Drive",
+    "FollowGiven",
+    "PoseSequence",
+    "Spin",
     "GridMap",
     "NavErrorCode",
     "NavParams",
     "NavStep",
     "Navigator",
     "astar",
+    "compute_path",
     "costmap_values",
     "distance_field",
     "error_text",

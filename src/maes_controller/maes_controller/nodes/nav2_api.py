@@ -38,9 +38,8 @@ from nav2_msgs.srv import (
     GetCostmap,
 )
 
-from ..navigation import NavStep
-from ..navigation.tasks import Drive, FollowGiven, PoseSequence
-from ..navigation.tasks import Spin as SpinTask
+from ..navigation import Drive, FollowGiven, NavStep, PoseSequence
+from ..navigation import Spin as SpinTask
 from . import ros_conversions as cv
 
 #: Nodes whose ``<name>/get_state`` answers "active" in each robot namespace: Nav2's

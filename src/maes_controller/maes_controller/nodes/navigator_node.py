@@ -53,8 +53,16 @@ from maes_sim.ros.qos import (
     TF_QOS,
 )
 
-from ..navigation import PREEMPTED, GoalEnd, GridMap, Navigator, NavParams, NavSession, error_text
-from ..navigation.tasks import compute_path
+from ..navigation import (
+    PREEMPTED,
+    GoalEnd,
+    GridMap,
+    Navigator,
+    NavParams,
+    NavSession,
+    compute_path,
+    error_text,
+)
 from ..robot_api import NavStatus
 from ..tf_pose import (
     FrameTree,
