@@ -18,6 +18,7 @@ from lifecycle_msgs.srv import GetState  # noqa: E402
 from nav2_msgs.action import DriveOnHeading, Spin  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 
+from maes_controller.nodes.navigator_node import NavigatorNode  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 
@@ -64,3 +65,19 @@ def test_behaviours_in_lockstep_are_reproducible(stack, tools):
     assert first[0] == [(GoalStatus.STATUS_SUCCEEDED, 0)] * 2
     assert first == second  # same ticks, same poses to the bit
     assert math.isfinite(first[2][2])
+
+
+def test_the_servers_exist_only_for_the_robots_asked_for(stack, tools):
+    sim = Simulation(tools.config(n_robots=2, seed=5), world=tools.room(12, 12))
+    s = stack(sim, nav2_api=[1])
+    plain, served = s.navigator.robots
+    assert len(plain.servers) == 1 and not plain.services and plain.localizer_pub is None
+    assert len(served.servers) == 9 and len(served.services) == 19
+
+    def names() -> set[str]:
+        return {name for name, _ in s.client.get_service_names_and_types()}
+
+    assert s.spin_until(lambda: "/robot1/bt_navigator/get_state" in names())
+    assert "/robot0/bt_navigator/get_state" not in names()
+    with pytest.raises(ValueError, match="robot index 2 is not in 0..1"):
+        NavigatorNode(sim.config, nav2_api=[2], context=s.ctx)

@@ -79,6 +79,34 @@ class Progress:
             self.stream.flush()
 
 
+def nav2_robots(text: str, controllers: str, n: int) -> bool | list[int]:
+    """``--nav2-api``'s value: True/False for every robot, or the robot indices.
+
+    Examples
+    --------
+    >>> nav2_robots("auto", "none", 3), nav2_robots("auto", "builtin", 3)
+    (True, False)
+    >>> nav2_robots("0,2", "builtin", 3)
+    [0, 2]
+    >>> nav2_robots("5", "none", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: --nav2-api: robot 5 is not in 0..2
+    """
+    if text in ("auto", "on", "off"):
+        return text == "on" or (text == "auto" and controllers == "none")
+    try:
+        robots = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"--nav2-api: got {text!r}, expected auto, on, off or robot indices like 0,2"
+        ) from None
+    for i in robots:
+        if not 0 <= i < n:
+            raise ValueError(f"--nav2-api: robot {i} is not in 0..{n - 1}")
+    return robots
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from maes_sim.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
 
@@ -97,10 +125,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--nav2-api",
-        choices=("auto", "on", "off"),
         default="auto",
-        help="serve Nav2's whole task interface per robot (docs/nav2_task_api.md), not only "
-        "navigate_to_pose; auto (default): on with --controllers none",
+        metavar="auto|on|off|I,J,...",
+        help="serve Nav2's whole task interface (docs/nav2_task_api.md), not only "
+        "navigate_to_pose: on for every robot, or for the robots of these indices only; "
+        "auto (default): on with --controllers none, off otherwise",
     )
     parser.add_argument(
         "--logic",
@@ -295,6 +324,7 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
         stop.check()
         sim = Simulation(config, seed=args.seed)
         stop.check()
+        args.nav2_api = nav2_robots(args.nav2_api, args.controllers, sim.n_robots)
         logic = None
         if args.controllers == "builtin":
             from maes_controller.robot_api import load_logic
@@ -382,8 +412,7 @@ def _run(
             NavigatorNode(
                 config,
                 verbose=args.verbose,
-                nav2_api=args.nav2_api == "on"
-                or (args.nav2_api == "auto" and args.controllers == "none"),
+                nav2_api=args.nav2_api,  # checked before any node exists
             )
         )
         controllers = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Collection
 from typing import Any
 
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
@@ -182,9 +183,11 @@ class NavigatorNode(Node):
         Publish ``cmd_vel`` as TwistStamped (match the simulator's setting).
     verbose : bool
         Log every goal's start and end at info level (default: debug; failures always warn).
-    nav2_api : bool
-        Also serve Nav2's other tasks, costmap services and lifecycle states per robot
-        (:mod:`.nav2_api`, docs/nav2_task_api.md); default: ``navigate_to_pose`` alone.
+    nav2_api : bool or collection of int
+        Also serve Nav2's other tasks, costmap services and lifecycle states
+        (:mod:`.nav2_api`, docs/nav2_task_api.md): True for every robot, or for the robots of
+        these indices only (each robot's servers cost discovery and executor time); default:
+        ``navigate_to_pose`` alone.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
@@ -196,7 +199,7 @@ class NavigatorNode(Node):
         nav_params: NavParams | None = None,
         cmd_vel_stamped: bool = False,
         verbose: bool = False,
-        nav2_api: bool = False,
+        nav2_api: bool | Collection[int] = False,
         node_name: str = "maes_navigator",
         **node_kwargs: Any,
     ) -> None:
@@ -206,10 +209,17 @@ class NavigatorNode(Node):
         n = int(config.number_of_robots)
         # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
         jump = map_odom_jump_distance(config)
-        self.nav2_api = bool(nav2_api)
+        if isinstance(nav2_api, bool):
+            self.nav2_robots = frozenset(range(n)) if nav2_api else frozenset()
+        else:
+            self.nav2_robots = frozenset(int(i) for i in nav2_api)
+            bad = sorted(i for i in self.nav2_robots if not 0 <= i < n)
+            if bad:
+                raise ValueError(f"nav2_api: robot index {bad[0]} is not in 0..{n - 1}")
         self._goals: dict[int, _Goal] = {}  # id(goal handle) -> the goal, until executed
         self.robots = [
-            _Namespace(self, i, self.params, cmd_vel_stamped, jump, self.nav2_api) for i in range(n)
+            _Namespace(self, i, self.params, cmd_vel_stamped, jump, i in self.nav2_robots)
+            for i in range(n)
         ]
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
@@ -224,7 +234,11 @@ class NavigatorNode(Node):
             TickDone, TICK_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
         )
         self._report(JOIN)
-        served = "Nav2's task interface" if self.nav2_api else "navigate_to_pose"
+        served = (
+            f"Nav2's task interface ({len(self.nav2_robots)} of them)"
+            if self.nav2_robots
+            else "navigate_to_pose"
+        )
         self.get_logger().info(f"serving {served} for {n} robot(s)")
 
     @property
