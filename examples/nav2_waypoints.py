@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Drive one robot through waypoints with Nav2's simple commander (full stack, nav:=nav2).
+"""Drive one robot through waypoints with Nav2's simple commander.
 
-Start the full stack (docs/full_stack.md), then in the same container or one sharing its
+Runs on the embedded stack, whose built-in navigator serves Nav2's task interface
+(docs/nav2_task_api.md)::
+
+    make run CONTROLLERS=none CONFIG=examples/nav2_hall.yaml RUN_ARGS="--start-timeout 2"
+    scripts/with_env python examples/nav2_waypoints.py           # robot0, a 2 m square
+
+and on the full stack with Nav2 (docs/full_stack.md), in the same container or one sharing its
 network (and ROS_DOMAIN_ID):
 
     python3 /ws/examples/nav2_waypoints.py                        # robot0, a 2 m square
@@ -71,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     nav = BasicNavigator(node_name="maes_waypoints", namespace=args.robot)
     nav.set_parameters([Parameter("use_sim_time", value=True)])
     # There is no AMCL in MAES-ROS (slam_toolbox or the simulator localizes): wait for the
-    # navigator alone.
+    # navigator alone (works on both stacks).
     nav.waitUntilNav2Active(localizer="bt_navigator")
 
     poses = []

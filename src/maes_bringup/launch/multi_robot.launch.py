@@ -63,6 +63,12 @@ ARGUMENTS = (
         "Who serves navigate_to_pose: 'nav2' (one per robot) or 'builtin' (the "
         "built-in navigator); empty = the config's stack.nav",
     ),
+    (
+        "nav2_api",
+        "false",
+        "With the built-in navigator: serve Nav2's whole task interface per robot "
+        "(docs/nav2_task_api.md), not only navigate_to_pose (true/false)",
+    ),
     ("log_level", "info", "Log level of every node: debug, info, warn, error or fatal"),
     (
         "sync",
@@ -175,6 +181,7 @@ def _launch_setup(context):
         sync=arg["sync"],
         real_time_factor=_number("real_time_factor", arg["real_time_factor"]),
         logic=arg["logic"] or None,
+        nav2_api=parse_bool("nav2_api", arg["nav2_api"]),
         outputs={
             "record": os.path.abspath(arg["record"]) if arg["record"] else "",
             "live": parse_bool("live", arg["live"]),

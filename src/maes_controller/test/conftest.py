@@ -72,6 +72,7 @@ class Stack:
         *,
         navigator: bool = True,
         logic: Callable | dict[int, Callable] | None = None,
+        nav2_api: bool = False,
     ) -> None:
         self.sim = sim
         self.ctx = Context()
@@ -80,7 +81,9 @@ class Stack:
         # Stepped by hand: the node's unpaced timer is always ready and would starve the node's
         # own subscriptions (same mutually exclusive callback group), so it is switched off.
         self.sim_node.timer.cancel()
-        self.navigator = NavigatorNode(sim.config, context=self.ctx) if navigator else None
+        self.navigator = (
+            NavigatorNode(sim.config, nav2_api=nav2_api, context=self.ctx) if navigator else None
+        )
         if logic is None:
             logic = {}
         elif callable(logic):
@@ -207,6 +210,9 @@ class Stack:
         raise AssertionError("nodes never caught up with a tick")
 
     def close(self) -> None:
+        """Destroy the nodes and the context (again: a no-op)."""
+        if not self.ctx.ok():
+            return
         self.executor.shutdown()
         for node in self.nodes:
             node.destroy_node()

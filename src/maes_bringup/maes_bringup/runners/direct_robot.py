@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from maes_controller.maes_compat import MaesCostmap
-from maes_controller.navigation import GridMap, goal_problem
+from maes_controller.navigation import GridMap, NavSession, SessionEvents
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
@@ -99,6 +99,10 @@ class NavigatorPoses:
         """Robot ``i``'s pose for navigation: smoothed ``map -> odom`` * ``odom -> base``."""
         return compose(self._map_odom[i].value, self._base_in_odom(i))
 
+    def odom_pose(self, i: int) -> tuple[float, float, float]:
+        """Robot ``i``'s ``odom -> base_footprint`` (what behaviours measure travel on)."""
+        return self._odom_base[i]
+
 
 def _duration(seconds: float) -> SimpleNamespace:
     sec = math.floor(seconds)
@@ -175,7 +179,8 @@ class DirectRobot:
 
     def __init__(self, sim: Simulation, index: int, navigator: Any, rng: np.random.Generator):
         self._sim = sim
-        self._nav = navigator
+        #: The robot's navigation session; its events are carried by :func:`step_navigation`.
+        self.session = NavSession(navigator)
         self._tile = float(sim.config.world.tile_size)
         self.robot_id = index
         self.namespace = robot_namespace(index)
@@ -188,10 +193,7 @@ class DirectRobot:
         self._grid: GridMap | None = None
         self._costmap = MaesCostmap(self.logger)
         self._costmap_for: GridMap | None = None
-        self._feedback_step: Any = None
-        self._feedback_pose: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self._feedback_time = 0.0
-        self._stop_requested = False
+        self._stop_requested = False  # the session asked for a zero command this tick
         self.velocity = VelocityCommand()
         motion = sim.motion_params  # top speeds in tiles/s: cmd_vel is in m/s
         tile = float(sim.config.world.tile_size)
@@ -253,7 +255,7 @@ class DirectRobot:
         if problem is not None:
             self.logger.warning(f"set_velocity refused: {problem}")
             return
-        in_progress = not self._nav.status.done
+        in_progress = not self.session.status.done
         if in_progress:
             self.cancel_nav()
         self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
@@ -266,7 +268,7 @@ class DirectRobot:
         """The navigator's costmap of the latest published map (built when first read)."""
         if self._grid is not None and self._costmap_for is not self._grid:
             g = self._grid
-            nav = self._nav
+            nav = self.session.navigator
             # one message per map and navigator parameters, shared by the robots with that map
             msg, grid = g.derived(("direct costmap", nav.params), lambda g: _costmap_msg(nav, g))
             self._costmap.update_costmap(msg, grid=grid)
@@ -276,22 +278,19 @@ class DirectRobot:
     @property
     def nav_status(self) -> NavStatus:
         """State of the current or last goal."""
-        return self._nav.status
+        return self.session.status
 
     @property
     def nav_feedback(self) -> Any:
         """``NavigateToPose`` feedback of the latest navigation step, or None."""
-        if self._feedback_step is None:
+        if self.session.feedback is None:
             return None
-        return _feedback(self._feedback_step, self._feedback_pose, self._feedback_time)
+        return _feedback(*self.session.feedback)
 
     @property
     def nav_error(self) -> str:
         """``"error <code>: <message>"`` of the last failed goal ("" otherwise), as on ROS."""
-        last = self._nav.last_step
-        if self._nav.status is not NavStatus.ABORTED:
-            return ""
-        return f"error {last.error_code}: {last.error_msg}"
+        return self.session.error()
 
     def nav_to_pos(self, x: float, y: float) -> None:
         """Start navigating to ``(x, y)`` metres (map frame); replaces any current goal.
@@ -299,26 +298,26 @@ class DirectRobot:
         A goal that is not two finite numbers is refused as on ROS: the current goal ends, the
         status turns ABORTED with Nav2's GOAL_OUTSIDE_MAP code, and a warning is logged.
         """
-        self._feedback_step = None  # feedback belongs to a goal
-        problem = goal_problem(x, y)
-        self.velocity.goal_sent(refused=problem is not None)
-        if problem is not None:
-            if self._nav.status is NavStatus.ACTIVE:
-                self._stop_requested = True  # as the navigator node: one zero command
-            last = self._nav.refuse(problem)
-            self.logger.warning(f"goal refused (error {last.error_code}: {last.error_msg})")
-            return
-        self._nav.start((x, y), wire_time(self._sim.sim_time))
+        token = object()
+        events = self.session.submit(token, (x, y), wire_time(self._sim.sim_time))
+        refused = any(end.token is token for end in events.ended)
+        self.velocity.goal_sent(refused=refused)
+        self._carry(events)
+        if refused:
+            self.logger.warning(f"goal refused ({self.session.error()})")
 
     def cancel_nav(self) -> None:
         """Cancel the current goal (no-op when none); the robot is stopped."""
-        if self._nav.status is NavStatus.ACTIVE:
-            self._nav.cancel(wire_time(self._sim.sim_time))
+        self._carry(self.session.cancel(wire_time(self._sim.sim_time)))
+
+    def _carry(self, events: SessionEvents) -> None:
+        """A session call's events: its zero command goes out with the tick's commands."""
+        if events.command is not None:
             self._stop_requested = True
 
     def is_nav_complete(self) -> bool:
         """True when no goal is in progress."""
-        return self._nav.status.done
+        return self.session.status.done
 
     def broadcast_msg(self, text: str) -> None:
         """Broadcast ``text``; a refused message (empty, too long, over the limit) is logged."""
@@ -368,17 +367,19 @@ def step_navigation(
     now = wire_time(sim.sim_time)  # the stamp the navigator node reads
     idx, linear, angular = [], [], []
     for i, robot in enumerate(robots):
-        nav = robot._nav
-        if nav.status is NavStatus.ACTIVE:
-            pose = poses.pose(i)
-            step = nav.update(pose, robot._grid, now, _Positions(robot.state.nearby_robots))
-            if math.isfinite(step.distance_remaining):  # as the node: none before a route
-                robot._feedback_step, robot._feedback_pose = step, pose
-                robot._feedback_time = now
+        session = robot.session
+        if session.task is not None:
+            events = session.step(
+                poses.pose(i),
+                robot._grid,
+                now,
+                _Positions(robot.state.nearby_robots),
+                odom_pose=poses.odom_pose(i),
+            )
             idx.append(i)
-            linear.append(step.linear / tile)  # cmd_vel: m/s -> tiles/s
-            angular.append(step.angular)
-        elif robot._stop_requested:  # canceled by the logic: the last cmd_vel is a zero
+            linear.append(events.command[0] / tile)  # cmd_vel: m/s -> tiles/s
+            angular.append(events.command[1])
+        elif robot._stop_requested:  # a cancel or refusal ended the goal: one zero cmd_vel
             idx.append(i)
             linear.append(0.0)
             angular.append(0.0)

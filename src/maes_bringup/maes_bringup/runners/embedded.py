@@ -10,6 +10,7 @@ Usage::
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
              [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
+             [--nav2-api auto|on|off]
              [--record run.mcap] [--live [PORT]] [--live-host HOST] [--keep-going]
 
 By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
@@ -79,6 +80,34 @@ class Progress:
             self.stream.flush()
 
 
+def nav2_robots(text: str, controllers: str, n: int) -> bool | list[int]:
+    """``--nav2-api``'s value: True/False for every robot, or the robot indices.
+
+    Examples
+    --------
+    >>> nav2_robots("auto", "none", 3), nav2_robots("auto", "builtin", 3)
+    (True, False)
+    >>> nav2_robots("0,2", "builtin", 3)
+    [0, 2]
+    >>> nav2_robots("5", "none", 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: --nav2-api: robot 5 is not in 0..2
+    """
+    if text in ("auto", "on", "off"):
+        return text == "on" or (text == "auto" and controllers == "none")
+    try:
+        robots = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise ValueError(
+            f"--nav2-api: got {text!r}, expected auto, on, off or robot indices like 0,2"
+        ) from None
+    for i in robots:
+        if not 0 <= i < n:
+            raise ValueError(f"--nav2-api: robot {i} is not in 0..{n - 1}")
+    return robots
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     from maes_sim.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
 
@@ -94,6 +123,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="builtin",
         help="'none' starts no controllers: drive the robots from your own "
         "controller processes (e.g. a MAES 2.0 controller)",
+    )
+    parser.add_argument(
+        "--nav2-api",
+        default="auto",
+        metavar="auto|on|off|I,J,...",
+        help="serve Nav2's whole task interface (docs/nav2_task_api.md), not only "
+        "navigate_to_pose: on for every robot, or for the robots of these indices only; "
+        "auto (default): on with --controllers none, off otherwise",
     )
     parser.add_argument(
         "--logic",
@@ -299,6 +336,7 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
         stop.check()
         sim = Simulation(config, seed=args.seed)
         stop.check()
+        args.nav2_api = nav2_robots(args.nav2_api, args.controllers, sim.n_robots)
         logic = None
         if args.controllers == "builtin":
             from maes_controller.robot_api import load_logic
@@ -382,7 +420,14 @@ def _run(
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        nodes.append(NavigatorNode(config, verbose=args.verbose))
+        # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md)
+        nodes.append(
+            NavigatorNode(
+                config,
+                verbose=args.verbose,
+                nav2_api=args.nav2_api,  # checked before any node exists
+            )
+        )
         controllers = []
         if args.controllers == "builtin":
             mp = sim.motion_params  # top speeds in tiles/s; cmd_vel is in m/s

@@ -359,6 +359,7 @@ def plan_launch(
     real_time_factor: float = 1.0,
     logic: str | None = None,
     outputs: Mapping[str, Any] | None = None,
+    nav2_api: bool = False,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -402,6 +403,9 @@ def plan_launch(
     outputs : mapping, optional
         The simulator's watching and recording parameters (``record``, ``live``,
         ``live_host``, ``live_port``; docs/live_view.md), passed on unchanged.
+    nav2_api : bool
+        With ``nav="builtin"``: the navigator serves Nav2's whole task interface per robot
+        (docs/nav2_task_api.md), not only ``navigate_to_pose``.
 
     Returns
     -------
@@ -515,7 +519,11 @@ def plan_launch(
                 package="maes_controller",
                 executable="navigator_node",
                 name="navigator",
-                parameters=(("config_file", config_file), ("use_sim_time", True)),
+                parameters=(
+                    ("config_file", config_file),
+                    ("use_sim_time", True),
+                    ("nav2_api", bool(nav2_api)),
+                ),
                 arguments=_args(level),
             )
         )

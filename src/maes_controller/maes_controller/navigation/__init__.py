@@ -7,7 +7,10 @@ and direct mode (:mod:`maes_bringup.runners.direct`) both drive a :class:`Naviga
 navigated identically on either stack. Nothing here imports rclpy or a message package.
 
 Modules
-    ``navigator``       the session: :class:`Navigator`, :class:`NavParams`, :class:`NavStep`
+    ``session``         one robot's session as events: :class:`NavSession` (accept, preempt,
+                        refuse, cancel, step), carried by the navigator node and direct mode
+    ``tasks``           Nav2's other tasks on the session (waypoints, behaviours, paths)
+    ``navigator``       going to one goal: :class:`Navigator`, :class:`NavParams`, :class:`NavStep`
     ``global_planner``  a route: A* on the inflated map, pruned to line-of-sight waypoints
     ``following``       following a route with the MAES motion model (rotate, then drive)
     ``yielding``        holding a straight move while a sensed robot is in the way
@@ -37,23 +40,48 @@ from .planning import (
     prune_path,
     traversable_mask,
 )
+from .session import (
+    GOAL_FRAME,
+    PREEMPTED,
+    GoalEnd,
+    GoToPose,
+    NavSession,
+    SessionEvents,
+    StepInputs,
+    error_text,
+)
+from .tasks import WAYPOINT_FAILED, Drive, FollowGiven, PoseSequence, Spin, compute_path
 from .yielding import robot_in_the_way
 
 __all__ = [
     "FREE",
+    "GOAL_FRAME",
+    "PREEMPTED",
+    "GoToPose",
+    "GoalEnd",
+    "NavSession",
+    "SessionEvents",
+    "StepInputs",
     "INSCRIBED",
     "LETHAL",
     "OCCUPIED_THRESHOLD",
     "UNKNOWN",
+    "WAYPOINT_FAILED",
     "Cell",
+    "Drive",
+    "FollowGiven",
+    "PoseSequence",
+    "Spin",
     "GridMap",
     "NavErrorCode",
     "NavParams",
     "NavStep",
     "Navigator",
     "astar",
+    "compute_path",
     "costmap_values",
     "distance_field",
+    "error_text",
     "goal_problem",
     "nearest_traversable",
     "prune_path",

@@ -44,12 +44,13 @@ from .yielding import robot_in_the_way
 
 
 class NavErrorCode(enum.IntEnum):
-    """Error codes of a failed goal, Nav2's numbers.
+    """Error codes of a failed goal: the numbers Nav2 Jazzy defines.
 
-    ``NavigateToPose`` reports the code of the task that failed: the planner's
-    (``ComputePathToPose``, 200+) or the controller's (``FollowPath``, 100+), as in Jazzy, or its
-    own (``UNKNOWN`` 9000, ``TF_ERROR`` 9002: the numbers Nav2 gives them from Kilted on; Jazzy's
-    ``NavigateToPose`` names no codes of its own).
+    ``NavigateToPose`` reports the code of the task that failed, as Jazzy's behaviour tree
+    does: the planner's (``ComputePathToPose``, 200+) or the controller's (``FollowPath``,
+    100+). Jazzy's ``NavigateToPose`` defines no failure codes of its own; a goal given in an
+    unknown frame or with no robot pose gets the planner's ``TF_ERROR`` (202), a preempted goal
+    0 (Nav2 aborts it with an empty result).
     """
 
     NONE = 0
@@ -57,11 +58,10 @@ class NavErrorCode(enum.IntEnum):
     FAILED_TO_MAKE_PROGRESS = 105
     CONTROLLER_TIMED_OUT = 107
     PLANNER_UNKNOWN = 200
+    TF_ERROR = 202
     START_OUTSIDE_MAP = 203
     GOAL_OUTSIDE_MAP = 204
     NO_VALID_PATH = 208
-    UNKNOWN = 9000
-    TF_ERROR = 9002
 
 
 def goal_problem(x: Any, y: Any) -> str | None:
@@ -314,6 +314,13 @@ class NavStep:
         without one.
     replanned : bool
         True when ``path`` is new since the previous step (publish it).
+    waypoint, poses_remaining : int
+        Tasks of poses in sequence (:mod:`.tasks`): the index of the goal being approached and
+        how many goals are left (that one included).
+    traveled : float
+        Behaviours (:mod:`.tasks`): distance (m) or angle (rad) travelled so far.
+    missed : tuple of (index, error code)
+        ``follow_waypoints``: the waypoints missed so far.
     """
 
     linear: float = 0.0
@@ -327,6 +334,10 @@ class NavStep:
     error_msg: str = ""
     path: list[tuple[float, float]] = field(default_factory=list)
     replanned: bool = False
+    waypoint: int = 0
+    poses_remaining: int = 0
+    traveled: float = 0.0
+    missed: tuple[tuple[int, int], ...] = ()
 
 
 def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:

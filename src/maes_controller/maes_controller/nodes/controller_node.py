@@ -65,7 +65,7 @@ from maes_sim.ros.qos import (
 )
 
 from ..maes_compat import MaesCostmap
-from ..navigation import NavErrorCode, NavStep, goal_problem
+from ..navigation import NavErrorCode, NavStep, error_text, goal_problem
 from ..robot_api import LogicFunction, NavStatus, load_logic
 from ..tf_pose import FrameTree, stamp_seconds
 from ..velocity import MotionNote, VelocityCommand, velocity_problem
@@ -167,7 +167,7 @@ class RosRobot:
                 error_msg=problem,
             )
             self.nav_status = NavStatus.ABORTED
-            self.nav_error = f"error {step.error_code}: {step.error_msg}"
+            self.nav_error = error_text(step)
             self.logger.warning(
                 f"{self.namespace}: goal refused ({self.nav_error})", throttle_duration_sec=5.0
             )
@@ -282,7 +282,7 @@ class RosRobot:
             self.nav_status = _GOAL_STATUS.get(response.status, NavStatus.ABORTED)
             if self.nav_status is NavStatus.ABORTED:
                 result = response.result
-                self.nav_error = f"error {result.error_code}: {result.error_msg}"
+                self.nav_error = error_text(result)
         finally:
             self.results_received += 1
             self._node.request_answered()

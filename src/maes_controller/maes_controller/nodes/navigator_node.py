@@ -21,12 +21,11 @@ or build it in-process: ``NavigatorNode(config, context=...)``.
 from __future__ import annotations
 
 import contextlib
-import math
 import threading
+from collections.abc import Collection
 from typing import Any
 
-from geometry_msgs.msg import Twist, TwistStamped
-from nav2_msgs.action import NavigateToPose
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
 from rclpy.node import Node
@@ -55,7 +54,16 @@ from maes_sim.ros.qos import (
     TF_QOS,
 )
 
-from ..navigation import GridMap, NavErrorCode, Navigator, NavParams, NavStep, goal_problem
+from ..navigation import (
+    PREEMPTED,
+    GoalEnd,
+    GridMap,
+    Navigator,
+    NavParams,
+    NavSession,
+    compute_path,
+    error_text,
+)
 from ..robot_api import NavStatus
 from ..tf_pose import (
     FrameTree,
@@ -64,10 +72,8 @@ from ..tf_pose import (
     map_odom_jump_distance,
     stamp_seconds,
 )
+from . import nav2_api
 from . import ros_conversions as cv
-
-#: error_msg of a goal aborted because a new one arrived for the same robot.
-_PREEMPTED = "preempted by a new goal"
 
 MAP, ODOM, BASE = MAP_FRAME, ODOM_FRAME, BASE_FRAME
 
@@ -80,23 +86,36 @@ def with_sim_time(node_kwargs: dict[str, Any]) -> dict[str, Any]:
     return {**node_kwargs, "parameter_overrides": overrides}
 
 
+class _Goal:
+    """An accepted goal of any served action: the session's token for it."""
+
+    def __init__(self, handle, kind: nav2_api.TaskKind) -> None:
+        self.handle = handle
+        self.kind = kind
+        self.done: Future = Future()  # completed with the result message when it ends
+
+
 class _Namespace:
     """One robot's navigation: its session, latest map and tf, goal, and ROS endpoints."""
 
     def __init__(
-        self, node: NavigatorNode, i: int, params: NavParams, stamped: bool, jump: float
+        self,
+        node: NavigatorNode,
+        i: int,
+        params: NavParams,
+        stamped: bool,
+        jump: float,
+        nav2: bool,
     ) -> None:
         self.name = robot_namespace(i)
         ns = "/" + self.name
-        self.navigator = Navigator(params)
+        self.session = NavSession(Navigator(params))
         self.frames = FrameTree()
         self.map_odom = SmoothedTransform(reset_distance=jump)
         self.map_odom_stamp: float | None = None  # stamp of the last sample smoothed
         self.grid: GridMap | None = None
         self.index = i
-        self.handle = None  # the executing ServerGoalHandle
-        self.done: Future | None = None  # completed with the result when the goal ends
-        self.start_pending: tuple[float, float] | None = None  # lockstep: start at next step
+        self.path_requests: list[tuple[type, Any, Future]] = []  # answered at the next step
         self.last_control_stamp: float | None = None
         self.nearby_robots: list[tuple[float, float]] = []  # from maes_state, map frame
         # lockstep inputs: what has arrived for which tick
@@ -127,17 +146,16 @@ class _Namespace:
             State, f"{ns}/maes_state", lambda msg: node.state_callback(self, msg), STATE_QOS
         )
 
-        async def execute(handle):  # rclpy awaits only true coroutine functions
-            return await node.execute_callback(self, handle)
-
-        self.server = ActionServer(
-            node,
-            NavigateToPose,
-            f"{ns}/navigate_to_pose",
-            execute_callback=execute,
-            handle_accepted_callback=lambda handle: node.accepted_callback(self, handle),
-            cancel_callback=lambda handle: node.cancel_callback(self, handle),
-        )
+        kinds = (nav2_api.NAVIGATE_TO_POSE, *(nav2_api.MOTION_KINDS if nav2 else ()))
+        self.servers = [node.task_server(self, kind) for kind in kinds]
+        self.services: list[Any] = []
+        self.localizer_pub = None
+        if nav2:
+            self.servers += [node.path_server(self, *kind) for kind in nav2_api.PATH_KINDS]
+            self.services = nav2_api.serve_nav2_api(node, self, ns)
+            self.localizer_pub = node.create_publisher(
+                PoseWithCovarianceStamped, f"{ns}/amcl_pose", LATCHED_QOS
+            )
 
     def publish_cmd(self, linear: float, angular: float, stamp) -> None:
         self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp))
@@ -165,6 +183,11 @@ class NavigatorNode(Node):
         Publish ``cmd_vel`` as TwistStamped (match the simulator's setting).
     verbose : bool
         Log every goal's start and end at info level (default: debug; failures always warn).
+    nav2_api : bool or collection of int
+        Also serve Nav2's other tasks, costmap services and lifecycle states
+        (:mod:`.nav2_api`, docs/nav2_task_api.md): True for every robot, or for the robots of
+        these indices only (each robot's servers cost discovery and executor time); default:
+        ``navigate_to_pose`` alone.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
@@ -176,6 +199,7 @@ class NavigatorNode(Node):
         nav_params: NavParams | None = None,
         cmd_vel_stamped: bool = False,
         verbose: bool = False,
+        nav2_api: bool | Collection[int] = False,
         node_name: str = "maes_navigator",
         **node_kwargs: Any,
     ) -> None:
@@ -185,13 +209,23 @@ class NavigatorNode(Node):
         n = int(config.number_of_robots)
         # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
         jump = map_odom_jump_distance(config)
+        if isinstance(nav2_api, bool):
+            self.nav2_robots = frozenset(range(n)) if nav2_api else frozenset()
+        else:
+            self.nav2_robots = frozenset(int(i) for i in nav2_api)
+            bad = sorted(i for i in self.nav2_robots if not 0 <= i < n)
+            if bad:
+                raise ValueError(f"nav2_api: robot index {bad[0]} is not in 0..{n - 1}")
+        self._goals: dict[int, _Goal] = {}  # id(goal handle) -> the goal, until executed
         # each robot navigates with its own type's footprint, inflation and speeds
         per_robot = [
             nav_params if nav_params is not None else NavParams.from_config(config, robot=i)
             for i in range(n)
         ]
-        self.robots = [_Namespace(self, i, per_robot[i], cmd_vel_stamped, jump) for i in range(n)]
-        self._done_of: dict[int, Future] = {}  # id(goal handle) -> its result future
+        self.robots = [
+            _Namespace(self, i, per_robot[i], cmd_vel_stamped, jump, i in self.nav2_robots)
+            for i in range(n)
+        ]
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
@@ -205,7 +239,12 @@ class NavigatorNode(Node):
             TickDone, TICK_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
         )
         self._report(JOIN)
-        self.get_logger().info(f"serving navigate_to_pose for {n} robot(s)")
+        served = (
+            f"Nav2's task interface ({len(self.nav2_robots)} of them)"
+            if self.nav2_robots
+            else "navigate_to_pose"
+        )
+        self.get_logger().info(f"serving {served} for {n} robot(s)")
 
     @property
     def lockstep(self) -> bool:
@@ -301,8 +340,11 @@ class NavigatorNode(Node):
         with ns.lock:
             ns.grid = grid
             ns.map_stamp = stamp_seconds(msg.header.stamp)
-            costs = ns.navigator.costmap_values(grid)
+            costs = ns.session.navigator.costmap_values(grid)
+            pose = self._pose(ns) if ns.localizer_pub is not None else None
         ns.costmap_pub.publish(cv.costmap_to_msg(msg, costs))
+        if pose is not None:
+            ns.localizer_pub.publish(nav2_api.localizer_pose_msg(pose, msg.header.stamp))
         self._advance()
 
     def state_callback(self, ns: _Namespace, msg: State) -> None:
@@ -342,78 +384,70 @@ class NavigatorNode(Node):
 
     def _control_step(self, ns: _Namespace, now: float) -> None:
         """One navigation step of ``ns`` at sim time ``now`` (its lock held)."""
-        if ns.handle is None:
+        if ns.path_requests:
+            self._answer_paths(ns, now)
+        token = ns.session.token
+        if token is None:
             return
-        if ns.start_pending is not None:
-            ns.navigator.start(ns.start_pending, now)
-            ns.start_pending = None
-        if ns.handle.is_cancel_requested:
-            self._finish(ns, ns.navigator.cancel(now), now)
+        if token.handle.is_cancel_requested:
+            self._carry(ns, ns.session.cancel(now), now)
             return
         pose = self._pose(ns)
-        step = ns.navigator.update(pose, ns.grid, now, ns.nearby_robots)
-        stamp = cv.time_to_msg(now)
-        if step.replanned:
-            ns.plan_pub.publish(cv.path_to_msg(step.path, stamp))
-        if step.status is NavStatus.ACTIVE:
-            ns.publish_cmd(step.linear, step.angular, stamp)
-            # No feedback before a route exists: "0 m remaining" would read as arrived.
-            if math.isfinite(step.distance_remaining):
-                ns.handle.publish_feedback(cv.feedback_to_msg(step, pose, stamp))
-                ns.feedback_sent += 1
-        else:
-            self._finish(ns, step, now)
+        odom = ns.frames.lookup(ODOM, BASE)
+        events = ns.session.step(pose, ns.grid, now, ns.nearby_robots, odom_pose=odom)
+        self._carry(ns, events, now, pose)
 
-    # ------------------------------------------------------------------ action
-    def accepted_callback(self, ns: _Namespace, handle) -> None:
-        """A goal was accepted: it preempts the current one and starts (in lockstep: at the
+    def _carry(self, ns: _Namespace, events, now: float, pose=None) -> None:
+        """Publish a session call's events: plan, results, command, feedback."""
+        stamp = cv.time_to_msg(now)
+        if events.plan is not None:
+            ns.plan_pub.publish(cv.path_to_msg(events.plan, stamp))
+        for end in events.ended:
+            self._finish(ns, end)
+        if events.command is not None:
+            ns.publish_cmd(*events.command, stamp)
+        if events.feedback is not None and ns.session.token is not None:
+            goal = ns.session.token
+            goal.handle.publish_feedback(goal.kind.feedback(events.feedback, pose, stamp))
+            ns.feedback_sent += int(goal.kind.counted)
+
+    # ------------------------------------------------------------------ actions
+    def task_server(self, ns: _Namespace, kind: nav2_api.TaskKind) -> ActionServer:
+        """The action server of one motion task ``kind`` for robot ``ns``."""
+
+        async def execute(handle):  # rclpy awaits only true coroutine functions
+            return await self.execute_callback(ns, handle)
+
+        return ActionServer(
+            self,
+            kind.action,
+            f"/{ns.name}/{kind.name}",
+            execute_callback=execute,
+            handle_accepted_callback=lambda handle: self.accepted_callback(ns, handle, kind),
+            cancel_callback=lambda handle: self.cancel_callback(ns, handle),
+        )
+
+    def accepted_callback(self, ns: _Namespace, handle, kind=nav2_api.NAVIGATE_TO_POSE) -> None:
+        """A goal was accepted: it preempts the current task and starts (in lockstep: at the
         robot's next control step, with that tick's time)."""
         with ns.lock:
-            if ns.handle is not None:
-                self._finish(
-                    ns,
-                    NavStep(
-                        status=NavStatus.ABORTED,
-                        error_code=int(NavErrorCode.UNKNOWN),
-                        error_msg=_PREEMPTED,
-                    ),
-                )
-            done = Future()
-            ns.handle, ns.done = handle, done
-            ns.start_pending = None
-            self._done_of[id(handle)] = done
+            goal = _Goal(handle, kind)
+            self._goals[id(handle)] = goal
             handle.execute()
-            frame, x, y = cv.goal_from_msg(handle.request)
-            if frame not in ("", MAP):
-                self._finish(
-                    ns,
-                    NavStep(
-                        status=NavStatus.ABORTED,
-                        error_code=int(NavErrorCode.TF_ERROR),
-                        error_msg=f"goal frame {frame!r} is not supported: give goals in {MAP!r}",
-                    ),
-                )
-            elif (problem := goal_problem(x, y)) is not None:
-                self._finish(ns, ns.navigator.refuse(problem))
-            elif self.lockstep:
-                ns.start_pending = (x, y)
+            frame, task = kind.task(ns, handle.request)
+            now = None if self.lockstep else self._now(ns)
+            if isinstance(task, str):  # a request the task cannot take
+                events = ns.session.refuse(goal, kind.refuse_code, task)
             else:
-                ns.navigator.start((x, y), self._now(ns))
-            if ns.handle is handle:
-                self._log(f"{ns.name}: navigating to ({x:.2f}, {y:.2f})")
+                events = ns.session.submit(goal, task, now, frame)
+            self._carry(ns, events, self._now(ns) if now is None else now)
+            if ns.session.token is goal:
+                self._log(f"{ns.name}: {kind.name} accepted")
 
-    async def execute_callback(self, ns: _Namespace, handle) -> NavigateToPose.Result:
+    async def execute_callback(self, ns: _Namespace, handle):
         """Wait for the goal's end (it was started when accepted)."""
-        done = self._done_of.pop(id(handle), None)
-        if done is None:  # not expected: every executed goal went through accepted_callback
-            return cv.result_to_msg(
-                NavStep(
-                    status=NavStatus.ABORTED,
-                    error_code=int(NavErrorCode.UNKNOWN),
-                    error_msg="goal was not registered",
-                )
-            )
-        return await done
+        goal = self._goals.pop(id(handle))  # every executed goal went through accepted_callback
+        return await goal.done
 
     def cancel_callback(self, ns: _Namespace, handle) -> CancelResponse:
         """Accept; the robot stops at its next control step (free-running: right away)."""
@@ -425,17 +459,15 @@ class NavigatorNode(Node):
 
     def _cancel_now(self, ns: _Namespace, handle) -> None:
         with ns.lock:
-            if ns.handle is handle and handle.is_cancel_requested:
+            goal = ns.session.token
+            if goal is not None and goal.handle is handle and handle.is_cancel_requested:
                 now = self._now(ns)
-                self._finish(ns, ns.navigator.cancel(now), now)
+                self._carry(ns, ns.session.cancel(now), now)
 
-    def _finish(self, ns: _Namespace, step: NavStep, now: float | None = None) -> None:
-        """End the current goal with ``step``'s status; send the robot one zero command."""
-        handle, done = ns.handle, ns.done
-        ns.handle = ns.done = None
-        ns.start_pending = None
-        if handle is None:
-            return
+    def _finish(self, ns: _Namespace, end: GoalEnd) -> None:
+        """Send an ended goal's result (its status from the session's final step)."""
+        goal, step = end.token, end.step
+        handle = goal.handle
         if not handle.is_active:
             pass  # already terminal (e.g. the client vanished): only the future is left
         elif step.status is NavStatus.SUCCEEDED:
@@ -444,19 +476,68 @@ class NavigatorNode(Node):
             handle.canceled()
         else:
             handle.abort()
-        ns.publish_cmd(0.0, 0.0, cv.time_to_msg(self._now(ns) if now is None else now))
-        if step.error_code == NavErrorCode.UNKNOWN and step.error_msg == _PREEMPTED:
-            self._log(f"{ns.name}: goal preempted by a new goal")
+        name = f"{ns.name}: {goal.kind.name}"
+        if step.error_msg == PREEMPTED and not step.error_code:
+            self._log(f"{name} preempted by a new goal")
         elif step.error_code:
             self.get_logger().warning(
-                f"{ns.name}: goal {step.status.value} (error {step.error_code}: {step.error_msg})",
-                throttle_duration_sec=5.0,
+                f"{name} {step.status.value} ({error_text(step)})", throttle_duration_sec=5.0
             )
         else:
-            self._log(f"{ns.name}: goal {step.status.value}")
-        ns.results_sent += 1
-        if done is not None and not done.done():
-            done.set_result(cv.result_to_msg(step))
+            self._log(f"{name} {step.status.value}")
+        ns.results_sent += int(goal.kind.counted)
+        if not goal.done.done():
+            goal.done.set_result(goal.kind.result(step))
+
+    # ------------------------------------------------------------------ planner
+    def path_server(self, ns: _Namespace, action: type, name: str, code_base: int):
+        """A compute-path action server: answered at the robot's next control step."""
+
+        async def execute(handle):
+            done: Future = Future()
+            with ns.lock:
+                ns.path_requests.append((action, handle, done, code_base))
+                if not self.lockstep:
+                    self._answer_paths(ns, self._now(ns))
+            return await done
+
+        return ActionServer(self, action, f"/{ns.name}/{name}", execute_callback=execute)
+
+    def _answer_paths(self, ns: _Namespace, now: float) -> None:
+        requests, ns.path_requests = ns.path_requests, []
+        pose = self._pose(ns)
+        for action, handle, done, code_base in requests:
+            start, goals, frame = nav2_api.path_request(action, handle.request)
+            if start is None and pose is not None:
+                start = (pose[0], pose[1])
+            if frame not in ("", MAP):
+                points, code, msg = [], code_base + 2, f"frame {frame!r} is not supported"
+            else:
+                points, code, msg = compute_path(
+                    ns.session.navigator, ns.grid, start, goals, code_base
+                )
+            if handle.is_active:
+                handle.succeed() if code == 0 else handle.abort()
+            done.set_result(
+                nav2_api.path_result(action, points, code, msg, cv.time_to_msg(now), 0.0)
+            )
+
+    def costmap_for(self, ns: _Namespace, local: bool):
+        """``nav2_msgs/Costmap`` of the robot's latest map (local: a window around it)."""
+        with ns.lock:
+            grid = ns.grid
+            if grid is None:
+                return None
+            values = ns.session.navigator.costmap_values(grid)
+            pose = self._pose(ns)
+            stamp = cv.time_to_msg(self._now(ns))
+        window = None
+        if local:
+            if pose is None:
+                return None
+            window = (pose[0], pose[1], nav2_api.LOCAL_COSTMAP_SIZE)
+        layer = "local_costmap" if local else "global_costmap"
+        return nav2_api.costmap_msg(grid, values, stamp, layer, window)
 
     def _pose(self, ns: _Namespace):
         """The robot's map pose: smoothed map -> odom, then odom -> base_footprint."""
@@ -477,7 +558,8 @@ class NavigatorNode(Node):
         with contextlib.suppress(Exception):  # the context may already be shut down
             self._report(LEAVE)
         for ns in self.robots:
-            ns.server.destroy()
+            for server in ns.servers:
+                server.destroy()
         super().destroy_node()
 
 
@@ -492,7 +574,12 @@ def main(args: list[str] | None = None) -> None:
     with ros_process("navigator_node", args) as proc:
         params = read_parameters(
             "maes_navigator_params",
-            {"config_file": "maes_config.yaml", "cmd_vel_stamped": False, "verbose": False},
+            {
+                "config_file": "maes_config.yaml",
+                "cmd_vel_stamped": False,
+                "verbose": False,
+                "nav2_api": False,
+            },
         )
         try:
             config = load_config(params["config_file"])
@@ -500,7 +587,10 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         node = proc.own(
             NavigatorNode(
-                config, cmd_vel_stamped=params["cmd_vel_stamped"], verbose=params["verbose"]
+                config,
+                cmd_vel_stamped=params["cmd_vel_stamped"],
+                verbose=params["verbose"],
+                nav2_api=params["nav2_api"],
             )
         )
         proc.spin(node)

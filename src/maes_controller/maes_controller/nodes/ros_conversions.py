@@ -85,9 +85,10 @@ def goal_from_msg(goal: NavigateToPose.Goal) -> tuple[str, float, float]:
 
 
 def feedback_to_msg(
-    step: NavStep, pose: Sequence[float] | None, stamp: Time
+    step: NavStep, pose: Sequence[float] | None, stamp: Time, fb=None
 ) -> NavigateToPose.Feedback:
-    """``NavigateToPose`` feedback of a navigation step at the robot's pose.
+    """``NavigateToPose`` feedback of a navigation step at the robot's pose (filled into
+    ``fb``, e.g. a ``NavigateThroughPoses.Feedback``, when given).
 
     Examples
     --------
@@ -96,7 +97,7 @@ def feedback_to_msg(
     >>> fb.distance_remaining, fb.navigation_time.sec, fb.current_pose.pose.position.x
     (3.0, 2, 1.0)
     """
-    fb = NavigateToPose.Feedback()
+    fb = NavigateToPose.Feedback() if fb is None else fb
     if pose is not None:
         fb.current_pose = pose_to_msg(pose[0], pose[1], pose[2], stamp)
     fb.navigation_time = duration_to_msg(step.navigation_time)
