@@ -28,6 +28,30 @@ CAVE = {
     "robot_constraints": {"distribute_slam": True},
 }
 
+# a mixed team: narrow 90-ray omnidirectional scouts, a 360-ray differential drive, a default
+MIXED = {
+    "map": {"width_in_tiles": 30, "height_in_tiles": 30},
+    "robot_types": {
+        "scout": {
+            "agent_relative_size": 0.4,
+            "relative_move_speed": 1.5,
+            "motion": {"model": "omnidirectional"},
+            "lidar": {"rays": 90, "field_of_view_deg": 120, "range": 5.0},
+            "sense_nearby_agents_range": 3.0,
+        },
+        "diff": {
+            "relative_move_speed": 0.8,
+            "motion": {"model": "differential_drive"},
+            "lidar": {"rays": 360},
+        },
+    },
+    "team": [
+        {"type": "scout", "count": 2},
+        {"type": "diff", "count": 1},
+        {"type": "default", "count": 1},
+    ],
+}
+
 # (config, options): several robots, both observation forms, all three action kinds, a
 # shipped config file, a cave, the own-area reward
 CASES = [
@@ -36,8 +60,18 @@ CASES = [
     (CAVE, {"actions": "goal", "own_reward": 0.5, "map_size": 15}),
     (str(ROOT / "configs" / "maes2_example.yaml"), {"observations": ["scan", "pose"]}),
     (SMALL, {"observations": ["pose", "broadcasts"], "broadcast_every": 3}),
+    (MIXED, {}),
+    (MIXED, {"observation_form": "box", "actions": "discrete"}),
 ]
-IDS = ["dict-velocity", "box-discrete", "cave-goal", "maes2_example-file", "broadcasts"]
+IDS = [
+    "dict-velocity",
+    "box-discrete",
+    "cave-goal",
+    "maes2_example-file",
+    "broadcasts",
+    "mixed-team",
+    "mixed-team-box",
+]
 
 
 @pytest.mark.parametrize(("config", "options"), CASES, ids=IDS)
@@ -140,6 +174,41 @@ def test_same_actions_give_the_same_trajectories_as_direct_mode(kind):
     assert direct_poses == env_poses
     assert result.stats == e.sim.stats()
     assert e.sim.metrics.distance.sum() > 0  # the robots did move
+
+
+def test_each_robot_type_has_its_own_spaces_and_speeds():
+    """A scout's scan has its type's 90 rays within 5 tiles, the others theirs; a velocity
+    action is scaled by the robot's own type's top speed."""
+    e = parallel_env(MIXED, max_ticks=5)
+    obs, _ = e.reset(seed=2)
+    tile = float(e.sim.config.world.tile_size)
+    expected = {
+        "robot0": (90, 5.0),
+        "robot1": (90, 5.0),
+        "robot2": (360, 7.0),
+        "robot3": (180, 7.0),
+    }
+    for agent, (rays, rng) in expected.items():
+        space = e.observation_space(agent)["scan"]
+        assert space.shape == (rays,) and obs[agent]["scan"].shape == (rays,)
+        assert float(space.high.max()) == pytest.approx(rng * tile)
+        assert e.observation_space(agent)["pose"].high[3] == pytest.approx(
+            2 * e.sim.team.types[int(agent[5:])].max_speed * tile
+        )
+    for _ in range(4):  # full speed ahead: each robot's own type's top speed
+        e.step({a: np.array([1.0, 0.0], dtype=np.float32) for a in e.agents})
+    top = np.array([e.sim.team.types[i].max_speed for i in range(4)])
+    moved = e.sim.metrics.distance  # tiles per robot over the 4 ticks
+    assert top[0] > top[3] > top[2]  # scouts fastest, differential drive slowest
+    assert moved[0] > moved[3] > moved[2]  # and they drove accordingly
+    e.close()
+
+
+def test_the_single_robot_env_takes_the_teams_first_robot():
+    g = gym_env(MIXED, max_ticks=3)
+    obs, _ = g.reset(seed=1)
+    assert g.sim.n_robots == 1 and g.sim.team.types[0].name == "scout"
+    assert obs["scan"].shape == (90,)
 
 
 def test_rewards_follow_the_weights():

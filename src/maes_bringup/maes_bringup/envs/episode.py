@@ -98,7 +98,7 @@ class Episode:
     def apply(self, index: int, action: np.ndarray | int) -> None:
         """Hand robot ``index``'s action to the robot API, as a logic would."""
         robot, o = self.robots[index], self.options
-        p = self.sim.motion_params
+        p = self.sim.team.types[index]  # its own type's top speeds (robot types)
         if o.actions == "discrete":
             lin, ang = DISCRETE_ACTIONS[int(action)]
             robot.set_velocity(lin * p.max_speed * self.tile, ang * p.max_angular_speed)
@@ -164,7 +164,8 @@ class Episode:
         n = sim.n_robots
         parts: dict[str, np.ndarray] = {}
         if "scan" in o.observations:
-            parts["scan"] = (sim.lidar_ranges * tile).astype(np.float32)
+            # per robot: a robot type has its own ray count (robot_types' lidar.rays)
+            parts["scan"] = [(sim.lidar_of(i)[0] * tile).astype(np.float32) for i in range(n)]
         est = sim.estimated_poses
         if "pose" in o.observations:
             pose = np.empty((n, 5), dtype=np.float32)
@@ -225,23 +226,22 @@ class Episode:
         out[..., 3] = heard
         return out
 
-    def bounds(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """Low and high bounds of every observation part of one robot."""
+    def bounds(self, robot: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Low and high bounds of every observation part of robot ``robot`` (its type's
+        ray count, lidar range, speeds and sensing range)."""
         o, sim, tile = self.options, self.sim, self.tile
         h, w = sim.shape
-        rng_m = sim.config.robot_constraints.slam_raytrace_range * tile
+        kind = sim.team.types[robot]
+        rays = sim.lidar_geometry(robot)[0]
+        rng_m = kind.lidar_range * tile
         extent = (
             max(h, w) / 2.0 + sim.config.robot_constraints.slam_position_inaccuracy + 1
         ) * tile
-        p = sim.motion_params
-        vmax = p.max_speed * tile * 2
-        wmax = p.max_angular_speed * 2
-        sense = sim.config.robot_constraints.sense_nearby_agents_range * tile
+        vmax = kind.max_speed * tile * 2
+        wmax = kind.max_angular_speed * 2
+        sense = kind.sense_nearby_agents_range * tile
         out = {
-            "scan": (
-                np.zeros(sim.lidar_ranges.shape[1]),
-                np.full(sim.lidar_ranges.shape[1], rng_m),
-            ),
+            "scan": (np.zeros(rays), np.full(rays, rng_m)),
             "pose": (
                 np.array([-extent, -extent, -math.pi, -vmax, -wmax]),
                 np.array([extent, extent, math.pi, vmax, wmax]),

@@ -31,7 +31,8 @@ class MaesGymEnv(gym.Env):
     Parameters
     ----------
     config : SimConfig, dict or path
-        The config; its ``number_of_robots`` is replaced by 1.
+        The config; its ``number_of_robots`` is replaced by 1 (with a ``team``: its first
+        robot, of that robot's type).
     render_mode : str, optional
         ``"rgb_array"`` or ``"human"``.
     **options

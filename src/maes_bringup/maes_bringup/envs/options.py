@@ -132,11 +132,22 @@ def as_config(
     config: SimConfig | dict | str | os.PathLike[str], robots: int | None = None
 ) -> SimConfig:
     """A :class:`SimConfig` from a config, a dict of config keys or a YAML path; with ``robots``
-    the robot count is replaced."""
+    the robot count is replaced (a ``team`` keeps its first ``robots`` robots, with their
+    types)."""
     if isinstance(config, dict):
         config = config_from_dict(config)
     elif not isinstance(config, SimConfig):
         config = load_config(config)
     if robots is not None and config.number_of_robots != robots:
-        config = replace(config, number_of_robots=robots)
+        if config.team:
+            entry = type(config.team[0])
+            kept: list = []
+            for kind in config.robot_type_per_robot()[:robots]:
+                if kept and kept[-1].type == kind.name:
+                    kept[-1] = entry(kind.name, kept[-1].count + 1)
+                else:
+                    kept.append(entry(kind.name, 1))
+            config = replace(config, number_of_robots=robots, team=tuple(kept))
+        else:
+            config = replace(config, number_of_robots=robots)
     return config

@@ -109,7 +109,9 @@ class MaesParallelEnv(ParallelEnv):
         self.episode = self._source.episode(int(self.config.random_seeds[0]))
         self.possible_agents = agent_names(self.episode.sim.n_robots)
         self.agents: list[str] = []
-        self._obs_space = observation_space(self.episode)
+        self._obs_spaces = [
+            observation_space(self.episode, i) for i in range(len(self.possible_agents))
+        ]
         self._act_space = action_space(self.episode)
         self._index = {a: i for i, a in enumerate(self.possible_agents)}
 
@@ -120,9 +122,9 @@ class MaesParallelEnv(ParallelEnv):
 
     @functools.cache  # noqa: B019 - PettingZoo wants the same object back
     def observation_space(self, agent: str) -> spaces.Space:
-        """The observation space of ``agent`` (all robots share one)."""
+        """The observation space of ``agent`` (its robot type's: ray count, ranges, speeds)."""
         self._check_agent(agent)
-        return self._obs_space
+        return self._obs_spaces[self._index[agent]]
 
     @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Space:

@@ -9,9 +9,10 @@ from .episode import Episode
 from .options import DISCRETE_ACTIONS
 
 
-def observation_space(episode: Episode) -> spaces.Space:
-    """The observation space of one robot of ``episode`` (a ``Dict`` or a flat ``Box``)."""
-    bounds = episode.bounds()
+def observation_space(episode: Episode, robot: int = 0) -> spaces.Space:
+    """The observation space of robot ``robot`` of ``episode`` (a ``Dict`` or a flat ``Box``);
+    robots of different types (ray counts, ranges, speeds) have different spaces."""
+    bounds = episode.bounds(robot)
     parts = {}
     for name, (low, high) in bounds.items():
         dtype = np.uint8 if name == "map" else np.float32

@@ -63,6 +63,11 @@ class BatchedSimulation:
     def __init__(self, config: SimConfig, seeds: Sequence[int]) -> None:
         if len(seeds) < 1:
             raise ValueError("a batch needs at least one seed")
+        if config.robot_types or config.team:
+            raise ValueError(
+                "the batched simulation steps robots of robot_constraints' one type only: this "
+                "config declares robot_types/team (use parallel_env for a mixed team)"
+            )
         self.config = config
         rc, gs = config.robot_constraints, config.global_settings
         self.n_envs, self.n_robots = len(seeds), config.number_of_robots

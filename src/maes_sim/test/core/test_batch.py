@@ -83,3 +83,11 @@ def test_bad_commands_and_seeds_are_named():
     batch = BatchedSimulation(CONFIG, SEEDS[:2])
     with pytest.raises(ValueError, match="finite|NaN|nan"):
         batch.step(np.full((2, 4), np.nan), np.zeros((2, 4)))
+
+
+def test_a_config_with_robot_types_is_refused_by_name():
+    cfg = config_from_dict(
+        {"robot_types": {"scout": {"lidar": {"rays": 90}}}, "team": [{"type": "scout", "count": 2}]}
+    )
+    with pytest.raises(ValueError, match="robot_types/team"):
+        BatchedSimulation(cfg, [0])
