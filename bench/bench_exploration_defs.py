@@ -39,7 +39,7 @@ for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
 
 import numpy as np  # noqa: E402
 
-from maes_sim.core.kernels import njit  # noqa: E402
+from maes_common.jit import njit  # noqa: E402
 
 
 @njit(cache=True)

@@ -27,7 +27,7 @@ import pytest
 pytest.importorskip("maes_bringup.runners.direct")
 
 from maes_bringup.runners.direct import run  # noqa: E402
-from maes_sim.contract import DEFAULT_LOGIC  # noqa: E402
+from maes_common.contract import DEFAULT_LOGIC  # noqa: E402
 from maes_sim.core import load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ Each logic tick, every robot's ``logic(robot)`` runs with that tick's state, the
 navigation sessions of the robots that have a goal produce their velocity commands, then the
 simulation steps: the order the lockstep ROS stack keeps (docs/lockstep.md), where the
 navigator steps a robot only after its controller reported the tick. The values pass through
-the same wire rounding as on ROS (``maes_sim.contract``), so a run here equals the lockstep
+the same wire rounding as on ROS (``maes_common.contract``), so a run here equals the lockstep
 ROS stack's run to the bit (a test holds it). ``robot`` offers the API of
 :class:`maes_controller.robot_api.Robot` with the same values the ROS stack gives (metres and
 radians in the ``map`` frame), so a controller written for the ROS stack runs here unchanged,
@@ -46,9 +46,9 @@ from typing import Any
 
 import numpy as np
 
+from maes_common.contract import wire_resolution
 from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
-from maes_sim.contract import wire_resolution
 from maes_sim.core import SimConfig, Simulation, load_config, state_to_metres, to_occupancy
 
 from .direct_robot import (

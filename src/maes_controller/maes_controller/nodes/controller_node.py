@@ -36,9 +36,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.contract import (
+from maes_common.contract import (
     BASE_FRAME,
     DEFAULT_LOGIC,
     NAVIGATION_DONE_TOPIC,
@@ -47,9 +45,9 @@ from maes_sim.contract import (
     robot_namespace,
     scan_angles,
 )
-from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.process import graph_node_names, read_parameters, ros_process
-from maes_sim.ros.qos import (
+from maes_common.lockstep import JOIN, LEAVE
+from maes_common.process import graph_node_names, read_parameters, ros_process
+from maes_common.qos import (
     CMD_QOS,
     DEFAULT_QOS,
     LATCHED_QOS,
@@ -61,6 +59,8 @@ from maes_sim.ros.qos import (
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 
 from ..maes_compat import MaesCostmap
 from ..navigation import NavErrorCode, NavStep, goal_problem

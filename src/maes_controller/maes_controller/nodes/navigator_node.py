@@ -14,8 +14,9 @@ per simulator tick, with the transform's stamp as the time. Idle robots get no `
 simulator's cmd_vel timeout stops them); a finished, cancelled or aborted goal gets one zero
 command. A new goal for a namespace preempts (aborts) the current one, as Nav2 does.
 
-Run it as ``ros2 run maes_controller navigator_node --ros-args -p config_file:=maes_config.yaml``
-or build it in-process: ``NavigatorNode(config, context=...)``.
+Run it as ``ros2 run maes_bringup navigator_node --ros-args -p config_file:=maes_config.yaml``
+(the process, which reads the simulator's config, lives in ``maes_bringup`` so that this package
+needs no simulator) or build it in-process: ``NavigatorNode(config, context=...)``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_sim.contract import (
+from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
     NAVIGATION_DONE_TOPIC,
@@ -44,9 +44,8 @@ from maes_sim.contract import (
     TICK_TOPIC,
     robot_namespace,
 )
-from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.process import read_parameters, ros_process
-from maes_sim.ros.qos import (
+from maes_common.lockstep import JOIN, LEAVE
+from maes_common.qos import (
     CMD_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
@@ -54,6 +53,7 @@ from maes_sim.ros.qos import (
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Tick, TickDone
 
 from ..navigation import GridMap, NavErrorCode, Navigator, NavParams, NavStep, goal_problem
 from ..robot_api import NavStatus
@@ -474,28 +474,3 @@ class NavigatorNode(Node):
         for ns in self.robots:
             ns.server.destroy()
         super().destroy_node()
-
-
-def main(args: list[str] | None = None) -> None:
-    """Entry point of ``navigator_node``: parameter ``config_file`` (the run's YAML).
-
-    Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad config or
-    parameter exits 2 with a one-line message.
-    """
-    from maes_sim.core import ConfigError, MapError, load_config
-
-    with ros_process("navigator_node", args) as proc:
-        params = read_parameters(
-            "maes_navigator_params",
-            {"config_file": "maes_config.yaml", "cmd_vel_stamped": False, "verbose": False},
-        )
-        try:
-            config = load_config(params["config_file"])
-        except (ConfigError, MapError, OSError) as exc:
-            proc.fail(exc)
-        node = proc.own(
-            NavigatorNode(
-                config, cmd_vel_stamped=params["cmd_vel_stamped"], verbose=params["verbose"]
-            )
-        )
-        proc.spin(node)

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from maes_common.jit import njit
+
 from .explore_bench import EXPLORE_BENCH_COLUMNS
-from .kernels.jit import njit
 
 #: Columns of a statistics snapshot, in CSV order.
 SNAPSHOT_COLUMNS = (

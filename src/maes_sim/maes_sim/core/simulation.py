@@ -27,7 +27,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..contract import maes_robot_id
+from maes_common.contract import maes_robot_id
+
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups

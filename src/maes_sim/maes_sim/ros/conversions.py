@@ -15,10 +15,10 @@ from geometry_msgs.msg import Quaternion, TransformStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
+from maes_common import pose
+from maes_common.contract import wire_scan_geometry, wire_scan_ranges
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
-from maes_sim.contract import wire_scan_geometry, wire_scan_ranges
 from maes_sim.core.state import RobotState
-from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 
 
 def time_to_msg(seconds: float) -> Time:
@@ -39,19 +39,7 @@ def yaw_to_quaternion(yaw: float) -> Quaternion:
 
 def yaw_from_quaternion(q: Quaternion) -> float:
     """The yaw (rad) of a quaternion (roll and pitch ignored)."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-
-
-def compose(a: tuple[float, float, float], b: tuple[float, float, float]):
-    """2-D pose composition ``a * b`` of (x, y, yaw) tuples."""
-    c, s = math.cos(a[2]), math.sin(a[2])
-    return (a[0] + c * b[0] - s * b[1], a[1] + s * b[0] + c * b[1], a[2] + b[2])
-
-
-def inverse(a: tuple[float, float, float]):
-    """2-D pose inverse of an (x, y, yaw) tuple."""
-    c, s = math.cos(a[2]), math.sin(a[2])
-    return (-c * a[0] - s * a[1], s * a[0] - c * a[1], -a[2])
+    return pose.yaw_from_quaternion(q.x, q.y, q.z, q.w)
 
 
 def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
@@ -88,7 +76,7 @@ def transform_from_msg(msg: TransformStamped) -> tuple[float, float, float]:
 def scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> array.array:
     """LaserScan ``ranges`` (float32, metres) of one robot: rays that hit nothing within range
     are ``+inf`` (REP-117: no return), so Nav2 and slam_toolbox can clear along them
-    (:func:`maes_sim.contract.wire_scan_ranges`)."""
+    (:func:`maes_common.contract.wire_scan_ranges`)."""
     return array.array("f", wire_scan_ranges(ranges_tiles, hit, tile_size).tobytes())
 
 

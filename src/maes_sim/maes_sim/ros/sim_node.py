@@ -37,13 +37,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
-from maes_interfaces.msg import State, Stats, Tick, TickDone
-from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
-from maes_sim.core.results import write_run_results
-from maes_sim.core.slam import to_occupancy
-
-from ..contract import (
+from maes_common.contract import (
     BASE_FRAME,
     BASE_LINK_FRAME,
     MAP_FRAME,
@@ -55,13 +49,10 @@ from ..contract import (
     WORLD_FRAME,
     robot_namespace,
 )
-from ..frames import tick_transforms
-from ..lockstep import Barrier
-from . import conversions as cv
-from .markers import simulation_markers
-from .outputs import build_tap, listen_to_navigation
-from .process import graph_node_names, read_parameters, ros_process
-from .qos import (
+from maes_common.frames import tick_transforms
+from maes_common.lockstep import Barrier
+from maes_common.process import graph_node_names, read_parameters, ros_process
+from maes_common.qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
@@ -71,6 +62,15 @@ from .qos import (
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Stats, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
+from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
+from maes_sim.core.results import write_run_results
+from maes_sim.core.slam import to_occupancy
+
+from . import conversions as cv
+from .markers import simulation_markers
+from .outputs import build_tap, listen_to_navigation
 from .tap import Tap
 
 robot_name = robot_namespace

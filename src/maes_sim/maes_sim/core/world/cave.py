@@ -27,7 +27,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..kernels.jit import njit
+from maes_common.jit import njit
+
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions
 from .worldmap import MapError, WorldMap, ranked_regions
