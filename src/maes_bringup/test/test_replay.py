@@ -212,7 +212,9 @@ def _record(path: Path, logic_spec: str, with_tf: bool = True):
             tf.transforms.append(
                 cv.transform_to_msg(odom_rel[i], f"{name}/odom", f"{name}/base_footprint", stamp)
             )
-            write(f"/{name}/maes_state", cv.state_to_msg(sim.robot_state(i), tile), sim.sim_time)
+            write(
+                f"/{name}/maes_state", cv.state_to_msg(sim.observation(tile).state(i)), sim.sim_time
+            )
         if with_tf:
             write("/tf", tf, sim.sim_time)
         if sim.tick % 10 == 0:

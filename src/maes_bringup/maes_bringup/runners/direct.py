@@ -322,8 +322,9 @@ def run(
         nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.
-        for i, (robot, state) in enumerate(zip(robots, sim.robot_states(), strict=True)):
-            robot.observe(state_to_metres(state, tile), nav_poses.believed(i))
+        states = sim.observation(tile).states()  # in metres, as maes_state carries them
+        for i, (robot, state) in enumerate(zip(robots, states, strict=True)):
+            robot.observe(state, nav_poses.believed(i))
         for i, robot in enumerate(robots):
             try:
                 logic[i](robot)

@@ -1,5 +1,5 @@
 """The robot of direct mode: the :class:`~maes_controller.robot_api.Robot` API over an in-process
-simulation, fed states in metres (``maes_sim.core.state_to_metres``) as the ROS stack is.
+simulation, fed states in metres (``Simulation.observation(tile_size)``) as the ROS stack is.
 
 Used by :func:`maes_bringup.runners.direct.run`, which builds one :class:`DirectRobot` per robot and
 feeds it every tick; see :mod:`maes_bringup.runners.direct` for what each attribute holds.

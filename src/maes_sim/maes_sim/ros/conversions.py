@@ -193,11 +193,11 @@ def heatmap_to_values(heat: np.ndarray) -> np.ndarray:
     return vals
 
 
-def tag_to_msg(tag, tile_size: float) -> EnvironmentTag:
-    """maes_interfaces/EnvironmentTag from a core tag (tiles -> metres)."""
+def tag_to_msg(tag) -> EnvironmentTag:
+    """maes_interfaces/EnvironmentTag from a tag of an observation in metres."""
     return EnvironmentTag(
         msg=tag.msg,
-        pos=Vector2D(x=tag.pos.x * tile_size, y=tag.pos.y * tile_size),
+        pos=Vector2D(x=tag.pos.x, y=tag.pos.y),
         sender=tag.sender,
         tick=int(tag.tick),
     )
@@ -217,15 +217,16 @@ def _cached(objects, cache: dict | None, convert) -> list:
 
 def state_to_msg(
     state: RobotState,
-    tile_size: float,
     tag_cache: dict | None = None,
     robot_cache: dict | None = None,
 ) -> State:
-    """maes_interfaces/State from the core's RobotState (tiles -> metres).
+    """maes_interfaces/State from a state of the core's observation in metres
+    (``Simulation.observation(tile_size).state(i)``: the core converted the units once).
 
     The caches (dicts kept by the caller) map ``id(core object)`` to its message, so an object
-    shown in many states is converted once: ``tag_cache`` for the run (tags never change),
-    ``robot_cache`` for one tick (the core shares one NearbyRobot per robot and tick).
+    shown in many states is converted once: ``tag_cache`` for the run (the core keeps one copy
+    of each tag per unit for the run), ``robot_cache`` for one tick (the observation shares one
+    NearbyRobot per robot).
     """
     msg = State()
     msg.tick = int(state.tick)
@@ -234,13 +235,13 @@ def state_to_msg(
     msg.incoming_broadcast_msgs = [
         Broadcast(msg=b.msg, sender=b.sender) for b in state.incoming_broadcast_msgs
     ]
-    msg.tags_nearby = _cached(state.tags_nearby, tag_cache, lambda t: tag_to_msg(t, tile_size))
+    msg.tags_nearby = _cached(state.tags_nearby, tag_cache, tag_to_msg)
     msg.nearby_robots = _cached(
         state.nearby_robots,
         robot_cache,
-        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size)),
+        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x, y=r.pos.y)),
     )
-    msg.position = Vector2D(x=state.position.x * tile_size, y=state.position.y * tile_size)
+    msg.position = Vector2D(x=state.position.x, y=state.position.y)
     msg.heading = float(state.heading)
     return msg
 

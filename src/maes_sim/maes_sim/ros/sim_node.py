@@ -259,7 +259,9 @@ class SimNode(Node):
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
         self.barrier = Barrier(sim.n_robots)
         self._rtf = 0.0
-        self._tag_msgs: dict[int, object] = {}  # id(core tag) -> its message (tags never change)
+        self._tag_msgs: dict[
+            int, object
+        ] = {}  # id(tag in metres) -> its message (kept by the core)
         self._maps_published = True
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -573,7 +575,6 @@ class SimNode(Node):
         self.clock_pub.publish(Clock(clock=stamp))
         poses = sim.poses
         est = sim.estimated_poses
-        vel = sim.velocities
         slam_update = force_maps or sim.slam_published_at(sim.tick)
         self._maps_published = slam_update
         # All pose algebra vectorized over robots (metres, radians).
@@ -581,6 +582,8 @@ class SimNode(Node):
             poses, est, sim.odometry_poses, self._start_odom, tile
         )
         global_tf = self._global_tf
+        obs = sim.observation(tile)  # this tick's observation, in metres
+        vel = obs.velocities
         robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
@@ -590,15 +593,13 @@ class SimNode(Node):
             robot.tf.publish(tf_msg)
             cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
             cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
-            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0] * tile, vel[i, 1], stamp)
+            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0], vel[i, 1], stamp)
             robot.odom.publish(robot.odom_msg)
             scan = robot.scan_msg
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
             robot.scan.publish(scan)
-            robot.state.publish(
-                cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs, robot_msgs)
-            )
+            robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(
                     cv.occupancy_to_msg(
