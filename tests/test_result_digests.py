@@ -80,7 +80,8 @@ def _digest_of_run(config_file: str, logic: str, ticks: int) -> dict[str, str]:
         "statistics": hashlib.sha256(stats.encode()).hexdigest()[:16],
         "distance_collisions": h(result.distance, result.collisions),
         "messages_tags": "/".join(
-            str(n) for n in (result.messages_sent, result.messages_delivered, result.tags_deposited)
+            str(n)
+            for n in (result.broadcasts_sent, result.broadcasts_delivered, result.tags_deposited)
         ),
     }
 

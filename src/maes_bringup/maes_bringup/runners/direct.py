@@ -125,7 +125,8 @@ class RunResult:
         Metres travelled per robot.
     collisions : ndarray of int, shape (N,)
         Ticks each robot started a collision.
-    messages_sent, messages_delivered, tags_deposited : int
+    broadcasts_sent, broadcasts_delivered, tags_deposited : int
+        The final counts, named as in ``statistics.csv`` (the metric registry).
     wall_time : float
         Seconds of wall-clock time (the only field that differs between identical runs).
     seed : int
@@ -142,8 +143,8 @@ class RunResult:
     coverage: np.ndarray
     distance: np.ndarray
     collisions: np.ndarray
-    messages_sent: int
-    messages_delivered: int
+    broadcasts_sent: int
+    broadcasts_delivered: int
     tags_deposited: int
     wall_time: float
     seed: int
@@ -357,8 +358,8 @@ def run(
         coverage=np.asarray(coverage),
         distance=sim.metrics.distance * tile,
         collisions=sim.metrics.collisions.copy(),
-        messages_sent=int(stats["broadcasts_sent"]),
-        messages_delivered=int(stats["broadcasts_delivered"]),
+        broadcasts_sent=int(stats["broadcasts_sent"]),
+        broadcasts_delivered=int(stats["broadcasts_delivered"]),
         tags_deposited=int(stats["tags_deposited"]),
         wall_time=wall,
         seed=sim.seed,

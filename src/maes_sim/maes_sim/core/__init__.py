@@ -18,6 +18,7 @@ from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
 from .figures import NEVER_RGB, WALL_RGB, agg_pyplot, crop_box, distinct_colours, robot_colours
+from .metric_registry import MetricInputs, canonical_metric_name, metric, registered_metrics
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
@@ -39,6 +40,7 @@ __all__ = [
     "Float",
     "Int",
     "MapError",
+    "MetricInputs",
     "NearbyRobot",
     "Nullable",
     "RISE_HALF_LIFE",
@@ -55,6 +57,7 @@ __all__ = [
     "WALL_RGB",
     "WorldMap",
     "agg_pyplot",
+    "canonical_metric_name",
     "config_from_dict",
     "crop_box",
     "distinct_colours",
@@ -62,6 +65,8 @@ __all__ = [
     "key_paths",
     "load_config",
     "load_custom_map",
+    "metric",
+    "registered_metrics",
     "robot_colours",
     "robot_name",
     "suggestion",

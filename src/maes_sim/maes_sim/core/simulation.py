@@ -654,6 +654,7 @@ class Simulation:
             self.mailbox.total_delivered,
             len(self.tags),
             self.config.world.tile_size,
+            self,
         )
         if not explore_bench:
             return row

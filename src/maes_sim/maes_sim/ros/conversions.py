@@ -265,11 +265,11 @@ def stats_to_msg(
     msg.reachable_tiles = int(stats["reachable_tiles"])
     msg.real_time_factor = float(real_time_factor)
     msg.number_of_robots = int(len(distance_tiles))
-    msg.total_collisions = int(stats["collisions"])
+    msg.collisions = int(stats["collisions"])
     msg.distance_travelled = array.array(
         "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes()
     )
-    msg.messages_broadcast = int(stats["broadcasts_sent"])
+    msg.broadcasts_sent = int(stats["broadcasts_sent"])
     msg.tags_deposited = int(stats["tags_deposited"])
     msg.finished = bool(finished)
     return msg
