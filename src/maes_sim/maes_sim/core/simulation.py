@@ -44,14 +44,7 @@ from .slam import SlamState
 from .state import RobotState, TagView
 from .tags import TagStore
 from .trails import Trail
-from .world import (
-    WorldMap,
-    generate_building,
-    generate_cave,
-    load_custom_map,
-    reachable_open,
-    spawn_positions,
-)
+from .world import WorldMap, build_map, reachable_open, spawn_positions
 
 #: Lidar rays per robot (MAES: 180 rays at 2 degrees).
 N_RAYS = 180
@@ -62,19 +55,13 @@ class CommandRejected(ValueError):
 
 
 def world_from_config(config: SimConfig, rng: np.random.Generator) -> WorldMap:
-    """Build (or load) the map the config describes.
+    """Build (or load) the map the config describes, by the registered generator of
+    ``config.map.kind`` (:mod:`maes_sim.core.world.generators`).
 
     Generated maps draw from ``rng``; a custom map is read from ``custom_map_filename`` and
     resampled to ``world.tile_size`` metres per tile when it is a Nav2 YAML map.
     """
-    m = config.map
-    if m.kind == "custom":
-        return load_custom_map(m.custom_map_filename, tile_size=config.world.tile_size)
-    if m.kind == "cave":
-        return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config, rng)
-    return generate_building(
-        m.width_in_tiles, m.height_in_tiles, m.border_size, m.building_config, rng
-    )
+    return build_map(config, rng)
 
 
 class Simulation:
