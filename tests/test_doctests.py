@@ -39,6 +39,7 @@ def test_docstring_examples(name):
             "maes_sim.ros",
             "maes_common.qos",
             "maes_common.process",
+            "maes_common.participant",
             "maes_controller.nodes",
             "maes_bringup.runners.embedded",
             "maes_controller.examples",

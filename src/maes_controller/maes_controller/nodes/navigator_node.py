@@ -45,11 +45,11 @@ from maes_common.contract import (
     robot_namespace,
 )
 from maes_common.lockstep import JOIN, LEAVE
+from maes_common.participant import LockstepReporter
 from maes_common.qos import (
     CMD_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
-    LOCKSTEP_WRITER_QOS,
     STATE_QOS,
     TF_QOS,
 )
@@ -190,10 +190,13 @@ class NavigatorNode(Node):
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
-        self.reported_tick = JOIN
-        self.participant = self.get_fully_qualified_name()
-        self.tick_done_pub = self.create_publisher(
-            TickDone, NAVIGATION_DONE_TOPIC, LOCKSTEP_WRITER_QOS
+        self.lockstep_reporter = LockstepReporter(
+            self,
+            NAVIGATION_DONE_TOPIC,
+            "navigator",
+            lambda: [
+                (ns.index, ns.cmd_vel_sent, ns.results_sent, ns.feedback_sent) for ns in self.robots
+            ],
         )
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
@@ -214,19 +217,13 @@ class NavigatorNode(Node):
             self.get_logger().debug(text)
 
     # ------------------------------------------------------------------ lockstep
+    @property
+    def reported_tick(self) -> int:
+        """The newest tick reported on ``/maes/tick_done/navigation``."""
+        return self.lockstep_reporter.reported_tick
+
     def _report(self, tick: int) -> None:
-        self.reported_tick = tick
-        self.tick_done_pub.publish(
-            TickDone(
-                participant=self.participant,
-                role="navigator",
-                tick=int(tick),
-                robots=[ns.index for ns in self.robots],
-                cmd_vel_sent=[ns.cmd_vel_sent for ns in self.robots],
-                results_sent=[ns.results_sent for ns in self.robots],
-                feedback_sent=[ns.feedback_sent for ns in self.robots],
-            )
-        )
+        self.lockstep_reporter.report(tick)
 
     def tick_callback(self, msg: Tick) -> None:
         """A new manifest: step what can be stepped."""
