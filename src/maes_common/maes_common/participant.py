@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Sequence
 
-from maes_interfaces.msg import Tick, TickDone
+from maes_interfaces.msg import TickDone
 
 from .lockstep import JOIN, LEAVE
 from .qos import LOCKSTEP_WRITER_QOS
 
-__all__ = ["LockstepReporter", "newer_manifest"]
+__all__ = ["LockstepReporter"]
 
 #: Per robot of the participant: (robot, cmd_vel sent, results sent, feedback sent) so far.
 Counts = Callable[[], Sequence[tuple[int, int, int, int]]]
@@ -77,9 +77,3 @@ class LockstepReporter:
         if self.joined:
             with contextlib.suppress(Exception):
                 self.report(LEAVE)
-
-
-def newer_manifest(current: Tick | None, msg: Tick) -> bool:
-    """Whether manifest ``msg`` replaces ``current`` (manifests arrive in order, but a late
-    duplicate of an older one is ignored)."""
-    return current is None or msg.tick >= current.tick
