@@ -246,6 +246,17 @@ def state_to_msg(
     return msg
 
 
+#: Python type of the numeric ``Stats`` fields a statistics row fills.
+_STATS_CASTS = {"double": float, "float": float, "int64": int, "int32": int, "uint64": int}
+#: ``Stats`` fields filled from the statistics row by name: every numeric field named as a
+#: registered metric (one name everywhere; a metric shown live needs only its field).
+_STATS_FROM_ROW = tuple(
+    (name, _STATS_CASTS[kind])
+    for name, kind in Stats.get_fields_and_field_types().items()
+    if kind in _STATS_CASTS and name not in ("tick", "real_time_factor", "number_of_robots")
+)
+
+
 def stats_to_msg(
     stats: dict,
     sim_time: float,
@@ -254,22 +265,17 @@ def stats_to_msg(
     real_time_factor: float,
     finished: bool,
 ) -> Stats:
-    """maes_interfaces/Stats from a statistics row of the core."""
+    """maes_interfaces/Stats from a statistics row of the core: each numeric field of a
+    registered metric's name is that metric's value (cast to the field's type)."""
     msg = Stats()
     msg.tick = int(stats["tick"])
     msg.sim_time = time_to_msg(sim_time)
-    msg.exploration_percent = float(stats["exploration_percent"])
-    msg.coverage_percent = float(stats["coverage_percent"])
-    msg.explored_tiles = int(stats["explored_tiles"])
-    msg.covered_tiles = int(stats["covered_tiles"])
-    msg.reachable_tiles = int(stats["reachable_tiles"])
+    for name, cast in _STATS_FROM_ROW:
+        setattr(msg, name, cast(stats[name]))
     msg.real_time_factor = float(real_time_factor)
     msg.number_of_robots = int(len(distance_tiles))
-    msg.collisions = int(stats["collisions"])
     msg.distance_travelled = array.array(
         "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes()
     )
-    msg.broadcasts_sent = int(stats["broadcasts_sent"])
-    msg.tags_deposited = int(stats["tags_deposited"])
     msg.finished = bool(finished)
     return msg

@@ -39,15 +39,18 @@ def test_former_names_map_to_the_one_name():
 
 
 def test_the_stats_message_uses_the_registry_names():
-    fields = {
-        line.split()[1]
-        for line in STATS_MSG.read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    }
+    fields = {}
+    for line in STATS_MSG.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            kind, name = line.split()[:2]
+            fields[name] = kind
     names = {spec.name for spec in registered_metrics()}
-    counts = {"broadcasts_sent", "tags_deposited", "collisions", "explored_tiles"}
-    assert counts | {"exploration_percent", "coverage_percent"} <= fields & names
-    assert not FORMER & fields
+    # Every numeric field but the run's own facts is a registered metric, by its one name
+    # (stats_to_msg fills them by name).
+    numeric = {n for n, k in fields.items() if k in ("float64", "int64", "int32", "uint64")}
+    assert numeric - {"tick", "real_time_factor", "number_of_robots"} <= names
+    assert {"broadcasts_sent", "tags_deposited", "collisions", "exploration_percent"} <= numeric
+    assert not FORMER & set(fields)
 
 
 _ADD_A_METRIC = """
@@ -84,3 +87,22 @@ def test_a_registered_metric_reaches_the_snapshot_the_csv_and_the_summary(tmp_pa
     assert "robots_touching" in rows[0] and rows[-1]["robots_touching"] == str(got["truth"])
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert summary["final"]["robots_touching"] == got["truth"]
+
+
+def test_the_stats_message_carries_each_metric_under_its_name():
+    import pytest
+
+    pytest.importorskip("rclpy", reason="ROS messages need the pip environment")
+    from maes_sim.ros import conversions as cv
+
+    sim = Simulation(config_from_dict({"number_of_robots": 3, "end_criteria": {"tick": 6}}))
+    sim.set_velocities([2.0, 2.0, 2.0], [0.0, 0.5, -0.5])
+    for k in range(6):
+        sim.broadcast(k % 3, f"hello {k}")
+        sim.step()
+    row = sim.stats(explore_bench=False)
+    msg = cv.stats_to_msg(row, sim.sim_time, sim.metrics.distance, 0.5, 1.0, sim.finished)
+    assert msg.broadcasts_sent == row["broadcasts_sent"] == 6
+    for name in ("exploration_percent", "coverage_percent", "explored_tiles", "collisions"):
+        assert getattr(msg, name) == row[name]
+    assert msg.covered_tiles == int(row["covered_tiles"]) and msg.finished
