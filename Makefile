@@ -72,6 +72,9 @@ CONFIG ?= maes_config.yaml
 CONTROLLERS ?= builtin
 RTF ?= 2
 RUN_ARGS ?=
+# make run: LOGIC=pkg.module:function or LOGIC=path/file.py:function runs that logic callback
+# (e.g. LOGIC=maes_controller.logic:logic, the template you edit; docs/writing_logic.md).
+LOGIC ?=
 # make run: RECORD=run.mcap records the run (rosbag2's MCAP format); LIVE=1 serves the live view
 # for Foxglove / Lichtblick on ws://127.0.0.1:$(LIVE_PORT) (docs/live_view.md).
 RECORD ?=
@@ -89,6 +92,7 @@ help:
 	@echo "                  ros2 launch + CLI where ../shared/wheels/ros-jazzy-launch exists)"
 	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
+	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
 	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
@@ -128,7 +132,7 @@ check-system:
 
 run: setup
 	@scripts/with_env python -m maes_bringup.runners.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
-		--real-time-factor "$(RTF)" $(if $(RECORD),--record "$(RECORD)") \
+		--real-time-factor "$(RTF)" $(if $(LOGIC),--logic "$(LOGIC)") $(if $(RECORD),--record "$(RECORD)") \
 		$(if $(filter-out 0 false no,$(LIVE)),--live "$(LIVE_PORT)") $(RUN_ARGS)
 
 batch: setup

@@ -2,8 +2,9 @@
 
 The config is ``configs/maes2_example.yaml`` (30x30 building, biggest-room spawn) with
 ``number_of_robots`` replaced and 3000 ticks per run (``--max-ticks``; its coverage end
-criterion is dropped so every run has the same length); the controller is the shipped example
-explorer (``maes_controller.logic:logic``) with the built-in navigator, in direct mode (which
+criterion is dropped so every run has the same length); the controller is the shipped
+explorer (``maes_controller.algorithms.frontier_explorer:logic``) with the built-in navigator,
+in direct mode (which
 equals the lockstep ROS stack bit for bit).
 
 A collision is what the simulator counts (``Simulation.metrics.collisions``): a tick at which a
@@ -44,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=int, default=5)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(10)))
     parser.add_argument("--config", default=str(ROOT / "configs" / "maes2_example.yaml"))
-    parser.add_argument("--logic", default="maes_controller.logic:logic")
+    parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
     parser.add_argument("--max-ticks", type=int, default=3000)
     parser.add_argument("--tree", default=str(ROOT), help="checkout whose src/ to run")
     parser.add_argument(

@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         help="base config (default: configs/cave_75.yaml, a 75x75 cave)",
     )
     parser.add_argument("--ticks", type=int, default=300, help="logic ticks per case")
-    parser.add_argument("--logic", default="maes_controller.logic:logic")
+    parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")

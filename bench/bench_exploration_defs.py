@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=int, default=1)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--config", default=str(ROOT / "configs" / "maes2_example.yaml"))
-    parser.add_argument("--logic", default="maes_controller.logic:logic")
+    parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
     parser.add_argument("--max-ticks", type=int, default=1500)
     parser.add_argument("--step", type=float, default=0.01, help="sample step along rays, tiles")
     args = parser.parse_args(argv)

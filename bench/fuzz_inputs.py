@@ -4,8 +4,9 @@ Three classes of cases, each generated deterministically from ``(seed, class, in
 
 ``configs``   mutated ``maes_config.yaml`` files: weird values at random key paths (huge, tiny,
               negative, NaN, strings, lists, bools), deleted and unknown keys, YAML-level damage
-              (duplicate keys, YAML 1.1 traps, alias bombs, deep nesting, truncation, byte flips)
-              and odd map paths (/dev/zero, a FIFO, ``~nosuchuser``, a directory, a NUL byte).
+              (duplicate keys, YAML 1.1 traps, alias bombs, cyclic aliases, deep nesting,
+              truncation, byte flips) and odd map paths (/dev/zero, a FIFO, ``~nosuchuser``, a
+              directory, a NUL byte), also as a Nav2 map YAML's ``image``.
               A config that loads is run for a few ticks.
 ``maps``      corrupt or odd PGM, PNG and Nav2 YAML maps (bad headers, truncated or oversized
               data, sparse files, decompression bombs, bad keys, all-wall, tiny), loaded through
@@ -271,9 +272,20 @@ def _yaml_text(data) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9)
 
 
+#: YAML aliases that refer to the value holding them (a loader that expands them never ends).
+_CYCLES = [
+    "loop: &c [*c]",
+    "loop: &c {self: *c}",
+    "loop: &c [1, [2, {x: *c}]]",
+    "loop: &c\n  <<: *c",
+    "&c [*c]",
+    "&c {a: *c}",
+]
+
+
 def _damage_text(rng: np.random.Generator, text: str) -> str:
     lines = text.splitlines() or [""]
-    op = int(rng.integers(8))
+    op = int(rng.integers(9))
     if op == 0:  # a line twice: a duplicate key
         k = int(rng.integers(len(lines)))
         lines.insert(k, lines[k])
@@ -299,8 +311,13 @@ def _damage_text(rng: np.random.Generator, text: str) -> str:
     elif op == 6:  # tabs and odd indentation
         k = int(rng.integers(len(lines)))
         lines[k] = "\t" + lines[k]
-    else:  # a merge key from an alias
+    elif op == 7:  # a merge key from an alias
         lines = ["base: &b {number_of_robots: 2}", "<<: *b"] + lines
+    else:  # an alias inside the value it names: a cycle (sequence, mapping, merge, whole file)
+        cycle = _pick(rng, _CYCLES)
+        if cycle.startswith("&"):
+            return cycle + "\n"
+        lines = [cycle] + lines
     return "\n".join(lines) + "\n"
 
 
@@ -404,6 +421,9 @@ def _pgm(rng: np.random.Generator, path: Path) -> None:
 
 
 def _nav2_yaml(rng: np.random.Generator, work: Path, image: str) -> str:
+    fifo = work / "fifo.png"
+    if not fifo.exists():
+        os.mkfifo(fifo)
     doc = {
         "image": image,
         "resolution": 0.05,
@@ -417,7 +437,9 @@ def _nav2_yaml(rng: np.random.Generator, work: Path, image: str) -> str:
         key = _pick(rng, list(doc) + ["extra"])
         value = _pick(
             rng,
-            _WEIRD + ["scale", "raw", str(work), "/dev/zero", "\0", [1, 2], [1e308, 0, 0], 1e-300],
+            _WEIRD
+            + ["scale", "raw", str(work), "/dev/zero", "\0", "a\0b.png", "fifo.png", str(fifo)]
+            + [[1, 2], [1e308, 0, 0], 1e-300],
         )
         if rng.random() < 0.3:
             doc.pop(key, None)

@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 NAMES = {
-    "maes_controller.logic:logic": "example explorer",
+    "maes_controller.algorithms.frontier_explorer:logic": "example explorer",
     "maes_controller.algorithms.trs:logic": "TRS-Python",
     "maes_controller.algorithms.trs:logic_unpruned": "TRS-Python, unpruned",
     "maes_controller.algorithms.swarmbots:logic": "Swarmbots",

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-ticks", type=int, default=None, help="replaces the config's end_criteria.tick"
     )
-    parser.add_argument("--logic", default="maes_controller.logic:logic")
+    parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
     parser.add_argument(
         "--relative-move-speed",
         type=float,

@@ -187,6 +187,7 @@ FORBIDDEN = [
     ("maes_controller.navigation", "maes_controller.nodes"),
     ("maes_controller.navigation", "maes_controller.frontier"),
     ("maes_controller.navigation", "maes_controller.logic"),
+    ("maes_controller.navigation", "maes_controller.algorithms"),
     ("maes_bringup.stack", "maes_bringup.runners"),
     ("maes_bringup.stack", "maes_bringup.experiments"),
     ("maes_bringup.runners", "maes_bringup.experiments"),

@@ -81,7 +81,7 @@ ARGUMENTS = (
         "",
         "Every controller's logic callback, 'package.module:function' or "
         "'path/file.py:function' (e.g. maes_controller.algorithms.trs:logic); empty = the "
-        "shipped example, maes_controller.logic:logic",
+        "shipped frontier explorer, maes_controller.algorithms.frontier_explorer:logic",
     ),
     (
         "record",

@@ -92,7 +92,10 @@ def test_launch_plan_gives_every_controller_the_logic(tmp_path):
         (controller,) = [n for n in robot.nodes if n.executable == "controller_node"]
         assert controller.parameter_dict["logic"] == spec
     default = plan_launch(cfg, **kwargs)
-    assert default.robots[0].nodes[-1].parameter_dict["logic"] == "maes_controller.logic:logic"
+    assert (
+        default.robots[0].nodes[-1].parameter_dict["logic"]
+        == "maes_controller.algorithms.frontier_explorer:logic"
+    )
     with pytest.raises(ValueError, match="launch argument logic"):
         plan_launch(cfg, logic="no colon", **kwargs)
 

@@ -210,6 +210,9 @@ def test_a_failing_run_is_recorded_and_the_others_continue(tmp_path, capsys):
         "LogicError: logic of robot2 raised at tick 5: RuntimeError: robot 2 broke"
     )
     assert failed[0]["distance"] == "" and failed[0]["ticks"] == ""
+    # the failure count: direct mode stops at the logic's first failure
+    assert {r["logic_failures"] for r in failed} == {"1"}
+    assert {r["logic_failures"] for r in rows if r["status"] == "ok"} == {"0"}
     log = (out / "errors.log").read_text()
     assert log.count("=== case") == 4 and "RuntimeError: robot 2 broke" in log
     table = read_rows(out / "aggregate.csv")

@@ -24,7 +24,7 @@ from maes_sim.core.comms import Broadcast
 from maes_sim.core.slam import to_occupancy
 from maes_sim.core.state import NearbyRobot, TagView
 
-EXPLORER = "maes_controller.logic:logic"
+EXPLORER = "maes_controller.algorithms.frontier_explorer:logic"
 
 
 def small_config(**sections):
@@ -466,7 +466,7 @@ def test_direct_mode_imports_no_ros():
         "from maes_sim.core import config_from_dict\n"
         "cfg = config_from_dict({'end_criteria': {'tick': 3},"
         " 'map': {'width_in_tiles': 20, 'height_in_tiles': 20}})\n"
-        "direct.run(cfg, 'maes_controller.logic:logic')\n"
+        "direct.run(cfg, 'maes_controller.algorithms.frontier_explorer:logic')\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('rclpy', 'rosidl_runtime_py',"
         " 'maes_interfaces', 'nav_msgs', 'geometry_msgs', 'launch', 'launch_ros'))\n"
         "print(bad)\n"

@@ -53,9 +53,12 @@ def test_a_short_run_writes_every_result_file(tmp_path, capsys):
         "robot0_slam.pgm",
         "robot1_slam.yaml",
         "exploration.png",
+        "exploration_first_seen.png",
         "coverage.png",
         "progress.png",
     } <= names
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["logic_failures"] == [0, 0] and min(summary["logic_calls"]) >= 39
     summary = json.loads((run / "summary.json").read_text())
     assert summary["ticks"] == 40 and summary["stack"] == "embedded"
     assert summary["config"]["random_seeds"] == [3]

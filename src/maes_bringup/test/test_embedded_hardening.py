@@ -279,7 +279,7 @@ def test_kill_9_of_maes_batch_leaves_no_worker_running(tmp_path):
         "base_config: base.yaml\n"
         "parameters:\n  number_of_robots: [2]\n"
         "repetitions: 4\n"
-        "controllers:\n  - maes_controller.logic:logic\n"
+        "controllers:\n  - maes_controller.algorithms.frontier_explorer:logic\n"
         "max_ticks: 100000\n"
     )
     proc = subprocess.Popen(

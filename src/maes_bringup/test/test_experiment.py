@@ -17,6 +17,7 @@ from maes_bringup.experiments.experiment import (
     load_experiment,
     range_values,
 )
+from maes_common.contract import DEFAULT_LOGIC
 
 BASE = """\
 number_of_robots: 2
@@ -45,7 +46,7 @@ def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
           number_of_robots: [1, 3]
           robot_constraints.broadcast_range: {range: {start: 5, stop: 15, step: 5}}
         repetitions: 2
-        controllers: [ctrl.py:logic, maes_controller.logic:logic]
+        controllers: [ctrl.py:logic, maes_controller.algorithms.frontier_explorer:logic]
         max_ticks: 40
         """,
         )
@@ -72,7 +73,7 @@ def test_lists_and_ranges_are_crossed_with_seeds_and_controllers(tmp_path):
     refs = {c.controller: c.controller_ref for c in exp.cases}
     assert refs == {
         "ctrl.py:logic": f"{tmp_path / 'ctrl.py'}:logic",  # made absolute
-        "maes_controller.logic:logic": "maes_controller.logic:logic",
+        DEFAULT_LOGIC: DEFAULT_LOGIC,
     }
     assert case.max_ticks == 40
     # runs of one condition share its id; different conditions do not
@@ -207,9 +208,15 @@ def test_bad_input_fails_before_any_run_naming_the_problem(tmp_path, body, needl
     "spec, needle",
     [
         ("no_such_package.logic:logic", "cannot import logic module 'no_such_package.logic'"),
-        ("maes_controller.logic:no_such_function", "'no_such_function' in 'maes_controller.logic'"),
+        (
+            "maes_controller.algorithms.frontier_explorer:no_such_function",
+            "'no_such_function' in 'maes_controller.algorithms.frontier_explorer'",
+        ),
         ("missing.py:logic", "logic file"),
         ("ctrl.py:nothing", "'nothing'"),
+        ("ctrl.py:lgic", "is not a callable logic function; did you mean 'logic'?"),
+        ("maes_controller.algorithms.frontier_explorer:logik", "did you mean 'logic'?"),
+        ("maes_controller.logic:zzz", "its functions: logic"),
         ("broken.py:logic", "ZeroDivisionError"),
         ("no-colon", "must look like 'package.module:function'"),
     ],

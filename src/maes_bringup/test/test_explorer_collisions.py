@@ -41,7 +41,9 @@ def explore(monkeypatch, yielding: bool) -> tuple[int, list[float]]:
     monkeypatch.setattr(NavParams, "from_config", classmethod(from_config))
     total, explored = 0, []
     for seed in SEEDS:
-        result = direct.run(config(), "maes_controller.logic:logic", seed=seed)
+        result = direct.run(
+            config(), "maes_controller.algorithms.frontier_explorer:logic", seed=seed
+        )
         assert result.ticks == 600
         total += int(result.collisions.sum())
         explored.append(float(result.exploration[-1]))

@@ -61,7 +61,7 @@ def test_the_layout_shows_only_what_a_run_publishes(tmp_path):
             "map": {"width_in_tiles": 30, "height_in_tiles": 30},
         }
     )
-    run(cfg, "maes_controller.logic:logic", record=tmp_path / "r.mcap")
+    run(cfg, "maes_controller.algorithms.frontier_explorer:logic", record=tmp_path / "r.mcap")
     with open(tmp_path / "r.mcap", "rb") as stream:
         summary = make_reader(stream).get_summary()
     recorded = {c.topic for c in summary.channels.values()}

@@ -260,6 +260,9 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path
     summary = json.loads((results / "summary.json").read_text())
     assert summary["finished"] and summary["end_reason"].startswith("exploration reached")
     assert summary["ticks"] < 600 and summary["number_of_robots"] == 2
+    # each controller process's counts reached the simulator in its lockstep reports
+    assert summary["logic_failures"] == [0, 0]
+    assert min(summary["logic_calls"]) >= summary["ticks"] - 1, summary["logic_calls"]
     assert not run.still_alive()
     # The plan's parameter folder is removed at shutdown; launch_ros wrote no files of its own.
     assert sorted(p.name for p in run.tmp.iterdir()) == []
@@ -457,3 +460,41 @@ def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watc
         if m.channel.topic == "/robot0/maes_state"
     ]
     assert len(ticks) >= 5 and ticks == list(range(len(ticks)))
+
+
+MIXED_TEAM = """\
+robot_types:
+  scout:
+    agent_relative_size: 0.4
+    relative_move_speed: 1.5
+    motion: {model: omnidirectional}
+    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0}
+  diff:
+    motion: {model: differential_drive}
+    lidar: {rays: 360}
+team:
+  - {type: scout, count: 1}
+  - {type: diff, count: 1}
+  - {type: default, count: 1}
+"""
+
+
+def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch):
+    """Robot types on the launch stack: the lockstep run of a mixed team (omnidirectional,
+    differential-drive and MAES robots, three lidars) equals direct mode's to the byte."""
+    from maes_bringup.runners.direct import run as run_direct
+    from maes_common.contract import DEFAULT_LOGIC
+
+    config = write_config(tmp_path, robots=3, end="tick: 150", extra=MIXED_TEAM)
+    stack = launch(f"config:={config}", "real_time_factor:=0")
+    code = stack.wait()
+    output = stack.output
+    assert code == 0, output[-4000:]
+    assert_no_traceback(output)
+    [results] = list((tmp_path / "results").iterdir())
+    summary = json.loads((results / "summary.json").read_text())
+    assert summary["ticks"] == 150 and summary["robot_types"] == ["scout", "diff", "default"]
+    direct = run_direct(str(config), DEFAULT_LOGIC).write(tmp_path / "direct")
+    assert (direct / "statistics.csv").read_bytes() == (results / "statistics.csv").read_bytes()
+    direct_summary = json.loads((direct / "summary.json").read_text())
+    assert direct_summary["distance_travelled_m"] == summary["distance_travelled_m"]

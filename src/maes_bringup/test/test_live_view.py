@@ -209,7 +209,12 @@ def test_direct_mode_serves_the_live_view_too(tmp_path):
     done = threading.Event()
     worker = threading.Thread(
         target=lambda: (
-            run(cfg, "maes_controller.logic:logic", live=port, progress=lambda s: time.sleep(0.01)),
+            run(
+                cfg,
+                "maes_controller.algorithms.frontier_explorer:logic",
+                live=port,
+                progress=lambda s: time.sleep(0.01),
+            ),
             done.set(),
         ),
         daemon=True,
@@ -234,3 +239,31 @@ def test_direct_mode_serves_the_live_view_too(tmp_path):
     assert states and [s.tick for s in states] == sorted({s.tick for s in states})
     for log_time, data in messages["/robot0/maes_state"]:
         assert log_time == deserialize_message(data, State).tick * TICK_NS
+
+
+def test_a_busy_port_names_the_setting_to_change(tmp_path):
+    """``maes_run --live PORT`` on a port another live view holds: exit 2, naming LIVE_PORT."""
+    import socket
+
+    from maes_sim.ros.outputs import build_tap
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = build_tap(live=True, port=port)  # another run's live view holds it
+    try:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text("number_of_robots: 1\nend_criteria: {tick: 5}\n")
+        done = subprocess.run(
+            [str(MAES_RUN), "--config", str(cfg), "--live", str(port), "--results", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    finally:
+        first.close()
+    assert done.returncode == 2, done.stderr[-2000:]
+    line = done.stderr.strip().splitlines()[-1]
+    assert f"cannot serve on 127.0.0.1:{port}" in line, line
+    assert "LIVE_PORT=" in line and "--live " in line and "live_port:=" in line, line
+    assert "Traceback" not in done.stderr

@@ -31,7 +31,7 @@ SLOW_LOGIC = """\
 import random
 import time
 
-from maes_controller.logic import logic as explorer
+from maes_controller.algorithms.frontier_explorer import logic as explorer
 
 _jitter = random.Random()  # unseeded on purpose: wall-clock noise, not part of the run
 
@@ -105,7 +105,7 @@ def test_direct_mode_gives_the_same_run_as_the_ros_stack(runs, tmp_path):
     from maes_bringup.runners.direct import run
 
     config = runs["fast"].parent.parent / "c.yaml"
-    result = run(str(config), "maes_controller.logic:logic")
+    result = run(str(config), "maes_controller.algorithms.frontier_explorer:logic")
     folder = result.write(tmp_path)
     assert (folder / "statistics.csv").read_bytes() == (
         runs["fast"] / "statistics.csv"

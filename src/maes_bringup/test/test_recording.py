@@ -31,7 +31,7 @@ from maes_sim.core import config_from_dict  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 MAES_RUN = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
-LOGIC = "maes_controller.logic:logic"
+LOGIC = "maes_controller.algorithms.frontier_explorer:logic"
 TICK_NS = 100_000_000  # the default tick: 0.1 s
 
 

@@ -35,7 +35,7 @@ CONFIG = {
 }
 # Broadcasts and tags often, so that the replay has some to show.
 LOGIC = """\
-from maes_controller.logic import logic as explore
+from maes_controller.algorithms.frontier_explorer import logic as explore
 
 
 def logic(robot):
@@ -99,7 +99,7 @@ def test_the_recorder_stays_bounded_on_a_long_run():
     recorder = ReplayRecorder(max_frames=8)
     run(
         config_from_dict({**CONFIG, "end_criteria": {"tick": 300}}),
-        "maes_controller.logic:logic",
+        "maes_controller.algorithms.frontier_explorer:logic",
         progress=recorder,
     )
     ticks = [f.tick for f in recorder.frames]

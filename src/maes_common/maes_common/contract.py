@@ -52,7 +52,7 @@ TICK_DONE_TOPIC = "/maes/tick_done"
 NAVIGATION_DONE_TOPIC = "/maes/tick_done/navigation"
 
 #: The logic callback a controller runs when none is named (the shipped frontier explorer).
-DEFAULT_LOGIC = "maes_controller.logic:logic"
+DEFAULT_LOGIC = "maes_controller.algorithms.frontier_explorer:logic"
 
 _PREFIX = "robot"
 
@@ -133,11 +133,23 @@ def wire_scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float
     return np.where(hit, out, np.inf).astype(np.float32)
 
 
-def wire_scan_geometry(n_rays: int) -> tuple[float, float]:
-    """``(angle_min, angle_increment)`` of an ``n_rays`` 360-degree scan, as ``LaserScan``'s
-    ``float32`` fields carry them. Ray k points at ``-pi + k * 2 pi / n_rays`` in the sensor
-    frame (the core's convention)."""
-    return float(np.float32(-math.pi)), float(np.float32(2.0 * math.pi / n_rays))
+def wire_scan_geometry(n_rays: int, fov: float | None = None) -> tuple[float, float]:
+    """``(angle_min, angle_increment)`` of an ``n_rays`` scan, as ``LaserScan``'s ``float32``
+    fields carry them. Full circle (``fov`` None or >= 2 pi): ray k points at
+    ``-pi + k * 2 pi / n_rays`` in the sensor frame (the core's convention); a field of view
+    ``fov`` (rad, a robot type's lidar) spans ``-fov / 2`` to ``+fov / 2``, both included (one
+    ray: straight ahead).
+
+    Examples
+    --------
+    >>> [round(a, 4) for a in wire_scan_geometry(3, math.pi / 2)]
+    [-0.7854, 0.7854]
+    """
+    if fov is None or fov >= 2.0 * math.pi:
+        return float(np.float32(-math.pi)), float(np.float32(2.0 * math.pi / n_rays))
+    if n_rays == 1:
+        return 0.0, 0.0
+    return float(np.float32(-fov / 2.0)), float(np.float32(fov / (n_rays - 1)))
 
 
 def scan_angles(angle_min: float, angle_increment: float, n_rays: int) -> np.ndarray:

@@ -9,8 +9,9 @@ cache policy and the first-run notice live in one place.
 Kernels are compiled on first use and cached on disk (``cache=True``): the first run in a new
 environment compiles for a while (20-40 s on a 2-core machine: 21 s for a direct-mode run of
 maes_config.yaml, 31 s for every kernel the core tests use), later runs load the cache. The
-first time one of the project's kernels starts compiling in a process, one line says so on
-stderr, and at exit one line says how long compiling took.
+first time one of the project's kernels really compiles in a process (numba fires its compile
+event only for a kernel it did not find in the cache), one line says so on stderr, and at exit
+one line says how long compiling took.
 
 numba's on-disk cache is invalidated only when a function's *own* source file changes: a cached
 kernel calling a compiled function of another module (the physics kernels call the shared cell
@@ -18,7 +19,9 @@ list of ``maes_sim.core.kernels.cells``) would keep the old callee after that mo
 edited. So the project's kernels are cached in a directory named after a digest of the source
 of every module that compiles kernels (``$XDG_CACHE_HOME/maes_ros/numba/<digest>``, default
 ``~/.cache``): any edit of such a module starts a fresh cache (one full compile), and the last
-few digests are kept so that switching between checkouts does not recompile. A user's own
+few digests are kept so that switching between checkouts does not recompile. Inside it a kernel
+is filed under its package-relative folder, not under its absolute path as numba would, so a
+second clone or worktree of the same sources loads the kernels the first one compiled. A user's own
 ``NUMBA_CACHE_DIR`` is honoured as is; where no cache directory is writable, numba's default
 applies.
 """
@@ -39,7 +42,9 @@ from typing import Any
 try:
     import numba as _numba
     from numba.core import event as _event
+    from numba.core.caching import CacheImpl as _CacheImpl
     from numba.core.caching import NullCache as _NullCache
+    from numba.core.caching import UserProvidedCacheLocator as _UserProvidedCacheLocator
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
         "MAES-ROS needs numba (its kernels are compiled with it; there is no pure-Python "
@@ -137,6 +142,34 @@ def _pick_cache_dir() -> str | None:
 _CACHE_DIR = _pick_cache_dir()
 
 
+class _CheckoutAgnosticLocator(_UserProvidedCacheLocator):
+    """Caches a project kernel under its package-relative folder in :data:`_CACHE_DIR`.
+
+    numba's own locator files a kernel under a hash of its source file's absolute path, so a
+    second clone (or worktree) of the same sources compiled everything again although the cache
+    directory, named by the sources' digest, already held it. numba checks a cached kernel
+    against a hash of its source file's content, so sharing by package path is safe.
+    """
+
+    def __init__(self, py_func: Any, py_file: str) -> None:
+        super().__init__(py_func, py_file)
+        parts = Path(py_file).resolve().parent.parts
+        package = max(i for i, part in enumerate(parts) if part in _PACKAGES)
+        self._cache_path = os.path.join(_CACHE_DIR, *parts[package:])
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        parts = Path(py_file).resolve().parent.parts
+        if _CACHE_DIR is None or _numba.config.CACHE_DIR != _CACHE_DIR:
+            return None
+        if not any(part in _PACKAGES for part in parts):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+_CacheImpl._locator_classes.insert(0, _CheckoutAgnosticLocator)
+
+
 def cache_dir() -> str | None:
     """Where the project's compiled kernels are cached (None: numba's own choice).
 
@@ -216,8 +249,8 @@ class _CompileNotice(_event.Listener):
             if not self.announced:
                 self.announced = True
                 print(
-                    f"maes_sim: compiling kernels (first run only, ~{FIRST_RUN_SECONDS} s; "
-                    "cached for later runs) ...",
+                    "maes_sim: compiling kernels not yet in the on-disk cache (all of them take "
+                    f"~{FIRST_RUN_SECONDS} s; each is compiled once per set of sources) ...",
                     file=sys.stderr,
                     flush=True,
                 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from maes_interfaces.msg import TickDone
 
@@ -38,13 +39,24 @@ class LockstepReporter:
     counts : callable
         Returns, per robot the participant acts for, ``(robot, cmd_vel_sent, results_sent,
         feedback_sent)``: cumulative counts, read at every report.
+    extra : callable, optional
+        Returns further ``TickDone`` fields by name (e.g. a controller's ``logic_failures``
+        and ``logic_calls``), read at every report.
     """
 
-    def __init__(self, node, topic: str, role: str, counts: Counts) -> None:
+    def __init__(
+        self,
+        node,
+        topic: str,
+        role: str,
+        counts: Counts,
+        extra: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
         self.participant = node.get_fully_qualified_name()
         self.role = role
         self.reported_tick = JOIN - 1  # not joined yet
         self._counts = counts
+        self._extra = extra
         self._pub = node.create_publisher(TickDone, topic, LOCKSTEP_WRITER_QOS)
 
     @property
@@ -65,6 +77,7 @@ class LockstepReporter:
                 cmd_vel_sent=[r[1] for r in rows],
                 results_sent=[r[2] for r in rows],
                 feedback_sent=[r[3] for r in rows],
+                **(self._extra() if self._extra is not None else {}),
             )
         )
 

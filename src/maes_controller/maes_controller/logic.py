@@ -1,15 +1,36 @@
-"""YOUR ROBOT LOGIC GOES IN THIS FILE: edit the function ``logic(robot)`` below.
+"""YOUR ROBOT LOGIC: a starting point. Edit ``logic(robot)`` below, or copy this file.
+
+This file is yours: nothing in MAES-ROS runs it unless you ask. The default logic of ``make run``,
+direct mode, the launch file, the experiments and the tests is the shipped frontier explorer,
+``maes_controller.algorithms.frontier_explorer:logic`` (read it for a complete example). Run
+this file with (docs/writing_logic.md):
+
+    make run LOGIC=maes_controller.logic:logic                # the embedded ROS stack
+    maes_run --logic maes_controller.logic:logic              # the same, without make
+    ros2 launch maes_bringup multi_robot.launch.py logic:=maes_controller.logic:logic
+    run("maes_config.yaml", "maes_controller.logic:logic")    # direct mode, in Python
+                                        # (from maes_bringup.runners.direct import run)
+
+or, for a copy of this file anywhere, ``--logic path/to/my_logic.py:logic``. Edits to this file
+take effect at once if the workspace was built with ``colcon build --symlink-install`` (as
+``make setup`` does); otherwise copy it and name the copy's path.
 
 ``logic(robot)`` is called once per logic tick (0.1 s of simulated time by default) for every
 robot, right after the robot's new state arrives. It must return quickly: every call on
-``robot`` is non-blocking. What ``robot`` offers (MAES 2.0's names; metres, map frame):
+``robot`` is non-blocking. If it raises, the error is logged and counted (``logic_failures`` in
+summary.json, the progress line); ``maes_run`` stops a run whose logic raised on every call of
+its first 20 ticks (exit code 3; ``--keep-going`` runs on). Direct mode stops at the first.
+
+What ``robot`` offers (MAES 2.0's names; metres and radians, map frame; full list:
+maes_controller/robot_api.py):
 
     robot.state                  latest maes_interfaces/State (tick, incoming_broadcast_msgs,
                                  tags_nearby, nearby_robots, colliding, ...)
     robot.tick, robot.robot_id, robot.namespace
     robot.robot_position         (x, y) or None;  robot.robot_heading: yaw (rad) or None
     robot.global_costmap         the costmap: .costmap (the message, None at first), .array,
-                                 .pos_to_cell(x, y), .cell_to_pos(ix, iy), .is_free(ix, iy), ...
+                                 .free_mask(), .unknown_mask(), .pos_to_cell(x, y),
+                                 .cell_to_pos(ix, iy), .is_free(ix, iy), ...
     robot.nav_to_pos(x, y)       start navigating (replaces the current goal)
     robot.cancel_nav()           stop navigating
     robot.is_nav_complete()      True when no goal is in progress
@@ -18,103 +39,54 @@ robot, right after the robot's new state arrives. It must return quickly: every 
     robot.scan_ranges            latest lidar ranges (m, +inf: no return), numpy array, or None
     robot.scan_angles            each ray's angle (rad, robot frame, 0 ahead), numpy array
     robot.robot_velocity         own (linear m/s, angular rad/s), or None
-    robot.set_velocity(v, w)     drive directly (each tick until changed; cancels navigation)
+    robot.set_velocity(v, w)     drive directly (each tick until changed; cancels navigation).
+                                 The motion model decides what happens: the default ``maes``
+                                 model rotates OR moves, never both, so (0.4, -0.6) only turns;
+                                 ``diff_drive`` does both at once (robot_api.Robot.set_velocity)
     robot.broadcast_msg(text)    tell robots in range (they get it in their next state)
     robot.deposit_tag(text)      leave a tag here (robots nearby see it in tags_nearby)
     robot.logger.info(text)      log (also .warning, .error, .debug)
     robot.memory                 a dict kept between calls: your variables go here
 
-The same file runs on both stacks (Nav2 + slam_toolbox, or the built-in navigator) and in
-direct mode. To use another file instead, start the controller with
-``-p logic:=my_package.my_module:my_function``.
-
-The body shipped below is an example: a frontier explorer. It drives to the nearest frontier
-(free space next to unknown space) it can reach, skips frontiers other robots announced,
-deposits a tag at every new goal, and stops when no frontier is left.
+The example body below drives each robot to a randomly chosen frontier cell (a known free cell
+next to unknown space), then picks another. Replace it with your own.
 """
 
 from __future__ import annotations
 
-from maes_controller.frontier import choose_frontier_goal, is_near_frontier
-from maes_controller.navigation import traversable_mask
-from maes_controller.robot_api import NavStatus
+import random
 
-#: Broadcasts of the example explorer start with this word, then "x y" of the goal.
-CLAIM_PREFIX = "frontier-goal"
-#: A frontier within this many cells of another robot's goal is left to that robot.
-CLAIM_RADIUS_CELLS = 4.0
+import numpy as np
 
 
-# ################################################################################################
-# ###                                                                                          ###
-# ###    EDIT HERE: your robot's logic, called once per logic tick with the robot's API.       ###
-# ###                                                                                          ###
-# ################################################################################################
 def logic(robot) -> None:
-    """Frontier exploration (the shipped example; replace the body with your own logic)."""
+    """Drive to a random frontier cell, then to another (replace this body with yours)."""
     memory = robot.memory
-    claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y)
-    skip = memory.setdefault("skip", [])  # our own goals that did not close their frontier
-    for message in robot.state.incoming_broadcast_msgs:
-        claim = parse_claim(message.msg)
-        if claim is not None:
-            claims[message.sender] = claim
+    if "rng" not in memory:
+        # Seed from the robot id: a run must be reproducible, so never use unseeded randomness
+        # or the wall clock in logic.
+        memory["rng"] = random.Random(robot.robot_id)
 
     costmap = robot.global_costmap
     if costmap.costmap is None or robot.robot_position is None:
         return  # wait for the first costmap and pose
-    goal = memory.get("goal")
+    if not robot.is_nav_complete():
+        return  # still driving to the last goal
 
-    if goal is not None:
-        goal_cell = costmap.pos_to_cell(*goal)
-        still_frontier = costmap.in_bounds(*goal_cell) and is_near_frontier(costmap, goal_cell)
-        if not robot.is_nav_complete() and still_frontier:
-            return  # keep driving: the goal still borders unknown space
-        status = robot.nav_status
-        if status is NavStatus.ABORTED or (status is NavStatus.SUCCEEDED and still_frontier):
-            skip.append(goal_cell)  # failed, or reached without closing it: don't retry
-
-    claimed = [costmap.pos_to_cell(*xy) for xy in claims.values()] + skip
-    cell = choose_frontier_goal(
-        costmap,
-        costmap.pos_to_cell(*robot.robot_position),
-        traversable_mask(costmap.array),
-        claimed=claimed,
-        claim_radius=CLAIM_RADIUS_CELLS,
-    )
-    if cell is None:
+    # Frontier cells: free, with an unknown cell among their 4 neighbours.
+    free, unknown = costmap.free_mask(), costmap.unknown_mask()  # arrays indexed [iy, ix]
+    near_unknown = np.zeros_like(unknown)
+    near_unknown[1:, :] |= unknown[:-1, :]
+    near_unknown[:-1, :] |= unknown[1:, :]
+    near_unknown[:, 1:] |= unknown[:, :-1]
+    near_unknown[:, :-1] |= unknown[:, 1:]
+    frontier = np.argwhere(free & near_unknown)  # rows of (iy, ix)
+    if len(frontier) == 0:
         if not memory.get("done"):
-            robot.logger.info(f"{robot.namespace}: no frontier left, exploration done")
+            robot.logger.info(f"{robot.namespace}: no frontier left")
             memory["done"] = True
-        memory["goal"] = None
         return
 
-    x, y = costmap.cell_to_pos(*cell)
-    memory["goal"], memory["done"] = (x, y), False
+    iy, ix = frontier[memory["rng"].randrange(len(frontier))]
+    x, y = costmap.cell_to_pos(int(ix), int(iy))
     robot.nav_to_pos(x, y)
-    robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f}")
-    robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
-
-
-# ################################################################################################
-# ###    END OF THE LOGIC CALLBACK                                                             ###
-# ################################################################################################
-
-
-def parse_claim(text: str) -> tuple[float, float] | None:
-    """The goal ``(x, y)`` announced in an explorer's broadcast, or None for other messages.
-
-    Examples
-    --------
-    >>> parse_claim("frontier-goal 1.50 -2.00")
-    (1.5, -2.0)
-    >>> parse_claim("hello") is None
-    True
-    """
-    parts = text.split()
-    if len(parts) != 3 or parts[0] != CLAIM_PREFIX:
-        return None
-    try:
-        return float(parts[1]), float(parts[2])
-    except ValueError:
-        return None

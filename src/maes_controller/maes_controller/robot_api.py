@@ -1,7 +1,7 @@
 """The robot API a logic callback sees: one contract, two implementations.
 
-A user writes ``logic(robot)`` (see :mod:`maes_controller.logic`) against the attributes below,
-with MAES 2.0's names. The same callback runs
+A user writes ``logic(robot)`` (template: :mod:`maes_controller.logic`) against the attributes
+below, with MAES 2.0's names. The same callback runs
 
 * on ROS (``maes_controller.nodes.controller_node``): ``robot`` is backed by topics, tf, services
   and the ``navigate_to_pose`` action of the robot's namespace, on the full stack (Nav2 +
@@ -116,6 +116,17 @@ class Robot(Protocol):
         progress (the robot then stops for this tick and the command starts at the next), and a
         navigation goal ends it. Not two finite numbers (or beyond 1000 m/s or rad/s): refused,
         nothing changes, a warning is logged. Rules: :mod:`maes_controller.velocity`.
+
+        The config's motion model decides what the robot does with it, after capping both parts
+        at the robot's top speeds:
+
+        * ``maes`` (default, as MAES 2.0): the robot **rotates in place or moves straight,
+          never both**. Of a command with both parts only the one with the larger share of its
+          top speed is kept (a tie turns): ``set_velocity(0.4, -0.6)`` only turns. The first
+          time in a run this drops part of a robot's command, the robot's log says so once
+          (e.g. "maes motion model: rotate or move, never both; forward speed 0.4 m/s dropped
+          while turning at -0.6 rad/s").
+        * ``differential_drive``: both at once (the robot drives an arc).
         """
 
     def broadcast_msg(self, text: str) -> None:
@@ -156,8 +167,27 @@ def _load_file_logic(path: str, attr: str, spec: str) -> LogicFunction:
             ) from exc
     fn = getattr(module, attr, None)
     if not callable(fn):
-        raise ValueError(f"{attr!r} in {path!r} (from {spec!r}) is not a callable logic function")
+        raise ValueError(
+            f"{attr!r} in {path!r} (from {spec!r}) is not a callable logic function"
+            f"{_did_you_mean(module, attr)}"
+        )
     return fn
+
+
+def _did_you_mean(module: Any, attr: str) -> str:
+    """``"; did you mean 'logic'?"`` naming the module's callables closest to ``attr``."""
+    import difflib
+
+    names = [
+        name
+        for name, value in vars(module).items()
+        if callable(value) and not name.startswith("__") and not isinstance(value, type)
+    ]
+    close = difflib.get_close_matches(attr, names, n=3, cutoff=0.6)
+    if close:
+        return "; did you mean " + " or ".join(repr(name) for name in close) + "?"
+    public = sorted(n for n in names if not n.startswith("_"))[:8]
+    return f"; its functions: {', '.join(public)}" if public else ""
 
 
 def load_logic(spec: str) -> LogicFunction:
@@ -175,6 +205,10 @@ def load_logic(spec: str) -> LogicFunction:
     --------
     >>> load_logic("maes_controller.robot_api:load_logic").__name__
     'load_logic'
+    >>> load_logic("maes_controller.logic:lgic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'lgic' in 'maes_controller.logic' ... logic function; did you mean 'logic'?
     >>> load_logic("no_such_module:logic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -213,5 +247,6 @@ def load_logic(spec: str) -> LogicFunction:
     if not callable(fn):
         raise ValueError(
             f"{attr!r} in {module_name!r} (from {spec!r}) is not a callable logic function"
+            f"{_did_you_mean(module, attr)}"
         )
     return fn

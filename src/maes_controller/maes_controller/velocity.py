@@ -112,3 +112,89 @@ class VelocityCommand:
             self._stop_pending = False
             return (0.0, 0.0)
         return None
+
+
+#: What each motion model (the config's ``motion.model``) does with ``(linear, angular)``.
+MOTION_MODELS = {
+    "maes": "rotate or move, never both",
+    "differential_drive": "moves and turns at once (an arc)",
+}
+
+
+def motion_model_note(
+    linear: float,
+    angular: float,
+    model: str,
+    max_speed: float | None = None,
+    max_angular_speed: float | None = None,
+) -> str | None:
+    """What ``model`` drops of the command ``(linear m/s, angular rad/s)``, or None.
+
+    Under ``"maes"`` a robot rotates in place or moves straight, never both: of a command with
+    both parts, only the one with the larger share of its top speed survives (a tie turns), the
+    simulator's rule (``maes_sim.core.motion.map_velocity``). ``max_speed`` (m/s) and
+    ``max_angular_speed`` (rad/s) are the robot's top speeds; without them the note says only
+    that one part is dropped. ``"differential_drive"`` keeps both: None.
+
+    Examples
+    --------
+    >>> motion_model_note(0.4, -0.6, "maes", 3.0, 3.1416)
+    'maes motion model: rotate or move, never both; forward speed 0.4 m/s dropped while turning \
+at -0.6 rad/s (motion.model: differential_drive drives both)'
+    >>> motion_model_note(0.4, 0.0, "maes") is None
+    True
+    >>> motion_model_note(0.4, -0.6, "differential_drive", 3.0, 3.1416) is None
+    True
+    """
+    if model != "maes" or linear == 0.0 or angular == 0.0:
+        return None
+    head = f"maes motion model: {MOTION_MODELS['maes']}; "
+    tail = " (motion.model: differential_drive drives both)"
+    if not max_speed or not max_angular_speed:
+        return (
+            f"{head}of ({linear:g} m/s, {angular:g} rad/s) only the part with the larger share "
+            f"of its top speed is kept{tail}"
+        )
+    # both capped at the top speeds first, as the simulator does
+    if min(abs(linear), max_speed) / max_speed > min(abs(angular), max_angular_speed) / (
+        max_angular_speed
+    ):
+        return f"{head}turn rate {angular:g} rad/s dropped while moving at {linear:g} m/s{tail}"
+    return f"{head}forward speed {linear:g} m/s dropped while turning at {angular:g} rad/s{tail}"
+
+
+class MotionNote:
+    """Logs, once per robot and run, what the motion model did with a ``set_velocity`` command.
+
+    Parameters
+    ----------
+    model : str
+        The config's ``motion.model``.
+    max_speed, max_angular_speed : float or None
+        Top speeds (m/s, rad/s); None or 0 when unknown.
+
+    Examples
+    --------
+    >>> note = MotionNote("maes", 3.0, 3.1416)
+    >>> note.check(0.4, -0.6) is not None, note.check(0.4, -0.6)
+    (True, None)
+    """
+
+    def __init__(
+        self, model: str, max_speed: float | None = None, max_angular_speed: float | None = None
+    ) -> None:
+        self.model = model
+        self.max_speed = max_speed
+        self.max_angular_speed = max_angular_speed
+        self.logged = False
+
+    def check(self, linear: float, angular: float) -> str | None:
+        """The note to log for this command, the first time one applies; else None."""
+        if self.logged:
+            return None
+        note = motion_model_note(
+            float(linear), float(angular), self.model, self.max_speed, self.max_angular_speed
+        )
+        if note is not None:
+            self.logged = True
+        return note

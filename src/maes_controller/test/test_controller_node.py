@@ -188,7 +188,11 @@ def test_calls_without_a_navigator_or_services_do_not_block(tools):
         (-1, lambda r: None, "robot_id must be an int >= 0"),
         (True, lambda r: None, "robot_id must be an int >= 0"),
         (0, "no_such_module:logic", "cannot import logic module 'no_such_module'"),
-        (0, "maes_controller.logic:nothing", "'nothing' in 'maes_controller.logic'"),
+        (
+            0,
+            "maes_controller.algorithms.frontier_explorer:nothing",
+            "'nothing' in 'maes_controller.algorithms.frontier_explorer'",
+        ),
         (0, 42, "logic must be callable"),
     ],
 )
@@ -200,7 +204,7 @@ def test_bad_arguments_raise_naming_the_value(robot_id, logic, match):
 def test_shipped_logic_is_the_default(tools):
     from rclpy import init, shutdown
 
-    from maes_controller import logic as shipped
+    from maes_controller.algorithms import frontier_explorer as shipped
 
     ctx = Context()
     init(context=ctx)

@@ -1,4 +1,5 @@
-"""The shipped explorer (maes_controller.logic) on three robots, with the built-in navigator."""
+"""The shipped explorer (maes_controller.algorithms.frontier_explorer) on three robots, with the
+built-in navigator."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
 
-from maes_controller.logic import CLAIM_PREFIX, logic, parse_claim  # noqa: E402
+from maes_controller.algorithms.frontier_explorer import CLAIM_PREFIX, logic, parse_claim  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
 #: Sim seconds for three robots to see 95 % of a 30x30 building (default config otherwise).

@@ -7,7 +7,6 @@ import math
 import os
 import subprocess
 import sys
-from types import SimpleNamespace as NS
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from maes_controller.navigation import NavErrorCode, Navigator, NavParams, costmap_values, navigator
 from maes_controller.navigation.costmap import GridMap
 from maes_controller.robot_api import NavStatus
+from maes_sim.core import config_from_dict
 
 PARAMS = NavParams(
     robot_radius=0.3, max_linear_speed=1.0, max_angular_speed=2.0, inflation_radius=1.3
@@ -159,11 +159,13 @@ def test_unreachable_goal_aborts_with_code_and_message(goal, code):
 
 def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
     params = NavParams.from_config(
-        NS(
-            world=NS(tile_size=1.0),
-            map=NS(width_in_tiles=12, height_in_tiles=8),
-            robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5),
-        )
+        config_from_dict(
+            {
+                "map": {"width_in_tiles": 12, "height_in_tiles": 10},
+                "robot_constraints": {"agent_relative_size": 0.6, "relative_move_speed": 0.5},
+            }
+        ),
+        goal_timeout=10 * (12 + 8) / 1.5,  # the 12 x 8 room's (a config's map is >= 10 tiles)
     )
     other = (0.0, 0.5)  # standing in the middle of the straight line, invisible in the map
 
@@ -188,13 +190,17 @@ def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
 
 def test_a_robot_in_the_way_is_never_touched_when_yielding():
     params = NavParams.from_config(
-        NS(
-            world=NS(tile_size=1.0),
-            map=NS(width_in_tiles=12, height_in_tiles=8),
-            robot_constraints=NS(
-                agent_relative_size=0.6, relative_move_speed=0.5, slam_position_inaccuracy=0.0
-            ),
-        )
+        config_from_dict(
+            {
+                "map": {"width_in_tiles": 12, "height_in_tiles": 10},
+                "robot_constraints": {
+                    "agent_relative_size": 0.6,
+                    "relative_move_speed": 0.5,
+                    "slam_position_inaccuracy": 0.0,
+                },
+            }
+        ),
+        goal_timeout=10 * (12 + 8) / 1.5,  # the 12 x 8 room's (a config's map is >= 10 tiles)
     )
     other = (0.0, 0.5)
 
@@ -349,10 +355,12 @@ def test_params_validation_names_the_field():
 
 
 def test_from_config_uses_the_motion_model_speeds_in_metres():
-    cfg = NS(
-        world=NS(tile_size=2.0),
-        map=NS(width_in_tiles=30, height_in_tiles=30),
-        robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=0.5),
+    cfg = config_from_dict(
+        {
+            "world": {"tile_size": 2.0},
+            "map": {"width_in_tiles": 30, "height_in_tiles": 30},
+            "robot_constraints": {"agent_relative_size": 0.6, "relative_move_speed": 0.5},
+        }
     )
     p = NavParams.from_config(cfg, max_recoveries=2)
     assert p.robot_radius == pytest.approx(0.6)

@@ -13,7 +13,7 @@ An experiment (YAML) names a base config, the settings to vary, the seeds and th
     lhs_samples: 6                    # Latin hypercube samples (needed when a parameter uses lhs)
     lhs_seed: 0                       # seed of the sampling (default 0)
     seeds: [0, 1, 2, 3]               # or: repetitions: 4 (seeds 0..3); default: the config's
-    controllers: [maes_controller.logic:logic]   # or "my_logic.py:logic" beside this file
+    controllers: [maes_controller.algorithms.frontier_explorer:logic]  # or "my_logic.py:logic"
     metrics: [ticks_to_end, time_to_exploration_99, distance]   # default: DEFAULT_METRICS
     max_ticks: 3000                   # safety stop per run (needed if the config never ends)
 

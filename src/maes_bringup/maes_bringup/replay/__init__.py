@@ -8,7 +8,8 @@ line is ``maes-replay`` (:mod:`maes_bringup.replay.cli`).
 >>> from maes_bringup.replay import ReplayRecorder, write_animation  # doctest: +SKIP
 >>> from maes_bringup.runners.direct import run  # doctest: +SKIP
 >>> recorder = ReplayRecorder()  # doctest: +SKIP
->>> result = run("maes_config.yaml", "maes_controller.logic:logic",  # doctest: +SKIP
+>>> explorer = "maes_controller.algorithms.frontier_explorer:logic"
+>>> result = run("maes_config.yaml", explorer,  # doctest: +SKIP
 ...              progress=recorder)
 >>> write_animation(recorder.replay(result.sim), "run.gif")  # doctest: +SKIP
 """

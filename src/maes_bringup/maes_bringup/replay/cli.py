@@ -43,7 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--width", type=int, default=720, help="width in pixels (default 720)")
     parser.add_argument(
         "--logic",
-        default="maes_controller.logic:logic",
+        default="maes_controller.algorithms.frontier_explorer:logic",
         help="--direct: the robots' logic spec (default: the shipped example)",
     )
     parser.add_argument("--seed", type=int, help="--direct: overrides the config's seed")

@@ -71,6 +71,8 @@ class Replay:
         Environment tags' positions (grid coordinates).
     tag_ticks : ndarray, shape (G,)
         The tick each tag was deposited.
+    radii : ndarray, shape (N,), optional
+        Robot radii, tiles (robot types: robots drawn at their relative sizes); None: all alike.
     """
 
     walls: np.ndarray
@@ -81,6 +83,7 @@ class Replay:
     trail: np.ndarray
     tags: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
     tag_ticks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    radii: np.ndarray | None = None
 
     @property
     def n_robots(self) -> int:
@@ -208,4 +211,5 @@ class ReplayRecorder:
             trail=sim.trail.positions,
             tags=np.asarray(sim.tags.grid_positions, dtype=np.float64).reshape(-1, 2),
             tag_ticks=np.array([t.tick for t in sim.tags.tags], dtype=np.int64),
+            radii=np.array(sim.team.radii),
         )

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
-from maes_sim.core import NEVER_RGB, WALL_RGB, agg_pyplot, crop_box, robot_colours
+from maes_sim.core import (
+    NEVER_RGB,
+    WALL_RGB,
+    agg_pyplot,
+    crop_box,
+    marker_areas,
+    robot_colours,
+)
 
 from .model import MAX_FRAMES, Replay, thin_frames
 
@@ -165,7 +172,7 @@ def render_frames(
     robots = ax.scatter(
         np.zeros(n),
         np.zeros(n),
-        s=(9 if n <= 20 else 6) ** 2,
+        s=marker_areas(9 if n <= 20 else 6, replay.radii),
         c=colours,
         edgecolors="black",
         linewidths=0.8,

@@ -30,7 +30,7 @@ from maes_controller.maes_compat import MaesCostmap
 from maes_controller.navigation import GridMap, goal_problem
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
-from maes_controller.velocity import VelocityCommand, velocity_problem
+from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
 from maes_sim.core import CommandRejected, RobotState, Simulation
 
 
@@ -193,10 +193,15 @@ class DirectRobot:
         self._feedback_time = 0.0
         self._stop_requested = False
         self.velocity = VelocityCommand()
+        motion = sim.motion_params  # top speeds in tiles/s: cmd_vel is in m/s
+        tile = float(sim.config.world.tile_size)
+        self._motion_note = MotionNote(
+            motion.model, motion.max_speed * tile, motion.max_angular_speed
+        )
         self._scan_tick = -1
         self._scan: np.ndarray | None = None
-        n_rays = sim.lidar_ranges.shape[1]
-        self._angles = scan_angles(*wire_scan_geometry(n_rays), n_rays)
+        n_rays, fov = sim.lidar_geometry(index)  # the robot type's lidar
+        self._angles = scan_angles(*wire_scan_geometry(n_rays, fov), n_rays)
         self._angles.setflags(write=False)
 
     # -- fed by the runner (maes_bringup.runners.direct.run) ---------------------------------
@@ -227,7 +232,7 @@ class DirectRobot:
         float32 values (:func:`maes_common.contract.wire_scan_ranges`), as float64."""
         if self._scan_tick != self.tick or self._scan is None:
             sim, i = self._sim, self.robot_id
-            ranges = wire_scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], self._tile)
+            ranges = wire_scan_ranges(*sim.lidar_of(i), self._tile)
             self._scan, self._scan_tick = ranges.astype(np.float64), self.tick
         return self._scan.copy()
 
@@ -252,6 +257,9 @@ class DirectRobot:
         if in_progress:
             self.cancel_nav()
         self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
+        note = self._motion_note.check(linear, angular)
+        if note is not None:  # a warning: shown even where Python logging is not configured
+            self.logger.warning(note)
 
     @property
     def global_costmap(self) -> MaesCostmap:

@@ -10,7 +10,7 @@ Usage::
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
              [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
-             [--record run.mcap] [--live [PORT]] [--live-host HOST]
+             [--record run.mcap] [--live [PORT]] [--live-host HOST] [--keep-going]
 
 By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
 and the controllers have handled the last one, so the result does not depend on the machine's
@@ -50,22 +50,23 @@ class Progress:
         self._last = 0.0
 
     @staticmethod
-    def line(sim, rtf: float) -> str:
-        """The status text for ``sim`` now."""
+    def line(sim, rtf: float, logic_failures: int = 0) -> str:
+        """The status text for ``sim`` now (with the logic's failures so far, once there are)."""
         end = sim.config.end_criteria
         goal = f"/{end.exploration_percent:g}" if end.exploration_percent is not None else ""
+        failures = f" | logic failures {logic_failures}" if logic_failures else ""
         return (
             f"tick {sim.tick:6d} | sim {sim.sim_time:7.1f} s | {rtf:5.2f}x real time | "
             f"explored {sim.exploration_percent:5.1f}{goal} % | "
-            f"covered {sim.coverage_percent:5.1f} %"
+            f"covered {sim.coverage_percent:5.1f} %{failures}"
         )
 
-    def update(self, sim, rtf: float, force: bool = False) -> None:
+    def update(self, sim, rtf: float, force: bool = False, logic_failures: int = 0) -> None:
         now = time.monotonic()
         if not force and now - self._last < self.every:
             return
         self._last = now
-        text = self.line(sim, rtf)
+        text = self.line(sim, rtf, logic_failures)
         if self.tty:
             self.stream.write("\r" + text)
         else:
@@ -130,6 +131,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="wall seconds to wait for every robot's controller before the "
         "first tick (default: 60 with built-in controllers, for ever "
         "with --controllers none)",
+    )
+    parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help=f"run on when the logic raised on every call of the first {ALL_FAILED_TICKS} "
+        f"ticks (by default the run stops there; either way it exits {LOGIC_FAILED_EXIT})",
     )
     parser.add_argument(
         "--verbose",
@@ -202,6 +209,10 @@ def _signal_exit_code(signum: int) -> int:
 
 #: Exit code when an unexpected error inside a node ended the run (results are still written).
 INTERNAL_ERROR_EXIT = 1
+#: Exit code of a run whose logic raised on every call (results are still written).
+LOGIC_FAILED_EXIT = 3
+#: A run whose logic raised on every call of this many ticks stops (unless ``--keep-going``).
+ALL_FAILED_TICKS = 20
 
 
 class StopSignals:
@@ -256,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the embedded stack; returns the process exit code.
 
     0 when the run ended (end criterion, ``--max-ticks``, or a stop signal: the results folder
-    is complete either way, ``summary.json``'s ``stopped_because`` says which); 2 for a bad
+    is complete either way, ``summary.json``'s ``stopped_because`` says which); 3 when the
+    logic raised on every call (a line says so; the results are written); 2 for a bad
     config, map or logic spec; 128 + the signal's number (130, 143) when a signal came before
     the simulation existed (nothing to write); 1 when an unexpected error inside a node ended
     the run (its traceback logged, the results written).
@@ -348,6 +360,7 @@ def _run(
     wall0, tick0 = time.monotonic(), sim.tick
     error: BaseException | None = None
     sim_node = None
+    logic_stop = False  # the logic raised on every call of the first ALL_FAILED_TICKS ticks
     try:
         builtin = args.controllers == "builtin"
         start_timeout = args.start_timeout
@@ -372,8 +385,10 @@ def _run(
         nodes.append(NavigatorNode(config, verbose=args.verbose))
         controllers = []
         if args.controllers == "builtin":
+            mp = sim.motion_params  # top speeds in tiles/s; cmd_vel is in m/s
+            motion = (mp.model, mp.max_speed * config.world.tile_size, mp.max_angular_speed)
             controllers = [
-                ControllerNode(robot_id=i, logic=args.logic, poll_timer=False)
+                ControllerNode(robot_id=i, logic=args.logic, poll_timer=False, motion=motion)
                 for i in range(sim.n_robots)
             ]
             nodes.extend(controllers)
@@ -408,8 +423,19 @@ def _run(
                 for controller in controllers:
                     controller.timer_callback()
             if sim_node.started:
-                progress.update(sim, sim_node.achieved_real_time_factor)
+                progress.update(
+                    sim,
+                    sim_node.achieved_real_time_factor,
+                    logic_failures=int(sim_node.logic_failures.sum()),
+                )
             if args.max_ticks is not None and sim.tick >= args.max_ticks:
+                break
+            if (
+                not args.keep_going
+                and sim.tick >= ALL_FAILED_TICKS
+                and sim_node.logic_always_failed
+            ):
+                logic_stop = True
                 break
     except KeyboardInterrupt:
         if stop.signum is None:
@@ -421,9 +447,20 @@ def _run(
         print(f"maes_run: internal error:\n{traceback.format_exc()}", file=sys.stderr)
     finally:
         stop.starting = False
-        progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0, force=True)
+        failures = int(sim_node.logic_failures.sum()) if sim_node else 0
+        progress.update(
+            sim,
+            sim_node.achieved_real_time_factor if sim_node else 0.0,
+            force=True,
+            logic_failures=failures,
+        )
         progress.close()
         reason = _stop_reason(sim, stop, error, args.max_ticks)
+        if logic_stop and not sim.end_reason:
+            reason = (
+                f"stopped: the logic raised on every call of the first {sim.tick} ticks "
+                "(--keep-going runs on)"
+            )
         if sim_node is not None and sim_node.started_wall is not None:
             wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
@@ -439,6 +476,7 @@ def _run(
                 "stopped_because": reason,
                 "sync": args.sync,
                 "lockstep_deadline_misses": sim_node.deadline_misses if sim_node else 0,
+                **(sim_node.logic_summary() if sim_node else {}),
                 "wall_time_s": round(wall, 3),
                 "real_time_factor_achieved": round(rtf, 3),
             },
@@ -449,7 +487,12 @@ def _run(
         if rclpy.ok():
             rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
-    return INTERNAL_ERROR_EXIT if error is not None else 0
+        failed_always = sim_node is not None and sim_node.logic_always_failed
+        if sim_node is not None and sim_node.logic_failure_line():
+            print(f"maes_run: {sim_node.logic_failure_line()}", file=sys.stderr)
+    if error is not None:
+        return INTERNAL_ERROR_EXIT
+    return LOGIC_FAILED_EXIT if failed_always else 0
 
 
 def _stop_reason(

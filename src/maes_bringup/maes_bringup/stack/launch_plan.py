@@ -274,6 +274,7 @@ def _robot_plan(
     slam_file: str | None,
     logic: str = DEFAULT_LOGIC,
     cmd_vel_stamped: bool = False,
+    motion: tuple[str, float, float] = ("maes", 0.0, 0.0),
 ) -> RobotPlan:
     ns = robot_namespace(index)
     nodes: list[NodeSpec] = []
@@ -329,6 +330,9 @@ def _robot_plan(
                 ("robot_id", index),
                 ("logic", logic),
                 ("cmd_vel_stamped", bool(cmd_vel_stamped)),
+                ("motion_model", motion[0]),  # only to say what set_velocity becomes
+                ("max_speed", float(motion[1])),
+                ("max_angular_speed", float(motion[2])),
                 ("use_sim_time", True),
             ),
             remappings=TF_REMAPS,
@@ -393,7 +397,8 @@ def plan_launch(
         The simulator's speed cap (``0``: as fast as lockstep allows).
     logic : str, optional
         Every controller's logic spec (``pkg.module:function`` or ``file.py:function``);
-        ``None`` or ``""``: the shipped example (``maes_controller.logic:logic``).
+        ``None`` or ``""``: the shipped frontier explorer
+        (``maes_controller.algorithms.frontier_explorer:logic``).
     outputs : mapping, optional
         The simulator's watching and recording parameters (``record``, ``live``,
         ``live_host``, ``live_port``; docs/live_view.md), passed on unchanged.
@@ -440,8 +445,6 @@ def plan_launch(
     except ValueError as err:
         raise ValueError(f"launch argument logic: {err}") from None
     config_file = os.fspath(config_path)
-    values = stack_values(config, map_size)
-
     nav2_template = (
         load_template(os.path.join(params_dir, NAV2_TEMPLATE)) if nav == "nav2" else None
     )
@@ -452,6 +455,7 @@ def plan_launch(
     robots: list[RobotPlan] = []
     for i in range(config.number_of_robots):
         ns = robot_namespace(i)
+        values = stack_values(config, map_size, robot=i)  # the robot type's numbers
         nav2_file = slam_file = None
         if nav2_template is not None:
             nav2_file = os.path.join(os.fspath(out_dir), ns, NAV2_TEMPLATE)
@@ -475,6 +479,7 @@ def plan_launch(
                 slam_file=slam_file,
                 logic=logic,
                 cmd_vel_stamped=cmd_vel_stamped,
+                motion=(config.motion.model, values.max_linear_speed, values.max_angular_speed),
             )
         )
 

@@ -98,8 +98,11 @@ def _map_tiles(config: SimConfig, map_size: tuple[int, int] | None) -> tuple[int
     return config.map.width_in_tiles, config.map.height_in_tiles
 
 
-def stack_values(config: SimConfig, map_size: tuple[int, int] | None = None) -> StackValues:
-    """Derive one robot's stack numbers from a validated config.
+def stack_values(
+    config: SimConfig, map_size: tuple[int, int] | None = None, robot: int = 0
+) -> StackValues:
+    """Derive robot ``robot``'s stack numbers from a validated config (its type's size, speeds,
+    lidar range and motion model).
 
     Parameters
     ----------
@@ -130,14 +133,14 @@ def stack_values(config: SimConfig, map_size: tuple[int, int] | None = None) -> 
     ((25, 25), (-12.5, -12.5))
     """
     tile = config.world.tile_size
-    rc = config.robot_constraints
+    kind = config.robot_type_per_robot()[robot]
     tick = config.global_settings.logic_ticks_delta_millis / 1000.0
-    v_max = TOP_SPEED * rc.relative_move_speed * tile
-    w_max = TOP_ANGULAR_SPEED * rc.relative_move_speed
+    v_max = TOP_SPEED * kind.relative_move_speed * tile
+    w_max = TOP_ANGULAR_SPEED * kind.relative_move_speed
     # The motion model's drive lag v <- u + (v - u) * 0.5 ** (dt / half_life) starts at
     # u * ln 2 / half_life; its braking decays with time constant tau.
     rise = math.log(2.0) / RISE_HALF_LIFE
-    lidar = rc.slam_raytrace_range * tile
+    lidar = kind.lidar_range * tile
     # Costmap sides are whole metres in Nav2 (integer parameters).
     local_side = max(1, math.ceil(2.0 * lidar - 1e-9))
     tiles = _map_tiles(config, map_size)
@@ -150,10 +153,10 @@ def stack_values(config: SimConfig, map_size: tuple[int, int] | None = None) -> 
             max(1, math.ceil(tiles[1] * tile - 1e-9)),
         )
         origin = (-tiles[0] / 2.0 * tile, -tiles[1] / 2.0 * tile)  # world (0, 0) = map centre
-    rotate = MAES_ROTATE_MIN_ANGLE if config.motion.model == "maes" else DIFF_DRIVE_ROTATE_MIN_ANGLE
+    rotate = MAES_ROTATE_MIN_ANGLE if kind.motion_model == "maes" else DIFF_DRIVE_ROTATE_MIN_ANGLE
     return StackValues(
         tile_size=tile,
-        robot_radius=_r(rc.agent_relative_size / 2.0 * tile),
+        robot_radius=_r(kind.radius * tile),
         lidar_range=_r(lidar),
         max_linear_speed=_r(v_max),
         max_angular_speed=_r(w_max),

@@ -207,34 +207,37 @@ class NavParams:
         self.follow_params()  # validates the follower's share now, not at the first goal
 
     @classmethod
-    def from_config(cls, cfg: Any, **overrides: Any) -> NavParams:
-        """Parameters for the robots of a ``SimConfig``, in metres.
+    def from_config(cls, cfg: Any, robot: int = 0, **overrides: Any) -> NavParams:
+        """Parameters for robot ``robot`` of a ``SimConfig``, in metres.
 
-        Robot radius ``agent_relative_size / 2``, top speeds of the MAES motion model
-        (``3 * relative_move_speed`` tiles/s, ``pi * relative_move_speed`` rad/s), tolerances
-        scaled by ``tile_size``, a goal timeout long enough to cross the map ten times, and a
-        yielding corridor widened by the SLAM position inaccuracy (the believed pose's error
-        against the sensed robots' positions). ``overrides`` replace any field.
+        The robot's type (``cfg.robot_type_per_robot()[robot]``) gives its radius and the top
+        speeds of its motion model (``max_speed`` tiles/s, ``max_angular_speed`` rad/s: the
+        core's, not restated here); tolerances are scaled by ``tile_size``, a goal timeout long
+        enough to cross the map ten times, and a yielding corridor widened by the SLAM position
+        inaccuracy (the believed pose's error against the sensed robots' positions).
+        ``overrides`` replace any field.
 
         Examples
         --------
         >>> from types import SimpleNamespace as NS
+        >>> kind = NS(radius=0.3, max_speed=3.0, max_angular_speed=math.pi)
         >>> cfg = NS(world=NS(tile_size=0.5), map=NS(width_in_tiles=20, height_in_tiles=10),
-        ...          robot_constraints=NS(agent_relative_size=0.6, relative_move_speed=1.0))
+        ...          robot_constraints=NS(), robot_type_per_robot=lambda: [kind])
         >>> p = NavParams.from_config(cfg)
         >>> p.robot_radius, p.max_linear_speed, p.goal_timeout
         (0.15, 1.5, 100.0)
         """
         tile = float(cfg.world.tile_size)
         rc = cfg.robot_constraints
-        radius = rc.agent_relative_size / 2.0 * tile
-        speed = 3.0 * rc.relative_move_speed * tile
+        kind = cfg.robot_type_per_robot()[robot]
+        radius = kind.radius * tile
+        speed = kind.max_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
         inaccuracy = float(getattr(rc, "slam_position_inaccuracy", 0.0))
         values: dict[str, Any] = {
             "robot_radius": radius,
             "max_linear_speed": speed,
-            "max_angular_speed": math.pi * rc.relative_move_speed,
+            "max_angular_speed": kind.max_angular_speed,
             "inflation_radius": radius + tile,
             "cost_scaling_factor": 3.0 / tile,
             "safety_margin": 0.1 * tile,

@@ -1,8 +1,9 @@
 """The per-robot controller node: calls the user's ``logic(robot)`` once per logic tick.
 
 Run one per robot: ``ros2 run maes_controller controller_node --ros-args -p robot_id:=0
--p logic:=my_package.my_logic:logic`` (``logic`` defaults to ``maes_controller.logic:logic``,
-the shipped frontier explorer; edit that file, or point ``logic`` at your own), or build it
+-p logic:=my_package.my_logic:logic`` (``logic`` defaults to the shipped frontier explorer,
+``maes_controller.algorithms.frontier_explorer:logic``; point it at your own, e.g. the template
+``maes_controller.logic:logic`` or ``path/to/my_logic.py:logic``), or build it
 in-process: ``ControllerNode(0, my_logic, context=...)``.
 
 The node lives in namespace ``robot<i>`` and talks only to that namespace, through the same
@@ -14,7 +15,8 @@ names on both stacks: it subscribes ``maes_state`` (each new state triggers the 
 ``maes_deposit_tag``.
 Nothing the callback calls blocks: goals, cancels and service calls are sent asynchronously
 and their outcome shows in later ticks (``nav_status``, the next states). A callback that
-raises is logged with its traceback (throttled) and called again on the next state.
+raises is logged with its traceback (throttled), counted (``errors``; sent to the simulator in
+each lockstep report, ``TickDone.logic_failures``) and called again on the next state.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ from ..maes_compat import MaesCostmap
 from ..navigation import NavErrorCode, NavStep, goal_problem
 from ..robot_api import LogicFunction, NavStatus, load_logic
 from ..tf_pose import FrameTree, stamp_seconds
-from ..velocity import VelocityCommand, velocity_problem
+from ..velocity import MotionNote, VelocityCommand, velocity_problem
 from . import ros_conversions as cv
 from .navigator_node import with_sim_time
 
@@ -120,6 +122,8 @@ class RosRobot:
         self._angles_key: tuple[float, float, int] | None = None
         #: What set_velocity asked for; cmd_vel messages published for it so far.
         self.velocity = VelocityCommand()
+        #: Says once what the motion model drops of a set_velocity command.
+        self.motion_note = MotionNote(*node.motion)
         self.cmd_vel_sent = 0
         self._goal_seq = 0
         self._sent_seq = 0  # the newest goal sent to the navigator
@@ -209,6 +213,9 @@ class RosRobot:
         if in_progress:
             self.cancel_nav()
         self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
+        note = self.motion_note.check(linear, angular)
+        if note is not None:
+            self.logger.warning(f"{self.namespace}: {note}")
 
     def receive_scan(self, msg: LaserScan) -> None:
         """Keep a ``scan`` as metres (+inf: no return) and its rays' angles."""
@@ -357,6 +364,10 @@ class ControllerNode(Node):
     cmd_vel_stamped : bool
         Publish ``cmd_vel`` (from ``set_velocity``) as TwistStamped; match the simulator's
         ``cmd_vel_stamped`` (default False: Twist).
+    motion : (str, float or None, float or None)
+        The simulator's motion model and the robot's top speeds (m/s, rad/s; None: unknown),
+        only to log once what the model drops of a ``set_velocity`` command
+        (:func:`~maes_controller.velocity.motion_model_note`). Default ``("maes", None, None)``.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -378,6 +389,7 @@ class ControllerNode(Node):
         wait_for_navigator: bool = True,
         poll_timer: bool = True,
         cmd_vel_stamped: bool = False,
+        motion: tuple[str, float | None, float | None] = ("maes", None, None),
         node_name: str = "maes_controller",
         **node_kwargs: Any,
     ) -> None:
@@ -391,6 +403,7 @@ class ControllerNode(Node):
         node_kwargs.setdefault("namespace", robot_namespace(robot_id))
         super().__init__(node_name, **with_sim_time(node_kwargs))
         self.logic = fn
+        self.motion = (str(motion[0]), motion[1] or None, motion[2] or None)
         self.calls = 0
         self.errors = 0
         self.input_timeout = float(input_timeout)
@@ -416,6 +429,7 @@ class ControllerNode(Node):
             TICK_DONE_TOPIC,
             "controller",
             lambda: [(robot.robot_id, robot.cmd_vel_sent, 0, 0)],
+            extra=lambda: {"logic_failures": [self.errors], "logic_calls": [self.calls]},
         )
         self.cmd_vel_stamped = bool(cmd_vel_stamped)
         self.cmd_pub = self.create_publisher(
@@ -575,9 +589,11 @@ class ControllerNode(Node):
             self.logic(robot)
         except Exception as exc:  # user code: report and keep the node alive
             self.errors += 1
+            # The first failure with its traceback; later ones throttled (the simulator counts
+            # them all: summary.json's logic_failures, maes_run's progress line).
             self.get_logger().error(
-                f"logic callback raised at tick {robot.tick} ({self.errors} failures so far): "
-                f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}",
+                f"logic callback raised at tick {robot.tick} ({self.errors} of {self.calls} "
+                f"calls failed so far): {type(exc).__name__}: {exc}\n{traceback.format_exc()}",
                 throttle_duration_sec=ERROR_LOG_PERIOD,
             )
         command = robot.velocity.to_send(tick)
@@ -640,8 +656,9 @@ class ControllerNode(Node):
 
 
 def main(args: list[str] | None = None) -> None:
-    """Entry point of ``controller_node``: parameters ``robot_id``, ``logic`` and
-    ``cmd_vel_stamped``.
+    """Entry point of ``controller_node``: parameters ``robot_id``, ``logic``,
+    ``cmd_vel_stamped`` and ``motion_model``, ``max_speed`` (m/s), ``max_angular_speed`` (rad/s;
+    0: unknown), which only say what a ``set_velocity`` command becomes.
 
     Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad parameter
     or logic spec exits 2 with a one-line message.
@@ -649,7 +666,14 @@ def main(args: list[str] | None = None) -> None:
     with ros_process("controller_node", args) as proc:
         params = read_parameters(
             "maes_controller_params",
-            {"robot_id": 0, "logic": DEFAULT_LOGIC, "cmd_vel_stamped": False},
+            {
+                "robot_id": 0,
+                "logic": DEFAULT_LOGIC,
+                "cmd_vel_stamped": False,
+                "motion_model": "maes",
+                "max_speed": 0.0,
+                "max_angular_speed": 0.0,
+            },
         )
         try:
             node = proc.own(
@@ -657,6 +681,11 @@ def main(args: list[str] | None = None) -> None:
                     params["robot_id"],
                     params["logic"],
                     cmd_vel_stamped=params["cmd_vel_stamped"],
+                    motion=(
+                        params["motion_model"],
+                        params["max_speed"],
+                        params["max_angular_speed"],
+                    ),
                 )
             )
         except ValueError as exc:

@@ -185,7 +185,12 @@ class NavigatorNode(Node):
         n = int(config.number_of_robots)
         # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
         jump = map_odom_jump_distance(config)
-        self.robots = [_Namespace(self, i, self.params, cmd_vel_stamped, jump) for i in range(n)]
+        # each robot navigates with its own type's footprint, inflation and speeds
+        per_robot = [
+            nav_params if nav_params is not None else NavParams.from_config(config, robot=i)
+            for i in range(n)
+        ]
+        self.robots = [_Namespace(self, i, per_robot[i], cmd_vel_stamped, jump) for i in range(n)]
         self._done_of: dict[int, Future] = {}  # id(goal handle) -> its result future
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0

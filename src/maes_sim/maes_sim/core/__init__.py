@@ -13,17 +13,27 @@ exported here; they import from ``maes_sim.core`` (and compiled-kernel helpers f
 checks it).
 """
 
+from .batch import BatchedSimulation
 from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
-from .figures import NEVER_RGB, WALL_RGB, agg_pyplot, crop_box, distinct_colours, robot_colours
+from .figures import (
+    NEVER_RGB,
+    WALL_RGB,
+    agg_pyplot,
+    crop_box,
+    distinct_colours,
+    marker_areas,
+    robot_colours,
+)
 from .metric_registry import MetricInputs, canonical_metric_name, metric, registered_metrics
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
+from .snapshot import SimSnapshot, SnapshotError, load_snapshot, save_snapshot
 from .state import NearbyRobot, RobotState, TagView, Vector2D, state_to_metres
 from .trails import Trail
 from .world import MapError, WorldMap, load_custom_map
@@ -31,6 +41,7 @@ from .world import MapError, WorldMap, load_custom_map
 __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
+    "BatchedSimulation",
     "MAX_YAML_BYTES",
     "NEVER_RGB",
     "Broadcast",
@@ -47,6 +58,8 @@ __all__ = [
     "RobotState",
     "SignalFunctionError",
     "SimConfig",
+    "SimSnapshot",
+    "SnapshotError",
     "Simulation",
     "Status",
     "TOP_ANGULAR_SPEED",
@@ -65,6 +78,7 @@ __all__ = [
     "key_paths",
     "load_config",
     "load_custom_map",
+    "marker_areas",
     "metric",
     "registered_metrics",
     "robot_colours",
@@ -72,6 +86,8 @@ __all__ = [
     "suggestion",
     "to_occupancy",
     "load_yaml",
+    "load_snapshot",
+    "save_snapshot",
     "read_user_file",
     "short_repr",
     "state_to_metres",

@@ -96,7 +96,19 @@ def _as_positions(positions: np.ndarray) -> np.ndarray:
     return pos
 
 
-def wall_penetration(walls: np.ndarray, positions: np.ndarray, radius: float) -> np.ndarray:
+def _radii(radius: float | np.ndarray, n: int) -> np.ndarray:
+    """One radius per robot (N,) from a scalar or an (N,) array (robot types)."""
+    r = np.asarray(radius, dtype=np.float64)
+    if r.ndim == 0:
+        return np.full(n, float(r))
+    if r.shape != (n,):
+        raise ValueError(f"radius must be a number or have shape ({n},), got {r.shape}")
+    return np.ascontiguousarray(r)
+
+
+def wall_penetration(
+    walls: np.ndarray, positions: np.ndarray, radius: float | np.ndarray
+) -> np.ndarray:
     """Depth (tiles) by which each robot disc overlaps wall tiles (0 when clear).
 
     Parameters
@@ -105,8 +117,8 @@ def wall_penetration(walls: np.ndarray, positions: np.ndarray, radius: float) ->
         ``walls[iy, ix]``; outside the array counts as wall.
     positions : ndarray, shape (N, 2)
         Disc centres, grid coordinates.
-    radius : float
-        Disc radius, tiles.
+    radius : float or ndarray, shape (N,)
+        Disc radius, tiles (one per robot for a team of types).
 
     Returns
     -------
@@ -121,12 +133,13 @@ def wall_penetration(walls: np.ndarray, positions: np.ndarray, radius: float) ->
     """
     pos = _as_positions(positions)
     out = np.zeros(len(pos), dtype=np.float64)
-    wall_depth_kernel(np.ascontiguousarray(walls, dtype=np.bool_), pos, float(radius), out)
+    r = _radii(radius, len(pos))
+    wall_depth_kernel(np.ascontiguousarray(walls, dtype=np.bool_), pos, r, out)
     return out
 
 
 def touching(
-    walls: np.ndarray, positions: np.ndarray, radius: float, tol: float = TOUCH_TOL
+    walls: np.ndarray, positions: np.ndarray, radius: float | np.ndarray, tol: float = TOUCH_TOL
 ) -> np.ndarray:
     """Which robots touch (within ``tol``) a wall tile or another robot.
 
@@ -135,8 +148,8 @@ def touching(
     walls : ndarray of bool, shape (H, W)
     positions : ndarray, shape (N, 2)
         Disc centres, grid coordinates.
-    radius : float
-        Disc radius, tiles.
+    radius : float or ndarray, shape (N,)
+        Disc radius, tiles (one per robot for a team of types).
     tol : float
         Gap (tiles) still counted as touching.
 
@@ -154,13 +167,14 @@ def touching(
     """
     pos = _as_positions(positions)
     w = np.ascontiguousarray(walls, dtype=np.bool_)
-    grid = RobotGrid(radius, len(pos))
+    r = _radii(radius, len(pos))
+    grid = RobotGrid(float(r.max()) if len(r) else 0.0, len(pos))
     out = np.zeros(len(pos), dtype=np.bool_)
-    touching_kernel(w, pos, float(radius), float(tol), *grid.args(), out)
+    touching_kernel(w, pos, r, float(tol), *grid.args(), out)
     return out
 
 
-def robot_overlap(positions: np.ndarray, radius: float) -> float:
+def robot_overlap(positions: np.ndarray, radius: float | np.ndarray) -> float:
     """Largest overlap depth (tiles) between any two robot discs (0.0 when none overlap).
 
     Brute force O(N^2): meant for tests and checks, not the hot path.
@@ -175,4 +189,5 @@ def robot_overlap(positions: np.ndarray, radius: float) -> float:
         return 0.0
     d = np.sqrt(((pos[:, None, :] - pos[None, :, :]) ** 2).sum(axis=-1))
     np.fill_diagonal(d, np.inf)
-    return float(max(0.0, 2.0 * radius - d.min()))
+    r = _radii(radius, len(pos))
+    return float(max(0.0, (r[:, None] + r[None, :] - d).max()))

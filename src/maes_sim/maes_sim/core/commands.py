@@ -107,6 +107,9 @@ class Commands:
         ``VELOCITY``: requested speeds (tiles/s, rad/s) before clamping and mapping.
     stopping : ndarray of bool
         ``MOVE``/``ROTATE``: braking onto the target has begun.
+    lateral : ndarray of float64, optional
+        ``VELOCITY``: requested sideways speed (tiles/s, to the robot's left); only an
+        omnidirectional robot follows it. Defaults to zeros.
     """
 
     kind: np.ndarray
@@ -115,6 +118,7 @@ class Commands:
     linear: np.ndarray
     angular: np.ndarray
     stopping: np.ndarray
+    lateral: np.ndarray | None = None
 
     @classmethod
     def idle(cls, n: int) -> Commands:
@@ -133,11 +137,14 @@ class Commands:
             z.copy(),
             z.copy(),
             np.zeros(int(n), dtype=np.bool_),
+            z.copy(),
         )
 
     def __post_init__(self) -> None:
         n = self.kind.shape[0] if self.kind.ndim == 1 else -1
-        for name in ("kind", "target", "progress", "linear", "angular", "stopping"):
+        if self.lateral is None:
+            object.__setattr__(self, "lateral", np.zeros(max(n, 0), dtype=np.float64))
+        for name in _FIELDS:
             arr = getattr(self, name)
             if not isinstance(arr, np.ndarray) or arr.shape != (n,):
                 raise ValueError(f"Commands.{name} must be a 1-D array of length {n}")
@@ -152,7 +159,7 @@ class Commands:
         return Commands(*(getattr(self, f).copy() for f in _FIELDS))
 
 
-_FIELDS = ("kind", "target", "progress", "linear", "angular", "stopping")
+_FIELDS = ("kind", "target", "progress", "linear", "angular", "stopping", "lateral")
 
 
 def as_numbers(name: str, values, shape: tuple[int, ...] | None = None) -> np.ndarray:
@@ -296,13 +303,14 @@ def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
     return vals
 
 
-def _set(cmds: Commands, idx, kind, target=0.0, linear=0.0, angular=0.0) -> None:
+def _set(cmds: Commands, idx, kind, target=0.0, linear=0.0, angular=0.0, lateral=0.0) -> None:
     cmds.kind[idx] = kind
     cmds.target[idx] = target
     cmds.progress[idx] = 0.0
     cmds.linear[idx] = linear
     cmds.angular[idx] = angular
     cmds.stopping[idx] = False
+    cmds.lateral[idx] = lateral
 
 
 def move(cmds: Commands, robots, distance) -> None:
@@ -406,8 +414,10 @@ def stop(cmds: Commands, robots) -> None:
     _set(cmds, idx, NONE)
 
 
-def set_velocity(cmds: Commands, robots, linear, angular) -> None:
-    """Hold a velocity (``cmd_vel``): ``linear`` tiles/s along the heading, ``angular`` rad/s.
+def set_velocity(cmds: Commands, robots, linear, angular, lateral=0.0) -> None:
+    """Hold a velocity (``cmd_vel``): ``linear`` tiles/s along the heading, ``angular`` rad/s,
+    ``lateral`` tiles/s to the robot's left (``cmd_vel.linear.y``; only an omnidirectional
+    robot follows it, the other motion models drop it).
 
     The request is clamped to the motion model's limits at every physics step and, under the
     MAES model (rotate xor move), reduced to whichever of the two has the larger share of its
@@ -419,7 +429,7 @@ def set_velocity(cmds: Commands, robots, linear, angular) -> None:
     cmds : Commands
         Modified in place.
     robots : int or array_like of int, shape (K,)
-    linear, angular : float or array_like, shape (K,)
+    linear, angular, lateral : float or array_like, shape (K,)
 
     Raises
     ------
@@ -440,4 +450,5 @@ def set_velocity(cmds: Commands, robots, linear, angular) -> None:
     idx = _robots(cmds, robots)
     lin = _values("linear", idx, linear)
     ang = _values("angular", idx, angular)
-    _set(cmds, idx, VELOCITY, linear=lin, angular=ang)
+    lat = _values("lateral", idx, lateral)
+    _set(cmds, idx, VELOCITY, linear=lin, angular=ang, lateral=lat)

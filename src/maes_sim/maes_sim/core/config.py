@@ -139,7 +139,7 @@ def config_from_dict(
     """
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     try:
-        config = _build(SimConfig, data, "", base)
+        config = _build(SimConfig, _count_from_team(data), "", base)
         _check_custom_map_exists(config, data)
     except ConfigError as err:
         raise err.with_source(source) from None
@@ -212,19 +212,38 @@ def _build(cls: type, data: Any, path: str, base: Path) -> Any:
     return cls(**kwargs)
 
 
+def _count_from_team(data: Any) -> Any:
+    """``data`` with ``number_of_robots`` set to the team's total when a team is given without
+    it (the team then sets the count; when both are given they must agree)."""
+    if not isinstance(data, Mapping) or "number_of_robots" in data:
+        return data
+    team = data.get("team")
+    if not isinstance(team, list | tuple) or not team:
+        return data
+    counts = [e.get("count") for e in team if isinstance(e, Mapping)]
+    if len(counts) != len(team) or not all(
+        isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in counts
+    ):
+        return data  # the team's own check names the bad entry
+    return {**data, "number_of_robots": sum(counts)}
+
+
 def _check_custom_map_exists(config: SimConfig, data: Mapping[str, Any]) -> None:
     resolved = config.map.custom_map_filename
     if resolved is None or os.path.isfile(resolved):
         return
     written = data["map"]["custom_map_filename"]
-    if os.path.isdir(resolved):
+    if "\0" in resolved:
+        problem = "a path cannot contain a NUL byte (\\x00)"
+    elif os.path.isdir(resolved):
         problem = "is a directory"
     elif os.path.exists(resolved):
         problem = "not a regular file (a FIFO or device?)"
     else:
         problem = "no such file"
+    tried = resolved.replace("\0", "\\x00")
     raise ConfigError(
-        f"{problem}: {show(written)} (tried {_cut(resolved)}; a relative path is relative to the "
+        f"{problem}: {show(written)} (tried {_cut(tried)}; a relative path is relative to the "
         "config file's folder)",
         key="map.custom_map_filename",
         value=written,
@@ -236,6 +255,11 @@ def _cut(text: str, limit: int = 300) -> str:
 
 
 def _to_plain(value: Any) -> Any:
+    if isinstance(value, SimConfig):
+        out = {f.name: _to_plain(getattr(value, f.name)) for f in fields(value)}
+        out["robot_types"] = {s.name: s.to_plain() for s in value.robot_types}
+        out["team"] = [{"type": e.type, "count": e.count} for e in value.team]
+        return out
     if is_dataclass(value):
         return {f.name: _to_plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, tuple):

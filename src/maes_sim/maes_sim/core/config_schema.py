@@ -25,6 +25,16 @@ from maes_sim.core.config_checks import (
     Text,
     show,
 )
+from maes_sim.core.motion_models import MODEL_NAMES
+from maes_sim.core.robot_types import (
+    PER_ROBOT_KEYS,
+    RobotType,
+    RobotTypesCheck,
+    RobotTypeSpec,
+    TeamCheck,
+    TeamEntry,
+    resolve_team,
+)
 
 #: Map sides (tiles) allowed for generated maps: smaller cannot hold a room and a robot; larger
 #: makes the per-robot SLAM maps (N, H, W) unreasonably big.
@@ -382,7 +392,7 @@ class MotionConfig(_Section):
     """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose."""
 
     PATH: ClassVar[str] = "motion"
-    model: str = _setting("maes", Choice("maes", "differential_drive"))
+    model: str = _setting("maes", Choice(*MODEL_NAMES))
     odometry_noise: float = _setting(0.0, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
     heading_noise: float = _setting(0.0, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
 
@@ -423,7 +433,8 @@ class PerformanceConfig(_Section):
 @dataclass(frozen=True)
 class SimConfig(_Section):
     """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar``,
-    ``stack`` and ``performance`` sections.
+    ``stack`` and ``performance`` sections, and the robot types and team
+    (:mod:`maes_sim.core.robot_types`).
 
     Examples
     --------
@@ -452,8 +463,24 @@ class SimConfig(_Section):
     performance: PerformanceConfig = field(
         default_factory=PerformanceConfig, metadata=_sub(PerformanceConfig)
     )
+    robot_types: tuple[RobotTypeSpec, ...] = _setting(
+        (),
+        RobotTypesCheck(
+            {
+                f.name: f.metadata["check"]
+                for f in fields(RobotConstraints)
+                if f.name in PER_ROBOT_KEYS
+            }
+        ),
+    )
+    team: tuple[TeamEntry, ...] = _setting((), TeamCheck())
+
+    def robot_type_per_robot(self) -> tuple[RobotType, ...]:
+        """Every robot's resolved type, robot 0 first (all ``default`` without a team)."""
+        return resolve_team(self)
 
     def _check_combination(self) -> None:
+        resolve_team(self)  # unknown types, counts that do not add up
         self._check_cost()
         spawn, world_map = self.robot_spawn_config, self.map
         if spawn.spawn_at_hallway_ends and world_map.kind != "building":
@@ -481,26 +508,48 @@ class SimConfig(_Section):
     def _check_cost(self) -> None:
         """Refuse combinations whose ticks or memory no run could afford (see the constants)."""
         gs, rc = self.global_settings, self.robot_constraints
-        need = substeps_per_tick(
-            gs.logic_ticks_delta_millis,
-            gs.physics_ticks_per_logic_update,
-            rc.relative_move_speed,
-            rc.agent_relative_size,
-        )
-        if need > MAX_SUBSTEPS_PER_TICK:
-            raise ConfigError(
-                f"got {rc.agent_relative_size:g}, but a robot of this size at relative_move_speed "
-                f"{rc.relative_move_speed:g} with {gs.logic_ticks_delta_millis} ms ticks needs "
-                f"{need} collision sub-steps per tick (it may move a quarter of its radius per "
-                f"sub-step), more than the {MAX_SUBSTEPS_PER_TICK} allowed; use bigger or "
-                "slower robots or shorter ticks",
-                key=RobotConstraints.key("agent_relative_size"),
-                value=rc.agent_relative_size,
+        # every robot shares the sub-step, so the smallest, fastest robot sets it
+        checks = [(rc, RobotConstraints.key("agent_relative_size"))]
+        for spec in self.robot_types:
+            if spec.agent_relative_size is not None or spec.relative_move_speed is not None:
+                t = spec.name
+                checks.append(
+                    (
+                        _Body(
+                            spec.agent_relative_size or rc.agent_relative_size,
+                            spec.relative_move_speed or rc.relative_move_speed,
+                        ),
+                        f"robot_types.{t}.agent_relative_size",
+                    )
+                )
+        for body, key in checks:
+            need = substeps_per_tick(
+                gs.logic_ticks_delta_millis,
+                gs.physics_ticks_per_logic_update,
+                body.relative_move_speed,
+                body.agent_relative_size,
             )
+            if need > MAX_SUBSTEPS_PER_TICK:
+                raise ConfigError(
+                    f"got {body.agent_relative_size:g}, but a robot of this size at "
+                    f"relative_move_speed {body.relative_move_speed:g} with "
+                    f"{gs.logic_ticks_delta_millis} ms ticks needs {need} collision sub-steps per "
+                    f"tick (it may move a quarter of its radius per sub-step), more than the "
+                    f"{MAX_SUBSTEPS_PER_TICK} allowed; use bigger or slower robots or shorter "
+                    "ticks",
+                    key=key,
+                    value=body.agent_relative_size,
+                )
         if self.map.kind != "custom":
             check_slam_memory(
                 self.number_of_robots, self.map.width_in_tiles, self.map.height_in_tiles
             )
+
+
+@dataclass(frozen=True)
+class _Body:
+    agent_relative_size: float
+    relative_move_speed: float
 
 
 def substeps_per_tick(

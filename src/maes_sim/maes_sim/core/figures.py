@@ -113,6 +113,24 @@ def recency_rgb(last_tick: np.ndarray, walls: np.ndarray, end_tick: int, cmap) -
     return rgb
 
 
+def marker_areas(base: float, radii: np.ndarray | None) -> float | np.ndarray:
+    """Scatter marker areas (points^2) drawing robots at their relative size: the largest robot
+    ``base`` points across, the others in proportion to their radius (robot types). A uniform
+    team (or no radii) gets the single area ``base ** 2``.
+
+    Examples
+    --------
+    >>> marker_areas(8.0, None), marker_areas(8.0, np.array([0.3, 0.3]))
+    (64.0, 64.0)
+    >>> marker_areas(8.0, np.array([0.2, 0.4])).tolist()
+    [16.0, 64.0]
+    """
+    r = None if radii is None else np.asarray(radii, dtype=np.float64)
+    if r is None or r.size == 0 or (r == r.flat[0]).all():
+        return float(base) ** 2
+    return (float(base) * r / r.max()) ** 2
+
+
 def plot_recency_map(
     path: str | Path,
     last_tick: np.ndarray,
@@ -125,6 +143,8 @@ def plot_recency_map(
     tile_size: float,
     paths: np.ndarray,
     end_positions: np.ndarray,
+    when: str = "last",
+    radii: np.ndarray | None = None,
 ) -> Path | None:
     """Write a recency map with every robot's path, start and end; None without matplotlib.
 
@@ -132,11 +152,14 @@ def plot_recency_map(
     ----------
     last_tick : ndarray of int, shape (H, W)
         Last tick each tile was ``what`` ("explored", "covered"), -1 never; row 0 at the bottom.
+        With ``when="first"``, the first tick instead (the order of discovery).
     walls : ndarray of bool, shape (H, W)
     paths : ndarray, shape (N, T, 2)
         Each robot's positions over time, grid coordinates (tiles); the first is its start.
     end_positions : ndarray, shape (N, 2)
         Where the robots are at ``end_tick`` (grid coordinates).
+    radii : ndarray, shape (N,), optional
+        Robot radii (robot types): start and end markers at the robots' relative sizes.
 
     Axes are world metres (origin at the map centre, as ``ground_truth.yaml``); the picture is
     cropped to the open area (:func:`crop_box`).
@@ -174,10 +197,11 @@ def plot_recency_map(
         ax.plot(xy[:, 0], xy[:, 1], color="black", lw=lw + 1.2, alpha=0.4, solid_capstyle="round")
         ax.plot(xy[:, 0], xy[:, 1], color=colours[i], lw=lw, label=f"robot{i}" if n <= 12 else None)
     ms = 8 if n <= 10 else 5
+    areas = marker_areas(ms, radii)
     ax.scatter(
         paths_m[:, 0, 0],
         paths_m[:, 0, 1],
-        s=ms**2,
+        s=areas,
         marker="o",
         facecolor="white",
         edgecolor=colours,
@@ -187,7 +211,7 @@ def plot_recency_map(
     ax.scatter(
         ends_m[:, 0],
         ends_m[:, 1],
-        s=ms**2,
+        s=areas,
         marker="s",
         facecolor=colours,
         edgecolor="black",
@@ -219,7 +243,8 @@ def plot_recency_map(
     end_s = end_tick * tick_duration
     sm = plt.cm.ScalarMappable(norm=Normalize(0.0, end_s if end_s > 0 else 1.0), cmap=cmap)
     bar = fig.colorbar(sm, ax=ax, orientation="horizontal", fraction=0.05, pad=0.02, aspect=40)
-    bar.set_label(f"last {what} at (simulated s; run length {end_s:g} s)")
+    order = "dark: early, yellow: late" if when == "first" else "dark: long ago, yellow: lately"
+    bar.set_label(f"{when} {what} at (simulated s; {order}; run length {end_s:g} s)")
     fig.savefig(path)
     plt.close(fig)
     return Path(path)
@@ -245,15 +270,27 @@ def plot_progress(
         return None
     t = [float(r["sim_time"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=100, layout="constrained")
-    ax.plot(t, [r["exploration_percent"] for r in rows], color="C0", label="exploration")
-    ax.plot(t, [r["coverage_percent"] for r in rows], color="C1", label="coverage (MAES 2.0)")
+    ax.plot(
+        t,
+        [r["exploration_percent"] for r in rows],
+        color="C0",
+        label="exploration: tiles a robot's\nlidar has seen",
+    )
+    ax.plot(
+        t,
+        [r["coverage_percent"] for r in rows],
+        color="C1",
+        label=(
+            "coverage, MAES 2.0's definition:\nhalf-tiles in the 3 x 3 around\na robot's half-tile"
+        ),
+    )
     if rows and "centre_coverage_percent" in rows[0]:
         ax.plot(
             t,
             [r["centre_coverage_percent"] for r in rows],
             color="C1",
             ls=":",
-            label="centre coverage (tile under the robot)",
+            label="centre coverage: tiles under\na robot's centre or body",
         )
     goal_e, goal_c = end_criteria.get("exploration_percent"), end_criteria.get("coverage_percent")
     if goal_e is not None:

@@ -93,6 +93,25 @@ def _count_reached_py(last_tick, reachable):
 _count_reached = njit(cache=True)(_count_reached_py)
 
 
+def _count_and_first_py(last_tick, reachable, first_tick):
+    # _count_reached plus, in the same pass, the first tick of every tile reached for the first
+    # time (its last tick, as it was reached just now).
+    flat_tick = last_tick.ravel()
+    flat_ok = reachable.ravel()
+    flat_first = first_tick.ravel()
+    count = 0
+    for k in range(flat_tick.shape[0]):
+        if flat_tick[k] >= 0:
+            if flat_first[k] < 0:
+                flat_first[k] = flat_tick[k]
+            if flat_ok[k]:
+                count += 1
+    return count
+
+
+_count_and_first = njit(cache=True)(_count_and_first_py)
+
+
 @dataclass
 class Metrics:
     """Mutable metric state of one simulation.
@@ -108,6 +127,8 @@ class Metrics:
     reachable: np.ndarray
     n_robots: int
     explored_tick: np.ndarray = field(init=False)
+    #: The first tick each tile was explored (-1: never): the order of discovery.
+    first_explored_tick: np.ndarray = field(init=False)
     covered_tick: np.ndarray = field(init=False)
     mini_covered_tick: np.ndarray = field(init=False)
     distance: np.ndarray = field(init=False)
@@ -124,6 +145,7 @@ class Metrics:
             )
         self.reachable_count = int(self.reachable.sum())
         self.explored_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
+        self.first_explored_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
         self.covered_tick = np.full(self.reachable.shape, -1, dtype=np.int32)
         h, w = self.reachable.shape
         self.mini_covered_tick = np.full((2 * h, 2 * w), -1, dtype=np.int32)
@@ -131,8 +153,22 @@ class Metrics:
         self.collisions = np.zeros(self.n_robots, dtype=np.int64)
 
     def refresh_counts(self) -> None:
-        """Recount explored and covered reachable tiles (after in-place marking)."""
-        self.explored_count = int(_count_reached(self.explored_tick, self.reachable))
+        """Recount explored and covered reachable tiles (after in-place marking); note the
+        first tick of tiles explored for the first time.
+
+        Examples
+        --------
+        >>> m = Metrics(np.ones((1, 3), dtype=bool), 1)
+        >>> m.explored_tick[0] = [-1, 4, 4]
+        >>> m.refresh_counts()
+        >>> m.explored_tick[0] = [7, 7, 4]
+        >>> m.refresh_counts()
+        >>> m.explored_count, m.first_explored_tick.tolist()
+        (3, [[7, 4, 4]])
+        """
+        self.explored_count = int(
+            _count_and_first(self.explored_tick, self.reachable, self.first_explored_tick)
+        )
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
         # only reachable mini-tiles are ever marked
         self.mini_covered_count = int(np.count_nonzero(self.mini_covered_tick >= 0))

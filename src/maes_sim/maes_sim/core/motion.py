@@ -32,12 +32,18 @@ last step covers what is left (at most ``snap * dt / (1 - q)``, < 1e-3 tiles / r
 between full braking and full drive), so it stops on the target to rounding error (MAES's own
 tests allow 0.1 tiles and 0.5 deg). The command completes when the robot is still.
 
-Models
+Models (the registry: :mod:`maes_sim.core.motion_models`; one model per robot, its type's)
     ``"maes"`` (default): a robot rotates in place or moves straight, never both (MAES). A
     command for the other axis first brakes the current one to zero. Velocity commands keep
     only the component with the larger share of its limit (:func:`map_velocity`).
     ``"differential_drive"``: both axes at once with the same limits and response; velocity
     commands map directly, so a Nav2 controller's arcs are followed.
+    ``"omnidirectional"``: as ``differential_drive`` plus a sideways speed (``lateral``, to the
+    robot's left) with the linear axis's response; the planar speed is capped at the top speed.
+
+Robot types
+    :class:`MotionParams` holds one radius, top speeds and model per robot
+    (:meth:`MotionParams.for_robots`); the scalar fields describe a uniform team.
 
 Odometry (the pose a robot believes, with optional noise) is :mod:`maes_sim.core.odometry`.
 
@@ -58,6 +64,7 @@ import numpy as np
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
+from .motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED, model_code
 from .odometry import advance_odometry
 
 __all__ = [
@@ -68,13 +75,10 @@ __all__ = [
     "advance_odometry",  # lives in .odometry; re-exported for the motion API's users
     "advance_tick",
     "map_velocity",
+    "map_velocity_lateral",
     "robot_status",
 ]
 
-#: Top linear speed per unit of ``relative_move_speed``, tiles/s (MAES).
-TOP_SPEED = 3.0
-#: Top angular speed per unit of ``relative_move_speed``, rad/s.
-TOP_ANGULAR_SPEED = math.pi
 #: Time from standstill to half the target speed while driving, s (4 MAES logic ticks).
 RISE_HALF_LIFE = 0.4
 #: Time constant of braking, linear and angular, s (MAES's stop-time estimators).
@@ -82,7 +86,7 @@ BRAKE_TAU = 0.055
 ANGULAR_BRAKE_TAU = 0.0381
 #: Speeds below this fraction of the top speed snap to zero.
 SNAP_FRACTION = 2e-3
-MODELS = ("maes", "differential_drive")
+MODELS = MODEL_NAMES
 
 
 def _positive(name: str, value: float) -> float:
@@ -115,6 +119,9 @@ class MotionParams:
         Response times, s (see the module docstring).
     stop_on_collision : bool
         Cancel MAES-style commands on a collision (MAES's behaviour).
+    radii, max_speeds, max_angular_speeds, models : tuple, optional
+        Per robot (robot types, :meth:`for_robots`); None: every robot has the scalar value.
+        The sub-steps then suit the robot needing the most.
     """
 
     radius: float = 0.3
@@ -128,6 +135,10 @@ class MotionParams:
     brake_tau: float = BRAKE_TAU
     angular_brake_tau: float = ANGULAR_BRAKE_TAU
     stop_on_collision: bool = True
+    radii: tuple[float, ...] | None = None
+    max_speeds: tuple[float, ...] | None = None
+    max_angular_speeds: tuple[float, ...] | None = None
+    models: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         for name in (
@@ -146,9 +157,97 @@ class MotionParams:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"MotionParams.{name} must be an integer >= 1, got {v!r}")
+        per_robot = [self.radii, self.max_speeds, self.max_angular_speeds, self.models]
+        if any(v is not None for v in per_robot):
+            if any(v is None for v in per_robot) or len({len(v) for v in per_robot}) != 1:
+                raise ValueError(
+                    "MotionParams.radii, max_speeds, max_angular_speeds and models must be given "
+                    "together, one value per robot"
+                )
+            for name in ("radii", "max_speeds", "max_angular_speeds"):
+                values = tuple(_positive(name, v) for v in getattr(self, name))
+                object.__setattr__(self, name, values)
+            for m in self.models:
+                model_code(m)
         # Sub-steps are what rules out tunnelling, so never fewer than the speed requires.
-        need = math.ceil(self.max_speed * self.dt / (MAX_STEP_FRACTION * self.radius) - 1e-12)
+        pairs = [(self.max_speed, self.radius)]
+        if self.radii is not None:
+            pairs = list(zip(self.max_speeds, self.radii, strict=True))
+        need = max(math.ceil(v * self.dt / (MAX_STEP_FRACTION * r) - 1e-12) for v, r in pairs)
         object.__setattr__(self, "substeps", max(int(self.substeps), need, 1))
+
+    @classmethod
+    def for_robots(
+        cls,
+        sizes: list[float],
+        relative_move_speeds: list[float],
+        models: list[str],
+        logic_ticks_delta_millis: float = 100,
+        physics_ticks_per_logic_update: int = 10,
+    ) -> MotionParams:
+        """Parameters of a team, one diameter, speed factor and model per robot.
+
+        A uniform team gets the plain scalar parameters (no per-robot tuples), so its runs are
+        those of :meth:`from_values` bit for bit.
+
+        Examples
+        --------
+        >>> p = MotionParams.for_robots([0.6, 0.4], [1.0, 2.0], ["maes", "omnidirectional"])
+        >>> p.radii, p.max_speeds, p.models, p.substeps
+        ((0.3, 0.2), (3.0, 6.0), ('maes', 'omnidirectional'), 2)
+        """
+        first = cls.from_values(
+            relative_move_speeds[0],
+            sizes[0],
+            logic_ticks_delta_millis,
+            physics_ticks_per_logic_update,
+            models[0],
+        )
+        if len(set(zip(sizes, relative_move_speeds, models, strict=True))) <= 1:
+            return first
+        return cls(
+            radius=first.radius,
+            max_speed=first.max_speed,
+            max_angular_speed=first.max_angular_speed,
+            dt=first.dt,
+            physics_steps=first.physics_steps,
+            model=first.model,
+            radii=tuple(float(s) / 2.0 for s in sizes),
+            max_speeds=tuple(TOP_SPEED * float(v) for v in relative_move_speeds),
+            max_angular_speeds=tuple(TOP_ANGULAR_SPEED * float(v) for v in relative_move_speeds),
+            models=tuple(models),
+        )
+
+    def arrays(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per-robot ``(radius, max_speed, max_angular_speed, model code)`` arrays (n,) each."""
+        cached = self.__dict__.get("_arrays")
+        if cached is not None and cached[0].shape[0] == n:
+            return cached
+        if self.radii is None:
+            out = (
+                np.full(n, self.radius),
+                np.full(n, self.max_speed),
+                np.full(n, self.max_angular_speed),
+                np.full(n, model_code(self.model), dtype=np.int8),
+            )
+        else:
+            if len(self.radii) != n:
+                raise ValueError(f"MotionParams describes {len(self.radii)} robots, got {n}")
+            out = (
+                np.array(self.radii),
+                np.array(self.max_speeds),
+                np.array(self.max_angular_speeds),
+                np.array([model_code(m) for m in self.models], dtype=np.int8),
+            )
+        for a in out:
+            a.flags.writeable = False
+        object.__setattr__(self, "_arrays", out)
+        return out
+
+    @property
+    def largest_radius(self) -> float:
+        """The largest robot's radius, tiles (the robot grid's cell size follows it)."""
+        return max(self.radii) if self.radii is not None else self.radius
 
     @classmethod
     def from_values(
@@ -214,6 +313,9 @@ class MotionState:
     pressing : ndarray of bool, shape (N,), optional
         The robot pressed into a wall or robot in the last sub-step (contact memory, so that
         :attr:`TickResult.collided` reports only new contacts). Defaults to all False.
+    lateral : ndarray, shape (N,), optional
+        Sideways drive speed, tiles/s, to the robot's left (omnidirectional robots). Defaults
+        to zeros.
 
     ``linear`` and ``angular`` are drive (wheel) speeds: against a wall a robot moves slower
     than ``linear`` says (the blocked part of the motion is projected away, see
@@ -225,6 +327,7 @@ class MotionState:
     linear: np.ndarray
     angular: np.ndarray
     pressing: np.ndarray | None = None
+    lateral: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         pos = np.array(self.positions, dtype=np.float64)
@@ -232,12 +335,14 @@ class MotionState:
             raise ValueError(f"MotionState.positions must have shape (N, 2), got {pos.shape}")
         n = pos.shape[0]
         object.__setattr__(self, "positions", pos)
-        for name in ("headings", "linear", "angular"):
+        if self.lateral is None:
+            object.__setattr__(self, "lateral", np.zeros(n))
+        for name in ("headings", "linear", "angular", "lateral"):
             arr = np.array(getattr(self, name), dtype=np.float64)
             if arr.shape != (n,):
                 raise ValueError(f"MotionState.{name} must have shape ({n},), got {arr.shape}")
             object.__setattr__(self, name, arr)
-        for name in ("positions", "headings", "linear", "angular"):
+        for name in ("positions", "headings", "linear", "angular", "lateral"):
             if not np.isfinite(getattr(self, name)).all():
                 raise ValueError(f"MotionState.{name} holds non-finite values")
         pressing = np.zeros(n, dtype=np.bool_) if self.pressing is None else self.pressing
@@ -254,13 +359,14 @@ class MotionState:
         linear: np.ndarray,
         angular: np.ndarray,
         pressing: np.ndarray,
+        lateral: np.ndarray,
     ) -> MotionState:
         """A state of arrays the caller owns and knows valid (the kernels' own outputs): no
         copies, no checks, so stepping costs no per-tick validation."""
         state = object.__new__(cls)
         for name, value in zip(
-            ("positions", "headings", "linear", "angular", "pressing"),
-            (positions, headings, linear, angular, pressing),
+            ("positions", "headings", "linear", "angular", "pressing", "lateral"),
+            (positions, headings, linear, angular, pressing, lateral),
             strict=True,
         ):
             object.__setattr__(state, name, value)
@@ -326,10 +432,6 @@ class TickResult:
     status: np.ndarray
 
 
-def _model_code(params: MotionParams) -> int:
-    return MODELS.index(params.model)
-
-
 def advance_tick(
     state: MotionState, commands: C.Commands, walls: np.ndarray, params: MotionParams
 ) -> TickResult:
@@ -372,6 +474,7 @@ def advance_tick(
     head = state.headings.copy()
     lin = state.linear.copy()
     ang = state.angular.copy()
+    lat = state.lateral.copy()
     pressing = state.pressing.copy()
     cmds = commands.copy()
     out_dist = np.zeros(n)
@@ -379,31 +482,33 @@ def advance_tick(
     collided = np.zeros(n, dtype=np.bool_)
     completed = np.zeros(n, dtype=np.bool_)
     aborted = np.zeros(n, dtype=np.bool_)
-    grid = RobotGrid(params.radius, n)
+    radii, vmax, wmax, models = params.arrays(n)
+    grid = RobotGrid(params.largest_radius, n)
     sub_dt = params.dt / params.substeps
     advance_kernel(
         pos,
         head,
         lin,
         ang,
+        lat,
         cmds.kind,
         cmds.target,
         cmds.progress,
         cmds.linear,
         cmds.angular,
+        cmds.lateral,
         cmds.stopping,
         w,
-        params.radius,
-        params.max_speed,
-        params.max_angular_speed,
+        radii,
+        vmax,
+        wmax,
         sub_dt,
         params.physics_steps * params.substeps,
-        _model_code(params),
+        models,
         0.5 ** (sub_dt / params.rise_half_life),
         math.exp(-sub_dt / params.brake_tau),
         math.exp(-sub_dt / params.angular_brake_tau),
-        SNAP_FRACTION * params.max_speed,
-        SNAP_FRACTION * params.max_angular_speed,
+        SNAP_FRACTION,
         bool(params.stop_on_collision),
         *grid.args(),
         pressing,
@@ -417,7 +522,7 @@ def advance_tick(
     touching_kernel(
         w,
         pos,
-        params.radius,
+        radii,
         TOUCH_TOL,
         *grid.args(),
         colliding,
@@ -428,7 +533,7 @@ def advance_tick(
     odom[:, 0] = c0 * d[:, 0] + s0 * d[:, 1]
     odom[:, 1] = -s0 * d[:, 0] + c0 * d[:, 1]
     odom[:, 2] = out_dtheta
-    new_state = MotionState._unchecked(pos, head, lin, ang, pressing)
+    new_state = MotionState._unchecked(pos, head, lin, ang, pressing, lat)
     return TickResult(
         state=new_state,
         commands=cmds,
@@ -458,29 +563,34 @@ def robot_status(state: MotionState, commands: C.Commands, params: MotionParams)
     ['idle', 'rotating']
     """
     out = np.zeros(state.n, dtype=np.int8)
+    _, vmax, wmax, models = params.arrays(state.n)
     status_kernel(
         state.linear,
         state.angular,
+        state.lateral,
         commands.kind,
         commands.linear,
         commands.angular,
+        commands.lateral,
         commands.stopping,
-        params.max_speed,
-        params.max_angular_speed,
-        _model_code(params),
+        vmax,
+        wmax,
+        models,
         out,
     )
     return out
 
 
 def map_velocity(
-    linear: np.ndarray, angular: np.ndarray, params: MotionParams
+    linear: np.ndarray, angular: np.ndarray, params: MotionParams, lateral: np.ndarray = 0.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """Speeds a velocity command actually asks of the model, shapes (N,) each.
 
     Both are clamped to the top speeds. Under ``"maes"`` only one survives: linear when
     ``|linear| / max_speed > |angular| / max_angular_speed``, else angular (a tie turns: a robot
-    should face its way before driving). ``"differential_drive"`` keeps both.
+    should face its way before driving). ``"differential_drive"`` keeps both. With per-robot
+    parameters the arrays are the team's, robot by robot. (The sideways part, which only
+    ``"omnidirectional"`` keeps, is :func:`map_velocity_lateral`'s.)
 
     Examples
     --------
@@ -489,9 +599,31 @@ def map_velocity(
     >>> lin.tolist(), ang.tolist()
     ([1.0, 0.0, 3.0], [0.0, 2.0, 0.0])
     """
+    lin, ang, _ = map_velocity_lateral(linear, angular, lateral, params)
+    return lin, ang
+
+
+def map_velocity_lateral(
+    linear: np.ndarray, angular: np.ndarray, lateral: np.ndarray, params: MotionParams
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`map_velocity` with the sideways speed: ``(linear, angular, lateral)``.
+
+    Examples
+    --------
+    >>> p = MotionParams(model="omnidirectional")
+    >>> [a.tolist() for a in map_velocity_lateral([3.0], [0.0], [4.0], p)]
+    [[1.7999999999999998], [0.0], [2.4]]
+    """
     lin = np.array(linear, dtype=np.float64, ndmin=1)
     ang = np.array(angular, dtype=np.float64, ndmin=1)
-    lin, ang = np.broadcast_arrays(lin, ang)
-    lin, ang = lin.copy(), ang.copy()
-    map_velocity_kernel(lin, ang, params.max_speed, params.max_angular_speed, _model_code(params))
-    return lin, ang
+    lat = np.array(lateral, dtype=np.float64, ndmin=1)
+    lin, ang, lat = (a.copy() for a in np.broadcast_arrays(lin, ang, lat))
+    if params.radii is None:
+        n = lin.shape[0]
+        vmax = np.full(n, params.max_speed)
+        wmax = np.full(n, params.max_angular_speed)
+        models = np.full(n, model_code(params.model), dtype=np.int8)
+    else:
+        _, vmax, wmax, models = params.arrays(lin.shape[0])
+    map_velocity_kernel(lin, ang, lat, vmax, wmax, models)
+    return lin, ang, lat

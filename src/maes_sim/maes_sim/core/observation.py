@@ -59,6 +59,8 @@ class Observation:
         ``inbox(i)``: the broadcasts robot ``i`` received this tick.
     tags : callable
         ``tags()``: per robot, the tags it reads (in this observation's unit).
+    robot_types : sequence of str
+        Each robot's type name (``robot_types`` / ``team`` in the config).
 
     Examples
     --------
@@ -90,6 +92,7 @@ class Observation:
         nearby: tuple[np.ndarray, np.ndarray],
         inbox: Callable[[int], list[Broadcast]],
         tags: Callable[[], Sequence[Sequence[TagView]]],
+        robot_types: Sequence[str],
     ) -> None:
         self.tick = int(tick)
         self.scale = float(scale)
@@ -105,6 +108,7 @@ class Observation:
         self.nearby_bounds = np.searchsorted(self.observer, np.arange(self.n_robots + 1))
         self._inbox = inbox
         self._tags = tags
+        self.robot_types = robot_types
         self._columns: tuple[Any, ...] | None = None
 
     # -- arrays ---------------------------------------------------------------------------
@@ -165,6 +169,7 @@ class Observation:
             nearby_robots=seen[bounds[i] : bounds[i + 1]],
             position=Vector2D(x, y),
             heading=headings[i],
+            robot_type=self.robot_types[i],
         )
 
     # -- units ----------------------------------------------------------------------------
@@ -185,6 +190,7 @@ class Observation:
             nearby=(self.observer, self.observed),
             inbox=self._inbox,
             tags=tags,
+            robot_types=self.robot_types,
             **lengths,
         )
 

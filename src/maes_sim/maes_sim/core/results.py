@@ -152,8 +152,9 @@ def write_run_results(
     contacts with a wall or robot), ``ground_truth.pgm/.yaml`` and ``robot<i>_slam.pgm/.yaml``
     (Nav2 map_server format, metres), ``exploration.png`` and ``coverage.png`` (when each tile
     was last explored / covered, with every robot's path, start and end; with matplotlib, else
-    plain heatmaps) and, with matplotlib, ``progress.png`` (exploration and coverage over time
-    with the end criteria).
+    plain heatmaps) and, with matplotlib, ``exploration_first_seen.png`` (the same for the first
+    time a tile was explored: the order of discovery) and ``progress.png`` (exploration and
+    both coverages over time with the end criteria).
     """
     import json
 
@@ -185,6 +186,7 @@ def write_run_results(
         "map": sim.world.name,
         "map_source": sim.world.source,
         "number_of_robots": sim.n_robots,
+        "robot_types": list(sim.team.names),  # each robot's type, robot 0 first
         "ticks": sim.tick,
         "sim_time_s": sim.sim_time,
         "finished": sim.finished,
@@ -230,22 +232,29 @@ def _write_pictures(sim, out: Path) -> None:
         write_png(out / "coverage.png", heatmap_rgb(sim.coverage_heatmap(), sim.walls, scale))
         return
     trail = sim.trail
-    for name, what, last in (
-        ("exploration", "explored", metrics.explored_tick),
+    for name, what, when, last in (
+        ("exploration", "explored", "last", metrics.explored_tick),
+        # the order of discovery: when each tile was seen the first time
+        ("exploration_first_seen", "explored", "first", metrics.first_explored_tick),
         # MAES 2.0's coverage is counted on half-tile mini-tiles: a tile shows its latest one
-        ("coverage", "covered", metrics.tile_covered_tick()),
+        ("coverage", "covered", "last", metrics.tile_covered_tick()),
     ):
+        heading = "Exploration, order of discovery" if when == "first" else name.capitalize()
+        if name == "coverage":
+            heading = "Coverage (MAES 2.0's: half-tiles in the 3 x 3 around a robot's)"
+        share = sim.coverage_percent if name == "coverage" else sim.exploration_percent
         figures.plot_recency_map(
             out / f"{name}.png",
             last,
             sim.walls,
             what=what,
-            title=f"{name.capitalize()}: {_run_title(sim)}\n"
-            f"{sim.exploration_percent if name == 'exploration' else sim.coverage_percent:.1f} % "
-            f"of the reachable area {what}; colour: when a tile was last {what}",
+            when=when,
+            title=f"{heading}: {_run_title(sim)}\n"
+            f"{share:.1f} % of the reachable area {what}; colour: when a tile was {when} {what}",
             end_tick=sim.tick,
             tick_duration=sim.tick_duration,
             tile_size=tile,
             paths=trail.positions,
             end_positions=sim.grid_positions,
+            radii=sim.team.radii,
         )

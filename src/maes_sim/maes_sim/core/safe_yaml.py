@@ -14,8 +14,9 @@ traceback. Its loader:
   ``yes``/``no``/``on``/``off`` (1.1: booleans). Quote them to mean text;
 - refuses a key written twice in one mapping (plain YAML keeps the last one silently);
 - refuses documents that expand to more than :data:`MAX_YAML_NODES` nodes through aliases
-  ("billion laughs"), nest deeper than :data:`MAX_YAML_DEPTH`, or hold integers of more than
-  :data:`MAX_INT_DIGITS` digits;
+  ("billion laughs"), hold an alias inside the value it names (``a: &a [*a]``: a cycle, which
+  PyYAML would build as an infinite value), nest deeper than :data:`MAX_YAML_DEPTH`, or hold
+  integers of more than :data:`MAX_INT_DIGITS` digits;
 - never builds an arbitrary Python object (a ``SafeLoader`` base).
 
 Error messages quote at most a short excerpt of a value (:func:`short_repr`).
@@ -113,6 +114,10 @@ def read_user_file(
     Traceback (most recent call last):
     ...
     ValueError: /dev/zero: not a regular file (a character device), expected a config file
+    >>> read_user_file("map\\0.pgm", 100, "map image", ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: 'map\\x00.pgm': a map image path cannot contain a NUL byte (\\x00)
     """
     file = Path(path)
     check_user_file(file, max_bytes, what, error)
@@ -134,11 +139,13 @@ def check_user_file(
     The checks of :func:`read_user_file`, for readers that read the file in parts.
     """
     file = Path(path)
+    if "\0" in str(file):
+        raise error(f"{short_repr(str(file))}: a {what} path cannot contain a NUL byte (\\x00)")
     try:
         info = os.stat(file)  # follows symlinks: the target is what gets read
     except FileNotFoundError:
         raise error(f"{file}: {what} not found (resolved to {file.absolute()})") from None
-    except (OSError, ValueError) as exc:  # ValueError: an embedded NUL byte
+    except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise error(f"{file}: cannot read the {what}: {reason}") from None
     if stat.S_ISDIR(info.st_mode):
@@ -267,6 +274,7 @@ def _check_expansion(root) -> None:
     if root is None:
         return
     sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()  # expanded, not yet sized: the current path from the root
     # Post-order over distinct nodes (each aliased node sized once): cost linear in the file.
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
@@ -275,6 +283,12 @@ def _check_expansion(root) -> None:
             continue
         children = _children(node)
         if not done:
+            if id(node) in open_nodes:  # reached again from inside itself
+                raise _Refused(
+                    "an alias refers to the value that contains it (a cycle: the anchored "
+                    f"value would be infinite){_at(node.start_mark)}"
+                )
+            open_nodes.add(id(node))
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in sizes)
             continue
@@ -285,6 +299,7 @@ def _check_expansion(root) -> None:
                 f"(anchors reused as *name){_at(node.start_mark)}"
             )
         sizes[id(node)] = total
+        open_nodes.discard(id(node))
 
 
 def _at(mark) -> str:

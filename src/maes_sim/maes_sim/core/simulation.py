@@ -41,12 +41,14 @@ from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
 from .safe_yaml import short_repr
 from .slam import SlamState
+from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
 from .state import RobotState, TagView
 from .tags import TagStore
+from .team import Team
 from .trails import Trail
 from .world import WorldMap, build_map, reachable_open, spawn_positions
 
-#: Lidar rays per robot (MAES: 180 rays at 2 degrees).
+#: Lidar rays per robot of the default type (MAES: 180 rays at 2 degrees).
 N_RAYS = 180
 
 
@@ -90,6 +92,11 @@ class Simulation:
     trail : Trail
         Every robot's position over time (every tick, thinned past 2048 samples), for the
         result pictures' paths.
+    team : Team
+        Every robot's type and its per-robot settings (:mod:`maes_sim.core.team`).
+    radius : float
+        The largest robot's radius, tiles (every robot's in a uniform team); ``team.radii``
+        has each robot's.
     """
 
     def __init__(
@@ -112,14 +119,16 @@ class Simulation:
         self._offset = grid_offset(self.shape)
         rc, gs = config.robot_constraints, config.global_settings
         n = self.n_robots = config.number_of_robots
-        self.radius = rc.agent_relative_size / 2.0
+        self.team = Team(config.robot_type_per_robot())
+        self.radius = self.team.radius
         self.tick_duration = gs.logic_ticks_delta_millis / 1000.0
-        self.motion_params = MotionParams.from_values(
-            relative_move_speed=rc.relative_move_speed,
-            agent_relative_size=rc.agent_relative_size,
+        types = self.team.types
+        self.motion_params = MotionParams.for_robots(
+            [t.agent_relative_size for t in types],
+            [t.relative_move_speed for t in types],
+            [t.motion_model for t in types],
             logic_ticks_delta_millis=gs.logic_ticks_delta_millis,
             physics_ticks_per_logic_update=gs.physics_ticks_per_logic_update,
-            model=config.motion.model,
         )
 
         spawn = config.robot_spawn_config
@@ -149,7 +158,9 @@ class Simulation:
         self.metrics = Metrics(reachable, n)
         #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
         self.explore_bench = ExploreBench(n, reachable.shape)
-        self.comms = CommsRule(rc.broadcast_range, rc.broadcast_blocked_by_walls, signal_function)
+        self.comms = CommsRule(
+            float(self.team.broadcast_ranges.max()), rc.broadcast_blocked_by_walls, signal_function
+        )
         self.mailbox = Mailbox(n)
         self.tags = TagStore(n)
         self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
@@ -194,30 +205,67 @@ class Simulation:
 
         Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
         applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
-        scan is read, so a run nobody reads scans from does not pay for them.
+        scan is read, so a run nobody reads scans from does not pay for them. A team whose
+        types have different ray counts has no (N, R) array: read :meth:`lidar_of`.
         """
-        return self._lidar()[0]
+        return self._lidar_all()[0]
 
     @property
     def lidar_hits(self) -> np.ndarray:
         """Whether each ray of :attr:`lidar_ranges` hit a wall or a robot (N, R)."""
-        return self._lidar()[1]
+        return self._lidar_all()[1]
 
-    def _lidar(self) -> tuple[np.ndarray, np.ndarray]:
+    def lidar_of(self, robot: int) -> tuple[np.ndarray, np.ndarray]:
+        """Robot ``robot``'s scan this tick: ranges (R_i,) in tiles and hits (R_i,), R_i its
+        type's ray count (views; do not modify)."""
+        g, row = self.team.lidar_slot(self._index(robot))
+        ranges, hits = self._lidar()[g]
+        return ranges[row], hits[row]
+
+    def lidar_geometry(self, robot: int) -> tuple[int, float | None]:
+        """``(rays, field of view in rad or None for the full circle)`` of ``robot``'s lidar
+        (the angles: :func:`maes_sim.core.kernels.ray_angle_offsets`)."""
+        g, _ = self.team.lidar_slot(self._index(robot))
+        group = self.team.lidar_groups[g]
+        return group.rays, group.fov
+
+    def _lidar_all(self) -> tuple[np.ndarray, np.ndarray]:
+        scans = self._lidar()
+        if len(scans) == 1:
+            return scans[0]
+        if not self.team.same_rays():
+            raise ValueError(
+                "the robots' lidars have different ray counts (robot types): read each robot's "
+                "scan with Simulation.lidar_of(i)"
+            )
+        rays = self.team.lidar_groups[0].rays
+        ranges = np.empty((self.n_robots, rays))
+        hits = np.empty((self.n_robots, rays), dtype=bool)
+        for group, (r, h) in zip(self.team.lidar_groups, scans, strict=True):
+            ranges[group.robots] = r
+            hits[group.robots] = h
+        return ranges, hits
+
+    def _lidar(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per lidar group (:attr:`Team.lidar_groups`): its robots' ranges and hits."""
         if self._scan is None:
-            if self.config.lidar.robots_block_rays and self.n_robots > 1:
-                pos = self._motion.positions
-                self._scan = stop_rays_at_bodies(
-                    self._wall_ranges,
-                    self._wall_hits,
-                    pos,
-                    self._motion.headings,
-                    self.config.robot_constraints.slam_raytrace_range,
-                    pos,
-                    self.radius,
-                )
-            else:
-                self._scan = (self._wall_ranges, self._wall_hits)
+            scans = []
+            pos, head = self._motion.positions, self._motion.headings
+            bodies = self.config.lidar.robots_block_rays and self.n_robots > 1
+            for group, (ranges, hits) in zip(self.team.lidar_groups, self._walls_scan, strict=True):
+                if bodies:
+                    idx = group.robots
+                    if len(self.team.lidar_groups) == 1:
+                        origins, heads = pos, head  # every robot: no copies
+                    else:
+                        origins, heads = pos[idx], head[idx]
+                    for radius, body_idx in self.team.body_groups:
+                        others = pos if len(self.team.body_groups) == 1 else pos[body_idx]
+                        ranges, hits = stop_rays_at_bodies(
+                            ranges, hits, origins, heads, group.range, others, radius, group.fov
+                        )
+                scans.append((ranges, hits))
+            self._scan = scans
         return self._scan
 
     @property
@@ -277,7 +325,14 @@ class Simulation:
 
     def communication_links(self) -> tuple[np.ndarray, np.ndarray]:
         """Directed (sender, receiver) pairs that can communicate at the current positions."""
-        return self.comms.links(self.walls, self._motion.positions, self.rng, sums=self._wall_sums)
+        return self._links(self._motion.positions)
+
+    def _links(self, pos: np.ndarray, senders: np.ndarray | None = None):
+        """The comms rule's links, each sender's own broadcast range applied (robot types)."""
+        ia, ib = self.comms.links(self.walls, pos, self.rng, senders, sums=self._wall_sums)
+        if self.comms.signal_function is None:
+            ia, ib = self.team.within_range(ia, ib, pos, pos, self.team.broadcast_ranges)
+        return ia, ib
 
     def nearby_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(observer, observed) index arrays of the robots sensing each other this tick."""
@@ -314,6 +369,7 @@ class Simulation:
                     nearby=self._nearby,
                     inbox=self.mailbox.inbox_of,
                     tags=self._tags_for,
+                    robot_types=self.team.names,
                 )
                 self._observations[1.0] = base
             if scale != 1.0:
@@ -361,11 +417,19 @@ class Simulation:
 
     def _tags_for(self) -> list[list]:
         if self._tags_nearby is None:  # computed on demand: tags are read far less than kept
-            self._tags_nearby = self.tags.nearby(
-                self._motion.positions,
-                self.config.robot_constraints.environment_tag_read_range,
-                self.config.stack.max_tags_per_state,
-            )
+            ranges, pos = self.team.tag_ranges, self._motion.positions
+            limit = self.config.stack.max_tags_per_state
+            if self.team.uniform:
+                self._tags_nearby = self.tags.nearby(pos, float(ranges[0]), limit)
+            else:
+                out: list[list] = [[] for _ in range(self.n_robots)]
+                for r in np.unique(ranges).tolist():
+                    idx = np.flatnonzero(ranges == r)
+                    for i, found in zip(
+                        idx.tolist(), self.tags.nearby(pos[idx], r, limit), strict=True
+                    ):
+                        out[i] = found
+                self._tags_nearby = out
         return self._tags_nearby
 
     # ------------------------------------------------------------------ commands
@@ -389,13 +453,17 @@ class Simulation:
         except C.CommandError as exc:
             raise CommandRejected(str(exc)) from exc
 
-    def set_velocity(self, robot: int, linear: float, angular: float) -> None:
-        """Velocity command (tiles/s, rad/s) mapped through the motion model (cmd_vel)."""
-        self._command(C.set_velocity, robot, linear, angular)
+    def set_velocity(self, robot: int, linear: float, angular: float, lateral: float = 0.0) -> None:
+        """Velocity command (tiles/s, rad/s) mapped through the robot's motion model (cmd_vel);
+        ``lateral`` (tiles/s, to the robot's left: ``cmd_vel.linear.y``) moves only an
+        omnidirectional robot."""
+        self._command(C.set_velocity, robot, linear, angular, lateral)
 
-    def set_velocities(self, linear: np.ndarray, angular: np.ndarray) -> None:
+    def set_velocities(
+        self, linear: np.ndarray, angular: np.ndarray, lateral: np.ndarray | float = 0.0
+    ) -> None:
         """Velocity commands for all robots at once, shapes (N,) each."""
-        self._command(C.set_velocity, np.arange(self.n_robots), linear, angular)
+        self._command(C.set_velocity, np.arange(self.n_robots), linear, angular, lateral)
 
     def move(self, robot: int, distance: float) -> None:
         """Drive ``distance`` tiles straight ahead (negative: reverse), then stop."""
@@ -453,11 +521,12 @@ class Simulation:
             )
         grid = poses[:, :2] + self._offset
         h, w = self.shape
+        radii = self.team.radii if not self.team.uniform else self.radius
         inside = (
-            (grid[:, 0] >= self.radius)
-            & (grid[:, 0] <= w - self.radius)
-            & (grid[:, 1] >= self.radius)
-            & (grid[:, 1] <= h - self.radius)
+            (grid[:, 0] >= radii)
+            & (grid[:, 0] <= w - radii)
+            & (grid[:, 1] >= radii)
+            & (grid[:, 1] <= h - radii)
         )
         if not inside.all():
             i = int(np.argmin(inside))
@@ -466,11 +535,11 @@ class Simulation:
                 f"robot {i} at {poses[i, :2].tolist()} is off the map (world x from {x0:g} to "
                 f"{x0 + w:g}, y from {y0:g} to {y0 + h:g}, less the robot's radius)"
             )
-        depth = wall_penetration(self.walls, grid, self.radius)
+        depth = wall_penetration(self.walls, grid, radii)
         if (depth > 0).any():
             i = int(np.argmax(depth > 0))
             raise CommandRejected(f"robot {i} at {poses[i, :2].tolist()} would overlap a wall")
-        if robot_overlap(grid, self.radius) > 0:
+        if robot_overlap(grid, radii) > 0:
             raise CommandRejected("two robots would overlap")
         self._motion = MotionState.at_rest(grid, poses[:, 2])
         self._commands = C.Commands.idle(self.n_robots)
@@ -478,6 +547,19 @@ class Simulation:
         self._status = robot_status(self._motion, self._commands, self.motion_params)
         self.trail.record(self.tick, grid)
         self._observe(slam_due=False, mark=False)
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> SimSnapshot:
+        """The running state now (rng, arrays, tags, mailbox, statistics, trails, SLAM...), a
+        deep copy: :meth:`restore` continues from it bit-identically (:mod:`.snapshot`)."""
+        return take_snapshot(self)
+
+    def restore(self, snapshot: SimSnapshot) -> None:
+        """Go back (or forward) to ``snapshot``, taken from this simulation or one built from
+        the same config and map; raises :class:`~.snapshot.SnapshotError` otherwise."""
+        restore_snapshot(self, snapshot)
+        self._observations = {}  # the observation pass of the restored tick is made anew
+        self._tags_in_units = {}
 
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
@@ -491,16 +573,14 @@ class Simulation:
         sync_due = rc.distribute_slam and next_tick % rc.slam_sync_interval_in_ticks == 0
         gs = self.config.global_settings
         want_all = sync_due or gs.populate_adjacency_and_comm_groups_every_tick
-        all_links = (
-            self.comms.links(self.walls, pos0, self.rng, sums=self._wall_sums) if want_all else None
-        )
+        all_links = self._links(pos0) if want_all else None
         if not senders.size:
             links = None
         elif all_links is not None:  # one evaluation serves messages and SLAM sync alike
             keep = np.isin(all_links[0], senders)
             links = (all_links[0][keep], all_links[1][keep])
         else:
-            links = self.comms.links(self.walls, pos0, self.rng, senders, sums=self._wall_sums)
+            links = self._links(pos0, senders)
 
         result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
         self._motion, self._commands = result.state, result.commands
@@ -570,45 +650,63 @@ class Simulation:
         slam_index = np.arange(self.n_robots, dtype=np.int64) if targets is not None else None
         # numba's thread count is per calling thread: set it where the kernel runs
         threads = use_threads(self._lidar_threads) if self._lidar_threads > 1 else 1
-        self._wall_ranges, self._wall_hits = cast_rays(
-            self.walls,
-            pos,
-            self._motion.headings,
-            rc.slam_raytrace_range,
-            N_RAYS,
-            explored_tick=self.metrics.explored_tick if mark else None,
-            tick=self.tick,
-            slam=targets,
-            slam_index=slam_index,
-            # serial unless performance.threads > 1: on a busy machine numba's thread pool
-            # adds milliseconds of waiting
-            parallel=threads > 1,
-        )
+        # one cast per lidar group (all robots in one for a uniform team); marking does not
+        # depend on the order of the rays, so grouping changes no map
+        groups = self.team.lidar_groups
+        head = self._motion.headings
+        parts = [
+            (pos, head, slam_index)
+            if len(groups) == 1
+            else (pos[g.robots], head[g.robots], None if slam_index is None else g.robots)
+            for g in groups
+        ]
+        self._walls_scan = [
+            cast_rays(
+                self.walls,
+                origins,
+                heads,
+                group.range,
+                group.rays,
+                explored_tick=self.metrics.explored_tick if mark else None,
+                tick=self.tick,
+                slam=targets,
+                slam_index=index,
+                # serial unless performance.threads > 1: on a busy machine numba's thread pool
+                # adds milliseconds of waiting
+                parallel=threads > 1,
+                fov=group.fov,
+            )
+            for group, (origins, heads, index) in zip(groups, parts, strict=True)
+        ]
         self._scan = None  # the robots' bodies are applied when a scan is read
         if slam_due:
             self.slam.redraw_offsets(self.rng)
         if mark:
-            self.metrics.mark_covered(pos, self.radius, self.tick)
+            for radius, idx in self.team.body_groups:
+                covered = pos if len(self.team.body_groups) == 1 else pos[idx]
+                self.metrics.mark_covered(covered, radius, self.tick)
             self.metrics.refresh_counts()
             if slam_due:  # the seen maps were not marked in the pass above
-                cast_rays(
-                    self.walls,
-                    pos,
-                    self._motion.headings,
-                    rc.slam_raytrace_range,
-                    N_RAYS,
-                    slam=seen,
-                    slam_index=slam_index,
-                    parallel=threads > 1,
-                )
+                for group, (origins, heads, index) in zip(groups, parts, strict=True):
+                    cast_rays(
+                        self.walls,
+                        origins,
+                        heads,
+                        group.range,
+                        group.rays,
+                        slam=seen,
+                        slam_index=index,
+                        parallel=threads > 1,
+                        fov=group.fov,
+                    )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
+        sense = self.team.sense_ranges
+        top = self.team.top_sense_range
         if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(
-                self.walls, pos, rc.sense_nearby_agents_range, sums=self._wall_sums
-            )
+            ia, ib = visible_pairs(self.walls, pos, top, sums=self._wall_sums)
         else:
-            ia, ib, _ = pairs_within(pos, None, rc.sense_nearby_agents_range)
-        self._nearby = (ia, ib)
+            ia, ib, _ = pairs_within(pos, None, top)
+        self._nearby = self.team.within_range(ia, ib, pos, pos, sense)
         self._tags_nearby = None
         self._observations = {}
 

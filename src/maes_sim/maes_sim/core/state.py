@@ -62,6 +62,8 @@ class RobotState:
         The robot's believed position (world, tiles), as its SLAM places it.
     heading : float
         The robot's heading, radians.
+    robot_type : str
+        The robot's type (``robot_types`` / ``team`` in the config; ``"default"`` without).
     """
 
     tick: int
@@ -72,6 +74,7 @@ class RobotState:
     nearby_robots: list[NearbyRobot] = field(default_factory=list)
     position: Vector2D = Vector2D(0.0, 0.0)
     heading: float = 0.0
+    robot_type: str = "default"
 
 
 def _scaled(v: Vector2D, factor: float) -> Vector2D:

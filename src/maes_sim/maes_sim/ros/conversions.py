@@ -88,17 +88,20 @@ def scan_to_msg(
     range_max_tiles: float,
     scan_time: float,
     hit: np.ndarray | None = None,
+    fov: float | None = None,
 ) -> LaserScan:
-    """A 360-degree LaserScan from one robot's lidar ranges (R,) in tiles.
+    """A LaserScan from one robot's lidar ranges (R,) in tiles.
 
-    Ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the core's convention). Rays with
-    ``hit`` False report ``+inf`` (REP-117); without ``hit`` every ray counts as a return.
+    Full circle (``fov`` None): ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the
+    core's convention); a field of view ``fov`` (rad) spans ``-fov / 2`` to ``+fov / 2``
+    (:func:`maes_common.contract.wire_scan_geometry`). Rays with ``hit`` False report ``+inf``
+    (REP-117); without ``hit`` every ray counts as a return.
     """
     n = len(ranges_tiles)
     msg = LaserScan()
     msg.header.stamp = stamp
     msg.header.frame_id = frame_id
-    msg.angle_min, msg.angle_increment = wire_scan_geometry(n)
+    msg.angle_min, msg.angle_increment = wire_scan_geometry(n, fov)
     msg.angle_max = msg.angle_min + (n - 1) * msg.angle_increment
     msg.time_increment = 0.0
     msg.scan_time = float(scan_time)
@@ -150,10 +153,11 @@ def odometry_to_msg(
     return msg
 
 
-def twist_from_msg(msg: Twist | TwistStamped, tile_size: float) -> tuple[float, float]:
-    """(linear tiles/s, angular rad/s) of a Twist or TwistStamped (other axes ignored)."""
+def twist_from_msg(msg: Twist | TwistStamped, tile_size: float) -> tuple[float, float, float]:
+    """(linear tiles/s, angular rad/s, lateral tiles/s) of a Twist or TwistStamped
+    (``linear.x``, ``angular.z``, ``linear.y``; the other axes ignored)."""
     twist = msg.twist if isinstance(msg, TwistStamped) else msg
-    return twist.linear.x / tile_size, twist.angular.z
+    return twist.linear.x / tile_size, twist.angular.z, twist.linear.y / tile_size
 
 
 def occupancy_to_msg(
@@ -243,6 +247,7 @@ def state_to_msg(
     )
     msg.position = Vector2D(x=state.position.x, y=state.position.y)
     msg.heading = float(state.heading)
+    msg.robot_type = state.robot_type
     return msg
 
 

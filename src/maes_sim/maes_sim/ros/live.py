@@ -92,6 +92,13 @@ class _Listener:
             self.subscribed.add(channel.topic)
 
 
+#: How to choose another port, in every entry point's words (a busy port's error says it).
+PORT_HINT = (
+    "is another run's live view on that port? Choose another: make run LIVE=1 LIVE_PORT=8766, "
+    "maes_run --live 8766, ros2 launch ... live_port:=8766, or direct mode's live=8766"
+)
+
+
 class LiveServer:
     """A :class:`~maes_sim.ros.tap.Sink` serving every tapped topic over Foxglove's WebSocket
     protocol, and what the simulator node hears of the navigator (``takes_heard``: each robot's
@@ -126,7 +133,9 @@ class LiveServer:
                 context=self._context,
             )
         except Exception as exc:
-            raise RuntimeError(f"live view: cannot serve on {host}:{port}: {exc}") from exc
+            raise RuntimeError(
+                f"live view: cannot serve on {host}:{port}: {exc}; {PORT_HINT}"
+            ) from exc
         self.host = host
         self.port = self._server.port
         self._channels: dict[str, Channel] = {}

@@ -27,7 +27,7 @@ def _marker(ns: str, mid: int, kind: int, stamp: Time, frame: str) -> Marker:
 
 def simulation_markers(
     poses_m: np.ndarray,
-    radius_m: float,
+    radius_m: float | np.ndarray,
     colliding: np.ndarray,
     tags_m: np.ndarray,
     links: tuple[np.ndarray, np.ndarray] | None,
@@ -40,8 +40,8 @@ def simulation_markers(
     ----------
     poses_m : ndarray, shape (N, 3)
         Robot poses (x, y metres, yaw rad) in ``frame``.
-    radius_m : float
-        Robot radius, metres.
+    radius_m : float or ndarray, shape (N,)
+        Robot radius, metres (one per robot for a team of types: one sphere list per size).
     colliding : ndarray of bool, shape (N,)
         Colliding robots are drawn red.
     tags_m : ndarray, shape (T, 2)
@@ -50,25 +50,35 @@ def simulation_markers(
         Directed communication links (sender, receiver) to draw, or None to draw none.
     """
     out = MarkerArray()
-    robots = _marker(NS_ROBOTS, 0, Marker.SPHERE_LIST, stamp, frame)
-    robots.scale.x = robots.scale.y = 2.0 * radius_m
-    robots.scale.z = 0.2 * radius_m
-    for (x, y, _), hit in zip(poses_m.tolist(), colliding.tolist(), strict=True):
-        robots.points.append(Point(x=x, y=y, z=0.0))
-        robots.colors.append(
-            ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0) if hit else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0)
-        )
-    out.markers.append(robots)
+    radii = np.broadcast_to(np.asarray(radius_m, dtype=np.float64), (len(poses_m),))
+    sizes = sorted(set(radii.tolist()))
+    radius_m = max(sizes) if sizes else float(np.asarray(radius_m).max(initial=0.0))
+    for mid, size in enumerate(sizes or [radius_m]):  # one sphere list per robot size
+        robots = _marker(NS_ROBOTS, mid, Marker.SPHERE_LIST, stamp, frame)
+        robots.scale.x = robots.scale.y = 2.0 * size
+        robots.scale.z = 0.2 * size
+        for (x, y, _), hit, r in zip(
+            poses_m.tolist(), colliding.tolist(), radii.tolist(), strict=True
+        ):
+            if r != size:
+                continue
+            robots.points.append(Point(x=x, y=y, z=0.0))
+            robots.colors.append(
+                ColorRGBA(r=0.9, g=0.1, b=0.1, a=1.0)
+                if hit
+                else ColorRGBA(r=0.1, g=0.5, b=0.9, a=1.0)
+            )
+        out.markers.append(robots)
 
     heads = _marker(NS_HEADINGS, 0, Marker.LINE_LIST, stamp, frame)
     heads.scale.x = 0.25 * radius_m
     heads.color = ColorRGBA(r=1.0, g=1.0, b=1.0, a=1.0)
-    for x, y, yaw in poses_m.tolist():
+    for (x, y, yaw), r in zip(poses_m.tolist(), radii.tolist(), strict=True):
         heads.points.append(Point(x=x, y=y, z=0.1 * radius_m))
         heads.points.append(
             Point(
-                x=x + 1.2 * radius_m * np.cos(yaw),
-                y=y + 1.2 * radius_m * np.sin(yaw),
+                x=x + 1.2 * r * np.cos(yaw),
+                y=y + 1.2 * r * np.sin(yaw),
                 z=0.1 * radius_m,
             )
         )

@@ -123,9 +123,15 @@ class _Robot:
             ]
         )
         self.odom_msg = cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero)
-        rc = node.sim.config.robot_constraints
+        rays, fov = node.sim.lidar_geometry(i)  # the robot type's lidar
         self.scan_msg = cv.scan_to_msg(
-            np.zeros(180), zero, SCAN, node.tile, rc.slam_raytrace_range, node.sim.tick_duration
+            np.zeros(rays),
+            zero,
+            SCAN,
+            node.tile,
+            node.sim.team.types[i].lidar_range,
+            node.sim.tick_duration,
+            fov=fov,
         )
 
 
@@ -257,6 +263,10 @@ class SimNode(Node):
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
+        #: Per robot: logic calls its controller made and how many raised, as reported in the
+        #: controllers' lockstep reports (``TickDone.logic_calls`` / ``logic_failures``).
+        self.logic_calls = np.zeros(sim.n_robots, dtype=np.int64)
+        self.logic_failures = np.zeros(sim.n_robots, dtype=np.int64)
         self.barrier = Barrier(sim.n_robots)
         self._rtf = 0.0
         self._tag_msgs: dict[
@@ -503,8 +513,41 @@ class SimNode(Node):
         self.barrier.report(
             msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
         )
+        self._count_logic(msg)
         if self.started and self.sync == "lockstep" and not (self.paused or self.done):
             self._advance_lockstep(time.monotonic())
+
+    def _count_logic(self, msg: TickDone) -> None:
+        """Keep the logic call and failure counts a controller's report carries (cumulative)."""
+        calls, failures = list(msg.logic_calls), list(msg.logic_failures)
+        for k, robot in enumerate(msg.robots):
+            if 0 <= robot < len(self.logic_calls) and k < len(calls) and k < len(failures):
+                self.logic_calls[robot] = max(int(self.logic_calls[robot]), int(calls[k]))
+                self.logic_failures[robot] = max(int(self.logic_failures[robot]), int(failures[k]))
+
+    def logic_summary(self) -> dict[str, list[int]]:
+        """``{"logic_calls": [...], "logic_failures": [...]}`` per robot, for summary.json."""
+        return {
+            "logic_calls": self.logic_calls.tolist(),
+            "logic_failures": self.logic_failures.tolist(),
+        }
+
+    @property
+    def logic_always_failed(self) -> bool:
+        """True when controllers reported logic calls and every one of them raised."""
+        calls = int(self.logic_calls.sum())
+        return calls > 0 and int(self.logic_failures.sum()) == calls
+
+    def logic_failure_line(self) -> str:
+        """One line on the logic's failures ("" when none failed)."""
+        failed, calls = int(self.logic_failures.sum()), int(self.logic_calls.sum())
+        if failed == 0:
+            return ""
+        robots = ", ".join(
+            f"{robot_name(i)} {int(n)}" for i, n in enumerate(self.logic_failures) if n
+        )
+        every = "the logic failed on every call" if self.logic_always_failed else "logic failures"
+        return f"{every}: {failed} of {calls} calls raised ({robots}); see the controllers' log"
 
     def step_once(self) -> None:
         """One logic tick: stale commands stopped, simulation stepped, everything published."""
@@ -543,8 +586,13 @@ class SimNode(Node):
         # The results folder is always written; should_write_csv_results decides only about
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
-            self.results_path = write_run_results(self.sim, self.results_dir)
+            self.results_path = write_run_results(
+                self.sim, self.results_dir, extra_summary=self.logic_summary()
+            )
             self.get_logger().info(f"results written to {self.results_path}")
+        failures = self.logic_failure_line()
+        if failures:
+            self.get_logger().error(failures)
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
         for callback in self.on_finished:
             callback(self)
@@ -597,7 +645,7 @@ class SimNode(Node):
             robot.odom.publish(robot.odom_msg)
             scan = robot.scan_msg
             scan.header.stamp = stamp
-            scan.ranges = cv.scan_ranges(sim.lidar_ranges[i], sim.lidar_hits[i], tile)
+            scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
             robot.scan.publish(scan)
             robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
             if robot.map is not None and slam_update:
@@ -650,7 +698,7 @@ class SimNode(Node):
         self.marker_pub.publish(
             simulation_markers(
                 poses_m,
-                sim.radius * tile,
+                sim.team.radii * tile,
                 sim.colliding,
                 tags,
                 sim.communication_links() if draw else None,
@@ -672,10 +720,10 @@ class SimNode(Node):
     # ------------------------------------------------------------------ callbacks
     def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:
         """Map a velocity command through the motion model; a bad one is logged and dropped."""
-        linear, angular = cv.twist_from_msg(msg, self.tile)
+        linear, angular, lateral = cv.twist_from_msg(msg, self.tile)
         self._cmd_received[robot] += 1  # counted as sent, whatever becomes of it
         try:
-            self.sim.set_velocity(robot, linear, angular)
+            self.sim.set_velocity(robot, linear, angular, lateral)
         except CommandRejected as exc:
             self.get_logger().warning(
                 f"{robot_name(robot)}/cmd_vel rejected: {exc}", throttle_duration_sec=2.0

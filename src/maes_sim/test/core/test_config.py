@@ -94,6 +94,8 @@ EXPECTED_DEFAULTS = {
     "stack.cmd_vel_timeout": 0.5,
     "stack.max_tags_per_state": 100,
     "performance.threads": 1,
+    "robot_types": {},
+    "team": [],
 }
 CAVE_DEFAULTS = {
     "smoothing_runs": 4,

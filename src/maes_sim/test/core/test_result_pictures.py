@@ -105,3 +105,24 @@ def test_the_docstring_examples_hold():
 
     result = doctest.testmod(figures)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_first_seen_is_the_order_of_discovery_and_is_pictured(tmp_path):
+    """``first_explored_tick`` equals the tick each tile's exploration began, watched tick by
+    tick; ``exploration_first_seen.png`` pictures it next to the last-seen one."""
+    sim = Simulation(config_from_dict({"number_of_robots": 3, "random_seeds": [5]}))
+    watched = sim.metrics.explored_tick.copy()  # what the robots saw where they start
+    turn = np.linspace(-0.4, 0.4, sim.n_robots)
+    for _ in range(80):
+        sim.set_velocities(np.full(sim.n_robots, 1.0), turn)
+        sim.step()
+        new = (sim.metrics.explored_tick >= 0) & (watched < 0)
+        watched[new] = sim.metrics.explored_tick[new]
+    first, last = sim.metrics.first_explored_tick, sim.metrics.explored_tick
+    np.testing.assert_array_equal(first, watched)
+    assert ((first >= 0) == (last >= 0)).all() and (first <= last).all()
+    assert (first < last).any()  # tiles seen again later: the two pictures differ
+    out = write_run_results(sim, tmp_path, folder="run")
+    img = plt.imread(out / "exploration_first_seen.png")
+    assert img.shape[1] == 900
+    assert not np.array_equal(img, plt.imread(out / "exploration.png"))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import struct
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -96,6 +98,75 @@ def test_billion_laughs_is_refused_quickly_in_config_and_nav2_map(tmp_path):
     nav2.write_text(text)
     with pytest.raises(MapError, match="through aliases"):
         load_map_yaml(nav2)
+
+
+_NAV2 = (
+    "image: {image}\nresolution: 0.05\norigin: [0, 0, 0]\noccupied_thresh: 0.65\n"
+    "free_thresh: 0.25\nnegate: 0\n"
+)
+
+#: Runs a loader on a file in a fresh interpreter and prints the error's type and message.
+_LOAD_IN_CHILD = """
+import sys
+from maes_sim.core import load_config
+from maes_sim.core.world import load_map_yaml
+loader = {"config": load_config, "nav2": load_map_yaml}[sys.argv[1]]
+try:
+    loader(sys.argv[2])
+except Exception as exc:
+    print(type(exc).__name__, exc)
+else:
+    print("loaded")
+"""
+
+
+def _load_with_timeout(kind: str, path: Path, seconds: float = 60.0) -> str:
+    """What loading ``path`` printed; a loader still running after ``seconds`` fails the test
+    (a hang must fail, not hang the suite)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOAD_IN_CHILD, kind, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"loading {path.name} ({kind}) did not end within {seconds:g} s")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "loop: &c [*c]\n",  # through a sequence
+        "loop: &c {self: *c}\n",  # through a mapping
+        "number_of_robots: 2\nloop: &c [1, [2, {x: *c}]]\n",  # deeper down
+        "loop: &c\n  <<: *c\n",  # through a merge key
+        "&c [*c]\n",  # a one-line file
+        "&c {a: *c}\n",
+    ],
+)
+def test_a_cyclic_alias_is_a_named_error_at_once(tmp_path, text):
+    # PyYAML builds such a document as an infinite value; the expansion budget's walk over it
+    # used to loop for ever with growing memory (issue 22).
+    out = _load_with_timeout("config", _config(tmp_path, text))
+    assert out.startswith("ConfigError ") and "a cycle" in out, out
+    assert "line 1" in out or "line 2" in out, out  # where the cycle is
+    nav2 = tmp_path / "m.yaml"
+    nav2.write_text(text)
+    out = _load_with_timeout("nav2", nav2)
+    assert out.startswith("MapError ") and "a cycle" in out, out
+
+
+def test_a_nav2_map_whose_image_is_a_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "fifo.png")  # reading its header would block for ever
+    nav2 = tmp_path / "m.yaml"
+    nav2.write_text(_NAV2.format(image="fifo.png"))
+    out = _load_with_timeout("nav2", nav2)
+    assert out.startswith("MapError ") and "not a regular file (a FIFO)" in out, out
+    config = _config(tmp_path, "map: {custom_map_filename: m.yaml}\n")
+    assert _load_with_timeout("config", config) == "loaded"  # the map is read by Simulation
 
 
 def test_small_alias_use_is_fine():
@@ -246,8 +317,14 @@ def test_not_utf8_and_nul_in_paths(tmp_path):
     path.write_bytes(b"number_of_robots: 2\n\xff\xfe\n")
     with pytest.raises(ConfigError, match="not UTF-8"):
         load_config(path)
-    with pytest.raises(ConfigError, match="embedded null"):
+    with pytest.raises(ConfigError, match="config file path cannot contain a NUL byte"):
         load_config(str(tmp_path / "a\0b.yaml"))
+    with pytest.raises(ConfigError, match="custom_map_filename: a path cannot contain a NUL"):
+        load_config(_config(tmp_path, 'map: {custom_map_filename: "a\\0b.pgm"}\n'))
+    nav2 = tmp_path / "m.yaml"
+    nav2.write_text(_NAV2.format(image='"a\\0b.png"'))
+    with pytest.raises(MapError, match="image 'a\\\\x00b.png' contains a NUL byte"):
+        load_map_yaml(nav2)
 
 
 def test_png_cut_inside_its_header_is_a_map_error(tmp_path):

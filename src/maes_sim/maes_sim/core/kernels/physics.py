@@ -124,7 +124,7 @@ def _push_out_of_walls(walls, x, y, r):
 
 
 @njit(**_JIT)
-def _walls_pass(walls, pos, prev, r, lin, hit, only):
+def _walls_pass(walls, pos, prev, r, lin, lat, hit, only):
     """Push robots out of walls (all, or those with ``only[i]`` when ``only`` is non-empty).
 
     A robot the projection cannot clear (wedged between robots and walls) goes back to its
@@ -134,12 +134,14 @@ def _walls_pass(walls, pos, prev, r, lin, hit, only):
     for i in range(pos.shape[0]):
         if only.shape[0] and not only[i]:
             continue
-        x, y, h, clear = _push_out_of_walls(walls, pos[i, 0], pos[i, 1], r)
-        if not clear and _wall_depth(walls, x, y, r) > CONTACT_EPS:
-            if _wall_depth(walls, prev[i, 0], prev[i, 1], r) < _wall_depth(walls, x, y, r):
+        ri = r[i]
+        x, y, h, clear = _push_out_of_walls(walls, pos[i, 0], pos[i, 1], ri)
+        if not clear and _wall_depth(walls, x, y, ri) > CONTACT_EPS:
+            if _wall_depth(walls, prev[i, 0], prev[i, 1], ri) < _wall_depth(walls, x, y, ri):
                 x = prev[i, 0]
                 y = prev[i, 1]
                 lin[i] = 0.0
+                lat[i] = 0.0
             h = True
         pos[i, 0] = x
         pos[i, 1] = y
@@ -148,12 +150,14 @@ def _walls_pass(walls, pos, prev, r, lin, hit, only):
 
 
 @njit(**_JIT)
-def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, order, cxy):
-    """Separate overlapping robot pairs (Gauss-Seidel, fixed order); flag moved robots."""
+def _robots_pass(pos, prev, r, lin, lat, hit, pushed, cell_min, per_axis, starts, order, cxy):
+    """Separate overlapping robot pairs (Gauss-Seidel, fixed order); flag moved robots.
+
+    ``r`` (N,) are the radii; ``cell_min`` must be at least the largest diameter. A pair's
+    correction is bounded by the smaller robot's step (``MAX_STEP_FRACTION * min(r_i, r_j)``)."""
     gw, gh, _, _, _ = build_cells(pos, cell_min, per_axis, starts, order, cxy)
-    two_r = 2.0 * r
-    max_shift = MAX_STEP_FRACTION * r
     for i in range(pos.shape[0]):
+        ri = r[i]
         cx = cxy[i, 0]
         cy = cxy[i, 1]
         for yy in range(max(cy - 1, 0), min(cy + 2, gh)):
@@ -166,6 +170,7 @@ def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, ord
                     dx = pos[i, 0] - pos[j, 0]
                     dy = pos[i, 1] - pos[j, 1]
                     d2 = dx * dx + dy * dy
+                    two_r = ri + r[j]
                     if d2 >= two_r * two_r:
                         continue
                     if d2 > 0.0:
@@ -183,7 +188,15 @@ def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, ord
                     lin[j] = _reduce_speed(
                         lin[j], pos[j, 0] - prev[j, 0], pos[j, 1] - prev[j, 1], -nx, -ny
                     )
-                    shift_i = min(0.5 * overlap, max_shift)
+                    if lat[i] != 0.0:  # sideways drive (omnidirectional robots)
+                        lat[i] = _reduce_speed(
+                            lat[i], pos[i, 0] - prev[i, 0], pos[i, 1] - prev[i, 1], nx, ny
+                        )
+                    if lat[j] != 0.0:
+                        lat[j] = _reduce_speed(
+                            lat[j], pos[j, 0] - prev[j, 0], pos[j, 1] - prev[j, 1], -nx, -ny
+                        )
+                    shift_i = min(0.5 * overlap, MAX_STEP_FRACTION * min(ri, r[j]))
                     shift_j = shift_i
                     pos[i, 0] += nx * shift_i
                     pos[i, 1] += ny * shift_i
@@ -197,11 +210,12 @@ def _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, ord
 
 
 @njit(**_JIT)
-def resolve_contacts(walls, pos, prev, r, lin, hit, cell_min, per_axis, starts, order, cxy):
+def resolve_contacts(walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy):
     """One sub-step of contact resolution for all robots, in place.
 
     ``pos`` (N, 2) are the positions after integration, ``prev`` (N, 2) those at the start of the
-    sub-step (wall-free), ``lin`` (N,) the drive speeds (cut by robot contacts);
+    sub-step (wall-free), ``r`` (N,) the radii, ``lin`` and ``lat`` (N,) the forward and sideways
+    drive speeds (cut by robot contacts);
     ``hit`` (N,) is set True for every robot that had a real contact. ``cell_min``,
     ``per_axis`` and the scratch arrays ``starts``/``order``/``cxy`` are the robot grid's (see
     :class:`maes_sim.core.collision.RobotGrid`). Robot overlaps left when robots are wedged are
@@ -209,26 +223,30 @@ def resolve_contacts(walls, pos, prev, r, lin, hit, cell_min, per_axis, starts, 
     """
     n = pos.shape[0]
     everyone = np.zeros(0, dtype=np.bool_)
-    _walls_pass(walls, pos, prev, r, lin, hit, everyone)
+    _walls_pass(walls, pos, prev, r, lin, lat, hit, everyone)
     if n > 1:
         pushed = np.zeros(n, dtype=np.bool_)
-        _robots_pass(pos, prev, r, lin, hit, pushed, cell_min, per_axis, starts, order, cxy)
-        _walls_pass(walls, pos, prev, r, lin, hit, pushed)
+        _robots_pass(pos, prev, r, lin, lat, hit, pushed, cell_min, per_axis, starts, order, cxy)
+        _walls_pass(walls, pos, prev, r, lin, lat, hit, pushed)
 
 
 @njit(**_JIT)
 def wall_depth_kernel(walls, pos, r, out):
-    """``out[i]`` = penetration depth of robot i's disc into wall tiles, ``pos`` (N, 2)."""
+    """``out[i]`` = penetration depth of robot i's disc (radius ``r[i]``) into wall tiles."""
     for i in range(pos.shape[0]):
-        out[i] = _wall_depth(walls, pos[i, 0], pos[i, 1], r)
+        out[i] = _wall_depth(walls, pos[i, 0], pos[i, 1], r[i])
 
 
 @njit(**_JIT)
 def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, out):
-    """Set ``out[i]`` for every robot within ``tol`` of a wall tile or another robot."""
+    """Set ``out[i]`` for every robot within ``tol`` of a wall tile or another robot (radii
+    ``r`` (N,); ``cell_min`` at least the largest diameter)."""
     n = pos.shape[0]
-    reach = r + tol
+    r_max = 0.0
     for i in range(n):
+        r_max = max(r_max, r[i])
+    for i in range(n):
+        reach = r[i] + tol
         x = pos[i, 0]
         y = pos[i, 1]
         for iy in range(math.floor(y - reach), math.floor(y + reach) + 1):
@@ -241,8 +259,9 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
                     out[i] = True
     if n < 2:
         return
-    gw, gh, _, _, _ = build_cells(pos, max(cell_min, 2.0 * r + tol), per_axis, starts, order, cxy)
-    lim = 2.0 * r + tol
+    gw, gh, _, _, _ = build_cells(
+        pos, max(cell_min, 2.0 * r_max + tol), per_axis, starts, order, cxy
+    )
     for i in range(n):
         cx = cxy[i, 0]
         cy = cxy[i, 1]
@@ -255,6 +274,7 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
                         continue
                     dx = pos[i, 0] - pos[j, 0]
                     dy = pos[i, 1] - pos[j, 1]
+                    lim = r[i] + r[j] + tol
                     if dx * dx + dy * dy <= lim * lim:
                         out[i] = True
                         out[j] = True
@@ -262,8 +282,10 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
 
 # ------------------------------------------------------------------------------------ motion
 
+# Motion-model codes: maes_sim.core.motion_models is their home (plain ints here for numba).
 MAES = 0
 DIFFERENTIAL_DRIVE = 1
+OMNIDIRECTIONAL = 2
 # Status codes (mirror commands.Status; plain ints for numba).
 _IDLE, _MOVING, _ROTATING, _STOPPING = 0, 1, 2, 3
 _TWO_PI = 2.0 * math.pi
@@ -315,22 +337,31 @@ def _track(v, remaining, sign, vmax, p, q, snap, dt):
 
 
 @njit(**_JIT)
-def _map_velocity(tv, tw, vmax, wmax, model):
-    tv = min(max(tv, -vmax), vmax)
+def _map_velocity(tv, tw, ty, vmax, wmax, model):
+    """What a velocity request ``(forward, turn, sideways)`` becomes under ``model``: the one
+    place a motion model's velocity rule lives (finite commands share one code path)."""
     tw = min(max(tw, -wmax), wmax)
+    if model == OMNIDIRECTIONAL:
+        planar = math.sqrt(tv * tv + ty * ty)
+        if planar > vmax:  # the planar speed is capped at the top speed, its direction kept
+            tv = tv * (vmax / planar)
+            ty = ty * (vmax / planar)
+        return tv, tw, ty
+    tv = min(max(tv, -vmax), vmax)
     if model == MAES:
         if abs(tv) / vmax > abs(tw) / wmax:
             tw = 0.0
         else:
             tv = 0.0
-    return tv, tw
+    return tv, tw, 0.0
 
 
 @njit(**_JIT)
-def map_velocity_kernel(lin, ang, vmax, wmax, model):
-    """In place: clamp and (MAES model) reduce velocity requests, arrays (N,)."""
+def map_velocity_kernel(lin, ang, lat, vmax, wmax, model):
+    """In place: clamp and reduce velocity requests per the model, arrays (N,) (the limits and
+    model codes per robot)."""
     for i in range(lin.shape[0]):
-        lin[i], ang[i] = _map_velocity(lin[i], ang[i], vmax, wmax, model)
+        lin[i], ang[i], lat[i] = _map_velocity(lin[i], ang[i], lat[i], vmax[i], wmax[i], model[i])
 
 
 @njit(**_JIT)
@@ -338,15 +369,17 @@ def _wrap(a):
     return a - _TWO_PI * math.floor((a + math.pi) / _TWO_PI)
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _command_speeds(
     v,
     w,
+    y,
     k,
     target,
     progress,
     req_lin,
     req_ang,
+    req_lat,
     vmax,
     wmax,
     dt,
@@ -359,15 +392,25 @@ def _command_speeds(
 ):
     """Speeds of one robot for one sub-step from its command (scalars only: no array refcounts).
 
-    Returns ``(v, w, braking, settle)``: ``braking`` - a finite command is braking onto its
+    Returns ``(v, w, y, braking, settle)``: ``y`` the sideways speed (omnidirectional robots;
+    every other command brakes it to zero); ``braking`` - a finite command is braking onto its
     target; ``settle`` - the finite command ends with this step (1 = zero the linear speed after
     it, 2 = the angular speed), 0 otherwise.
     """
+    if y != 0.0:
+        ty = 0.0
+        if k == VELOCITY:
+            ty = _map_velocity(req_lin, req_ang, req_lat, vmax, wmax, model)[2]
+        y = _lag(y, ty, p, q_lin, snap_lin)
+    elif k == VELOCITY and req_lat != 0.0:
+        y = _lag(
+            y, _map_velocity(req_lin, req_ang, req_lat, vmax, wmax, model)[2], p, q_lin, snap_lin
+        )
     if k == MOVE or k == ROTATE:
         linear_axis = k == MOVE
         other = w if linear_axis else v
         if model == MAES and other != 0.0:  # rotate xor move: the other axis stops first
-            return _lag(v, 0.0, p, q_lin, snap_lin), _lag(w, 0.0, p, q_ang, snap_ang), False, 0
+            return _lag(v, 0.0, p, q_lin, snap_lin), _lag(w, 0.0, p, q_ang, snap_ang), y, False, 0
         sign = -1.0 if target < 0.0 else 1.0
         rem = target - progress
         if linear_axis:
@@ -381,7 +424,7 @@ def _command_speeds(
         settle = 0
         if done and other == 0.0:
             settle = 1 if linear_axis else 2
-        return v, w, braking, settle
+        return v, w, y, braking, settle
     tv = 0.0
     tw = 0.0
     if k == MOVE_CONT:
@@ -389,11 +432,11 @@ def _command_speeds(
     elif k == ROTATE_CONT:
         tw = target * wmax
     elif k == VELOCITY:
-        tv, tw = _map_velocity(req_lin, req_ang, vmax, wmax, model)
+        tv, tw, _ = _map_velocity(req_lin, req_ang, req_lat, vmax, wmax, model)
     if model == MAES and ((tv != 0.0 and w != 0.0) or (tw != 0.0 and v != 0.0)):
         tv = 0.0
         tw = 0.0
-    return _lag(v, tv, p, q_lin, snap_lin), _lag(w, tw, p, q_ang, snap_ang), False, 0
+    return _lag(v, tv, p, q_lin, snap_lin), _lag(w, tw, p, q_ang, snap_ang), y, False, 0
 
 
 @njit(**_JIT)
@@ -402,11 +445,13 @@ def advance_kernel(
     head,
     lin,
     ang,
+    lat,
     kind,
     target,
     progress,
     req_lin,
     req_ang,
+    req_lat,
     stopping,
     walls,
     r,
@@ -418,8 +463,7 @@ def advance_kernel(
     p,
     q_lin,
     q_ang,
-    snap_lin,
-    snap_ang,
+    snap_fraction,
     stop_on_collision,
     cell_min,
     per_axis,
@@ -435,6 +479,8 @@ def advance_kernel(
 ):
     """Advance all robots by ``n_steps`` sub-steps of ``dt`` seconds, in place (see module).
 
+    ``r``, ``vmax``, ``wmax`` and ``model`` are per robot (N,) (its type's radius, top speeds and
+    motion-model code); speeds below ``snap_fraction`` of a robot's top speeds snap to zero.
     ``pressing`` (N,) carries which robots pressed into an obstacle in the previous sub-step; a
     contact is a new collision only when the robot was not pressing before.
     """
@@ -448,23 +494,27 @@ def advance_kernel(
     hit = collided.copy()
     for _ in range(n_steps):
         for i in range(n):
-            v, w, braking, settle = _command_speeds(
+            vmax_i = vmax[i]
+            wmax_i = wmax[i]
+            v, w, y, braking, settle = _command_speeds(
                 lin[i],
                 ang[i],
+                lat[i],
                 kind[i],
                 target[i],
                 progress[i],
                 req_lin[i],
                 req_ang[i],
-                vmax,
-                wmax,
+                req_lat[i],
+                vmax_i,
+                wmax_i,
                 dt,
-                model,
+                model[i],
                 p,
                 q_lin,
                 q_ang,
-                snap_lin,
-                snap_ang,
+                snap_fraction * vmax_i,
+                snap_fraction * wmax_i,
             )
             if braking:
                 stopping[i] = True
@@ -474,6 +524,7 @@ def advance_kernel(
                 completed[i] = True
             lin[i] = v
             ang[i] = w
+            lat[i] = y
             prev[i, 0] = pos[i, 0]
             prev[i, 1] = pos[i, 1]
             mid = head[i] + 0.5 * w * dt
@@ -483,6 +534,9 @@ def advance_kernel(
                 hy[i] = math.sin(mid)
             pos[i, 0] += v * dt * hx[i]
             pos[i, 1] += v * dt * hy[i]
+            if y != 0.0:  # sideways: to the robot's left (+y in its frame)
+                pos[i, 0] -= y * dt * hy[i]
+                pos[i, 1] += y * dt * hx[i]
             head[i] = _wrap(head[i] + w * dt)
             out_dtheta[i] += w * dt
             if kind[i] == ROTATE:
@@ -492,7 +546,7 @@ def advance_kernel(
             elif settle == 2:
                 ang[i] = 0.0
             hit[i] = False
-        resolve_contacts(walls, pos, prev, r, lin, hit, cell_min, per_axis, starts, order, cxy)
+        resolve_contacts(walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy)
         for i in range(n):
             dx = pos[i, 0] - prev[i, 0]
             dy = pos[i, 1] - prev[i, 1]
@@ -510,8 +564,9 @@ def advance_kernel(
 
 
 @njit(**_JIT)
-def status_kernel(lin, ang, kind, req_lin, req_ang, stopping, vmax, wmax, model, out):
-    """Status code of every robot into ``out`` (N,) int8 (see ``motion.robot_status``)."""
+def status_kernel(lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping, vmax, wmax, model, out):
+    """Status code of every robot into ``out`` (N,) int8 (see ``motion.robot_status``); the
+    limits and model codes per robot (N,)."""
     for i in range(lin.shape[0]):
         k = kind[i]
         axis = -1
@@ -520,14 +575,16 @@ def status_kernel(lin, ang, kind, req_lin, req_ang, stopping, vmax, wmax, model,
         elif k == ROTATE or k == ROTATE_CONT:
             axis = 1
         elif k == VELOCITY:
-            tv, tw = _map_velocity(req_lin[i], req_ang[i], vmax, wmax, model)
-            if tv != 0.0:
+            tv, tw, ty = _map_velocity(
+                req_lin[i], req_ang[i], req_lat[i], vmax[i], wmax[i], model[i]
+            )
+            if tv != 0.0 or ty != 0.0:
                 axis = 0
             elif tw != 0.0:
                 axis = 1
         if axis >= 0 and not stopping[i]:
             out[i] = _MOVING if axis == 0 else _ROTATING
-        elif stopping[i] or lin[i] != 0.0 or ang[i] != 0.0:
+        elif stopping[i] or lin[i] != 0.0 or ang[i] != 0.0 or lat[i] != 0.0:
             out[i] = _STOPPING
         else:
             out[i] = _IDLE

@@ -3,7 +3,9 @@
 Semantics (shared bit for bit with :func:`maes_sim.core.kernels.reference.trace_rays_reference`)
 
 * Ray ``k`` of a robot with heading ``h`` points at ``h + (-pi + k * 2 * pi / R)`` (a LaserScan with
-  ``angle_min = -pi``, ``angle_increment = 2 * pi / R``); its unit direction is the offset's
+  ``angle_min = -pi``, ``angle_increment = 2 * pi / R``); a lidar with a field of view ``fov`` below
+  the full circle spreads its rays evenly from ``-fov / 2`` to ``+fov / 2`` instead, both ends
+  included (:func:`ray_angle_offsets`); its unit direction is the offset's
   direction rotated by ``h`` (see :func:`ray_directions`), and direction components below
   ``AXIS_SNAP`` (1e-12) count as exactly 0 so rays meant to be axis-parallel are.
 * A ray starts in the tile containing its origin (``floor``: a point on a grid line belongs to the
@@ -59,6 +61,7 @@ from maes_sim.core.kernels.reference import AXIS_SNAP
 
 __all__ = [
     "cast_rays",
+    "full_circle",
     "ray_angle_offsets",
     "ray_directions",
     "rotate",
@@ -71,22 +74,39 @@ _OPEN = int(OPEN)
 _SOLID = int(SOLID)
 
 
-def ray_angle_offsets(n_rays: int = 180) -> np.ndarray:
-    """Angles (R,) of the rays relative to the heading: ``-pi + k * 2 * pi / R``.
+def full_circle(fov: float | None) -> bool:
+    """Whether a field of view (rad; None = MAES 2.0's full circle) is the full circle."""
+    return fov is None or fov >= 2.0 * math.pi
 
-    Computed as ``pi * (2k - R) / R`` so the cardinal offsets are exact when ``R % 4 == 0``
-    (``k = R/2`` is exactly 0: straight ahead; ``k = 0`` is exactly ``-pi``: straight back).
+
+def ray_angle_offsets(n_rays: int = 180, fov: float | None = None) -> np.ndarray:
+    """Angles (R,) of the rays relative to the heading.
+
+    Full circle (``fov`` None or >= 2 pi): ``-pi + k * 2 * pi / R``, computed as
+    ``pi * (2k - R) / R`` so the cardinal offsets are exact when ``R % 4 == 0`` (``k = R/2`` is
+    exactly 0: straight ahead; ``k = 0`` is exactly ``-pi``: straight back). A narrower
+    ``fov`` (rad): ``-fov / 2 + k * fov / (R - 1)``, both edges included (one ray: straight
+    ahead), computed as ``(fov / 2) * (2k - (R - 1)) / (R - 1)`` so the middle ray of an odd
+    count is exactly 0.
 
     Examples
     --------
     >>> ray_angle_offsets(4)
     array([-3.14159265, -1.57079633,  0.        ,  1.57079633])
+    >>> ray_angle_offsets(3, math.pi / 2)
+    array([-0.78539816,  0.        ,  0.78539816])
     """
     r = _checks.check_n_rays(n_rays)
-    return np.pi * ((2.0 * np.arange(r) - r) / r)
+    if full_circle(fov):
+        return np.pi * ((2.0 * np.arange(r) - r) / r)
+    if not (isinstance(fov, float | int) and fov > 0.0):
+        raise ValueError(f"fov must be a number of radians > 0, got {fov!r}")
+    if r == 1:
+        return np.zeros(1)
+    return (float(fov) / 2.0) * ((2.0 * np.arange(r) - (r - 1)) / (r - 1))
 
 
-def ray_directions(headings: np.ndarray, n_rays: int = 180) -> np.ndarray:
+def ray_directions(headings: np.ndarray, n_rays: int = 180, fov: float | None = None) -> np.ndarray:
     """Unit direction vectors (N, R, 2): ray ``k`` of robot ``i`` at ``headings[i] + offset_k``.
 
     Computed by rotating the R offset directions by each heading (2N + 2R trigonometric calls
@@ -104,7 +124,7 @@ def ray_directions(headings: np.ndarray, n_rays: int = 180) -> np.ndarray:
     heads = np.asarray(headings, dtype=np.float64)
     if heads.ndim != 1:
         raise ValueError(f"headings must have shape (N,), got {heads.shape}")
-    offsets = ray_angle_offsets(n_rays)
+    offsets = ray_angle_offsets(n_rays, fov)
     base = np.stack((np.cos(offsets), np.sin(offsets)), axis=-1)[None]
     return rotate(np.stack((np.cos(heads), np.sin(heads)), axis=-1), base)
 
@@ -129,10 +149,10 @@ def rotate(rot: np.ndarray, base: np.ndarray) -> np.ndarray:
     return dirs
 
 
-@functools.lru_cache(maxsize=8)
-def _ray_fan(n_rays: int) -> np.ndarray:
+@functools.lru_cache(maxsize=32)
+def _ray_fan(n_rays: int, fov: float | None = None) -> np.ndarray:
     """Unit directions (1, R, 2) of the ray offsets (heading 0), read-only and shared."""
-    offsets = ray_angle_offsets(n_rays)
+    offsets = ray_angle_offsets(n_rays, None if full_circle(fov) else fov)
     base = np.stack((np.cos(offsets), np.sin(offsets)), axis=-1)[None]
     base.flags.writeable = False
     return base
@@ -152,6 +172,7 @@ def cast_rays(
     bodies: np.ndarray | None = None,
     body_radius: float = 0.0,
     parallel: bool = False,
+    fov: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cast ``n_rays`` lidar rays from each robot (see the module docstring for the exact rules).
 
@@ -181,6 +202,8 @@ def cast_rays(
         Radius of those discs in tiles (>= 0).
     parallel : bool
         Split the robots over numba's threads (same results; only worth it with idle cores).
+    fov : float, optional
+        Field of view, rad (None: the full circle; see :func:`ray_angle_offsets`).
 
     Returns
     -------
@@ -209,14 +232,15 @@ def cast_rays(
     """
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
-    base = _ray_fan(_checks.check_n_rays(n_rays))
+    base = _ray_fan(_checks.check_n_rays(n_rays), fov)
     _checks.check_bodies(bodies, body_radius)  # before any marking
     rot = _rotations(headings)
     ranges, hit = _trace(
         walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
     )
     if bodies is not None:
-        _stop(origins, rot, base, float(max_range), bodies, body_radius, True, ranges, hit)
+        circle = full_circle(fov)
+        _stop(origins, rot, base, float(max_range), bodies, body_radius, circle, ranges, hit)
     return ranges, hit
 
 
@@ -236,6 +260,7 @@ def stop_rays_at_bodies(
     max_range: float,
     bodies: np.ndarray,
     body_radius: float,
+    fov: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ranges and hits of :func:`cast_rays` (without bodies) with ``bodies`` stopping rays.
 
@@ -263,8 +288,9 @@ def stop_rays_at_bodies(
         )
     out_r = np.array(r, dtype=np.float64, copy=True)
     out_h = np.array(hit, dtype=np.bool_, copy=True)
-    base = _ray_fan(_checks.check_n_rays(r.shape[1]))
-    _stop(origins, _rotations(headings), base, max_range, bodies, body_radius, True, out_r, out_h)
+    base = _ray_fan(_checks.check_n_rays(r.shape[1]), fov)
+    rot = _rotations(headings)
+    _stop(origins, rot, base, max_range, bodies, body_radius, full_circle(fov), out_r, out_h)
     return out_r, out_h
 
 
@@ -310,8 +336,9 @@ def trace_rays(
 
 
 def _stop(origins, rot, base, max_range, bodies, body_radius, fan, ranges, hit):
-    """Check the bodies and shorten ``ranges``/``hit`` in place (``fan``: unit rays of
-    :func:`cast_rays`, which allow skipping by angle and distance)."""
+    """Check the bodies and shorten ``ranges``/``hit`` in place (``fan``: the full-circle unit
+    rays of :func:`cast_rays`, which allow skipping by angle and distance; a narrower field of
+    view is checked ray by ray)."""
     bodies, radius = _checks.check_bodies(bodies, body_radius)
     if fan:
         reach = max_range

@@ -426,9 +426,13 @@ def load_map_yaml(path: str | Path, tile_size: float = 1.0) -> WorldMap:
             f"{where}: mode must be one of {', '.join(_NAV2_MODES)}, got {short_repr(mode)}"
         )
 
+    if "\0" in image:
+        raise MapError(f"{where}: image {short_repr(image)} contains a NUL byte (\\x00)")
     image_path = Path(image) if Path(image).is_absolute() else path.parent / image
-    if not os.path.exists(image_path) and "\0" not in image:
+    if not os.path.exists(image_path):
         raise MapError(f"{where}: image {short_repr(image)} not found (looked for {image_path})")
+    # A FIFO or device would block the header read below: refuse anything but a regular file.
+    check_user_file(image_path, MAX_IMAGE_BYTES, f"map image (from {where})", MapError)
     _check_tiles(where, image_path, resolution, float(tile_size))
     grey, alpha, maxval = _read_image(image_path)
     shade = grey / maxval

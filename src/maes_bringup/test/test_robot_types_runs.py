@@ -1,0 +1,143 @@
+"""A mixed team (robot types: the issue's form plus a differential-drive type) gives the same run
+in direct mode and on the embedded ROS stack (``maes_run``, lockstep): what every robot reads
+(its own scan geometry and ranges, its type in the state) and the results, to the bit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
+
+CONFIG = """\
+random_seeds: [3]
+map: {width_in_tiles: 24, height_in_tiles: 24}
+end_criteria: {tick: 200}
+global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
+world: {tile_size: 0.3}
+robot_types:
+  scout:
+    agent_relative_size: 0.4
+    relative_move_speed: 1.5
+    motion: {model: omnidirectional}
+    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0}
+    broadcast_range: 10.0
+    sense_nearby_agents_range: 3.0
+  diff:
+    agent_relative_size: 0.7
+    relative_move_speed: 0.8
+    motion: {model: differential_drive}
+    lidar: {rays: 360}
+team:
+  - {type: scout, count: 2}
+  - {type: diff, count: 1}
+  - {type: default, count: 1}
+"""
+
+RECORDING_LOGIC = """\
+import hashlib
+import importlib
+import os
+
+from maes_common.contract import DEFAULT_LOGIC
+
+_module, _name = DEFAULT_LOGIC.split(":")
+explorer = getattr(importlib.import_module(_module), _name)
+
+
+def logic(robot):
+    ranges, angles = robot.scan_ranges, robot.scan_angles
+    digest = hashlib.sha256(ranges.tobytes() + angles.tobytes()).hexdigest()[:16]
+    kind = robot.state.robot_type
+    first, last = float(angles[0]), float(angles[-1])
+    with open(os.environ["MAES_TEST_RECORD"] + f".{robot.robot_id}", "a") as out:
+        out.write(f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest}\\n")
+    explorer(robot)
+"""
+
+
+def _maes_run(tmp: Path) -> Path:
+    out = tmp / "ros"
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        MAES_TEST_RECORD=str(tmp / "ros_record"),
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "maes_bringup.runners.embedded",
+            "--config",
+            str(tmp / "c.yaml"),
+            "--results",
+            str(out),
+            "--real-time-factor",
+            "0",
+            "--logic",
+            "recording_logic:logic",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (folder,) = out.iterdir()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("types")
+    (tmp / "c.yaml").write_text(CONFIG)
+    (tmp / "recording_logic.py").write_text(textwrap.dedent(RECORDING_LOGIC))
+    ros = _maes_run(tmp)
+
+    from maes_bringup.runners.direct import run
+
+    os.environ["MAES_TEST_RECORD"] = str(tmp / "direct_record")
+    try:
+        result = run(str(tmp / "c.yaml"), f"{tmp / 'recording_logic.py'}:logic")
+    finally:
+        del os.environ["MAES_TEST_RECORD"]
+    direct = result.write(tmp / "direct")
+    return tmp, ros, direct
+
+
+def test_a_mixed_team_runs_the_same_on_ros_and_in_direct_mode(runs):
+    tmp, ros, direct = runs
+    ros_summary = json.loads((ros / "summary.json").read_text())
+    assert ros_summary["lockstep_deadline_misses"] == 0  # else the run was not lockstep
+    for i in range(4):
+        ros_lines = (tmp / f"ros_record.{i}").read_text().splitlines()
+        direct_lines = (tmp / f"direct_record.{i}").read_text().splitlines()
+        assert len(direct_lines) == 200
+        assert ros_lines == direct_lines, i
+    assert (direct / "statistics.csv").read_bytes() == (ros / "statistics.csv").read_bytes()
+    direct_summary = json.loads((direct / "summary.json").read_text())
+    for key in ("ticks", "final", "distance_travelled_m", "collisions", "robot_types"):
+        assert ros_summary[key] == direct_summary[key], key
+
+
+def test_every_robot_read_its_own_type_and_lidar(runs):
+    tmp, _, _ = runs
+    seen = {}
+    for i in range(4):
+        first = (tmp / f"direct_record.{i}").read_text().splitlines()[0].split()
+        seen[i] = (first[1], int(first[2]), round(float(first[3]), 4), round(float(first[4]), 4))
+    assert seen == {
+        0: ("scout", 90, -1.0472, 1.0472),
+        1: ("scout", 90, -1.0472, 1.0472),
+        2: ("diff", 360, -3.1416, 3.1241),
+        3: ("default", 180, -3.1416, 3.1067),
+    }
+    summary = json.loads((tmp / "ros").iterdir().__next__().joinpath("summary.json").read_text())
+    assert summary["robot_types"] == ["scout", "scout", "diff", "default"]
+    assert summary["final"]["exploration_percent"] > 10  # the team explored
