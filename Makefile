@@ -169,7 +169,7 @@ $(IMAGE_VENV_STAMP): $(IMAGE_VENV_INPUTS)
 
 # Not the pip environment: only the image's packages and the simulator's source (the core's tests
 # need no ROS), whatever PYTHONPATH the calling shell has (scripts/env.sh sets one for 3.11).
-IMAGE_ENV := env -u PYTHONHOME PYTHONPATH="$(CURDIR)/src/maes_sim"
+IMAGE_ENV := env -u PYTHONHOME PYTHONPATH="$(CURDIR)/src/maes_sim:$(CURDIR)/src/maes_common"
 
 test-image:
 	@$(LOCKED) $(MAKE) --no-print-directory -s $(IMAGE_VENV_STAMP)

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _use_tree(tree: Path) -> None:
-    for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
+    for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
         sys.path.insert(0, str(tree / "src" / pkg))
 
 

@@ -30,7 +30,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / "maes_sim"))
+for _pkg in ("maes_common", "maes_sim"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / _pkg))
 
 
 def main(argv: list[str] | None = None) -> int:

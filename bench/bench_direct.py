@@ -15,7 +15,8 @@ Usage::
 
 Prints per case: wall ms per tick, the real-time factor (sim seconds per wall second; 100 ms
 ticks), the same from the process's CPU time (steadier on a shared machine), the shares of the
-wall time spent stepping the simulation, building the robots' states (``Simulation.robot_states``),
+wall time spent stepping the simulation, building the robots' states (``Simulation.observation``
+and its states),
 in the logic callbacks and in navigation (the rest: costmaps, pose conversion, bookkeeping), and
 the exploration reached.
 """
@@ -30,7 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
+for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
     sys.path.insert(0, str(ROOT / "src" / pkg))
 
 
@@ -51,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     from maes_bringup.runners import direct
     from maes_controller.robot_api import load_logic
     from maes_sim.core import Simulation, load_config
+    from maes_sim.core.observation import Observation
 
     spent = {"state": 0.0, "logic": 0.0, "nav": 0.0, "sim": 0.0}
 
@@ -64,8 +66,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return wrapper
 
-    Simulation.robot_state = timed("state", Simulation.robot_state)
-    Simulation.robot_states = timed("state", Simulation.robot_states)
+    # The observation pass and the states made from it (robot_state(s) delegate to these).
+    Simulation.observation = timed("state", Simulation.observation)
+    Observation.states = timed("state", Observation.states)
+    Observation.state = timed("state", Observation.state)
     Simulation.step = timed("sim", Simulation.step)
     direct.step_navigation = timed("nav", direct.step_navigation)
     logic = timed("logic", load_logic(args.logic))

@@ -34,12 +34,12 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
+for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
     sys.path.insert(0, str(ROOT / "src" / pkg))
 
 import numpy as np  # noqa: E402
 
-from maes_sim.core.kernels import njit  # noqa: E402
+from maes_common.jit import njit  # noqa: E402
 
 
 @njit(cache=True)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = """
 import sys, time, json
 root = sys.argv[1]
-for pkg in ("maes_sim",):
+for pkg in ("maes_common", "maes_sim"):
     sys.path.insert(0, root + "/src/" + pkg)
 import numpy as np
 from dataclasses import replace

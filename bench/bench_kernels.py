@@ -12,7 +12,8 @@ tick). The machine is shared: the load average is printed with the results.
 Also measured, each in a fresh process: the first call's cost with an empty numba cache (JIT
 compile) and with the on-disk cache filled (cache load).
 
-Run:  PYTHONPATH=src/maes_sim python bench/bench_kernels.py [--robots 1 5 30 120 500 1000]
+Run:  PYTHONPATH=src/maes_sim:src/maes_common python bench/bench_kernels.py
+      [--robots 1 5 30 120 500 1000]
       [--maps random50 random75 random150 cave75] [--reps 15] [--no-parallel] [--no-jit]
 """
 
@@ -218,7 +219,8 @@ print(f"import {t1 - t0:.2f} s, cast_rays {t2 - t1:.2f} s, cast_rays marking {t3
 
 def bench_first_call() -> None:
     """First-call cost in fresh processes: empty numba cache, then filled cache."""
-    src = str(Path(__file__).resolve().parents[1] / "src" / "maes_sim")
+    root = Path(__file__).resolve().parents[1] / "src"
+    src = os.pathsep.join(str(root / pkg) for pkg in ("maes_sim", "maes_common"))
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=src)
         for label in ("cold cache (JIT compile)", "warm cache (load)"):

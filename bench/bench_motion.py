@@ -4,7 +4,8 @@ Robots on a 75x75 map with random walls (seeded) drive around under a mix of com
 (continuous moves, finite moves and rotations, velocity commands); idle robots get a new
 random command every tick so the load does not fade as robots bump into walls.
 
-Run:  PYTHONPATH=src/maes_sim python bench/bench_motion.py [--ticks 100] [--robots 1 30 120 1000]
+Run:  PYTHONPATH=src/maes_sim:src/maes_common python bench/bench_motion.py [--ticks 100]
+      [--robots 1 30 120 1000]
 """
 
 from __future__ import annotations

@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     from rclpy.executors import SingleThreadedExecutor
     from rclpy.node import Node
 
+    from maes_common.qos import STATE_QOS
     from maes_interfaces.msg import State
     from maes_sim.core import SimConfig, Simulation
     from maes_sim.core.config_schema import MapConfig
-    from maes_sim.ros.qos import STATE_QOS
     from maes_sim.ros.sim_node import SimNode
 
     print(f"{'tags':>6} {'in state':>8} {'state KB':>9} {'ticks/s':>8}", flush=True)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src" / "maes_sim"))
+sys.path.insert(0, str(ROOT / "src" / "maes_common"))
 
 import numpy as np  # noqa: E402
 

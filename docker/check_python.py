@@ -132,10 +132,10 @@ def import_problems(ros: bool, maes: bool) -> list[str]:
         except Exception as exc:  # report, do not crash: the build log shows the reason
             problems.append(f"rclpy does not work beside the pip packages: {exc}")
     if maes:
-        # numba is a hard dependency of the kernels (maes_sim.core.kernels.jit is the one place
+        # numba is a hard dependency of the kernels (maes_common.jit is the one place
         # that imports it): they must import, and compile through that module.
         try:
-            jit = importlib.import_module("maes_sim.core.kernels.jit")
+            jit = importlib.import_module("maes_common.jit")
 
             @jit.njit(cache=False)
             def _triangle(n):

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for pkg in ("maes_sim", "maes_controller", "maes_bringup"):
+for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
     sys.path.insert(0, str(ROOT / "src" / pkg))
 
 #: The tick at which MAES 2.0's README reports its result.

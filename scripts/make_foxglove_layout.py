@@ -127,7 +127,7 @@ def layout() -> dict:
                 "Speed and collisions",
                 [
                     ("real_time_factor", "real-time factor (x)"),
-                    ("total_collisions", "collisions (all robots)"),
+                    ("collisions", "collisions (all robots)"),
                 ],
                 "x real time / count",
             ),

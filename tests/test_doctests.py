@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
-PACKAGES = ("maes_sim", "maes_controller", "maes_bringup")
+PACKAGES = ("maes_common", "maes_sim", "maes_controller", "maes_bringup")
 
 
 def modules():
@@ -24,7 +24,11 @@ ALL = list(modules())
 
 
 def test_the_walk_finds_the_packages():
-    assert "maes_sim.core.simulation" in ALL and "maes_controller.navigation.planning" in ALL
+    assert (
+        "maes_common.pose" in ALL
+        and "maes_sim.core.simulation" in ALL
+        and "maes_controller.navigation.planning" in ALL
+    )
     assert len(ALL) > 40
 
 
@@ -33,6 +37,9 @@ def test_docstring_examples(name):
     if name.startswith(
         (
             "maes_sim.ros",
+            "maes_common.qos",
+            "maes_common.process",
+            "maes_common.participant",
             "maes_controller.nodes",
             "maes_bringup.runners.embedded",
             "maes_controller.examples",

@@ -17,6 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {
+    "maes_common": ROOT / "src/maes_common",
     "maes_sim": ROOT / "src/maes_sim",
     "maes_controller": ROOT / "src/maes_controller",
     "maes_bringup": ROOT / "src/maes_bringup",
@@ -127,20 +128,14 @@ def test_no_import_cycles():
     assert cycles(import_graph()) == []
 
 
-#: What other packages may import from maes_sim: the core's and the kernels' public API; the
-#: robot-facing contract (names, frames, wire formats), the tick frames and lockstep bookkeeping
-#: every stack shares; and of the ROS adapter its node (the embedded runner composes it), its QoS
-#: profiles and its node-process helper (every node of the interface uses them), and the
-#: switches of the live view and recording (docs/live_view.md), which every runner shares.
+#: What other packages may import from maes_sim: the core's and the kernels' public API; and of
+#: the ROS adapter its node (the embedded runner composes it) and the switches of the live view
+#: and recording (docs/live_view.md), which every runner shares. What the simulator shares with
+#: the controller and the navigator (names, frames, QoS, lockstep, process, jit) is maes_common.
 PUBLIC_SIM = {
     "maes_sim.core",
     "maes_sim.core.kernels",
-    "maes_sim.contract",
-    "maes_sim.frames",
-    "maes_sim.lockstep",
     "maes_sim.ros.sim_node",
-    "maes_sim.ros.qos",
-    "maes_sim.ros.process",
     "maes_sim.ros.outputs",
 }
 
@@ -173,13 +168,21 @@ def _reaching(graph: dict[str, set[str]], source: str, target: str) -> list[str]
 
 
 #: The layers (docs/architecture.md): no module under the first prefix imports one under the
-#: second. The core and the pure navigator know nothing of ROS nodes or of how a run is started;
-#: the launch's pure data knows nothing of the runners or the experiments; the runners know
-#: nothing of the experiments built on them.
+#: second. maes_common knows none of the others; a controller (and the built-in navigator)
+#: installs without the simulator, so maes_controller never imports maes_sim. The core and the
+#: pure navigator know nothing of ROS nodes or of how a run is started; the launch's pure data
+#: knows nothing of the runners or the experiments; the runners know nothing of the experiments
+#: built on them.
 FORBIDDEN = [
+    ("maes_common", "maes_sim"),
+    ("maes_common", "maes_controller"),
+    ("maes_common", "maes_bringup"),
+    ("maes_controller", "maes_sim"),
     ("maes_sim", "maes_controller"),
     ("maes_sim", "maes_bringup"),
     ("maes_sim.core", "maes_sim.ros"),
+    ("maes_sim.core", "maes_common.qos"),  # these two import rclpy
+    ("maes_sim.core", "maes_common.process"),
     ("maes_controller", "maes_bringup"),
     ("maes_controller.navigation", "maes_controller.nodes"),
     ("maes_controller.navigation", "maes_controller.frontier"),
@@ -211,3 +214,13 @@ def test_the_navigator_is_used_through_its_package():
         if target.startswith("maes_controller.navigation.")
     )
     assert reaching == []
+
+
+def test_the_controller_package_does_not_depend_on_the_simulator():
+    """A controller installs without the simulator: no run-time dependency in its manifest."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(ROOT / "src/maes_controller/package.xml").getroot()
+    runtime = {e.text for tag in ("depend", "exec_depend") for e in root.iter(tag)}
+    assert "maes_common" in runtime
+    assert "maes_sim" not in runtime

@@ -13,9 +13,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = sorted(p.parent for p in (ROOT / "src").glob("*/package.xml"))
 
 
-def test_the_four_packages_are_found():
+def test_the_five_packages_are_found():
     assert [p.name for p in PACKAGES] == [
         "maes_bringup",
+        "maes_common",
         "maes_controller",
         "maes_interfaces",
         "maes_sim",

@@ -27,7 +27,7 @@ import pytest
 pytest.importorskip("maes_bringup.runners.direct")
 
 from maes_bringup.runners.direct import run  # noqa: E402
-from maes_sim.contract import DEFAULT_LOGIC  # noqa: E402
+from maes_common.contract import DEFAULT_LOGIC  # noqa: E402
 from maes_sim.core import load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,8 @@ def _digest_of_run(config_file: str, logic: str, ticks: int) -> dict[str, str]:
         "statistics": hashlib.sha256(stats.encode()).hexdigest()[:16],
         "distance_collisions": h(result.distance, result.collisions),
         "messages_tags": "/".join(
-            str(n) for n in (result.messages_sent, result.messages_delivered, result.tags_deposited)
+            str(n)
+            for n in (result.broadcasts_sent, result.broadcasts_delivered, result.tags_deposited)
         ),
     }
 

@@ -34,6 +34,7 @@ setup(
         # Executables for `ros2 run maes_bringup <name>`: 'name = maes_bringup.module:main'.
         "console_scripts": [
             "maes_run = maes_bringup.runners.embedded:main",
+            "navigator_node = maes_bringup.runners.navigator_process:main",
             "maes-batch = maes_bringup.experiments.batch:main",
             "maes-replay = maes_bringup.replay.cli:main",
         ],

@@ -19,13 +19,12 @@ setup(
     zip_safe=True,
     maintainer="MAES-ROS developers",
     maintainer_email="maes-ros@example.com",
-    description="MAES-ROS per-robot controller node and built-in navigator.",
+    description="MAES-ROS per-robot controller node and built-in navigator (no simulator needed).",
     license="Apache-2.0",
     entry_points={
         # Executables for `ros2 run maes_controller <name>`: 'name = maes_controller.module:main'.
         "console_scripts": [
             "controller_node = maes_controller.nodes.controller_node:main",
-            "navigator_node = maes_controller.nodes.navigator_node:main",
         ],
     },
 )

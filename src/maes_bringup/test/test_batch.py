@@ -101,7 +101,9 @@ def test_three_values_by_four_seeds_give_twelve_rows_and_the_aggregate(tmp_path,
         for n in ("1", "2", "3")
     }
     assert 0 < dist["1"] < dist["3"]
-    assert all(int(r["messages_sent"]) >= 6 * int(r["number_of_robots"]) for r in rows)
+    # the experiment lists the former name messages_sent: read as broadcasts_sent, the one name
+    assert "messages_sent" not in rows[0]
+    assert all(int(r["broadcasts_sent"]) >= 6 * int(r["number_of_robots"]) for r in rows)
 
     series = read_rows(out / "timeseries.csv")
     for r in rows:
@@ -298,3 +300,16 @@ def test_csv_cells_drop_float_noise():
     assert result.attempted > 0 and result.failed == 0
     assert batch_files.cell(52.925000000000004) == 52.925
     assert batch_files.cell(1234567.891234567) == 1234567.891  # 10 significant digits
+
+
+def test_a_results_file_with_former_metric_names_reads_under_the_current_ones(tmp_path):
+    # results.csv written before the metric registry: messages_sent / messages_delivered
+    old = tmp_path / "results.csv"
+    old.write_text("case_id,messages_sent,messages_delivered,distance\nc0,7,12,3.5\n")
+    current = ["case_id", "broadcasts_sent", "broadcasts_delivered", "distance"]
+    assert read_rows(old, current) == [
+        {"case_id": "c0", "broadcasts_sent": "7", "broadcasts_delivered": "12", "distance": "3.5"}
+    ]
+    # a file of another experiment is still refused
+    with pytest.raises(ValueError, match="written by another experiment"):
+        read_rows(old, ["case_id", "broadcasts_sent", "distance"])

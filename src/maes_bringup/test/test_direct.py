@@ -362,7 +362,7 @@ def test_broadcasts_and_tags_go_through_the_simulation(caplog):
     assert (tags[0].pos.x, tags[0].pos.y) == pytest.approx((seen["pos0"].x, seen["pos0"].y))
     assert "[tick 0]" in caplog.text and "refused" in caplog.text and "empty" in caplog.text
     assert "[tick 0] said hello" in caplog.text
-    assert result.messages_sent == 1 and result.tags_deposited == 1
+    assert result.broadcasts_sent == 1 and result.tags_deposited == 1
 
 
 def test_a_raising_logic_names_the_robot_and_tick():
@@ -409,7 +409,7 @@ def test_example_explorer_finishes_a_small_map(tmp_path):
     t99 = result.time_to_exploration(99.0)
     assert t99 == pytest.approx(result.sim_time)
     assert result.time_to_exploration(50.0) < t99 and result.time_to_coverage(100.0) is None
-    assert result.messages_sent > 0 and result.tags_deposited > 0
+    assert result.broadcasts_sent > 0 and result.tags_deposited > 0
     assert result.exploration.shape == (result.ticks + 1,)
     assert result.real_time_factor > 0
     folder = result.write(tmp_path)

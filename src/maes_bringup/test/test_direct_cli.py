@@ -22,7 +22,7 @@ LOGIC = """\
 import os
 
 from maes_controller.robot_api import load_logic
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 
 explorer = load_logic(DEFAULT_LOGIC)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from maes_bringup.runners.direct import LogicError, run
+from maes_common.contract import DEFAULT_LOGIC
 from maes_controller.robot_api import load_logic
-from maes_sim.contract import DEFAULT_LOGIC
 from maes_sim.core import SnapshotError, config_from_dict
 
 CONFIG = {

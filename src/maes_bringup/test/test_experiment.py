@@ -17,7 +17,7 @@ from maes_bringup.experiments.experiment import (
     load_experiment,
     range_values,
 )
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 
 BASE = """\
 number_of_robots: 2

@@ -483,7 +483,7 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch):
     """Robot types on the launch stack: the lockstep run of a mixed team (omnidirectional,
     differential-drive and MAES robots, three lidars) equals direct mode's to the byte."""
     from maes_bringup.runners.direct import run as run_direct
-    from maes_sim.contract import DEFAULT_LOGIC
+    from maes_common.contract import DEFAULT_LOGIC
 
     config = write_config(tmp_path, robots=3, end="tick: 150", extra=MIXED_TEAM)
     stack = launch(f"config:={config}", "real_time_factor:=0")

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from maes_bringup.stack import launch_plan as L
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 from maes_sim.core.config import config_from_dict
 
 PKG = Path(__file__).resolve().parents[1]
@@ -79,7 +79,7 @@ def test_executables_are_the_documented_ones():
     include = plan.robots[0].includes[0]
     assert (include.package, include.launch_file) == ("nav2_bringup", "launch/navigation_launch.py")
     builtin = make_plan(2, nav="builtin").node("navigator")
-    assert (builtin.package, builtin.executable) == ("maes_controller", "navigator_node")
+    assert (builtin.package, builtin.executable) == ("maes_bringup", "navigator_node")
 
 
 @pytest.mark.parametrize("slam, nav", MODES)

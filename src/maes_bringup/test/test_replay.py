@@ -2,7 +2,7 @@
 
 The recording is written here from a real direct-mode run (lockstep-identical to the ROS stack):
 each tick's messages are built by the simulator node's own conversion functions
-(``maes_sim.ros.conversions``, ``maes_sim.frames``), serialized to CDR by rclpy, and written with
+(``maes_sim.ros.conversions``, ``maes_common.frames``), serialized to CDR by rclpy, and written with
 the ``mcap`` package's writer in rosbag2's layout (profile ``ros2``, ``ros2msg`` schemas with
 their dependencies, ``cdr`` messages). The replay then reads it with ``mcap-ros2-support``'s
 decoder, which this project did not write.
@@ -169,8 +169,8 @@ def _record(path: Path, logic_spec: str, with_tf: bool = True):
     from rclpy.serialization import serialize_message
     from tf2_msgs.msg import TFMessage
 
+    from maes_common.frames import tick_transforms
     from maes_sim.core import robot_name
-    from maes_sim.frames import tick_transforms
     from maes_sim.ros import conversions as cv
 
     fh = path.open("wb")
@@ -212,7 +212,9 @@ def _record(path: Path, logic_spec: str, with_tf: bool = True):
             tf.transforms.append(
                 cv.transform_to_msg(odom_rel[i], f"{name}/odom", f"{name}/base_footprint", stamp)
             )
-            write(f"/{name}/maes_state", cv.state_to_msg(sim.robot_state(i), tile), sim.sim_time)
+            write(
+                f"/{name}/maes_state", cv.state_to_msg(sim.observation(tile).state(i)), sim.sim_time
+            )
         if with_tf:
             write("/tf", tf, sim.sim_time)
         if sim.tick % 10 == 0:

@@ -45,7 +45,7 @@ import hashlib
 import importlib
 import os
 
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 
 _module, _name = DEFAULT_LOGIC.split(":")
 explorer = getattr(importlib.import_module(_module), _name)

@@ -36,7 +36,7 @@ PROBE = textwrap.dedent(
     from maes_bringup.experiments.experiment import load_experiment
     from maes_bringup.runners.direct import run
     from maes_bringup.runners.embedded import parse_args
-    from maes_sim.contract import DEFAULT_LOGIC
+    from maes_common.contract import DEFAULT_LOGIC
 
     root = sys.argv[1]
     try:

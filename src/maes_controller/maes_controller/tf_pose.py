@@ -15,47 +15,20 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-Pose2D = tuple[float, float, float]
+from maes_common.pose import Pose2D, compose, inverse, yaw_from_quaternion
 
-
-def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:
-    """Yaw (rotation about z, rad) of a quaternion.
-
-    Examples
-    --------
-    >>> round(yaw_from_quaternion(0.0, 0.0, math.sin(0.5), math.cos(0.5)), 6)
-    1.0
-    """
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-
-
-def compose(a: Pose2D, b: Pose2D) -> Pose2D:
-    """``a * b``: pose ``b`` given in frame ``a``, expressed in ``a``'s parent frame.
-
-    Examples
-    --------
-    >>> x, y, yaw = compose((1.0, 0.0, math.pi / 2), (2.0, 0.0, 0.0))
-    >>> round(x, 6), round(y, 6), round(yaw, 6)
-    (1.0, 2.0, 1.570796)
-    """
-    ax, ay, ath = a
-    bx, by, bth = b
-    c, s = math.cos(ath), math.sin(ath)
-    yaw = math.atan2(math.sin(ath + bth), math.cos(ath + bth))
-    return ax + c * bx - s * by, ay + s * bx + c * by, yaw
-
-
-def inverse(a: Pose2D) -> Pose2D:
-    """The inverse transform: ``compose(a, inverse(a))`` is the identity.
-
-    Examples
-    --------
-    >>> [round(v, 6) + 0.0 for v in compose((1.0, 2.0, 0.5), inverse((1.0, 2.0, 0.5)))]
-    [0.0, 0.0, 0.0]
-    """
-    ax, ay, ath = a
-    c, s = math.cos(ath), math.sin(ath)
-    return -c * ax - s * ay, s * ax - c * ay, -ath
+__all__ = [
+    "FrameTree",
+    "Pose2D",
+    "SmoothedTransform",
+    "Transform",
+    "compose",
+    "inverse",
+    "map_odom_jump_distance",
+    "stamp_seconds",
+    "transform_from_msg",
+    "yaw_from_quaternion",
+]
 
 
 def stamp_seconds(stamp: Any) -> float:

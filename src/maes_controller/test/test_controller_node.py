@@ -233,7 +233,7 @@ def test_console_scripts_run_the_stack_as_processes(tmp_path):
         name: prefix / pkg / "lib" / pkg / name
         for pkg, name in (
             ("maes_sim", "maes_sim_node"),
-            ("maes_controller", "navigator_node"),
+            ("maes_bringup", "navigator_node"),
             ("maes_controller", "controller_node"),
         )
     }
@@ -284,8 +284,16 @@ def test_console_scripts_report_bad_parameters_clearly(tmp_path):
     import subprocess
     from pathlib import Path
 
-    lib = Path(__file__).resolve().parents[3] / "install" / "maes_controller" / "lib"
-    if not (lib / "maes_controller" / "navigator_node").exists():
+    install = Path(__file__).resolve().parents[3] / "install"
+    # The navigator's process reads the simulator's config, so it is maes_bringup's script.
+    scripts = {
+        name: install / pkg / "lib" / pkg / name
+        for pkg, name in (
+            ("maes_bringup", "navigator_node"),
+            ("maes_controller", "controller_node"),
+        )
+    }
+    if not all(p.exists() for p in scripts.values()):
         pytest.skip("console scripts not installed (make build)")
     bad = tmp_path / "bad.yaml"
     bad.write_text("number_of_robots: 2\nrobot_constraints:\n  agent_relative_sise: 0.5\n")
@@ -298,7 +306,7 @@ def test_console_scripts_report_bad_parameters_clearly(tmp_path):
     }
     for name, (args, expected) in runs.items():
         out = subprocess.run(
-            [str(lib / "maes_controller" / name), "--ros-args", *args],
+            [str(scripts[name]), "--ros-args", *args],
             capture_output=True,
             text=True,
             timeout=60,

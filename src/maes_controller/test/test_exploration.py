@@ -30,7 +30,7 @@ def test_three_robots_explore_a_30x30_building(stack, tools, seed):
     elapsed = sim.sim_time - start
     print(
         f"seed {seed}: 95 % explored after {elapsed:.1f} s of sim time; "
-        f"tags {len(sim.tags)}, collisions {sim.stats().get('total_collisions')}"
+        f"tags {len(sim.tags)}, collisions {sim.stats().get('collisions')}"
     )
     assert sim.exploration_percent >= 95.0 and elapsed <= EXPLORATION_BOUND
     # The robots announced their goals and left a tag at each one.

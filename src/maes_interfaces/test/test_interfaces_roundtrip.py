@@ -141,9 +141,9 @@ def test_stats_arrive_intact(ros: Ros) -> None:
         reachable_tiles=4000,
         real_time_factor=19.75,
         number_of_robots=3,
-        total_collisions=11,
+        collisions=11,
         distance_travelled=[10.5, 0.0, 123.25],
-        messages_broadcast=77,
+        broadcasts_sent=77,
         tags_deposited=5,
         finished=True,
     )

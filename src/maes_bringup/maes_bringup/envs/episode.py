@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
+from maes_common.contract import robot_namespace, wire_resolution
 from maes_controller.navigation import Navigator, NavParams
-from maes_sim.contract import robot_namespace, wire_resolution
 from maes_sim.core import SimConfig, Simulation, state_to_metres
 
 from ..runners.direct import _RNG_SALT, shared_grids

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from maes_sim.core import canonical_metric_name
+
 from .experiment import ExperimentError
 
 RESULTS = "results.csv"
@@ -77,7 +79,8 @@ def read_rows(path: Path, columns: list[str] | None = None) -> list[dict[str, st
     """Complete rows of a CSV file written by this module (a torn last line is dropped).
 
     With ``columns``, a file whose header differs raises ExperimentError (it was written by
-    another experiment).
+    another experiment). A column under a metric's former name (``messages_sent``, written
+    before the metric registry) is read under its current one (``broadcasts_sent``).
     """
     if not path.exists():
         return []
@@ -88,6 +91,7 @@ def read_rows(path: Path, columns: list[str] | None = None) -> list[dict[str, st
     header = next(reader, None)
     if header is None:
         return []
+    header = [canonical_metric_name(name) for name in header]  # a file with former names
     if columns is not None and header != columns:
         raise ExperimentError(
             f"{path}: its columns differ from this experiment's; it was written "

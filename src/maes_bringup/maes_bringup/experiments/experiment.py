@@ -72,7 +72,7 @@ DEFAULT_METRICS: tuple[str, ...] = (
     "final_coverage",
     "distance",
     "collisions",
-    "messages_sent",
+    "broadcasts_sent",
 )
 
 _TOP_KEYS = (

@@ -14,8 +14,9 @@ name                       meaning                                              
 ``distance``               distance travelled, all robots together                     m
 ``distance_per_robot``     mean distance travelled per robot                           m
 ``collisions``             collisions started, all robots together                     count
-``messages_sent``          broadcasts sent                                             count
-``messages_delivered``     broadcasts received (one per receiving robot)               count
+``broadcasts_sent``        broadcasts sent (formerly ``messages_sent``)                count
+``broadcasts_delivered``   broadcasts received, one per receiving robot (formerly      count
+                           ``messages_delivered``)
 ``tags_deposited``         environment tags deposited                                  count
 ``explored_area``          explored reachable area at the end (Explore-Bench)          m^2
 ``exploration_efficiency`` explored area per metre driven, all robots (empty if none)  m^2/m
@@ -24,7 +25,11 @@ name                       meaning                                              
 ``distance_max_robot``     the longest distance one robot travelled                    m
 ========================== =========================================================== =======
 
-Every row also holds ``ticks``, ``sim_time`` and ``end_reason``. Exploration and coverage are
+Besides these, every metric of the simulator's registry (the columns of ``statistics.csv``,
+``maes_sim.core.metric_registry``; e.g. ``explored_tiles``, ``centre_coverage_percent``, or one
+you added) can be listed: its value at the end of the run, under the same name. A former name
+(``messages_sent``) is read as the current one. Every row also holds ``ticks``, ``sim_time`` and
+``end_reason``. Exploration and coverage are
 the simulator's (share of the reachable open area seen by a lidar / driven over).
 """
 
@@ -43,8 +48,8 @@ _FIXED = (
     "distance",
     "distance_per_robot",
     "collisions",
-    "messages_sent",
-    "messages_delivered",
+    "broadcasts_sent",
+    "broadcasts_delivered",
     "tags_deposited",
     "explored_area",
     "exploration_efficiency",
@@ -56,15 +61,22 @@ _BENCH = ("explored_area", "exploration_efficiency", "overlap", "overlap_share")
 _THRESHOLD = re.compile(r"^time_to_(exploration|coverage)_(\d+(?:\.\d+)?)$")
 
 
+def _core_metrics() -> tuple[str, ...]:
+    """Names of the simulator's registered metrics (each one's final value is a metric)."""
+    from maes_sim.core import registered_metrics
+
+    return tuple(spec.name for spec in registered_metrics())
+
+
 def check_metric_names(names: Any) -> tuple[str, ...]:
-    """Validate metric names; returns them as a tuple.
+    """Validate metric names; returns them as a tuple, former names replaced by current ones.
 
     Raises ValueError naming an unknown or repeated metric, with the closest known one.
 
     Examples
     --------
-    >>> check_metric_names(["time_to_exploration_99", "distance"])
-    ('time_to_exploration_99', 'distance')
+    >>> check_metric_names(["time_to_exploration_99", "distance", "messages_sent"])
+    ('time_to_exploration_99', 'distance', 'broadcasts_sent')
     >>> check_metric_names(["distanse"])
     Traceback (most recent call last):
     ...
@@ -72,16 +84,21 @@ def check_metric_names(names: Any) -> tuple[str, ...]:
     """
     import difflib
 
+    from maes_sim.core import canonical_metric_name
+
     if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
         raise ValueError(f"got {names!r}, expected a non-empty list of metric names")
+    names = [canonical_metric_name(n) for n in names]
+    core = _core_metrics()
     for name in names:
         m = _THRESHOLD.match(name)
         if m is not None:
             if not 0 < float(m.group(2)) <= 100:
                 raise ValueError(f"metric {name!r}: the percentage must be in ]0, 100]")
             continue
-        if name not in _FIXED:
+        if name not in _FIXED and name not in core:
             known = list(_FIXED) + ["time_to_exploration_99", "time_to_coverage_99"]
+            known += [c for c in core if c not in known]
             close = difflib.get_close_matches(name, known, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
             raise ValueError(f"unknown metric {name!r}{hint} (see docs/experiments.md)")
@@ -117,8 +134,8 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
         "distance": round(float(result.distance.sum()), 6),
         "distance_per_robot": round(float(result.distance.sum()) / n, 6),
         "collisions": int(result.collisions.sum()),
-        "messages_sent": result.messages_sent,
-        "messages_delivered": result.messages_delivered,
+        "broadcasts_sent": result.broadcasts_sent,
+        "broadcasts_delivered": result.broadcasts_delivered,
         "tags_deposited": result.tags_deposited,
     }
     if any(name in _BENCH for name in names):  # definitions: maes_sim.core.explore_bench
@@ -133,7 +150,8 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
     for name in names:
         m = _THRESHOLD.match(name)
         if m is None:
-            out[name] = fixed[name]
+            # a metric of the simulator's registry: its final value
+            out[name] = fixed[name] if name in fixed else result.stats[name]
             continue
         kind, percent = m.group(1), float(m.group(2))
         t = (

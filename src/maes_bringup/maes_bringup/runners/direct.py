@@ -4,7 +4,7 @@ Each logic tick, every robot's ``logic(robot)`` runs with that tick's state, the
 navigation sessions of the robots that have a goal produce their velocity commands, then the
 simulation steps: the order the lockstep ROS stack keeps (docs/lockstep.md), where the
 navigator steps a robot only after its controller reported the tick. The values pass through
-the same wire rounding as on ROS (``maes_sim.contract``), so a run here equals the lockstep
+the same wire rounding as on ROS (``maes_common.contract``), so a run here equals the lockstep
 ROS stack's run to the bit (a test holds it). ``robot`` offers the API of
 :class:`maes_controller.robot_api.Robot` with the same values the ROS stack gives (metres and
 radians in the ``map`` frame), so a controller written for the ROS stack runs here unchanged,
@@ -48,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
+from maes_common.contract import wire_resolution
 from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
-from maes_sim.contract import wire_resolution
 from maes_sim.core import (
     SimConfig,
     Simulation,
@@ -136,7 +136,8 @@ class RunResult:
         Metres travelled per robot.
     collisions : ndarray of int, shape (N,)
         Ticks each robot started a collision.
-    messages_sent, messages_delivered, tags_deposited : int
+    broadcasts_sent, broadcasts_delivered, tags_deposited : int
+        The final counts, named as in ``statistics.csv`` (the metric registry).
     wall_time : float
         Seconds of wall-clock time (the only field that differs between identical runs).
     seed : int
@@ -153,8 +154,8 @@ class RunResult:
     coverage: np.ndarray
     distance: np.ndarray
     collisions: np.ndarray
-    messages_sent: int
-    messages_delivered: int
+    broadcasts_sent: int
+    broadcasts_delivered: int
     tags_deposited: int
     wall_time: float
     seed: int
@@ -359,8 +360,9 @@ def run(
         nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.
-        for i, (robot, state) in enumerate(zip(robots, sim.robot_states(), strict=True)):
-            robot.observe(state_to_metres(state, tile), nav_poses.believed(i))
+        states = sim.observation(tile).states()  # in metres, as maes_state carries them
+        for i, (robot, state) in enumerate(zip(robots, states, strict=True)):
+            robot.observe(state, nav_poses.believed(i))
         for i, robot in enumerate(robots):
             try:
                 logic[i](robot)
@@ -395,8 +397,8 @@ def run(
         coverage=np.asarray(coverage),
         distance=sim.metrics.distance * tile,
         collisions=sim.metrics.collisions.copy(),
-        messages_sent=int(stats["broadcasts_sent"]),
-        messages_delivered=int(stats["broadcasts_delivered"]),
+        broadcasts_sent=int(stats["broadcasts_sent"]),
+        broadcasts_delivered=int(stats["broadcasts_delivered"]),
         tags_deposited=int(stats["tags_deposited"]),
         wall_time=wall,
         seed=sim.seed,

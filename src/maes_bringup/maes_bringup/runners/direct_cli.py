@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,5 @@
 """The robot of direct mode: the :class:`~maes_controller.robot_api.Robot` API over an in-process
-simulation, fed states in metres (``maes_sim.core.state_to_metres``) as the ROS stack is.
+simulation, fed states in metres (``Simulation.observation(tile_size)``) as the ROS stack is.
 
 Used by :func:`maes_bringup.runners.direct.run`, which builds one :class:`DirectRobot` per robot and
 feeds it every tick; see :mod:`maes_bringup.runners.direct` for what each attribute holds.
@@ -20,7 +20,7 @@ from maes_controller.navigation import GridMap, NavSession, SessionEvents
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
-from maes_sim.contract import (
+from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
     ODOM_FRAME,
@@ -30,8 +30,13 @@ from maes_sim.contract import (
     wire_scan_ranges,
     wire_time,
 )
+from maes_common.frames import tick_transforms, wire_poses
+from maes_controller.maes_compat import MaesCostmap
+from maes_controller.navigation import GridMap, goal_problem
+from maes_controller.robot_api import NavStatus
+from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
+from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
 from maes_sim.core import CommandRejected, RobotState, Simulation
-from maes_sim.frames import tick_transforms, wire_poses
 
 
 class NavigatorPoses:
@@ -42,8 +47,8 @@ class NavigatorPoses:
     the controller looks up ``map -> base_footprint`` in its frame tree, and the navigator
     smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which averages out the
     SLAM's random pose error) and composes it with odometry. Here the same transforms
-    (:func:`maes_sim.frames.tick_transforms`) pass through the same wire rounding
-    (:func:`maes_sim.frames.wire_poses`) into the same smoother every tick, and are composed as
+    (:func:`maes_common.frames.tick_transforms`) pass through the same wire rounding
+    (:func:`maes_common.frames.wire_poses`) into the same smoother every tick, and are composed as
     :class:`FrameTree` composes them (only for the robots whose pose is read), so a goal is
     followed as on ROS, to the bit. Metres and radians, map frame.
     """
@@ -231,7 +236,7 @@ class DirectRobot:
     @property
     def scan_ranges(self) -> np.ndarray:
         """This tick's lidar ranges (R,), metres, +inf for no return: the ``scan`` message's
-        float32 values (:func:`maes_sim.contract.wire_scan_ranges`), as float64."""
+        float32 values (:func:`maes_common.contract.wire_scan_ranges`), as float64."""
         if self._scan_tick != self.tick or self._scan is None:
             sim, i = self._sim, self.robot_id
             ranges = wire_scan_ranges(*sim.lidar_of(i), self._tile)

@@ -109,7 +109,7 @@ def nav2_robots(text: str, controllers: str, n: int) -> bool | list[int]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    from maes_sim.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
+    from maes_common.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
 
     parser = argparse.ArgumentParser(prog="maes_run", description=__doc__.splitlines()[0])
     parser.add_argument(

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from maes_sim.contract import DEFAULT_LOGIC
+from maes_common.contract import DEFAULT_LOGIC
 from maes_sim.core import SimConfig
 
 from .params import (
@@ -516,7 +516,7 @@ def plan_launch(
     if nav == "builtin":
         nodes.append(
             NodeSpec(
-                package="maes_controller",
+                package="maes_bringup",
                 executable="navigator_node",
                 name="navigator",
                 parameters=(

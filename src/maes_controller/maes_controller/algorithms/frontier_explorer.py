@@ -3,7 +3,7 @@
 It drives to the nearest frontier (free space next to unknown space) it can reach, skips
 frontiers other robots announced (a broadcast ``frontier-goal x y`` at every new goal), deposits
 a tag at every new goal, and stops when no frontier is left. It is
-:data:`maes_sim.contract.DEFAULT_LOGIC` (``maes_controller.algorithms.frontier_explorer:logic``):
+:data:`maes_common.contract.DEFAULT_LOGIC` (``maes_controller.algorithms.frontier_explorer:logic``):
 ``make run``, direct mode, the launch file, experiments and the tests name it there, so that a
 user's edits to :mod:`maes_controller.logic` (the template for their own logic) change none of
 them. Its results are pinned by ``tests/test_result_digests.py``.

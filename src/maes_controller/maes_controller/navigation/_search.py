@@ -1,6 +1,6 @@
 """Grid search kernels (A*, Dijkstra) shared by planning and frontier choice.
 
-Written in the Python subset numba compiles (see ``maes_sim.core.kernels.jit``). Moves are
+Written in the Python subset numba compiles (see ``maes_common.jit``). Moves are
 8-connected without corner cutting: a diagonal step needs both edge neighbours it passes
 between to be passable. A step into cell ``v`` costs ``length * (1 + penalty[v])`` with length 1
 or sqrt(2), so the octile distance is an admissible, consistent heuristic. Ties are broken by
@@ -13,7 +13,7 @@ import heapq
 
 import numpy as np
 
-from maes_sim.core.kernels import njit
+from maes_common.jit import njit
 
 SQRT2 = 1.4142135623730951
 # Offsets in a fixed order (E, N, W, S, NE, NW, SW, SE); determinism relies on it.

@@ -1,4 +1,4 @@
-"""Segment-against-grid clearance kernel (numba, via ``maes_sim.core.kernels``).
+"""Segment-against-grid clearance kernel (numba, via ``maes_common.jit``).
 
 Grid coordinates: cell ``(ix, iy)`` is the square ``[ix, ix + 1] x [iy, iy + 1]``. A blocked
 cell *touching* the segment (even at a single corner) or nearer than the clearance makes the
@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from maes_sim.core.kernels import njit
+from maes_common.jit import njit
 
 # Slack for rounding: a segment through a cell corner must count as touching that cell.
 _EPS = 1e-9

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from maes_sim.core.kernels import njit
+from maes_common.jit import njit
 
 from .._checks import check_bool_grid, check_int_grid, check_non_negative
 from .costmap import INSCRIBED, LETHAL, OCCUPIED_THRESHOLD, UNKNOWN

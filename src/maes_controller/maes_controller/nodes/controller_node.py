@@ -38,9 +38,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.contract import (
+from maes_common.contract import (
     BASE_FRAME,
     DEFAULT_LOGIC,
     NAVIGATION_DONE_TOPIC,
@@ -49,20 +47,22 @@ from maes_sim.contract import (
     robot_namespace,
     scan_angles,
 )
-from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.process import graph_node_names, read_parameters, ros_process
-from maes_sim.ros.qos import (
+from maes_common.lockstep import JOIN, LEAVE
+from maes_common.participant import LockstepReporter
+from maes_common.process import graph_node_names, read_parameters, ros_process
+from maes_common.qos import (
     CMD_QOS,
     DEFAULT_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
-    LOCKSTEP_WRITER_QOS,
     MAX_REQUESTS_IN_FLIGHT,
     SCAN_READER_QOS,
     SERVICE_QOS,
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
 
 from ..maes_compat import MaesCostmap
 from ..navigation import NavErrorCode, NavStep, error_text, goal_problem
@@ -415,8 +415,6 @@ class ControllerNode(Node):
         self._costmap_stamp: float | None = None
         self._navigator_reports: dict[str, tuple[int, int, int]] = {}  # tick, results, feedback
         self._ran_tick = -1  # tick whose logic ran
-        self.reported_tick = JOIN - 1  # not joined yet
-        self.participant = self.get_fully_qualified_name()
         # Relative names: they resolve inside the node's namespace (robot<i>).
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
         self.broadcast_client = self.create_client(
@@ -425,7 +423,14 @@ class ControllerNode(Node):
         self.tag_client = self.create_client(
             DepositTag, "maes_deposit_tag", qos_profile=SERVICE_QOS
         )
-        self.tick_done_pub = self.create_publisher(TickDone, TICK_DONE_TOPIC, LOCKSTEP_WRITER_QOS)
+        robot = self.robot
+        self.lockstep_reporter = LockstepReporter(
+            self,
+            TICK_DONE_TOPIC,
+            "controller",
+            lambda: [(robot.robot_id, robot.cmd_vel_sent, 0, 0)],
+            extra=lambda: {"logic_failures": [self.errors], "logic_calls": [self.calls]},
+        )
         self.cmd_vel_stamped = bool(cmd_vel_stamped)
         self.cmd_pub = self.create_publisher(
             TwistStamped if self.cmd_vel_stamped else Twist, "cmd_vel", CMD_QOS
@@ -458,21 +463,13 @@ class ControllerNode(Node):
         """True while the simulator runs in lockstep (its latest manifest says so)."""
         return self.manifest is not None and self.manifest.lockstep
 
+    @property
+    def reported_tick(self) -> int:
+        """The newest tick reported on ``/maes/tick_done`` (``JOIN - 1`` before joining)."""
+        return self.lockstep_reporter.reported_tick
+
     def _report(self, tick: int) -> None:
-        self.reported_tick = tick
-        self.tick_done_pub.publish(
-            TickDone(
-                participant=self.participant,
-                role="controller",
-                tick=int(tick),
-                robots=[self.robot.robot_id],
-                cmd_vel_sent=[self.robot.cmd_vel_sent],
-                results_sent=[0],
-                feedback_sent=[0],
-                logic_failures=[self.errors],
-                logic_calls=[self.calls],
-            )
-        )
+        self.lockstep_reporter.report(tick)
 
     def timer_callback(self) -> None:
         """Join once the navigator and the simulator's services answer; enforce the input

@@ -14,8 +14,9 @@ per simulator tick, with the transform's stamp as the time. Idle robots get no `
 simulator's cmd_vel timeout stops them); a finished, cancelled or aborted goal gets one zero
 command. A new goal for a namespace preempts (aborts) the current one, as Nav2 does.
 
-Run it as ``ros2 run maes_controller navigator_node --ros-args -p config_file:=maes_config.yaml``
-or build it in-process: ``NavigatorNode(config, context=...)``.
+Run it as ``ros2 run maes_bringup navigator_node --ros-args -p config_file:=maes_config.yaml``
+(the process, which reads the simulator's config, lives in ``maes_bringup`` so that this package
+needs no simulator) or build it in-process: ``NavigatorNode(config, context=...)``.
 """
 
 from __future__ import annotations
@@ -33,8 +34,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
-from maes_interfaces.msg import State, Tick, TickDone
-from maes_sim.contract import (
+from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
     NAVIGATION_DONE_TOPIC,
@@ -43,16 +43,16 @@ from maes_sim.contract import (
     TICK_TOPIC,
     robot_namespace,
 )
-from maes_sim.lockstep import JOIN, LEAVE
-from maes_sim.ros.process import read_parameters, ros_process
-from maes_sim.ros.qos import (
+from maes_common.lockstep import JOIN, LEAVE
+from maes_common.participant import LockstepReporter
+from maes_common.qos import (
     CMD_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
-    LOCKSTEP_WRITER_QOS,
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Tick, TickDone
 
 from ..navigation import (
     PREEMPTED,
@@ -229,10 +229,13 @@ class NavigatorNode(Node):
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
-        self.reported_tick = JOIN
-        self.participant = self.get_fully_qualified_name()
-        self.tick_done_pub = self.create_publisher(
-            TickDone, NAVIGATION_DONE_TOPIC, LOCKSTEP_WRITER_QOS
+        self.lockstep_reporter = LockstepReporter(
+            self,
+            NAVIGATION_DONE_TOPIC,
+            "navigator",
+            lambda: [
+                (ns.index, ns.cmd_vel_sent, ns.results_sent, ns.feedback_sent) for ns in self.robots
+            ],
         )
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
@@ -258,19 +261,13 @@ class NavigatorNode(Node):
             self.get_logger().debug(text)
 
     # ------------------------------------------------------------------ lockstep
+    @property
+    def reported_tick(self) -> int:
+        """The newest tick reported on ``/maes/tick_done/navigation``."""
+        return self.lockstep_reporter.reported_tick
+
     def _report(self, tick: int) -> None:
-        self.reported_tick = tick
-        self.tick_done_pub.publish(
-            TickDone(
-                participant=self.participant,
-                role="navigator",
-                tick=int(tick),
-                robots=[ns.index for ns in self.robots],
-                cmd_vel_sent=[ns.cmd_vel_sent for ns in self.robots],
-                results_sent=[ns.results_sent for ns in self.robots],
-                feedback_sent=[ns.feedback_sent for ns in self.robots],
-            )
-        )
+        self.lockstep_reporter.report(tick)
 
     def tick_callback(self, msg: Tick) -> None:
         """A new manifest: step what can be stepped."""
@@ -561,36 +558,3 @@ class NavigatorNode(Node):
             for server in ns.servers:
                 server.destroy()
         super().destroy_node()
-
-
-def main(args: list[str] | None = None) -> None:
-    """Entry point of ``navigator_node``: parameter ``config_file`` (the run's YAML).
-
-    Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad config or
-    parameter exits 2 with a one-line message.
-    """
-    from maes_sim.core import ConfigError, MapError, load_config
-
-    with ros_process("navigator_node", args) as proc:
-        params = read_parameters(
-            "maes_navigator_params",
-            {
-                "config_file": "maes_config.yaml",
-                "cmd_vel_stamped": False,
-                "verbose": False,
-                "nav2_api": False,
-            },
-        )
-        try:
-            config = load_config(params["config_file"])
-        except (ConfigError, MapError, OSError) as exc:
-            proc.fail(exc)
-        node = proc.own(
-            NavigatorNode(
-                config,
-                cmd_vel_stamped=params["cmd_vel_stamped"],
-                verbose=params["verbose"],
-                nav2_api=params["nav2_api"],
-            )
-        )
-        proc.spin(node)

@@ -27,6 +27,7 @@ from .figures import (
     marker_areas,
     robot_colours,
 )
+from .metric_registry import MetricInputs, canonical_metric_name, metric, registered_metrics
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
@@ -50,6 +51,7 @@ __all__ = [
     "Float",
     "Int",
     "MapError",
+    "MetricInputs",
     "NearbyRobot",
     "Nullable",
     "RISE_HALF_LIFE",
@@ -68,6 +70,7 @@ __all__ = [
     "WALL_RGB",
     "WorldMap",
     "agg_pyplot",
+    "canonical_metric_name",
     "config_from_dict",
     "crop_box",
     "distinct_colours",
@@ -76,6 +79,8 @@ __all__ = [
     "load_config",
     "load_custom_map",
     "marker_areas",
+    "metric",
+    "registered_metrics",
     "robot_colours",
     "robot_name",
     "suggestion",

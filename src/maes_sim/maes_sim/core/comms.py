@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contract import robot_namespace
+from maes_common.contract import robot_namespace
+from maes_common.jit import njit
+
 from .kernels import line_of_sight, visible_pairs, wall_distance
-from .kernels.jit import njit
 from .neighbors import mirror_symmetric, pairs_within
 
 #: Longest accepted broadcast or tag text, in UTF-8 bytes.

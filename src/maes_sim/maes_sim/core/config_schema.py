@@ -306,7 +306,10 @@ class BuildingConfig(_Section):
             )
 
 
-_MAP_KINDS = ("building_config", "cave_config", "custom_map_filename")
+#: The map section's keys choosing a map generator (``maes_sim.core.world.generators``): a
+#: generator's section is a ``<kind>_config`` field of :class:`MapConfig`, a map file is
+#: ``custom_map_filename`` (kind ``custom``).
+_CUSTOM_MAP_KEY = "custom_map_filename"
 
 
 @dataclass(frozen=True)
@@ -339,11 +342,11 @@ class MapConfig(_Section):
                 key=self.key("border_size"),
                 value=self.border_size,
             )
-        kinds = [k for k in _MAP_KINDS if getattr(self, k) is not None]
+        keys = self.kind_keys()
+        kinds = [k for k in keys if getattr(self, k) is not None]
         if len(kinds) > 1:
             raise ConfigError(
-                f"give only one of building_config, cave_config or custom_map_filename, got "
-                f"{' and '.join(kinds)}",
+                f"give only one of {', '.join(keys[:-1])} or {keys[-1]}, got {' and '.join(kinds)}",
                 key=self.PATH,
                 value=tuple(kinds),
             )
@@ -359,12 +362,21 @@ class MapConfig(_Section):
                 )
             self._set("custom_map_filename", os.path.abspath(os.path.expanduser(name)))
 
+    @classmethod
+    def kind_keys(cls) -> tuple[str, ...]:
+        """The keys choosing the map's generator: every ``<kind>_config`` section, sorted,
+        then ``custom_map_filename``."""
+        sections = sorted(f.name for f in fields(cls) if f.name.endswith("_config"))
+        return (*sections, _CUSTOM_MAP_KEY)
+
     @property
     def kind(self) -> str:
-        """``"building"``, ``"cave"`` or ``"custom"``."""
+        """The map generator's name: ``"building"``, ``"cave"``, ``"custom"`` (a map file) or
+        that of another ``<kind>_config`` section."""
         if self.custom_map_filename is not None:
             return "custom"
-        return "cave" if self.cave_config is not None else "building"
+        chosen = [k for k in self.kind_keys()[:-1] if getattr(self, k) is not None]
+        return chosen[0].removesuffix("_config") if chosen else "building"
 
 
 @dataclass(frozen=True)

@@ -25,27 +25,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .explore_bench import EXPLORE_BENCH_COLUMNS
-from .kernels.jit import njit
+from maes_common.jit import njit
 
-#: Columns of a statistics snapshot, in CSV order.
-SNAPSHOT_COLUMNS = (
-    "tick",
-    "sim_time",
-    "exploration_percent",
-    "coverage_percent",
-    "explored_tiles",
-    "covered_tiles",
-    "reachable_tiles",
-    "distance_travelled_m",
-    "collisions",
-    "broadcasts_sent",
-    "broadcasts_delivered",
-    "tags_deposited",
-    "covered_minitiles",
-    "centre_coverage_percent",
-    "centre_covered_tiles",
-) + EXPLORE_BENCH_COLUMNS  # time, efficiency and overlap (Explore-Bench): explore_bench.py
+from . import metric_defs  # noqa: F401 (registers the metrics)
+from .explore_bench import EXPLORE_BENCH_COLUMNS
+from .metric_registry import MetricInputs, registered_metrics
+
+
+def snapshot_columns() -> tuple[str, ...]:
+    """Columns of a statistics snapshot, in CSV order: the tick, then every registered metric
+    (:mod:`maes_sim.core.metric_defs`, and any registered since), then Explore-Bench's (time,
+    efficiency and overlap)."""
+    names = tuple(spec.name for spec in registered_metrics())
+    return ("tick", "sim_time") + names + EXPLORE_BENCH_COLUMNS
+
+
+#: :func:`snapshot_columns` of the built-in metrics (those registered at import).
+SNAPSHOT_COLUMNS = snapshot_columns()
 
 
 def _mark_covered_py(covered_tick, positions, radius, tick):
@@ -243,29 +239,28 @@ def snapshot_row(
     broadcasts_delivered: int,
     tags_deposited: int,
     tile_size: float = 1.0,
+    sim: object = None,
 ) -> dict[str, float | int]:
     """One statistics row with the keys of :data:`SNAPSHOT_COLUMNS` but the Explore-Bench ones
     (``Simulation.stats`` appends those: they need every robot's seen map).
 
-    Counts are in tiles (the grid's unit; ``covered_tiles`` is the covered area, in quarter
-    tiles, ``covered_minitiles`` the count MAES keeps); ``distance_travelled_m``, all robots'
-    path lengths summed, is in metres (``tile_size`` metres per tile), like every ``*_m`` value
-    in results.
+    The tick and simulated time, then every registered metric
+    (:mod:`maes_sim.core.metric_defs`) in registration order. Counts are in tiles (the grid's
+    unit; ``covered_tiles`` is the covered area, in quarter tiles, ``covered_minitiles`` the
+    count MAES keeps); ``distance_travelled_m``, all robots' path lengths summed, is in metres
+    (``tile_size`` metres per tile), like every ``*_m`` value in results.
     """
-    return {
-        "tick": int(tick),
-        "sim_time": round(float(sim_time), 6),
-        "exploration_percent": round(metrics.exploration_percent, 4),
-        "coverage_percent": round(metrics.coverage_percent, 4),
-        "explored_tiles": metrics.explored_count,
-        "covered_tiles": metrics.mini_covered_count / 4.0,
-        "reachable_tiles": metrics.reachable_count,
-        "distance_travelled_m": round(float(metrics.distance.sum()) * tile_size, 6),
-        "collisions": int(metrics.collisions.sum()),
-        "broadcasts_sent": int(broadcasts_sent),
-        "broadcasts_delivered": int(broadcasts_delivered),
-        "tags_deposited": int(tags_deposited),
-        "covered_minitiles": metrics.mini_covered_count,
-        "centre_coverage_percent": round(metrics.centre_coverage_percent, 4),
-        "centre_covered_tiles": metrics.covered_count,
-    }
+    inputs = MetricInputs(
+        metrics,
+        tick,
+        sim_time,
+        broadcasts_sent,
+        broadcasts_delivered,
+        tags_deposited,
+        tile_size,
+        sim,
+    )
+    row: dict[str, float | int] = {"tick": int(tick), "sim_time": round(float(sim_time), 6)}
+    for spec in registered_metrics():
+        row[spec.name] = spec.compute(inputs)
+    return row

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_common.jit import njit
+
 from .kernels.cells import cross_pairs
-from .kernels.jit import njit
 from .kernels.los import pairs_in_range
 
 

@@ -160,7 +160,7 @@ def write_run_results(
 
     from .comms import robot_name
     from .config import config_to_dict
-    from .metrics import SNAPSHOT_COLUMNS
+    from .metrics import snapshot_columns
     from .slam import to_occupancy
 
     out = Path(parent) / (folder or run_folder_name(sim))
@@ -169,7 +169,7 @@ def write_run_results(
     if not rows or rows[-1]["tick"] != sim.tick:
         rows.append(sim.stats())
     if sim.config.global_settings.should_write_csv_results:
-        write_csv(out / "statistics.csv", rows, SNAPSHOT_COLUMNS)
+        write_csv(out / "statistics.csv", rows, snapshot_columns())
     tile = sim.config.world.tile_size
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)

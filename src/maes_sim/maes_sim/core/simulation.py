@@ -27,7 +27,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..contract import maes_robot_id
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
@@ -39,21 +38,15 @@ from .kernels import cast_rays, stop_rays_at_bodies, use_threads, visible_pairs,
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
+from .observation import Observation, scaled_tag
 from .safe_yaml import short_repr
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
-from .state import NearbyRobot, RobotState, Vector2D
+from .state import RobotState, TagView
 from .tags import TagStore
 from .team import Team
 from .trails import Trail
-from .world import (
-    WorldMap,
-    generate_building,
-    generate_cave,
-    load_custom_map,
-    reachable_open,
-    spawn_positions,
-)
+from .world import WorldMap, build_map, reachable_open, spawn_positions
 
 #: Lidar rays per robot of the default type (MAES: 180 rays at 2 degrees).
 N_RAYS = 180
@@ -64,19 +57,13 @@ class CommandRejected(ValueError):
 
 
 def world_from_config(config: SimConfig, rng: np.random.Generator) -> WorldMap:
-    """Build (or load) the map the config describes.
+    """Build (or load) the map the config describes, by the registered generator of
+    ``config.map.kind`` (:mod:`maes_sim.core.world.generators`).
 
     Generated maps draw from ``rng``; a custom map is read from ``custom_map_filename`` and
     resampled to ``world.tile_size`` metres per tile when it is a Nav2 YAML map.
     """
-    m = config.map
-    if m.kind == "custom":
-        return load_custom_map(m.custom_map_filename, tile_size=config.world.tile_size)
-    if m.kind == "cave":
-        return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config, rng)
-    return generate_building(
-        m.width_in_tiles, m.height_in_tiles, m.border_size, m.building_config, rng
-    )
+    return build_map(config, rng)
 
 
 class Simulation:
@@ -185,7 +172,9 @@ class Simulation:
         self.links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._nearby = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self._tags_nearby: list[list] | None = None
-        self._views: list[NearbyRobot] | None = None
+        self._observations: dict[float, Observation] = {}
+        self._tags_in_units: dict[float, tuple[list, list]] = {}
+        self._tag_copies: dict[float, dict[TagView, TagView]] = {}
         self._lidar_threads = config.performance.threads
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
@@ -349,31 +338,54 @@ class Simulation:
         """(observer, observed) index arrays of the robots sensing each other this tick."""
         return self._nearby[0].copy(), self._nearby[1].copy()
 
-    # ------------------------------------------------------------------ observation (objects)
+    # ------------------------------------------------------------------ observation (one pass)
+    def observation(self, scale: float = 1.0) -> Observation:
+        """Every robot's observation at the current tick, as arrays (robot axis first).
+
+        Built once per tick (and unit) and shared by every reader: :meth:`robot_state` and
+        :meth:`robot_states` are views of it, the simulator node and direct mode read it in
+        metres (``scale = tile_size``: lengths converted once, for all robots).
+
+        Parameters
+        ----------
+        scale : float
+            Length unit per tile: 1.0 (default) for tiles, ``world.tile_size`` for metres.
+        """
+        obs = self._observations.get(scale)
+        if obs is None:
+            base = self._observations.get(1.0)
+            if base is None:
+                motion = self._motion
+                robot_xy = motion.positions - self._offset
+                base = Observation(
+                    self.tick,
+                    1.0,
+                    positions=robot_xy + self.slam.offsets,
+                    headings=motion.headings.copy(),
+                    status=self._status.copy(),
+                    colliding=self.colliding.copy(),
+                    velocities=self.velocities,
+                    robot_positions=robot_xy,
+                    nearby=self._nearby,
+                    inbox=self.mailbox.inbox_of,
+                    tags=self._tags_for,
+                    robot_types=self.team.names,
+                )
+                self._observations[1.0] = base
+            if scale != 1.0:
+                base = base.scaled(scale, lambda: self._tags_scaled(scale))
+                self._observations[scale] = base
+            obs = base
+        return obs
+
     def robot_state(self, robot: int) -> RobotState:
-        """The ``maes_interfaces/State`` of ``robot`` for the current tick (world tiles)."""
-        i = self._index(robot)
-        est_xy = self._motion.positions[i] - self._offset + self.slam.offsets[i]
-        lo, hi = np.searchsorted(self._nearby[0], [i, i + 1])
-        views = self._robot_views()
-        nearby = [views[j] for j in self._nearby[1][lo:hi].tolist()]
-        return RobotState(
-            tick=self.tick,
-            status=C.MAES_STATUS_NAMES[int(self._status[i])],
-            colliding=bool(self.colliding[i]),
-            incoming_broadcast_msgs=self.mailbox.inbox_of(i),
-            tags_nearby=list(self._tags_for()[i]),
-            nearby_robots=nearby,
-            position=Vector2D(float(est_xy[0]), float(est_xy[1])),
-            heading=float(self._motion.headings[i]),
-            robot_type=self.team.names[i],
-        )
+        """The ``maes_interfaces/State`` of ``robot`` for the current tick (world tiles): a
+        view of :meth:`observation`."""
+        return self.observation().state(self._index(robot))
 
     def robot_states(self) -> list[RobotState]:
-        """Every robot's :meth:`robot_state` for the current tick, built in one pass.
-
-        Equal, field by field, to ``[robot_state(i) for i in range(n_robots)]``, with the
-        per-robot work (indexing arrays, looking up the nearby robots) done once for all.
+        """Every robot's :meth:`robot_state` for the current tick (a view of
+        :meth:`observation`, its per-robot values made once for all).
 
         Examples
         --------
@@ -382,44 +394,26 @@ class Simulation:
         >>> sim.robot_states() == [sim.robot_state(i) for i in range(3)]
         True
         """
-        n = self.n_robots
-        est = (self._motion.positions - self._offset + self.slam.offsets).tolist()
-        names = C.MAES_STATUS_NAMES
-        status = [names[k] for k in self._status.tolist()]
-        colliding = self.colliding.tolist()
-        headings = self._motion.headings.tolist()
-        tags = self._tags_for()
-        views = self._robot_views()
-        observer, observed = self._nearby
-        bounds = np.searchsorted(observer, np.arange(n + 1)).tolist()
-        seen = [views[j] for j in observed.tolist()]
-        tick = self.tick
-        inbox = self.mailbox.inbox_of
-        kinds = self.team.names
-        return [
-            RobotState(
-                tick=tick,
-                status=status[i],
-                colliding=colliding[i],
-                incoming_broadcast_msgs=inbox(i),
-                tags_nearby=list(tags[i]),
-                nearby_robots=seen[bounds[i] : bounds[i + 1]],
-                position=Vector2D(est[i][0], est[i][1]),
-                heading=headings[i],
-                robot_type=kinds[i],
-            )
-            for i in range(n)
-        ]
+        return self.observation().states()
 
-    def _robot_views(self) -> list[NearbyRobot]:
-        # One immutable NearbyRobot per robot and tick, shared by every observer's state.
-        if self._views is None:
-            world_xy = (self._motion.positions - self._offset).tolist()
-            self._views = [
-                NearbyRobot(id=maes_robot_id(j), pos=Vector2D(x, y))
-                for j, (x, y) in enumerate(world_xy)
-            ]
-        return self._views
+    def _tags_scaled(self, scale: float) -> list[list[TagView]]:
+        # Each tag's scaled copy is made once for the run (tags never change, and are kept),
+        # so readers may cache what they make of it by identity (the simulator node does).
+        source = self._tags_for()
+        cached = self._tags_in_units.get(scale)
+        if cached is None or cached[0] is not source:
+            copies = self._tag_copies.setdefault(scale, {})
+            out = []
+            for tags in source:
+                row = []
+                for t in tags:
+                    c = copies.get(t)
+                    if c is None:
+                        c = copies[t] = scaled_tag(t, scale)
+                    row.append(c)
+                out.append(row)
+            cached = self._tags_in_units[scale] = (source, out)
+        return cached[1]
 
     def _tags_for(self) -> list[list]:
         if self._tags_nearby is None:  # computed on demand: tags are read far less than kept
@@ -564,6 +558,8 @@ class Simulation:
         """Go back (or forward) to ``snapshot``, taken from this simulation or one built from
         the same config and map; raises :class:`~.snapshot.SnapshotError` otherwise."""
         restore_snapshot(self, snapshot)
+        self._observations = {}  # the observation pass of the restored tick is made anew
+        self._tags_in_units = {}
 
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
@@ -712,7 +708,7 @@ class Simulation:
             ia, ib, _ = pairs_within(pos, None, top)
         self._nearby = self.team.within_range(ia, ib, pos, pos, sense)
         self._tags_nearby = None
-        self._views = None
+        self._observations = {}
 
     def _snapshot_and_check_end(self) -> None:
         gs, end = self.config.global_settings, self.config.end_criteria
@@ -743,6 +739,7 @@ class Simulation:
             self.mailbox.total_delivered,
             len(self.tags),
             self.config.world.tile_size,
+            self,
         )
         if not explore_bench:
             return row

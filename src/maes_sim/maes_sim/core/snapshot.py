@@ -54,6 +54,11 @@ FIXED_ATTRIBUTES = frozenset(
         "motion_params",
         "comms",
         "_lidar_threads",
+        # caches of the observation pass: rebuilt, not copied (Simulation.restore clears the
+        # per-tick ones; each tag's scaled copy is looked up by value, so it stays valid)
+        "_observations",
+        "_tags_in_units",
+        "_tag_copies",
     }
 )
 

@@ -15,10 +15,10 @@ from geometry_msgs.msg import Quaternion, TransformStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
+from maes_common import pose
+from maes_common.contract import wire_scan_geometry, wire_scan_ranges
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
-from maes_sim.contract import wire_scan_geometry, wire_scan_ranges
 from maes_sim.core.state import RobotState
-from maes_sim.frames import compose_many, inverse_many  # noqa: F401 (re-exported)
 
 
 def time_to_msg(seconds: float) -> Time:
@@ -39,19 +39,7 @@ def yaw_to_quaternion(yaw: float) -> Quaternion:
 
 def yaw_from_quaternion(q: Quaternion) -> float:
     """The yaw (rad) of a quaternion (roll and pitch ignored)."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-
-
-def compose(a: tuple[float, float, float], b: tuple[float, float, float]):
-    """2-D pose composition ``a * b`` of (x, y, yaw) tuples."""
-    c, s = math.cos(a[2]), math.sin(a[2])
-    return (a[0] + c * b[0] - s * b[1], a[1] + s * b[0] + c * b[1], a[2] + b[2])
-
-
-def inverse(a: tuple[float, float, float]):
-    """2-D pose inverse of an (x, y, yaw) tuple."""
-    c, s = math.cos(a[2]), math.sin(a[2])
-    return (-c * a[0] - s * a[1], s * a[0] - c * a[1], -a[2])
+    return pose.yaw_from_quaternion(q.x, q.y, q.z, q.w)
 
 
 def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
@@ -88,7 +76,7 @@ def transform_from_msg(msg: TransformStamped) -> tuple[float, float, float]:
 def scan_ranges(ranges_tiles: np.ndarray, hit: np.ndarray, tile_size: float) -> array.array:
     """LaserScan ``ranges`` (float32, metres) of one robot: rays that hit nothing within range
     are ``+inf`` (REP-117: no return), so Nav2 and slam_toolbox can clear along them
-    (:func:`maes_sim.contract.wire_scan_ranges`)."""
+    (:func:`maes_common.contract.wire_scan_ranges`)."""
     return array.array("f", wire_scan_ranges(ranges_tiles, hit, tile_size).tobytes())
 
 
@@ -106,7 +94,7 @@ def scan_to_msg(
 
     Full circle (``fov`` None): ray k is at ``-pi + k * 2 pi / R`` in the sensor frame (the
     core's convention); a field of view ``fov`` (rad) spans ``-fov / 2`` to ``+fov / 2``
-    (:func:`maes_sim.contract.wire_scan_geometry`). Rays with ``hit`` False report ``+inf``
+    (:func:`maes_common.contract.wire_scan_geometry`). Rays with ``hit`` False report ``+inf``
     (REP-117); without ``hit`` every ray counts as a return.
     """
     n = len(ranges_tiles)
@@ -209,11 +197,11 @@ def heatmap_to_values(heat: np.ndarray) -> np.ndarray:
     return vals
 
 
-def tag_to_msg(tag, tile_size: float) -> EnvironmentTag:
-    """maes_interfaces/EnvironmentTag from a core tag (tiles -> metres)."""
+def tag_to_msg(tag) -> EnvironmentTag:
+    """maes_interfaces/EnvironmentTag from a tag of an observation in metres."""
     return EnvironmentTag(
         msg=tag.msg,
-        pos=Vector2D(x=tag.pos.x * tile_size, y=tag.pos.y * tile_size),
+        pos=Vector2D(x=tag.pos.x, y=tag.pos.y),
         sender=tag.sender,
         tick=int(tag.tick),
     )
@@ -233,15 +221,16 @@ def _cached(objects, cache: dict | None, convert) -> list:
 
 def state_to_msg(
     state: RobotState,
-    tile_size: float,
     tag_cache: dict | None = None,
     robot_cache: dict | None = None,
 ) -> State:
-    """maes_interfaces/State from the core's RobotState (tiles -> metres).
+    """maes_interfaces/State from a state of the core's observation in metres
+    (``Simulation.observation(tile_size).state(i)``: the core converted the units once).
 
     The caches (dicts kept by the caller) map ``id(core object)`` to its message, so an object
-    shown in many states is converted once: ``tag_cache`` for the run (tags never change),
-    ``robot_cache`` for one tick (the core shares one NearbyRobot per robot and tick).
+    shown in many states is converted once: ``tag_cache`` for the run (the core keeps one copy
+    of each tag per unit for the run), ``robot_cache`` for one tick (the observation shares one
+    NearbyRobot per robot).
     """
     msg = State()
     msg.tick = int(state.tick)
@@ -250,16 +239,27 @@ def state_to_msg(
     msg.incoming_broadcast_msgs = [
         Broadcast(msg=b.msg, sender=b.sender) for b in state.incoming_broadcast_msgs
     ]
-    msg.tags_nearby = _cached(state.tags_nearby, tag_cache, lambda t: tag_to_msg(t, tile_size))
+    msg.tags_nearby = _cached(state.tags_nearby, tag_cache, tag_to_msg)
     msg.nearby_robots = _cached(
         state.nearby_robots,
         robot_cache,
-        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x * tile_size, y=r.pos.y * tile_size)),
+        lambda r: NearbyRobot(id=r.id, pos=Vector2D(x=r.pos.x, y=r.pos.y)),
     )
-    msg.position = Vector2D(x=state.position.x * tile_size, y=state.position.y * tile_size)
+    msg.position = Vector2D(x=state.position.x, y=state.position.y)
     msg.heading = float(state.heading)
     msg.robot_type = state.robot_type
     return msg
+
+
+#: Python type of the numeric ``Stats`` fields a statistics row fills.
+_STATS_CASTS = {"double": float, "float": float, "int64": int, "int32": int, "uint64": int}
+#: ``Stats`` fields filled from the statistics row by name: every numeric field named as a
+#: registered metric (one name everywhere; a metric shown live needs only its field).
+_STATS_FROM_ROW = tuple(
+    (name, _STATS_CASTS[kind])
+    for name, kind in Stats.get_fields_and_field_types().items()
+    if kind in _STATS_CASTS and name not in ("tick", "real_time_factor", "number_of_robots")
+)
 
 
 def stats_to_msg(
@@ -270,22 +270,17 @@ def stats_to_msg(
     real_time_factor: float,
     finished: bool,
 ) -> Stats:
-    """maes_interfaces/Stats from a statistics row of the core."""
+    """maes_interfaces/Stats from a statistics row of the core: each numeric field of a
+    registered metric's name is that metric's value (cast to the field's type)."""
     msg = Stats()
     msg.tick = int(stats["tick"])
     msg.sim_time = time_to_msg(sim_time)
-    msg.exploration_percent = float(stats["exploration_percent"])
-    msg.coverage_percent = float(stats["coverage_percent"])
-    msg.explored_tiles = int(stats["explored_tiles"])
-    msg.covered_tiles = int(stats["covered_tiles"])
-    msg.reachable_tiles = int(stats["reachable_tiles"])
+    for name, cast in _STATS_FROM_ROW:
+        setattr(msg, name, cast(stats[name]))
     msg.real_time_factor = float(real_time_factor)
     msg.number_of_robots = int(len(distance_tiles))
-    msg.total_collisions = int(stats["collisions"])
     msg.distance_travelled = array.array(
         "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes()
     )
-    msg.messages_broadcast = int(stats["broadcasts_sent"])
-    msg.tags_deposited = int(stats["tags_deposited"])
     msg.finished = bool(finished)
     return msg

@@ -30,7 +30,7 @@ from foxglove import Channel, Context, Schema
 from foxglove.websocket import Capability
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
-from ..contract import WORLD_FRAME
+from maes_common.contract import WORLD_FRAME
 
 __all__ = ["LiveServer", "adapt_for_live_view"]
 

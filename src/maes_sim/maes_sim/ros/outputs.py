@@ -105,8 +105,8 @@ def listen_to_navigation(node, tap: Tap, robots: int) -> None:
     navigator or Nav2) for the sinks that take heard messages (the live view's paths)."""
     from nav_msgs.msg import OccupancyGrid, Path
 
-    from ..contract import robot_namespace
-    from .qos import LATCHED_QOS
+    from maes_common.contract import robot_namespace
+    from maes_common.qos import LATCHED_QOS
 
     for i in range(robots):
         ns = "/" + robot_namespace(i)

@@ -37,13 +37,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
-from maes_interfaces.msg import State, Stats, Tick, TickDone
-from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
-from maes_sim.core.results import write_run_results
-from maes_sim.core.slam import to_occupancy
-
-from ..contract import (
+from maes_common.contract import (
     BASE_FRAME,
     BASE_LINK_FRAME,
     MAP_FRAME,
@@ -55,13 +49,10 @@ from ..contract import (
     WORLD_FRAME,
     robot_namespace,
 )
-from ..frames import tick_transforms
-from ..lockstep import Barrier
-from . import conversions as cv
-from .markers import simulation_markers
-from .outputs import build_tap, listen_to_navigation
-from .process import graph_node_names, read_parameters, ros_process
-from .qos import (
+from maes_common.frames import tick_transforms
+from maes_common.lockstep import Barrier
+from maes_common.process import graph_node_names, read_parameters, ros_process
+from maes_common.qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
@@ -71,6 +62,15 @@ from .qos import (
     STATE_QOS,
     TF_QOS,
 )
+from maes_interfaces.msg import State, Stats, Tick, TickDone
+from maes_interfaces.srv import BroadcastToAll, DepositTag
+from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
+from maes_sim.core.results import write_run_results
+from maes_sim.core.slam import to_occupancy
+
+from . import conversions as cv
+from .markers import simulation_markers
+from .outputs import build_tap, listen_to_navigation
 from .tap import Tap
 
 robot_name = robot_namespace
@@ -269,7 +269,9 @@ class SimNode(Node):
         self.logic_failures = np.zeros(sim.n_robots, dtype=np.int64)
         self.barrier = Barrier(sim.n_robots)
         self._rtf = 0.0
-        self._tag_msgs: dict[int, object] = {}  # id(core tag) -> its message (tags never change)
+        self._tag_msgs: dict[
+            int, object
+        ] = {}  # id(tag in metres) -> its message (kept by the core)
         self._maps_published = True
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -621,7 +623,6 @@ class SimNode(Node):
         self.clock_pub.publish(Clock(clock=stamp))
         poses = sim.poses
         est = sim.estimated_poses
-        vel = sim.velocities
         slam_update = force_maps or sim.slam_published_at(sim.tick)
         self._maps_published = slam_update
         # All pose algebra vectorized over robots (metres, radians).
@@ -629,6 +630,8 @@ class SimNode(Node):
             poses, est, sim.odometry_poses, self._start_odom, tile
         )
         global_tf = self._global_tf
+        obs = sim.observation(tile)  # this tick's observation, in metres
+        vel = obs.velocities
         robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
@@ -638,15 +641,13 @@ class SimNode(Node):
             robot.tf.publish(tf_msg)
             cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
             cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
-            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0] * tile, vel[i, 1], stamp)
+            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0], vel[i, 1], stamp)
             robot.odom.publish(robot.odom_msg)
             scan = robot.scan_msg
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
             robot.scan.publish(scan)
-            robot.state.publish(
-                cv.state_to_msg(sim.robot_state(i), tile, self._tag_msgs, robot_msgs)
-            )
+            robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(
                     cv.occupancy_to_msg(

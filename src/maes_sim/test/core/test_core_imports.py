@@ -43,7 +43,8 @@ def test_importing_the_core_loads_no_ros_module():
         "('rclpy', 'rosidl_runtime_py', 'std_msgs', 'sensor_msgs', 'maes_interfaces'))\n"
         "print(bad)\n"
     )
-    env_path = str(CORE.parents[1])
+    # The simulator's source and the shared package, nothing of the ROS workspace.
+    env_path = f"{CORE.parents[1]}:{CORE.parents[2] / 'maes_common'}"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

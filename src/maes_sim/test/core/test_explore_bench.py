@@ -125,7 +125,7 @@ def test_record_keeps_the_first_tick():
 def test_doctests():
     import doctest
 
-    from maes_sim import contract
+    from maes_common import contract
     from maes_sim.core import explore_bench
 
     for module in (explore_bench, contract):

@@ -470,10 +470,11 @@ def test_without_numba_the_core_fails_at_import_saying_what_to_install():
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"},
+        # the simulator and the shared package (maes_common.jit imports numba)
+        env={"PYTHONPATH": f"{src}:{src.parent / 'maes_common'}", "PATH": "/usr/bin:/bin"},
     )
     assert result.returncode == 0, result.stderr
-    assert "maes_sim needs numba" in result.stdout and "pip install numba" in result.stdout
+    assert "MAES-ROS needs numba" in result.stdout and "pip install numba" in result.stdout
 
 
 def test_kernels_are_compiled_here():

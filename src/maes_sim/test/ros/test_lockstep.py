@@ -11,10 +11,10 @@ rclpy = pytest.importorskip("rclpy", reason="ROS tests run in the pip environmen
 from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 
+from maes_common.lockstep import JOIN  # noqa: E402
+from maes_common.qos import LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS  # noqa: E402
 from maes_interfaces.msg import State, Tick, TickDone  # noqa: E402
 from maes_sim.core import Simulation, config_from_dict  # noqa: E402
-from maes_sim.lockstep import JOIN  # noqa: E402
-from maes_sim.ros.qos import LOCKSTEP_READER_QOS, LOCKSTEP_WRITER_QOS, STATE_QOS  # noqa: E402
 from maes_sim.ros.sim_node import SimNode  # noqa: E402
 
 

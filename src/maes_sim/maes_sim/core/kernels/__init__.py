@@ -9,13 +9,13 @@ outside the array counts as wall.
 * :func:`line_of_sight` / :func:`wall_distance`: per-segment visibility and length through walls.
 
 The kernels are compiled on first use and cached on disk (numba ``cache=True``) through
-:mod:`~maes_sim.core.kernels.jit`, the project's only import of numba (``njit`` and ``prange``
+:mod:`~maes_common.jit`, the project's only import of numba (``njit`` and ``prange``
 are exported here for the other packages' kernels). numba is required; the numpy references in
 :mod:`~maes_sim.core.kernels.reference` define the results the kernels must reproduce bit for
 bit and are used by the tests.
 """
 
-from maes_sim.core.kernels.jit import compile_seconds, njit, prange, use_threads
+from maes_common.jit import compile_seconds, njit, prange, use_threads
 from maes_sim.core.kernels.los import line_of_sight, visible_pairs, wall_distance, wall_sums
 from maes_sim.core.kernels.raycast import (
     cast_rays,

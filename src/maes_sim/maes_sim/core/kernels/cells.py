@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from maes_sim.core.kernels.jit import JIT_OPTIONS, njit
+from maes_common.jit import JIT_OPTIONS, njit
 
 __all__ = ["build_cells", "cell_scratch", "cross_pairs"]
 

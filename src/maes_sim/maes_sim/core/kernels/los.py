@@ -24,9 +24,9 @@ import math
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels import _checks
 from maes_sim.core.kernels.cells import build_cells, cell_scratch, per_axis_for
-from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 
 __all__ = ["line_of_sight", "pairs_in_range", "visible_pairs", "wall_distance", "wall_sums"]
 

@@ -9,7 +9,7 @@ Robots, tiles and robot pairs are processed in a fixed order, so equal inputs gi
 outputs.
 
 The robot grid is the core's one cell list, :func:`maes_sim.core.kernels.cells.build_cells`
-(called from compiled code here: :mod:`~maes_sim.core.kernels.jit` keys the on-disk cache on
+(called from compiled code here: :mod:`~maes_common.jit` keys the on-disk cache on
 the source of every compiled module, so editing ``cells.py`` recompiles these kernels too).
 """
 
@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit
 from maes_sim.core.commands import MOVE, MOVE_CONT, NONE, ROTATE, ROTATE_CONT, VELOCITY
 from maes_sim.core.kernels.cells import build_cells
-from maes_sim.core.kernels.jit import JIT_OPTIONS, njit
 
 #: Penetration deeper than this (tiles) counts as a contact.
 CONTACT_EPS = 1e-9

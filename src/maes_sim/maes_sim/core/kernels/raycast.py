@@ -54,9 +54,9 @@ import math
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit, prange
 from maes_sim.core.grid import OPEN, SOLID, UNKNOWN
 from maes_sim.core.kernels import _checks
-from maes_sim.core.kernels.jit import JIT_OPTIONS, njit, prange
 from maes_sim.core.kernels.reference import AXIS_SNAP
 
 __all__ = [

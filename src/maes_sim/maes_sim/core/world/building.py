@@ -28,6 +28,7 @@ import numpy as np
 
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions, reachable_open
+from .generators import map_generator
 from .worldmap import MapError, WorldMap, ranked_regions
 
 _ROOM, _HALL, _WALL, _DOOR = 0, 1, 2, 3
@@ -298,3 +299,12 @@ def generate_building(
     rooms = ranked_regions(region, rooms_kept).padded(b)
     halls = ranked_regions(region, halls_kept).padded(b)
     return WorldMap(walls=add_border(walls, b, True), rooms=rooms, hallways=halls, name="building")
+
+
+@map_generator("building", "building_config")
+def building_from_config(config, rng: np.random.Generator) -> WorldMap:
+    """The building of a config's ``map`` section (``map.building_config``)."""
+    m = config.map
+    return generate_building(
+        m.width_in_tiles, m.height_in_tiles, m.border_size, m.building_config, rng
+    )

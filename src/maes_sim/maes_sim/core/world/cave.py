@@ -27,9 +27,11 @@ from typing import Protocol
 
 import numpy as np
 
-from ..kernels.jit import njit
+from maes_common.jit import njit
+
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions
+from .generators import map_generator
 from .worldmap import MapError, WorldMap, ranked_regions
 
 #: Fresh random fills tried (from the same rng, so still deterministic) before giving up when
@@ -274,3 +276,10 @@ def generate_cave(
         rooms=ranked_regions(rooms, order).padded(b),
         name="cave",
     )
+
+
+@map_generator("cave", "cave_config")
+def cave_from_config(config, rng: np.random.Generator) -> WorldMap:
+    """The cave of a config's ``map`` section (``map.cave_config``)."""
+    m = config.map
+    return generate_cave(m.width_in_tiles, m.height_in_tiles, m.border_size, m.cave_config, rng)

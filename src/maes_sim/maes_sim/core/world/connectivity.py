@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.jit import njit
+from maes_common.jit import njit
+
 from .worldmap import MapError
 
 

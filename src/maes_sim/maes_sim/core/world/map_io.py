@@ -17,6 +17,7 @@ import numpy as np
 
 from ..safe_yaml import MAX_YAML_BYTES, check_user_file, load_yaml, read_user_file, short_repr
 from .connectivity import largest_open_region
+from .generators import map_generator
 from .worldmap import MapError, WorldMap
 
 _NAV2_MODES = ("trinary", "scale", "raw")
@@ -478,3 +479,10 @@ def load_custom_map(path: str | Path, tile_size: float = 1.0) -> WorldMap:
     raise MapError(
         f"unsupported custom map {str(path)!r}: use a .pgm image or a Nav2 map .yaml/.yml"
     )
+
+
+@map_generator("custom", "custom_map_filename")
+def custom_from_config(config, rng: np.random.Generator) -> WorldMap:
+    """The map file of a config (``map.custom_map_filename``), resampled to
+    ``world.tile_size`` metres per tile when it is a Nav2 YAML map; ``rng`` is not drawn from."""
+    return load_custom_map(config.map.custom_map_filename, tile_size=config.world.tile_size)

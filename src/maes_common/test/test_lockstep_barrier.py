@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maes_sim.lockstep import JOIN, LEAVE, Barrier
+from maes_common.lockstep import JOIN, LEAVE, Barrier
 
 N = 4
 _event = st.one_of(

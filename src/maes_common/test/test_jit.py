@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[3]  # src/
+SRC = Path(__file__).resolve().parents[2]  # src/
 
 _RUN = """
 import numpy as np
@@ -21,7 +21,9 @@ def _run(cache_dir: Path) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "NUMBA_CACHE_DIR": str(cache_dir),
-        "PYTHONPATH": os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(
+            [str(SRC / "maes_sim"), str(SRC / "maes_common"), os.environ.get("PYTHONPATH", "")]
+        ),
     }
     return subprocess.run(
         [sys.executable, "-c", _RUN], capture_output=True, text=True, timeout=300, env=env
@@ -64,9 +66,11 @@ def test_kernels_are_cached_under_a_digest_of_their_sources(tmp_path):
     # another module is recompiled when that module changes).
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
-    env["PYTHONPATH"] = os.pathsep.join([str(SRC / "maes_sim"), os.environ.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(SRC / "maes_sim"), str(SRC / "maes_common"), os.environ.get("PYTHONPATH", "")]
+    )
     code = (
-        _RUN + "from maes_sim.core.kernels import jit\nprint(jit.cache_dir())\n"
+        _RUN + "from maes_common import jit\nprint(jit.cache_dir())\n"
         "print(jit.source_digest(jit._kernel_modules()))\n"
         "print(sorted(p.name for p in jit._kernel_modules()))\n"
     )

@@ -2,9 +2,9 @@
 
 numba is a hard dependency (the core's speed targets need compiled hot loops, see DESIGN.md):
 there is no pure-Python fallback, and a missing numba fails at import with what to install.
-Every package compiles through this module (``maes_controller`` imports it from
-``maes_sim.core.kernels``), so the compile options, the on-disk cache policy and the first-run
-notice live in one place.
+Every package compiles through this module (``maes_sim``'s core kernels and
+``maes_controller``'s navigator import ``njit`` from here), so the compile options, the on-disk
+cache policy and the first-run notice live in one place.
 
 Kernels are compiled on first use and cached on disk (``cache=True``): the first run in a new
 environment compiles for a while (20-40 s on a 2-core machine: 21 s for a direct-mode run of
@@ -15,7 +15,7 @@ one line says how long compiling took.
 
 numba's on-disk cache is invalidated only when a function's *own* source file changes: a cached
 kernel calling a compiled function of another module (the physics kernels call the shared cell
-list of :mod:`~maes_sim.core.kernels.cells`) would keep the old callee after that module is
+list of ``maes_sim.core.kernels.cells``) would keep the old callee after that module is
 edited. So the project's kernels are cached in a directory named after a digest of the source
 of every module that compiles kernels (``$XDG_CACHE_HOME/maes_ros/numba/<digest>``, default
 ``~/.cache``): any edit of such a module starts a fresh cache (one full compile), and the last
@@ -47,7 +47,7 @@ try:
     from numba.core.caching import UserProvidedCacheLocator as _UserProvidedCacheLocator
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "maes_sim needs numba (its kernels are compiled with it; there is no pure-Python "
+        "MAES-ROS needs numba (its kernels are compiled with it; there is no pure-Python "
         f"fallback): {exc}. Install it into this environment, e.g. `pip install numba` "
         "(make setup does)."
     ) from exc
@@ -106,10 +106,11 @@ def source_digest(paths: Iterable[Path]) -> str:
 
 def _kernel_modules() -> list[Path]:
     """The source files of every module of the project that compiles kernels."""
-    roots = [Path(__file__).resolve().parents[1]]  # maes_sim/core
-    spec = importlib.util.find_spec("maes_controller")  # locates it without importing it
-    if spec is not None and spec.submodule_search_locations:
-        roots += [Path(p).resolve() for p in spec.submodule_search_locations]
+    roots = []
+    for package in _PACKAGES:
+        spec = importlib.util.find_spec(package)  # locates it without importing it
+        if spec is not None and spec.submodule_search_locations:
+            roots += [Path(p).resolve() for p in spec.submodule_search_locations]
     return [
         p for root in roots for p in root.rglob("*.py") if "njit(" in p.read_text(encoding="utf-8")
     ]

@@ -1,4 +1,4 @@
-"""How node processes end (maes_sim.ros.process): real console scripts and real signals.
+"""How node processes end (maes_common.process): real console scripts and real signals.
 
 Each of ``maes_sim_node``, ``navigator_node`` and ``controller_node`` is started as a process,
 seen on the ROS graph by a node of the test, then sent SIGINT (and a second one right after, as
@@ -21,11 +21,11 @@ import pytest
 
 rclpy = pytest.importorskip("rclpy")
 
-REPO = Path(__file__).resolve().parents[4]
+REPO = Path(__file__).resolve().parents[3]
 INSTALL = REPO / "install"
 SCRIPTS = {
     "maes_sim_node": ("maes_sim", "maes_sim"),
-    "navigator_node": ("maes_controller", "maes_navigator"),
+    "navigator_node": ("maes_bringup", "maes_navigator"),
     "controller_node": ("maes_controller", "maes_controller"),
 }
 
@@ -180,7 +180,7 @@ DEMO = textwrap.dedent("""
     import os, signal, sys, time
     import rclpy
     from rclpy.node import Node
-    from maes_sim.ros.process import ros_process
+    from maes_common.process import ros_process
 
     mode = sys.argv[1]
 

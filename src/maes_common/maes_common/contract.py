@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from .pose import yaw_from_quaternion
+
 __all__ = [
     "BASE_FRAME",
     "BASE_LINK_FRAME",
@@ -102,9 +104,7 @@ def wire_yaw(yaw: float) -> float:
     True
     """
     half = 0.5 * yaw  # as the sender (maes_sim.ros.conversions.set_transform) computes it
-    z, w = math.sin(half), math.cos(half)
-    # the receiver's formula (maes_controller.tf_pose.yaw_from_quaternion), x = y = 0
-    return math.atan2(2.0 * (w * z + 0.0 * 0.0), 1.0 - 2.0 * (0.0 * 0.0 + z * z))
+    return yaw_from_quaternion(0.0, 0.0, math.sin(half), math.cos(half))  # as the receiver
 
 
 def wire_resolution(tile_size: float) -> float:

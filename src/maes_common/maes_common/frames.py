@@ -1,9 +1,9 @@
-"""Planar pose algebra over robots and the transforms a tick publishes, in metres.
+"""The transforms a tick publishes, in metres, for every robot at once.
 
 One home for the frames the simulator node publishes every tick (``odom -> base_footprint``,
-``map -> odom``, ``world -> odom``) and for the row-wise pose algebra behind them; direct mode
+``map -> odom``, ``world -> odom``), computed with :mod:`maes_common.pose`; direct mode
 computes the same arrays with the same functions, then passes them through
-:mod:`maes_sim.contract`'s wire functions as a receiver would read them.
+:mod:`maes_common.contract`'s wire functions as a receiver would read them.
 """
 
 from __future__ import annotations
@@ -13,41 +13,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .contract import wire_yaw
+from .pose import compose_many, inverse_many
 
-__all__ = ["TickTransforms", "compose_many", "inverse_many", "tick_transforms", "wire_poses"]
-
-
-def compose_many(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise 2-D pose composition ``a[k] * b[k]`` of (N, 3) arrays (x, y, yaw).
-
-    Examples
-    --------
-    >>> compose_many(np.array([[1.0, 0.0, np.pi / 2]]), np.array([[2.0, 0.0, 0.0]])).round(6)
-    array([[1.      , 2.      , 1.570796]])
-    """
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    out = np.empty((a.shape[0], 3))  # filled column by column: cheaper than column_stack
-    out[:, 0] = a[:, 0] + c * b[:, 0] - s * b[:, 1]
-    out[:, 1] = a[:, 1] + s * b[:, 0] + c * b[:, 1]
-    out[:, 2] = a[:, 2] + b[:, 2]
-    return out
-
-
-def inverse_many(a: np.ndarray) -> np.ndarray:
-    """Row-wise inverse of (N, 3) poses (x, y, yaw).
-
-    Examples
-    --------
-    >>> p = np.array([[1.0, 2.0, 0.5]])
-    >>> np.allclose(compose_many(p, inverse_many(p)), 0.0)
-    True
-    """
-    c, s = np.cos(a[:, 2]), np.sin(a[:, 2])
-    out = np.empty((a.shape[0], 3))
-    out[:, 0] = -c * a[:, 0] - s * a[:, 1]
-    out[:, 1] = s * a[:, 0] - c * a[:, 1]
-    out[:, 2] = -a[:, 2]
-    return out
+__all__ = ["TickTransforms", "tick_transforms", "wire_poses"]
 
 
 class TickTransforms(NamedTuple):

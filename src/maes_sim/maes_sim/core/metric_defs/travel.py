@@ -1,0 +1,13 @@
+"""How far the robots drove and how often they collided."""
+
+from ..metric_registry import MetricInputs, metric
+
+
+@metric("distance_travelled_m", "m", "path lengths of all robots, summed")
+def distance_travelled_m(m: MetricInputs) -> float:
+    return round(float(m.metrics.distance.sum()) * m.tile_size, 6)
+
+
+@metric("collisions", "count", "collisions started (new contacts), all robots")
+def collisions(m: MetricInputs) -> int:
+    return int(m.metrics.collisions.sum())
