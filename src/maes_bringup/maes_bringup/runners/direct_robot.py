@@ -15,11 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from maes_controller.maes_compat import MaesCostmap
-from maes_controller.navigation import GridMap, NavSession, SessionEvents
-from maes_controller.robot_api import NavStatus
-from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
-from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
 from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
@@ -32,7 +27,7 @@ from maes_common.contract import (
 )
 from maes_common.frames import tick_transforms, wire_poses
 from maes_controller.maes_compat import MaesCostmap
-from maes_controller.navigation import GridMap, goal_problem
+from maes_controller.navigation import GridMap, NavSession, SessionEvents
 from maes_controller.robot_api import NavStatus
 from maes_controller.tf_pose import FrameTree, SmoothedTransform, compose, map_odom_jump_distance
 from maes_controller.velocity import MotionNote, VelocityCommand, velocity_problem
