@@ -44,7 +44,7 @@ from maes_sim.contract import (
     TICK_TOPIC,
     robot_namespace,
 )
-from maes_sim.lockstep import JOIN, LEAVE
+from maes_sim.lockstep import JOIN, LEAVE, RunMembership
 from maes_sim.ros.process import read_parameters, ros_process
 from maes_sim.ros.qos import (
     CMD_QOS,
@@ -190,7 +190,10 @@ class NavigatorNode(Node):
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
-        self.reported_tick = JOIN
+        self.reported_tick = JOIN - 1  # joins with the run id of the first manifest
+        #: The run this node takes part in (its id from the simulator's first manifest).
+        self.run = RunMembership()
+        self._early_reports: list[TickDone] = []  # heard before the run was known
         self.participant = self.get_fully_qualified_name()
         self.tick_done_pub = self.create_publisher(
             TickDone, NAVIGATION_DONE_TOPIC, LOCKSTEP_WRITER_QOS
@@ -199,7 +202,6 @@ class NavigatorNode(Node):
         self.create_subscription(
             TickDone, TICK_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
         )
-        self._report(JOIN)
         self.get_logger().info(f"serving navigate_to_pose for {n} robot(s)")
 
     @property
@@ -218,6 +220,7 @@ class NavigatorNode(Node):
         self.reported_tick = tick
         self.tick_done_pub.publish(
             TickDone(
+                run_id=self.run.run_id or "",
                 participant=self.participant,
                 role="navigator",
                 tick=int(tick),
@@ -229,7 +232,16 @@ class NavigatorNode(Node):
         )
 
     def tick_callback(self, msg: Tick) -> None:
-        """A new manifest: step what can be stepped."""
+        """A new manifest: join its run (the first), step what can be stepped."""
+        self.run.see(msg.run_id, msg.end_reason)
+        if self.reported_tick < JOIN and self.run.run_id is not None:
+            self.run.joined = True
+            self._report(JOIN)
+            early, self._early_reports = self._early_reports, []
+            for report in early:  # the latched reports may arrive before the first manifest
+                self.tick_done_callback(report)
+        if not self.run.ours(msg.run_id) or msg.tick < 0:
+            return
         if self.manifest is not None and msg.tick < self.manifest.tick:
             return
         self.manifest = msg
@@ -245,6 +257,11 @@ class NavigatorNode(Node):
         """Reports of the controllers: a robot's goals of tick t are in once its controller
         reported t."""
         if msg.role != "controller" or len(msg.robots) != 1:
+            return
+        if self.run.run_id is None:
+            self._early_reports = [*self._early_reports[-255:], msg]
+            return
+        if not self.run.ours(msg.run_id):
             return
         i = int(msg.robots[0])
         if not 0 <= i < len(self.robots):
@@ -469,8 +486,9 @@ class NavigatorNode(Node):
 
     def destroy_node(self) -> None:
         """Leave lockstep, then destroy the action servers too."""
-        with contextlib.suppress(Exception):  # the context may already be shut down
-            self._report(LEAVE)
+        if self.reported_tick >= JOIN:
+            with contextlib.suppress(Exception):  # the context may already be shut down
+                self._report(LEAVE)
         for ns in self.robots:
             ns.server.destroy()
         super().destroy_node()
