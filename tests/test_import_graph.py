@@ -131,7 +131,8 @@ def test_no_import_cycles():
 #: robot-facing contract (names, frames, wire formats), the tick frames and lockstep bookkeeping
 #: every stack shares; and of the ROS adapter its node (the embedded runner composes it), its QoS
 #: profiles and its node-process helper (every node of the interface uses them), and the
-#: switches of the live view and recording (docs/live_view.md), which every runner shares.
+#: switches of the live view and recording (docs/live_view.md), which every runner shares; and
+#: the one-run-per-domain check (docs/lockstep.md), which every entry point makes.
 PUBLIC_SIM = {
     "maes_sim.core",
     "maes_sim.core.kernels",
@@ -142,6 +143,7 @@ PUBLIC_SIM = {
     "maes_sim.ros.qos",
     "maes_sim.ros.process",
     "maes_sim.ros.outputs",
+    "maes_sim.ros.domain",
 }
 
 

@@ -16,6 +16,7 @@ navigator) on its ROS domain and stops with one line naming the domain if it fin
 `domain:=auto` picks a free domain instead and says which (maes_sim.ros.domain).
 """
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -45,6 +46,7 @@ from maes_bringup.stack.launch_plan import (
 )
 from maes_bringup.stack.params import dump_params, map_size_tiles
 from maes_sim.core import load_config
+from maes_sim.lockstep import new_run_id
 from maes_sim.ros.domain import (
     busy_message,
     choose_domain,
@@ -116,6 +118,8 @@ ARGUMENTS = (
 COMMAND = "ros2 launch maes_bringup multi_robot.launch.py"
 #: Wall seconds the simulator gets after SIGINT before SIGTERM: it writes the results folder.
 SIMULATOR_SIGTERM_TIMEOUT = "30"
+#: The nodes that take part in the run's lockstep: they get the launch's run id.
+RUN_NODES = ("maes_sim_node", "navigator_node", "controller_node")
 # The lock file of a domain chosen with domain:=auto, held while the launch runs.
 _DOMAIN_LOCKS = []
 
@@ -175,9 +179,11 @@ def _claim_domain(request):
     return [SetEnvironmentVariable("ROS_DOMAIN_ID", str(domain))] if request else []
 
 
-def _node(spec, out_dir):
+def _node(spec, out_dir, run_id):
     # The simulator writes the results folder on SIGINT: give it time before SIGTERM.
     timeouts = {"sigterm_timeout": SIMULATOR_SIGTERM_TIMEOUT} if spec.ends_launch else {}
+    if spec.executable in RUN_NODES:  # they take part in this launch's run only
+        spec = dataclasses.replace(spec, parameters=(*spec.parameters, ("run_id", run_id)))
     return Node(
         package=spec.package,
         executable=spec.executable,
@@ -244,13 +250,14 @@ def _launch_setup(context):
             f"nav={plan.nav}, config={arg['config']}"
         ),
     ]
-    actions += [_node(spec, out_dir) for spec in plan.nodes]
+    run_id = new_run_id()
+    actions += [_node(spec, out_dir, run_id) for spec in plan.nodes]
     for robot in plan.robots:
         actions.append(
             GroupAction(
                 [
                     PushRosNamespace(robot.namespace),
-                    *[_node(spec, out_dir) for spec in robot.nodes],
+                    *[_node(spec, out_dir, run_id) for spec in robot.nodes],
                     *[_include(spec) for spec in robot.includes],
                 ]
             )

@@ -67,6 +67,10 @@ class RunMembership:
     without a word: the simulator was killed); :attr:`over` then says why, and the participant
     should leave.
 
+    Given a ``run_id`` (a participant started together with its simulator: the embedded
+    runner's nodes, a launch's), it takes part in that run only and ignores every other, so it
+    never follows another run on the domain.
+
     Examples
     --------
     >>> m = RunMembership()
@@ -78,17 +82,21 @@ class RunMembership:
     >>> stale = RunMembership(); stale.see("r1", ""); stale.joined = True
     >>> stale.see("r2", ""); stale.over  # doctest: +ELLIPSIS
     'a new run (r2) started on this ROS domain; this one belonged to run r1, which ...'
+    >>> fixed = RunMembership("r1"); fixed.joined = True
+    >>> fixed.see("r2", ""); fixed.over, fixed.ours("r2"), fixed.ours("r1")
+    (None, False, True)
     """
 
-    def __init__(self) -> None:
-        self.run_id: str | None = None
+    def __init__(self, run_id: str | None = None) -> None:
+        self.run_id: str | None = run_id or None
+        self.fixed = self.run_id is not None
         self.joined = False
         #: Why the run is over for this participant (None while it goes on).
         self.over: str | None = None
 
     def see(self, run_id: str, end_reason: str = "") -> None:
         """Take a manifest's ``run_id`` and ``end_reason``."""
-        if self.over is not None:
+        if self.over is not None or (self.fixed and run_id != self.run_id):
             return
         if self.run_id is None or (not self.joined and run_id != self.run_id):
             if not end_reason:  # a run that has ended is not joined; wait for the next one

@@ -440,11 +440,14 @@ def _run(
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        nodes.append(NavigatorNode(config, verbose=args.verbose))
+        # The in-process nodes take part in this run only, whatever else is on the domain.
+        nodes.append(NavigatorNode(config, verbose=args.verbose, run_id=sim_node.run_id))
         controllers = []
         if args.controllers == "builtin":
             controllers = [
-                ControllerNode(robot_id=i, logic=args.logic, poll_timer=False)
+                ControllerNode(
+                    robot_id=i, logic=args.logic, poll_timer=False, run_id=sim_node.run_id
+                )
                 for i in range(sim.n_robots)
             ]
             nodes.extend(controllers)

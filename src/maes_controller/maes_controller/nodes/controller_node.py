@@ -363,6 +363,9 @@ class ControllerNode(Node):
     cmd_vel_stamped : bool
         Publish ``cmd_vel`` (from ``set_velocity``) as TwistStamped; match the simulator's
         ``cmd_vel_stamped`` (default False: Twist).
+    run_id : str, optional
+        Take part in this run only (the simulator's ``run_id``; the embedded runner and the
+        launch know it); default: the run of the first manifest.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -384,6 +387,7 @@ class ControllerNode(Node):
         wait_for_navigator: bool = True,
         poll_timer: bool = True,
         cmd_vel_stamped: bool = False,
+        run_id: str | None = None,
         node_name: str = "maes_controller",
         **node_kwargs: Any,
     ) -> None:
@@ -410,7 +414,7 @@ class ControllerNode(Node):
         self._ran_tick = -1  # tick whose logic ran
         self.reported_tick = JOIN - 1  # not joined yet
         #: The run this node takes part in (its id from the first manifest).
-        self.run = RunMembership()
+        self.run = RunMembership(run_id)
         self._early_reports: list[TickDone] = []  # heard before the run was known
         self.participant = self.get_fully_qualified_name()
         # Relative names: they resolve inside the node's namespace (robot<i>).
@@ -684,7 +688,7 @@ def main(args: list[str] | None = None) -> None:
         _check_domain(proc)
         params = read_parameters(
             "maes_controller_params",
-            {"robot_id": 0, "logic": DEFAULT_LOGIC, "cmd_vel_stamped": False},
+            {"robot_id": 0, "logic": DEFAULT_LOGIC, "cmd_vel_stamped": False, "run_id": ""},
         )
         try:
             node = proc.own(
@@ -692,6 +696,7 @@ def main(args: list[str] | None = None) -> None:
                     params["robot_id"],
                     params["logic"],
                     cmd_vel_stamped=params["cmd_vel_stamped"],
+                    run_id=params["run_id"] or None,
                 )
             )
         except ValueError as exc:

@@ -165,6 +165,9 @@ class NavigatorNode(Node):
         Publish ``cmd_vel`` as TwistStamped (match the simulator's setting).
     verbose : bool
         Log every goal's start and end at info level (default: debug; failures always warn).
+    run_id : str, optional
+        Take part in this run only (the simulator's ``run_id``); default: the run of the first
+        manifest.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
@@ -176,6 +179,7 @@ class NavigatorNode(Node):
         nav_params: NavParams | None = None,
         cmd_vel_stamped: bool = False,
         verbose: bool = False,
+        run_id: str | None = None,
         node_name: str = "maes_navigator",
         **node_kwargs: Any,
     ) -> None:
@@ -192,7 +196,7 @@ class NavigatorNode(Node):
         self._lockstep_robots: frozenset[int] = frozenset()
         self.reported_tick = JOIN - 1  # joins with the run id of the first manifest
         #: The run this node takes part in (its id from the simulator's first manifest).
-        self.run = RunMembership()
+        self.run = RunMembership(run_id)
         self._early_reports: list[TickDone] = []  # heard before the run was known
         self.participant = self.get_fully_qualified_name()
         self.tick_done_pub = self.create_publisher(
@@ -505,7 +509,12 @@ def main(args: list[str] | None = None) -> None:
     with ros_process("navigator_node", args) as proc:
         params = read_parameters(
             "maes_navigator_params",
-            {"config_file": "maes_config.yaml", "cmd_vel_stamped": False, "verbose": False},
+            {
+                "config_file": "maes_config.yaml",
+                "cmd_vel_stamped": False,
+                "verbose": False,
+                "run_id": "",
+            },
         )
         try:
             config = load_config(params["config_file"])
@@ -513,7 +522,10 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         node = proc.own(
             NavigatorNode(
-                config, cmd_vel_stamped=params["cmd_vel_stamped"], verbose=params["verbose"]
+                config,
+                cmd_vel_stamped=params["cmd_vel_stamped"],
+                verbose=params["verbose"],
+                run_id=params["run_id"] or None,
             )
         )
         proc.spin(node)

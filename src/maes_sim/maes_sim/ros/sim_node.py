@@ -196,6 +196,8 @@ class SimNode(Node):
     tap : maes_sim.ros.tap.Tap or None
         Every message this node publishes also goes to the tap's sinks (an MCAP recording,
         the live view), stamped with sim time; the caller closes it.
+    run_id : str, optional
+        The run's id (default: a new one); a launch gives it to every node it starts.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``).
     """
@@ -218,6 +220,7 @@ class SimNode(Node):
         heatmap_period_ticks: int = 10,
         start_paused: bool = False,
         tap: Tap | None = None,
+        run_id: str | None = None,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
@@ -247,7 +250,7 @@ class SimNode(Node):
         self._plain_since: dict[int, float] = {}
         self.free_controllers: dict[int, list[str]] = {}
         #: This run's id (in every manifest; reports of another run are refused).
-        self.run_id = new_run_id()
+        self.run_id = run_id or new_run_id()
         #: Why the run ended, once announced (:meth:`announce_end`).
         self.end_reason = ""
         self.publish_slam_map = (
@@ -862,6 +865,7 @@ PARAMETERS = {
     "live": False,
     "live_host": "127.0.0.1",
     "live_port": 8765,
+    "run_id": "",  # the run's id; "" = a new one (a launch gives every node the same)
 }
 
 
@@ -906,6 +910,7 @@ def main(args: list[str] | None = None) -> None:
                     results_dir=params["results_dir"] or None,
                     publish_slam_map=_optional_bool(params["publish_slam_map"]),
                     tap=tap,
+                    run_id=params["run_id"] or None,
                 )
             )
         except ValueError as exc:
@@ -914,6 +919,7 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         try:
             proc.spin(node, until=lambda: node.done)
+            node.flush_announcements()  # the end of the run reaches the controllers
         finally:  # also on Ctrl-C: the results are written, the recording gets its footer
             try:
                 if node.results_path is None:
