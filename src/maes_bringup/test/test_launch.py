@@ -504,7 +504,6 @@ def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(tmp_
     )
     try:
         # Wait until it runs: its first progress line comes once the nodes are up.
-        assert first.stderr.readline().startswith("maes_run:"), "maes_run did not start"
         deadline = time.monotonic() + RUN_BOUND_S
         line = ""
         while not line.startswith("tick"):

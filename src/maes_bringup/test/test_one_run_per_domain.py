@@ -129,7 +129,20 @@ def test_a_controller_facing_two_simulators_refuses_to_pick_one(tmp_path, starte
             stderr=subprocess.DEVNULL,
         )
         started.append(sim)
-    time.sleep(3.0)  # both simulators up (a controller started earlier would wait for them)
+    import rclpy  # both simulators up (a controller started earlier would wait for them)
+    from rclpy.context import Context
+
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        node = rclpy.create_node("two_sims_watcher", context=context)
+        end = time.monotonic() + BOUND_S
+        while node.count_publishers("/maes/tick") < 2:
+            assert time.monotonic() < end and all(p.poll() is None for p in started)
+            time.sleep(0.2)
+        node.destroy_node()
+    finally:
+        context.try_shutdown()
     controller = subprocess.run(
         [str(CONTROLLER), "--ros-args", "-p", "robot_id:=0"],
         capture_output=True,
