@@ -434,6 +434,7 @@ def _run(
             wait_for_navigator=True,
             wait_for_controllers="lockstep" if builtin else "external",
             join_grace=args.join_grace,
+            exclusive=True,  # behind the domain check: never start beside another simulator
             results_dir=results_parent,
             tap=tap,
         )
@@ -498,6 +499,8 @@ def _run(
         progress.update(sim, sim_node.achieved_real_time_factor if sim_node else 0.0, force=True)
         progress.close()
         reason = _stop_reason(sim, stop, error, args.max_ticks)
+        if sim_node is not None and sim_node.conflict:
+            reason = f"not started: {sim_node.conflict}"
         if sim_node is not None and sim_node.started_wall is not None:
             wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
@@ -528,7 +531,9 @@ def _run(
         if rclpy.ok():
             rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
-    return INTERNAL_ERROR_EXIT if error is not None else 0
+    if error is not None:
+        return INTERNAL_ERROR_EXIT
+    return DOMAIN_BUSY_EXIT if sim_node is not None and sim_node.conflict else 0
 
 
 def _stop_reason(

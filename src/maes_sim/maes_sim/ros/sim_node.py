@@ -198,6 +198,10 @@ class SimNode(Node):
         the live view), stamped with sim time; the caller closes it.
     run_id : str, optional
         The run's id (default: a new one); a launch gives it to every node it starts.
+    exclusive : bool
+        Never start while another simulator publishes ``/maes/tick`` on the domain: the run
+        ends before tick 0 instead, :attr:`conflict` saying why (the embedded runner's
+        backstop behind its domain check, ``maes_sim.ros.domain``).
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``).
     """
@@ -221,6 +225,7 @@ class SimNode(Node):
         start_paused: bool = False,
         tap: Tap | None = None,
         run_id: str | None = None,
+        exclusive: bool = False,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
@@ -251,6 +256,9 @@ class SimNode(Node):
         self.free_controllers: dict[int, list[str]] = {}
         #: This run's id (in every manifest; reports of another run are refused).
         self.run_id = run_id or new_run_id()
+        self.exclusive = bool(exclusive)
+        #: Why the run could not start (another simulator on the domain), else None.
+        self.conflict: str | None = None
         #: Why the run ended, once announced (:meth:`announce_end`).
         self.end_reason = ""
         self.publish_slam_map = (
@@ -439,6 +447,14 @@ class SimNode(Node):
         return still, notes
 
     def _try_start(self, now: float) -> None:
+        if self.exclusive and self.count_publishers(TICK_TOPIC) > 1:
+            self.conflict = (
+                "another MAES-ROS simulator appeared on this ROS domain before the start "
+                "(two runs would mix their robots' traffic)"
+            )
+            self.get_logger().error(f"not starting: {self.conflict}")
+            self.done = True
+            return
         missing = self.start_missing()
         waited = now - self._created
         if missing and (self.start_timeout is None or waited < self.start_timeout):

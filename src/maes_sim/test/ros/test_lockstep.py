@@ -274,3 +274,16 @@ def test_external_controllers_barrier_takes_a_plain_reader_only_after_the_grace(
     assert time.monotonic() - seen >= 1.5, "started before the grace was over"
     assert node.free_controllers == {0: ["/maes2_controller"]}
     assert spin(until=lambda: sim.tick > 5)
+
+
+def test_an_exclusive_simulator_never_starts_beside_another(ros):
+    """The embedded runner's backstop: a second /maes/tick publisher before the start ends the
+    run before tick 0, saying why."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, exclusive=True, start_timeout=None, context=ctx))
+    other = add(rclpy.create_node("other_simulator", context=ctx))
+    other.create_publisher(Tick, "/maes/tick", LOCKSTEP_WRITER_QOS)
+    assert spin(until=lambda: node.done)
+    assert not node.started and sim.tick == 0
+    assert "another MAES-ROS simulator" in node.conflict
