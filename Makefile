@@ -80,6 +80,9 @@ LOGIC ?=
 RECORD ?=
 LIVE ?=
 LIVE_PORT ?= 8765
+# make run: DOMAIN=auto runs on a free ROS domain when another MAES-ROS run uses this one
+# (DOMAIN=<n>: that domain; default ROS_DOMAIN_ID). docs/lockstep.md
+DOMAIN ?=
 # make batch: the experiment file and extra maes-batch arguments.
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
@@ -94,6 +97,7 @@ help:
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
 	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
+	@echo "                  DOMAIN=auto: a free ROS domain if another MAES-ROS run uses this one"
 	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
 	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
@@ -133,7 +137,8 @@ check-system:
 run: setup
 	@scripts/with_env python -m maes_bringup.runners.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
 		--real-time-factor "$(RTF)" $(if $(LOGIC),--logic "$(LOGIC)") $(if $(RECORD),--record "$(RECORD)") \
-		$(if $(filter-out 0 false no,$(LIVE)),--live "$(LIVE_PORT)") $(RUN_ARGS)
+		$(if $(filter-out 0 false no,$(LIVE)),--live "$(LIVE_PORT)") $(if $(DOMAIN),--domain "$(DOMAIN)") \
+		$(RUN_ARGS)
 
 batch: setup
 	@scripts/with_env python -m maes_bringup.experiments.batch "$(EXPERIMENT)" $(BATCH_ARGS)

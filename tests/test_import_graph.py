@@ -131,7 +131,8 @@ def test_no_import_cycles():
 #: What other packages may import from maes_sim: the core's and the kernels' public API; and of
 #: the ROS adapter its node (the embedded runner composes it) and the switches of the live view
 #: and recording (docs/live_view.md), which every runner shares. What the simulator shares with
-#: the controller and the navigator (names, frames, QoS, lockstep, process, jit) is maes_common.
+#: the controller and the navigator (names, frames, QoS, lockstep, process, jit, the
+#: one-run-per-domain check) is maes_common.
 PUBLIC_SIM = {
     "maes_sim.core",
     "maes_sim.core.kernels",

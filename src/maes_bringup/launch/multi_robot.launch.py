@@ -1,16 +1,22 @@
 """The full MAES-ROS stack: the simulator and, per robot, navigation, SLAM and a controller.
 
     ros2 launch maes_bringup multi_robot.launch.py [config:=path] [slam:=slam_toolbox|simulated]
-        [nav:=nav2|builtin] [use_rviz:=true] [log_level:=info]
+        [nav:=nav2|builtin] [use_rviz:=true] [log_level:=info] [domain:=auto|N]
 
 What starts is decided by maes_bringup.stack.launch_plan.plan_launch (a pure function, unit-tested
 without `launch`); this file only loads the config with the simulator's loader and turns the
 plan into launch actions. A config error, a bad argument or a package the mode needs but which
 is not installed (slam_toolbox, Nav2, RViz) stops the launch with a one-line message before any
 node starts. The simulator's exit (end criteria met, an error, Ctrl-C) shuts the whole launch
-down; the per-robot parameter files written for it are removed at shutdown.
+down; the per-robot parameter files written for it are removed at shutdown. On Ctrl-C the
+simulator writes the results folder (as `make run` does) and prints where.
+
+Before any node starts, the launch looks for another MAES-ROS run (a simulator or a built-in
+navigator) on its ROS domain and stops with one line naming the domain if it finds one;
+`domain:=auto` picks a free domain instead and says which (maes_common.domain).
 """
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -24,6 +30,7 @@ from launch.actions import (
     IncludeLaunchDescription,
     LogInfo,
     OpaqueFunction,
+    SetEnvironmentVariable,
     Shutdown,
 )
 from launch.event_handlers import OnShutdown
@@ -38,6 +45,14 @@ from maes_bringup.stack.launch_plan import (
     write_params_files,
 )
 from maes_bringup.stack.params import dump_params, map_size_tiles
+from maes_common.domain import (
+    busy_message,
+    choose_domain,
+    current_domain,
+    find_runs,
+    parse_domain,
+)
+from maes_common.lockstep import new_run_id
 from maes_sim.core import load_config
 from maes_sim.ros.outputs import check_port
 
@@ -98,7 +113,21 @@ ARGUMENTS = (
     ("live", "false", "Serve the live view for Foxglove / Lichtblick (true/false)"),
     ("live_host", "127.0.0.1", "Address the live view binds; 0.0.0.0 serves the network"),
     ("live_port", "8765", "TCP port of the live view"),
+    (
+        "domain",
+        "",
+        "ROS domain of the nodes: empty = ROS_DOMAIN_ID (else 0); a number; or 'auto': that "
+        "one unless another MAES-ROS run uses it, else a free one (the launch says which)",
+    ),
 )
+#: How a user starts this launch (for the one-line message about a busy domain).
+COMMAND = "ros2 launch maes_bringup multi_robot.launch.py"
+#: Wall seconds the simulator gets after SIGINT before SIGTERM: it writes the results folder.
+SIMULATOR_SIGTERM_TIMEOUT = "30"
+#: The nodes that take part in the run's lockstep: they get the launch's run id.
+RUN_NODES = ("maes_sim_node", "navigator_node", "controller_node")
+# The lock file of a domain chosen with domain:=auto, held while the launch runs.
+_DOMAIN_LOCKS = []
 
 
 def _number(argument, text):
@@ -132,7 +161,35 @@ def _values_file(spec, out_dir):
     return path
 
 
-def _node(spec, out_dir):
+def _claim_domain(request):
+    """Actions that put the nodes on their ROS domain; raises (one line, before any node
+    starts) when another MAES-ROS run uses the domain, unless ``request`` is 'auto'."""
+    if request == "auto":
+        preferred = current_domain()
+        domain, found, lock = choose_domain(preferred)
+        if domain == preferred:
+            return []
+        _DOMAIN_LOCKS.append(lock)
+        return [
+            SetEnvironmentVariable("ROS_DOMAIN_ID", str(domain)),
+            LogInfo(
+                msg=f"MAES-ROS: ROS domain {preferred} is in use by another MAES-ROS run "
+                f"({', '.join(found)}); this launch uses ROS domain {domain} (start tools "
+                f"with ROS_DOMAIN_ID={domain})"
+            ),
+        ]
+    domain = parse_domain(request) if request else current_domain()
+    found = find_runs(domain)
+    if found:
+        raise RuntimeError(busy_message("maes_bringup", domain, found, how=COMMAND))
+    return [SetEnvironmentVariable("ROS_DOMAIN_ID", str(domain))] if request else []
+
+
+def _node(spec, out_dir, run_id):
+    # The simulator writes the results folder on SIGINT: give it time before SIGTERM.
+    timeouts = {"sigterm_timeout": SIMULATOR_SIGTERM_TIMEOUT} if spec.ends_launch else {}
+    if spec.executable in RUN_NODES:  # they take part in this launch's run only
+        spec = dataclasses.replace(spec, parameters=(*spec.parameters, ("run_id", run_id)))
     return Node(
         package=spec.package,
         executable=spec.executable,
@@ -142,6 +199,7 @@ def _node(spec, out_dir):
         arguments=list(spec.arguments),
         output="screen",
         on_exit=_end_of_run if spec.ends_launch else None,
+        **timeouts,
     )
 
 
@@ -164,6 +222,7 @@ def _launch_setup(context):
     # A ConfigError / MapError / ValueError raised here ends the launch with its message,
     # before any node has been started.
     config = load_config(arg["config"])
+    domain_actions = _claim_domain(arg["domain"])
     # Made here, removed at shutdown (and at once if planning fails).
     out_dir = tempfile.mkdtemp(prefix="maes_bringup_params_")
     context.register_event_handler(OnShutdown(on_shutdown=[_remove_folder(out_dir)]))
@@ -192,18 +251,20 @@ def _launch_setup(context):
     check_packages(plan, lambda package: has_resource("packages", package))
     write_params_files(plan)
     actions = [
+        *domain_actions,
         LogInfo(
             msg=f"MAES-ROS: {len(plan.robots)} robots, slam={plan.slam}, "
             f"nav={plan.nav}, config={arg['config']}"
-        )
+        ),
     ]
-    actions += [_node(spec, out_dir) for spec in plan.nodes]
+    run_id = new_run_id()
+    actions += [_node(spec, out_dir, run_id) for spec in plan.nodes]
     for robot in plan.robots:
         actions.append(
             GroupAction(
                 [
                     PushRosNamespace(robot.namespace),
-                    *[_node(spec, out_dir) for spec in robot.nodes],
+                    *[_node(spec, out_dir, run_id) for spec in robot.nodes],
                     *[_include(spec) for spec in robot.includes],
                 ]
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -498,3 +499,62 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch):
     assert (direct / "statistics.csv").read_bytes() == (results / "statistics.csv").read_bytes()
     direct_summary = json.loads((direct / "summary.json").read_text())
     assert direct_summary["distance_travelled_m"] == summary["distance_travelled_m"]
+
+
+def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch, watcher):
+    """One Ctrl-C (SIGINT to the process group, as a terminal sends it): the simulator writes
+    the results folder, as ``make run`` does, and prints where; every process still ends
+    cleanly."""
+    config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
+    run = launch(f"config:={config}")
+    assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
+        -3000:
+    ]
+    nodes = run.record_children()
+    os.killpg(run.proc.pid, signal.SIGINT)
+    code = run.wait(timeout=60.0)
+    psutil.wait_procs(nodes, timeout=10)
+    output = run.output
+    assert code == 0, output[-3000:]
+    assert_no_traceback(output)
+    [results] = list((tmp_path / "results").iterdir())
+    said = re.search(
+        r"maes_sim_node: interrupted \(SIGINT\) at tick (\d+); results written to (\S+)", output
+    )
+    assert said, output[-3000:]
+    assert Path(said.group(2)).resolve() == results.resolve()
+    summary = json.loads((results / "summary.json").read_text())
+    assert summary["stopped_because"] == "interrupted (SIGINT)"
+    assert summary["ticks"] == int(said.group(1)) >= 1 and not summary["finished"]
+    rows = (results / "statistics.csv").read_text().splitlines()
+    assert len(rows) >= 2, rows
+    assert output.count("process has finished cleanly") == 4, output[-4000:]
+
+
+def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(tmp_path, launch):
+    """Issue 23: a second run on one ROS domain stops with one line naming the domain."""
+    other = tmp_path / "other"
+    other.mkdir()
+    config = write_config(other, end="tick: null\n  exploration_percent: null")
+    maes_run = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
+    first = subprocess.Popen(
+        [str(maes_run), "--config", str(config), "--real-time-factor", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        # Wait until it runs: its first progress line comes once the nodes are up.
+        deadline = time.monotonic() + RUN_BOUND_S
+        line = ""
+        while not line.startswith("tick"):
+            assert first.poll() is None and time.monotonic() < deadline, line
+            line = first.stderr.readline()
+        output = _fails_before_any_node(launch(f"config:={write_config(tmp_path)}"))
+        domain = os.environ["ROS_DOMAIN_ID"]
+        assert f"maes_bringup: ROS domain {domain} is in use by another MAES-ROS run" in output
+        assert "ros2 launch maes_bringup multi_robot.launch.py domain:=auto" in output, output
+        assert first.poll() is None, "the first run was disturbed"
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)

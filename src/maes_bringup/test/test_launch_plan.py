@@ -386,6 +386,7 @@ def test_launch_declares_each_argument_once_with_a_description(launch_tree):
         ["config", "use_rviz", "slam", "nav", "log_level", "sync", "real_time_factor", "logic"]
         + ["record", "live", "live_host", "live_port"]  # docs/live_view.md
         + ["nav2_api"]  # docs/nav2_task_api.md
+        + ["domain"]  # docs/lockstep.md: one run per ROS domain
     )
     assert len(set(declared)) == len(declared)
     for name, _default, description in table:

@@ -11,20 +11,108 @@ with ``tick = LEAVE``. A late participant is waited for as long as its node is o
 node has gone (its process ended without leaving) is dropped with a warning until it reports
 again.
 
+Every run has an id (:func:`new_run_id`), carried by each manifest and each report: the
+simulator refuses reports of another run (a participant left over from an earlier run can never
+join a new one), and a participant takes part in one run only (:class:`RunMembership`): it
+leaves when that run announces its end, or when a manifest of another run shows that its own
+ended without saying so (the simulator was killed).
+
 :class:`Barrier` keeps that state for the simulator node; it holds no clock and does no I/O.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["JOIN", "LEAVE", "Barrier", "Participant"]
+__all__ = [
+    "JOIN",
+    "LEAVE",
+    "NOT_STARTED",
+    "Barrier",
+    "Participant",
+    "RunMembership",
+    "new_run_id",
+]
 
 #: ``TickDone.tick`` of a joining and of a leaving participant (maes_interfaces/TickDone).
 JOIN, LEAVE = -1, -2
+#: ``Tick.tick`` of the manifest published before the first tick (it announces the run's id).
+NOT_STARTED = -1
+
+
+def new_run_id() -> str:
+    """A fresh run id: 12 random hex digits (never part of a result).
+
+    Examples
+    --------
+    >>> a, b = new_run_id(), new_run_id()
+    >>> len(a), a != b
+    (12, True)
+    """
+    return uuid.uuid4().hex[:12]
+
+
+class RunMembership:
+    """Which run a participant (a controller, the navigator) takes part in, and whether it is
+    over for it.
+
+    The first manifest that has not ended gives the run id; the participant joins with it. A
+    participant that has not joined yet follows a newer run instead (its simulator was
+    replaced before it was ready). Once joined, the run is over for it when a manifest of that
+    run carries an end reason, or when a manifest of *another* run arrives (its own run ended
+    without a word: the simulator was killed); :attr:`over` then says why, and the participant
+    should leave.
+
+    Given a ``run_id`` (a participant started together with its simulator: the embedded
+    runner's nodes, a launch's), it takes part in that run only and ignores every other, so it
+    never follows another run on the domain.
+
+    Examples
+    --------
+    >>> m = RunMembership()
+    >>> m.see("r1", ""); m.run_id, m.ours("r1"), m.ours("r0")
+    ('r1', True, False)
+    >>> m.joined = True
+    >>> m.see("r1", "exploration reached 95.00 %"); m.over
+    'run r1 ended: exploration reached 95.00 %'
+    >>> stale = RunMembership(); stale.see("r1", ""); stale.joined = True
+    >>> stale.see("r2", ""); stale.over  # doctest: +ELLIPSIS
+    'a new run (r2) started on this ROS domain; this one belonged to run r1, which ...'
+    >>> fixed = RunMembership("r1"); fixed.joined = True
+    >>> fixed.see("r2", ""); fixed.over, fixed.ours("r2"), fixed.ours("r1")
+    (None, False, True)
+    """
+
+    def __init__(self, run_id: str | None = None) -> None:
+        self.run_id: str | None = run_id or None
+        self.fixed = self.run_id is not None
+        self.joined = False
+        #: Why the run is over for this participant (None while it goes on).
+        self.over: str | None = None
+
+    def see(self, run_id: str, end_reason: str = "") -> None:
+        """Take a manifest's ``run_id`` and ``end_reason``."""
+        if self.over is not None or (self.fixed and run_id != self.run_id):
+            return
+        if self.run_id is None or (not self.joined and run_id != self.run_id):
+            if not end_reason:  # a run that has ended is not joined; wait for the next one
+                self.run_id = run_id
+            return
+        if run_id != self.run_id:
+            self.over = (
+                f"a new run ({run_id}) started on this ROS domain; this one belonged to run "
+                f"{self.run_id}, which ended without announcing it (its simulator was killed?)"
+            )
+        elif end_reason:
+            self.over = f"run {run_id} ended: {end_reason}"
+
+    def ours(self, run_id: str) -> bool:
+        """True for a message of the run this participant takes part in."""
+        return self.run_id is not None and run_id == self.run_id and self.over is None
 
 
 @dataclass
@@ -44,7 +132,11 @@ class Barrier:
 
     Examples
     --------
-    >>> b = Barrier(2)
+    >>> b = Barrier(2, run_id="r1")
+    >>> b.admit("old_ctl", "r0")  # a report of another run: refused, remembered
+    False
+    >>> b.stale
+    {'old_ctl': 'r0'}
     >>> b.report("nav", 0, [0, 1], [0, 0])  # joins by reporting
     >>> b.report("ctl0", 0, [0], [0], role="controller")
     >>> b.controlled_robots()
@@ -57,14 +149,26 @@ class Barrier:
     (False, True)
     """
 
-    def __init__(self, n_robots: int) -> None:
+    def __init__(self, n_robots: int, run_id: str = "") -> None:
         self.n_robots = int(n_robots)
+        self.run_id = str(run_id)
         self.participants: dict[str, Participant] = {}
+        #: Participants whose reports carried another run's id: name -> that id.
+        self.stale: dict[str, str] = {}
         # Per robot, the cmd_vel the active participants counted; kept up to date by report()
         # (every report of every tick reads it) and rebuilt when the membership changes.
         self._expected = np.zeros(self.n_robots, dtype=np.int64)
 
     # -- reports ---------------------------------------------------------------------------
+    def admit(self, name: str, run_id: str) -> bool:
+        """True when a report of ``name`` carrying ``run_id`` belongs to this run; otherwise
+        ``name`` is remembered in :attr:`stale` (the caller warns once per name) and the
+        report must be ignored."""
+        if run_id == self.run_id:
+            return True
+        self.stale[name] = run_id
+        return False
+
     def report(self, name: str, tick: int, robots, cmd_vel_sent, role: str = "") -> None:
         """Take one ``TickDone`` report; robots out of range are ignored.
 

@@ -42,6 +42,9 @@ class LockstepReporter:
     extra : callable, optional
         Returns further ``TickDone`` fields by name (e.g. a controller's ``logic_failures``
         and ``logic_calls``), read at every report.
+    run_id : callable, optional
+        Returns the id of the run the participant takes part in (None: not known yet), read at
+        every report: the simulator refuses reports of another run.
     """
 
     def __init__(
@@ -51,12 +54,14 @@ class LockstepReporter:
         role: str,
         counts: Counts,
         extra: Callable[[], dict[str, Any]] | None = None,
+        run_id: Callable[[], str | None] | None = None,
     ) -> None:
         self.participant = node.get_fully_qualified_name()
         self.role = role
         self.reported_tick = JOIN - 1  # not joined yet
         self._counts = counts
         self._extra = extra
+        self._run_id = run_id
         self._pub = node.create_publisher(TickDone, topic, LOCKSTEP_WRITER_QOS)
 
     @property
@@ -70,6 +75,7 @@ class LockstepReporter:
         rows = list(self._counts())
         self._pub.publish(
             TickDone(
+                run_id=(self._run_id() if self._run_id is not None else None) or "",
                 participant=self.participant,
                 role=self.role,
                 tick=int(tick),

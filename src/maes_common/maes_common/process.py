@@ -35,9 +35,12 @@ class _FirstSignalInterrupts:
     def __init__(self) -> None:
         self.received = 0
         self.armed = True
+        self.signum: int | None = None  # the first stop signal
 
     def __call__(self, signum: int, frame: object) -> None:
         self.received += 1
+        if self.signum is None:
+            self.signum = signum
         if self.armed and self.received == 1:
             raise KeyboardInterrupt
 
@@ -81,6 +84,12 @@ class NodeProcess:
                 raise
             # The context was shut down by a signal in the middle of a wait; rclpy reports
             # that as whatever failed first (an RCLError about the wait set, say): a normal end.
+
+    @property
+    def stopped_by(self) -> str | None:
+        """The first stop signal's name (``"SIGINT"``, ``"SIGTERM"``), None if none came."""
+        signum = None if self._handler is None else self._handler.signum
+        return None if signum is None else signal.Signals(signum).name
 
     def own(self, node: Any) -> Any:
         """Destroy ``node`` when the process ends; returns it.

@@ -9,9 +9,10 @@ Usage::
 
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
-             [--start-timeout S] [--results DIR] [--max-ticks N] [--verbose]
+             [--start-timeout S] [--join-grace S] [--results DIR] [--max-ticks N] [--verbose]
              [--nav2-api auto|on|off]
              [--record run.mcap] [--live [PORT]] [--live-host HOST] [--keep-going]
+             [--domain auto|N]
 
 By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
 and the controllers have handled the last one, so the result does not depend on the machine's
@@ -21,6 +22,11 @@ simulator run on the wall clock alone (results then depend on the machine).
 ``--record run.mcap`` writes everything the simulator publishes to an MCAP file in rosbag2's
 format; ``--live`` serves it to Foxglove or Lichtblick on ws://127.0.0.1:8765
 (docs/live_view.md). Neither changes the run's result.
+
+Before it starts anything, the run looks for another MAES-ROS run (a simulator or a built-in
+navigator) on its ROS domain: found, it stops with one line naming the domain (exit code 3),
+since two runs on one domain mix their robots' traffic; ``--domain auto`` picks a free domain
+instead and says which (``maes_common.domain``).
 """
 
 from __future__ import annotations
@@ -176,6 +182,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         f"ticks (by default the run stops there; either way it exits {LOGIC_FAILED_EXIT})",
     )
     parser.add_argument(
+        "--join-grace",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="--controllers none: a node reading a robot's maes_state that has not joined "
+        "lockstep (a MAES 2.0 controller) drives that robot, outside lockstep, once it has "
+        "waited S wall seconds (default 10; docs/lockstep.md)",
+    )
+    parser.add_argument(
         "--verbose",
         action="store_true",
         help="log every navigation goal (by default only failures)",
@@ -208,6 +223,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         metavar="PORT",
         help="serve a live view for Foxglove / Lichtblick on ws://HOST:PORT (default port 8765)",
+    )
+    parser.add_argument(
+        "--domain",
+        default=None,
+        metavar="auto|N",
+        help="the ROS domain to run on (default: ROS_DOMAIN_ID, else 0); 'auto': that one if "
+        "no other MAES-ROS run uses it, else a free one (the run says which)",
     )
     parser.add_argument(
         "--live-host",
@@ -250,6 +272,8 @@ INTERNAL_ERROR_EXIT = 1
 LOGIC_FAILED_EXIT = 3
 #: A run whose logic raised on every call of this many ticks stops (unless ``--keep-going``).
 ALL_FAILED_TICKS = 20
+#: Exit code when another MAES-ROS run uses the ROS domain (nothing was started).
+DOMAIN_BUSY_EXIT = 4
 
 
 class StopSignals:
@@ -306,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     0 when the run ended (end criterion, ``--max-ticks``, or a stop signal: the results folder
     is complete either way, ``summary.json``'s ``stopped_because`` says which); 3 when the
     logic raised on every call (a line says so; the results are written); 2 for a bad
-    config, map or logic spec; 128 + the signal's number (130, 143) when a signal came before
+    config, map or logic spec; 4 when another MAES-ROS run uses the ROS domain (nothing
+    started); 128 + the signal's number (130, 143) when a signal came before
     the simulation existed (nothing to write); 1 when an unexpected error inside a node ended
     the run (its traceback logged, the results written).
     """
@@ -325,8 +350,47 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None, stop: StopSignals) -> int:
     args = parse_args(argv)
-    # imported here, after the signal handler is in place: a Ctrl-C while numpy and numba load
-    # ends quietly too
+    # Modules are imported here, after the signal handler is in place: a Ctrl-C while numpy,
+    # numba and rclpy load ends quietly too.
+    try:
+        probe, domain_lock = _claim_domain(args.domain)
+    except (ValueError, RuntimeError) as exc:
+        print(f"maes_run: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _checked_main(args, stop, probe)
+    finally:
+        if probe is not None:
+            probe.close()
+        if domain_lock is not None:
+            domain_lock.close()
+
+
+def _claim_domain(request: str | None):
+    """The run's ROS domain: ``(probe, lock)``. With ``--domain auto`` the domain is chosen
+    now (and ``lock`` holds it); otherwise ``probe`` watches the domain while the config loads
+    and the world is built, and is finished before any node exists."""
+    from maes_common.domain import DomainProbe, choose_domain, current_domain, parse_domain
+
+    if request is not None and request != "auto":
+        os.environ["ROS_DOMAIN_ID"] = str(parse_domain(request))
+    if request != "auto":
+        return DomainProbe(current_domain()), None
+    preferred = current_domain()
+    domain, found, lock = choose_domain(preferred)
+    if domain != preferred:
+        os.environ["ROS_DOMAIN_ID"] = str(domain)
+        print(
+            f"maes_run: ROS domain {preferred} is in use by another MAES-ROS run "
+            f"({', '.join(found)}); this run uses ROS domain {domain} (start its controllers "
+            f"and tools with ROS_DOMAIN_ID={domain})",
+            file=sys.stderr,
+        )
+    return None, lock
+
+
+def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
+    """``_main`` once the domain is settled: load and check the input, then run."""
     from maes_sim.core import ConfigError, MapError, Simulation, load_config
 
     # Everything that can be wrong with the input is checked before any node exists.
@@ -346,6 +410,13 @@ def _main(argv: list[str] | None, stop: StopSignals) -> int:
         print(f"maes_run: {exc}", file=sys.stderr)
         return 2
     del logic  # imported only to fail early; each controller node loads it by name
+    if probe is not None:
+        from maes_common.domain import busy_message, current_domain
+
+        found = probe.finish()
+        if found:
+            print(busy_message("maes_run", current_domain(), found), file=sys.stderr)
+            return DOMAIN_BUSY_EXIT
     tap = None
     if args.record or args.live is not None:
         from maes_sim.ros.outputs import build_tap
@@ -413,19 +484,23 @@ def _run(
             sync_timeout=args.sync_timeout,
             start_timeout=start_timeout,
             wait_for_navigator=True,
-            wait_for_controllers="lockstep" if builtin else "connected",
+            wait_for_controllers="lockstep" if builtin else "external",
+            join_grace=args.join_grace,
+            exclusive=True,  # behind the domain check: never start beside another simulator
             results_dir=results_parent,
             tap=tap,
         )
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md)
+        # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md); the
+        # in-process nodes take part in this run only, whatever else is on the domain.
         nodes.append(
             NavigatorNode(
                 config,
                 verbose=args.verbose,
                 nav2_api=args.nav2_api,  # checked before any node exists
+                run_id=sim_node.run_id,
             )
         )
         controllers = []
@@ -433,7 +508,13 @@ def _run(
             mp = sim.motion_params  # top speeds in tiles/s; cmd_vel is in m/s
             motion = (mp.model, mp.max_speed * config.world.tile_size, mp.max_angular_speed)
             controllers = [
-                ControllerNode(robot_id=i, logic=args.logic, poll_timer=False, motion=motion)
+                ControllerNode(
+                    robot_id=i,
+                    logic=args.logic,
+                    poll_timer=False,
+                    motion=motion,
+                    run_id=sim_node.run_id,
+                )
                 for i in range(sim.n_robots)
             ]
             nodes.extend(controllers)
@@ -451,8 +532,8 @@ def _run(
         )
         if not builtin:
             print(
-                "maes_run: waiting for a controller on every robot's maes_state "
-                f"(/robot0 .. /robot{sim.n_robots - 1}); start yours now "
+                "maes_run: waiting for a controller on every robot "
+                f"(/robot0 .. /robot{sim.n_robots - 1}) to join lockstep; start yours now "
                 "(README: 'Your own controller processes')",
                 file=sys.stderr,
             )
@@ -506,6 +587,8 @@ def _run(
                 f"stopped: the logic raised on every call of the first {sim.tick} ticks "
                 "(--keep-going runs on)"
             )
+        if sim_node is not None and sim_node.conflict:
+            reason = f"not started: {sim_node.conflict}"
         if sim_node is not None and sim_node.started_wall is not None:
             wall0 = sim_node.started_wall  # the run's speed: from its first tick on
         wall = time.monotonic() - wall0
@@ -526,6 +609,11 @@ def _run(
                 "real_time_factor_achieved": round(rtf, 3),
             },
         )
+        if sim_node is not None:
+            # External controllers leave when they hear that the run is over.
+            with contextlib.suppress(Exception):
+                sim_node.announce_end(reason)
+                sim_node.flush_announcements()
         for node in nodes:
             with contextlib.suppress(Exception):  # a half-built node after an early signal
                 node.destroy_node()
@@ -537,6 +625,8 @@ def _run(
             print(f"maes_run: {sim_node.logic_failure_line()}", file=sys.stderr)
     if error is not None:
         return INTERNAL_ERROR_EXIT
+    if sim_node is not None and sim_node.conflict:
+        return DOMAIN_BUSY_EXIT
     return LOGIC_FAILED_EXIT if failed_always else 0
 
 

@@ -28,6 +28,7 @@ def main(args: list[str] | None = None) -> None:
                 "cmd_vel_stamped": False,
                 "verbose": False,
                 "nav2_api": False,  # serve Nav2's whole task API (docs/nav2_task_api.md)
+                "run_id": "",  # the run to take part in ("" = the first manifest's)
             },
         )
         try:
@@ -40,6 +41,7 @@ def main(args: list[str] | None = None) -> None:
                 cmd_vel_stamped=params["cmd_vel_stamped"],
                 verbose=params["verbose"],
                 nav2_api=params["nav2_api"],
+                run_id=params["run_id"] or None,
             )
         )
         proc.spin(node)

@@ -22,6 +22,7 @@ each lockstep report, ``TickDone.logic_failures``) and called again on the next 
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 import traceback
 from typing import Any
@@ -47,7 +48,7 @@ from maes_common.contract import (
     robot_namespace,
     scan_angles,
 )
-from maes_common.lockstep import JOIN, LEAVE
+from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
 from maes_common.process import graph_node_names, read_parameters, ros_process
 from maes_common.qos import (
@@ -345,6 +346,11 @@ class ControllerNode(Node):
     simulator and the navigators are on the ROS graph (a warning says so); once one of them is
     gone the logic runs with what it has.
 
+    The node takes part in one run: it joins with the run id of the simulator's first manifest
+    and ignores everything of other runs. When that run announces its end, or a manifest of
+    another run shows it ended without a word, :attr:`run.over <RunMembership.over>` says why
+    and the node does nothing more (``controller_node`` then exits).
+
     Parameters
     ----------
     robot_id : int
@@ -368,6 +374,9 @@ class ControllerNode(Node):
         The simulator's motion model and the robot's top speeds (m/s, rad/s; None: unknown),
         only to log once what the model drops of a ``set_velocity`` command
         (:func:`~maes_controller.velocity.motion_model_note`). Default ``("maes", None, None)``.
+    run_id : str, optional
+        Take part in this run only (the simulator's ``run_id``; the embedded runner and the
+        launch know it); default: the run of the first manifest.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -390,6 +399,7 @@ class ControllerNode(Node):
         poll_timer: bool = True,
         cmd_vel_stamped: bool = False,
         motion: tuple[str, float | None, float | None] = ("maes", None, None),
+        run_id: str | None = None,
         node_name: str = "maes_controller",
         **node_kwargs: Any,
     ) -> None:
@@ -415,6 +425,9 @@ class ControllerNode(Node):
         self._costmap_stamp: float | None = None
         self._navigator_reports: dict[str, tuple[int, int, int]] = {}  # tick, results, feedback
         self._ran_tick = -1  # tick whose logic ran
+        #: The run this node takes part in (its id from the first manifest).
+        self.run = RunMembership(run_id)
+        self._early_reports: list[TickDone] = []  # heard before the run was known
         # Relative names: they resolve inside the node's namespace (robot<i>).
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
         self.broadcast_client = self.create_client(
@@ -430,6 +443,7 @@ class ControllerNode(Node):
             "controller",
             lambda: [(robot.robot_id, robot.cmd_vel_sent, 0, 0)],
             extra=lambda: {"logic_failures": [self.errors], "logic_calls": [self.calls]},
+            run_id=lambda: self.run.run_id,
         )
         self.cmd_vel_stamped = bool(cmd_vel_stamped)
         self.cmd_pub = self.create_publisher(
@@ -472,14 +486,18 @@ class ControllerNode(Node):
         self.lockstep_reporter.report(tick)
 
     def timer_callback(self) -> None:
-        """Join once the navigator and the simulator's services answer; enforce the input
-        deadline."""
+        """Join once the simulator announced its run and the navigator and the simulator's
+        services answer; enforce the input deadline."""
+        if self.run.over is not None:
+            return
         if self.reported_tick < JOIN:
             if (
-                (self.nav_client.server_is_ready() or not self.wait_for_navigator)
+                self.run.run_id is not None
+                and (self.nav_client.server_is_ready() or not self.wait_for_navigator)
                 and self.broadcast_client.service_is_ready()
                 and self.tag_client.service_is_ready()
             ):
+                self.run.joined = True
                 self._report(JOIN)
             return
         m = self.manifest
@@ -516,7 +534,16 @@ class ControllerNode(Node):
         return self.count_publishers("maes_state") > 0
 
     def tick_callback(self, msg: Tick) -> None:
-        """A new manifest: run the logic when its inputs are here."""
+        """A new manifest: run the logic when its inputs are here. Before the start (tick
+        ``NOT_STARTED``) it only announces the run; one of another run, or with an end reason,
+        may end this node's run (:attr:`run`)."""
+        self.run.see(msg.run_id, msg.end_reason)
+        if self._early_reports and self.run.run_id is not None:
+            early, self._early_reports = self._early_reports, []
+            for report in early:  # the latched reports may arrive before the first manifest
+                self.tick_done_callback(report)
+        if not self.run.ours(msg.run_id) or msg.tick < 0:
+            return
         if self.manifest is not None and msg.tick < self.manifest.tick:
             return
         self.manifest = msg
@@ -525,8 +552,14 @@ class ControllerNode(Node):
         self._advance()
 
     def tick_done_callback(self, msg: TickDone) -> None:
-        """Keep the navigators' reports: what they sent for this robot so far."""
+        """Keep the navigators' reports (of this node's run): what they sent for this robot so
+        far."""
         if msg.role != "navigator":
+            return
+        if self.run.run_id is None:
+            self._early_reports = [*self._early_reports[-63:], msg]
+            return
+        if not self.run.ours(msg.run_id):
             return
         robots = list(msg.robots)
         rid = self.robot.robot_id
@@ -571,7 +604,7 @@ class ControllerNode(Node):
 
     def _advance(self) -> None:
         m = self.manifest
-        if m is None or self._ran_tick >= m.tick:
+        if m is None or self._ran_tick >= m.tick or self.run.over is not None:
             return
         if not m.lockstep:
             if self.robot.tick > self._ran_tick:  # free-running: every new state
@@ -660,10 +693,14 @@ def main(args: list[str] | None = None) -> None:
     ``cmd_vel_stamped`` and ``motion_model``, ``max_speed`` (m/s), ``max_angular_speed`` (rad/s;
     0: unknown), which only say what a ``set_velocity`` command becomes.
 
-    Runs until Ctrl-C or a shutdown (``ros2 launch`` ending), exiting quietly; a bad parameter
-    or logic spec exits 2 with a one-line message.
+    Before it starts it looks at its ROS domain: with two MAES-ROS simulators (or built-in
+    navigators) on it, it could not tell which run to join, and exits 3 with one line naming the
+    domain. Runs until its run ends (the simulator announces it, or a new run shows that it ended
+    without a word), then exits 0 with a line saying so; Ctrl-C or a shutdown (``ros2 launch``
+    ending) also exit quietly. A bad parameter or logic spec exits 2 with a one-line message.
     """
     with ros_process("controller_node", args) as proc:
+        _check_domain(proc)
         params = read_parameters(
             "maes_controller_params",
             {
@@ -673,6 +710,7 @@ def main(args: list[str] | None = None) -> None:
                 "motion_model": "maes",
                 "max_speed": 0.0,
                 "max_angular_speed": 0.0,
+                "run_id": "",
             },
         )
         try:
@@ -686,8 +724,29 @@ def main(args: list[str] | None = None) -> None:
                         params["max_speed"],
                         params["max_angular_speed"],
                     ),
+                    run_id=params["run_id"] or None,
                 )
             )
         except ValueError as exc:
             proc.fail(exc)
-        proc.spin(node)
+        proc.spin(node, until=lambda: node.run.over is not None)
+        if node.run.over is not None:
+            print(f"controller_node: {node.run.over}; exiting", file=sys.stderr, flush=True)
+
+
+def _check_domain(proc) -> None:
+    """Exit 3 with one line when this domain holds more than one MAES-ROS simulator or
+    navigator (two runs: which would this controller join?)."""
+    from maes_common.domain import current_domain, find_runs
+
+    found = find_runs(whole=True)
+    for role in ("simulator", "navigator"):
+        mine = [what for what in found if what.split(" ")[0] == role]
+        if len(mine) > 1:
+            proc.fail(
+                f"ROS domain {current_domain()} holds {len(mine)} MAES-ROS {role}s "
+                f"({', '.join(mine)}): two runs share it, and this controller cannot tell which "
+                "to join. Give each run its own domain (ROS_DOMAIN_ID=<n> make run) and start "
+                "its controllers with the same ROS_DOMAIN_ID",
+                code=3,
+            )

@@ -43,7 +43,7 @@ from maes_common.contract import (
     TICK_TOPIC,
     robot_namespace,
 )
-from maes_common.lockstep import JOIN, LEAVE
+from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
 from maes_common.qos import (
     CMD_QOS,
@@ -188,6 +188,9 @@ class NavigatorNode(Node):
         (:mod:`.nav2_api`, docs/nav2_task_api.md): True for every robot, or for the robots of
         these indices only (each robot's servers cost discovery and executor time); default:
         ``navigate_to_pose`` alone.
+    run_id : str, optional
+        Take part in this run only (the simulator's ``run_id``); default: the run of the first
+        manifest.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); ``use_sim_time`` defaults to True.
     """
@@ -200,6 +203,7 @@ class NavigatorNode(Node):
         cmd_vel_stamped: bool = False,
         verbose: bool = False,
         nav2_api: bool | Collection[int] = False,
+        run_id: str | None = None,
         node_name: str = "maes_navigator",
         **node_kwargs: Any,
     ) -> None:
@@ -229,6 +233,9 @@ class NavigatorNode(Node):
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
+        #: The run this node takes part in (its id from the simulator's first manifest).
+        self.run = RunMembership(run_id)
+        self._early_reports: list[TickDone] = []  # heard before the run was known
         self.lockstep_reporter = LockstepReporter(
             self,
             NAVIGATION_DONE_TOPIC,
@@ -236,12 +243,13 @@ class NavigatorNode(Node):
             lambda: [
                 (ns.index, ns.cmd_vel_sent, ns.results_sent, ns.feedback_sent) for ns in self.robots
             ],
+            run_id=lambda: self.run.run_id,
         )
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
             TickDone, TICK_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
         )
-        self._report(JOIN)
+        # joins lockstep once the simulator's first manifest names the run (tick_callback)
         served = (
             f"Nav2's task interface ({len(self.nav2_robots)} of them)"
             if self.nav2_robots
@@ -270,7 +278,16 @@ class NavigatorNode(Node):
         self.lockstep_reporter.report(tick)
 
     def tick_callback(self, msg: Tick) -> None:
-        """A new manifest: step what can be stepped."""
+        """A new manifest: join its run (the first), step what can be stepped."""
+        self.run.see(msg.run_id, msg.end_reason)
+        if self.reported_tick < JOIN and self.run.run_id is not None:
+            self.run.joined = True
+            self._report(JOIN)
+            early, self._early_reports = self._early_reports, []
+            for report in early:  # the latched reports may arrive before the first manifest
+                self.tick_done_callback(report)
+        if not self.run.ours(msg.run_id) or msg.tick < 0:
+            return
         if self.manifest is not None and msg.tick < self.manifest.tick:
             return
         self.manifest = msg
@@ -286,6 +303,11 @@ class NavigatorNode(Node):
         """Reports of the controllers: a robot's goals of tick t are in once its controller
         reported t."""
         if msg.role != "controller" or len(msg.robots) != 1:
+            return
+        if self.run.run_id is None:
+            self._early_reports = [*self._early_reports[-255:], msg]
+            return
+        if not self.run.ours(msg.run_id):
             return
         i = int(msg.robots[0])
         if not 0 <= i < len(self.robots):
@@ -552,8 +574,9 @@ class NavigatorNode(Node):
 
     def destroy_node(self) -> None:
         """Leave lockstep, then destroy the action servers too."""
-        with contextlib.suppress(Exception):  # the context may already be shut down
-            self._report(LEAVE)
+        if self.reported_tick >= JOIN:
+            with contextlib.suppress(Exception):  # the context may already be shut down
+                self._report(LEAVE)
         for ns in self.robots:
             for server in ns.servers:
                 server.destroy()

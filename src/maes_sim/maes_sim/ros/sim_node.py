@@ -29,6 +29,7 @@ from nav_msgs.msg import OccupancyGrid, Odometry
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
+from rclpy.duration import Duration as RosDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
@@ -50,7 +51,7 @@ from maes_common.contract import (
     robot_namespace,
 )
 from maes_common.frames import tick_transforms
-from maes_common.lockstep import Barrier
+from maes_common.lockstep import NOT_STARTED, Barrier, new_run_id
 from maes_common.process import graph_node_names, read_parameters, ros_process
 from maes_common.qos import (
     DEFAULT_QOS,
@@ -77,6 +78,8 @@ robot_name = robot_namespace
 MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME, SCAN_FRAME)
 #: Synchronisation modes (see docs/lockstep.md).
 SYNC_MODES = ("lockstep", "free")
+#: What the start barrier waits for per robot (SimNode's ``wait_for_controllers``).
+WAIT_FOR_CONTROLLERS = ("none", "connected", "lockstep", "external")
 #: Height of the lidar above the footprint, metres (display only: the world is 2-D).
 SCAN_HEIGHT = 0.1
 
@@ -153,7 +156,15 @@ class SimNode(Node):
     ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
     subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
     lockstep with ``scan`` and ``odom`` subscribed too (``"lockstep"``: the controller node
-    waits for both every tick), or nothing (``"none"``).
+    waits for both every tick), or nothing (``"none"``). ``"external"`` (``maes_run
+    --controllers none``) waits like ``"lockstep"``, but a robot whose ``maes_state`` has a
+    subscriber that is not a lockstep participant (a MAES 2.0 controller) is accepted once that
+    subscriber has been there ``join_grace`` wall seconds without joining.
+
+    Each run has an id (:attr:`run_id`): the manifests carry it (the first, with tick
+    ``Tick.NOT_STARTED``, is published at once, so that participants can join before the
+    start), reports of another run are refused with a warning naming the participant, and the
+    end of the run is announced (a manifest with ``end_reason``; :meth:`announce_end`).
 
     The node paces itself on a steady wall clock and publishes ``/clock``; give it
     ``use_sim_time`` false (every other node uses sim time).
@@ -171,7 +182,10 @@ class SimNode(Node):
     start_timeout : float or None
         Wall seconds the start barrier waits at most (None: for ever).
     wait_for_navigator : bool
-    wait_for_controllers : {"none", "connected", "lockstep"}
+    wait_for_controllers : {"none", "connected", "lockstep", "external"}
+    join_grace : float
+        ``"external"``: wall seconds a ``maes_state`` subscriber that is no lockstep
+        participant waits before the barrier takes it as the robot's (free-running) controller.
     cmd_vel_stamped : bool
         Subscribe ``cmd_vel`` as TwistStamped instead of Twist.
     publish_slam_map : bool or None
@@ -188,6 +202,12 @@ class SimNode(Node):
     tap : maes_sim.ros.tap.Tap or None
         Every message this node publishes also goes to the tap's sinks (an MCAP recording,
         the live view), stamped with sim time; the caller closes it.
+    run_id : str, optional
+        The run's id (default: a new one); a launch gives it to every node it starts.
+    exclusive : bool
+        Never start while another simulator publishes ``/maes/tick`` on the domain: the run
+        ends before tick 0 instead, :attr:`conflict` saying why (the embedded runner's
+        backstop behind its domain check, ``maes_common.domain``).
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``).
     """
@@ -202,6 +222,7 @@ class SimNode(Node):
         start_timeout: float | None = 60.0,
         wait_for_navigator: bool = False,
         wait_for_controllers: str = "none",
+        join_grace: float = 10.0,
         cmd_vel_stamped: bool = False,
         publish_slam_map: bool | None = None,
         results_dir: str | None = None,
@@ -209,14 +230,16 @@ class SimNode(Node):
         heatmap_period_ticks: int = 10,
         start_paused: bool = False,
         tap: Tap | None = None,
+        run_id: str | None = None,
+        exclusive: bool = False,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, got {sync!r}")
-        if wait_for_controllers not in ("none", "connected", "lockstep"):
+        if wait_for_controllers not in WAIT_FOR_CONTROLLERS:
             raise ValueError(
-                "wait_for_controllers must be 'none', 'connected' or 'lockstep', "
+                f"wait_for_controllers must be one of {WAIT_FOR_CONTROLLERS}, "
                 f"got {wait_for_controllers!r}"
             )
         super().__init__(node_name, **node_kwargs)
@@ -232,6 +255,18 @@ class SimNode(Node):
         self.start_timeout = None if start_timeout is None else float(start_timeout)
         self.wait_for_navigator = bool(wait_for_navigator)
         self.wait_for_controllers = wait_for_controllers
+        self.join_grace = max(0.0, float(join_grace))
+        # "external": per robot, since when (monotonic s) a maes_state subscriber that is not a
+        # lockstep participant has been seen; robots accepted with such a controller.
+        self._plain_since: dict[int, float] = {}
+        self.free_controllers: dict[int, list[str]] = {}
+        #: This run's id (in every manifest; reports of another run are refused).
+        self.run_id = run_id or new_run_id()
+        self.exclusive = bool(exclusive)
+        #: Why the run could not start (another simulator on the domain), else None.
+        self.conflict: str | None = None
+        #: Why the run ended, once announced (:meth:`announce_end`).
+        self.end_reason = ""
         self.publish_slam_map = (
             cfg.stack.slam == "simulated" if publish_slam_map is None else bool(publish_slam_map)
         )
@@ -267,7 +302,8 @@ class SimNode(Node):
         #: controllers' lockstep reports (``TickDone.logic_calls`` / ``logic_failures``).
         self.logic_calls = np.zeros(sim.n_robots, dtype=np.int64)
         self.logic_failures = np.zeros(sim.n_robots, dtype=np.int64)
-        self.barrier = Barrier(sim.n_robots)
+        self.barrier = Barrier(sim.n_robots, run_id=self.run_id)
+        self._stale_warned: dict[str, str] = {}
         self._rtf = 0.0
         self._tag_msgs: dict[
             int, object
@@ -305,6 +341,10 @@ class SimNode(Node):
 
         self._publish_static()
         self._publish_tick(force_maps=True)
+        # The run's id, for participants to join with before the start (not recorded: a
+        # recording's manifests are the run's ticks).
+        with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+            self.publish_manifest(tick=NOT_STARTED)
         now = time.monotonic()
         self._created = now
         self._wait_since = now
@@ -344,16 +384,20 @@ class SimNode(Node):
         roles = {p.role for p in self.barrier.active}
         if self.wait_for_navigator and "navigator" not in roles:
             missing.append("the navigator")
-        if self.wait_for_controllers == "lockstep":
+        if self.wait_for_controllers in ("lockstep", "external"):
             have = set(self.barrier.controlled_robots())
             lacking = [i for i in range(self.sim.n_robots) if i not in have]
+            if self.wait_for_controllers == "external":
+                lacking, notes = self._accept_free_controllers(lacking)
+                missing.extend(notes)
             if lacking:
                 missing.append(_robot_list("a lockstep controller", lacking))
             # The controller node waits for each tick's scan and odom: they must reach it too.
             lacking = [
                 i
                 for i, r in enumerate(self.robots)
-                if r.scan.get_subscription_count() < 1 or r.odom.get_subscription_count() < 1
+                if i not in self.free_controllers
+                and (r.scan.get_subscription_count() < 1 or r.odom.get_subscription_count() < 1)
             ]
             if lacking:
                 missing.append(_robot_list("a controller subscribed to scan and odom", lacking))
@@ -377,7 +421,52 @@ class SimNode(Node):
                 missing.append(_robot_list(what, lacking))
         return missing
 
+    def _accept_free_controllers(self, lacking: list[int]) -> tuple[list[int], list[str]]:
+        """``"external"``: of the robots ``lacking`` a lockstep controller, accept those whose
+        ``maes_state`` subscriber (not a lockstep participant, not left over from another run)
+        has waited ``join_grace`` s; returns the robots still lacking and notes on the others.
+        """
+        now = time.monotonic()
+        navigators = {p.name for p in self.barrier.active if p.role == "navigator"}
+        still, notes = [], []
+        for i in lacking:
+            topic = f"/{robot_name(i)}/maes_state"
+            plain = sorted(
+                {
+                    (info.node_namespace.rstrip("/") + "/" + info.node_name)
+                    for info in self.get_subscriptions_info_by_topic(topic)
+                }
+                - navigators
+                - set(self.barrier.participants)
+                - set(self.barrier.stale)
+                - {self.get_fully_qualified_name()}
+            )
+            if not plain:
+                self._plain_since.pop(i, None)
+                self.free_controllers.pop(i, None)
+                still.append(i)
+                continue
+            since = self._plain_since.setdefault(i, now)
+            if now - since >= self.join_grace:
+                self.free_controllers[i] = plain
+                continue
+            still.append(i)
+            notes.append(
+                f"{robot_name(i)}'s maes_state subscriber {', '.join(plain)}, which has not "
+                f"joined lockstep (a MAES 2.0 controller?): taken as its controller, outside "
+                f"lockstep, in {max(0.0, self.join_grace - (now - since)):.0f} s"
+            )
+        return still, notes
+
     def _try_start(self, now: float) -> None:
+        if self.exclusive and self.count_publishers(TICK_TOPIC) > 1:
+            self.conflict = (
+                "another MAES-ROS simulator appeared on this ROS domain before the start "
+                "(two runs would mix their robots' traffic)"
+            )
+            self.get_logger().error(f"not starting: {self.conflict}")
+            self.done = True
+            return
         missing = self.start_missing()
         waited = now - self._created
         if missing and (self.start_timeout is None or waited < self.start_timeout):
@@ -391,6 +480,16 @@ class SimNode(Node):
             self.get_logger().warning(
                 f"starting without {'; '.join(missing)}: start barrier "
                 f"timed out after {self.start_timeout:g} s"
+            )
+        # Robots accepted with a controller outside lockstep, unless it joined since.
+        joined = set(self.barrier.controlled_robots())
+        free = {i: names for i, names in self.free_controllers.items() if i not in joined}
+        if free:
+            self.get_logger().warning(
+                "starting with "
+                + "; ".join(f"{robot_name(i)} driven by {', '.join(n)}" for i, n in free.items())
+                + f": not lockstep participants after {self.join_grace:g} s, so not waited "
+                "for; the run's result depends on the machine (docs/lockstep.md)"
             )
         self.started = True
         self.started_wall = now
@@ -494,22 +593,52 @@ class SimNode(Node):
         they counted has arrived."""
         return self.barrier.ready(self.sim.tick, self._cmd_received)
 
-    def publish_manifest(self) -> None:
-        """Publish ``/maes/tick`` for the current tick (after its outputs)."""
+    def publish_manifest(self, tick: int | None = None) -> None:
+        """Publish ``/maes/tick`` for the current tick (after its outputs); ``tick``
+        overrides the number (``Tick.NOT_STARTED`` before the start)."""
         stamp = self._stamp()
         self.tick_pub.publish(
             Tick(
-                tick=self.sim.tick,
+                tick=self.sim.tick if tick is None else int(tick),
                 stamp=stamp,
                 lockstep=self.sync == "lockstep",
                 maps_published=bool(self._maps_published and self.publish_slam_map),
                 navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
                 lockstep_robots=self.barrier.controlled_robots(),
+                run_id=self.run_id,
+                end_reason=self.end_reason,
             )
         )
 
+    def announce_end(self, reason: str) -> None:
+        """Tell the participants that the run is over (a manifest with ``end_reason``): they
+        leave (a ``controller_node`` exits). Once; the first reason stays."""
+        if self.end_reason:
+            return
+        self.end_reason = str(reason) or "ended"
+        with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+            self.publish_manifest()
+
+    def flush_announcements(self, timeout_s: float = 2.0) -> None:
+        """Wait (at most ``timeout_s`` wall seconds) until every matched reader acknowledged
+        the latest manifest, so that an end announced just before this node goes reaches the
+        participants."""
+        with contextlib.suppress(Exception):  # a context shut down: nothing to flush
+            self.tick_pub.wait_for_all_acked(RosDuration(seconds=timeout_s))
+
     def tick_done_callback(self, msg: TickDone) -> None:
-        """A participant's report: remember it, then step if the tick is complete."""
+        """A participant's report: remember it, then step if the tick is complete. A report of
+        another run is ignored, with one warning per participant."""
+        if not self.barrier.admit(msg.participant, msg.run_id):
+            if self._stale_warned.get(msg.participant) != msg.run_id:
+                self._stale_warned[msg.participant] = msg.run_id
+                self.get_logger().warning(
+                    f"ignoring {msg.participant or '(unnamed)'}: it reports for run "
+                    f"{msg.run_id or '(none)'}, not this run ({self.run_id}) - a participant "
+                    "left over from an earlier run? It is never waited for; stop it (a "
+                    "controller_node leaves by itself once it sees this run)"
+                )
+            return
         self.barrier.report(
             msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
         )
@@ -594,6 +723,7 @@ class SimNode(Node):
         if failures:
             self.get_logger().error(failures)
         self.get_logger().info(f"run finished at tick {self.sim.tick}: {self.sim.end_reason}")
+        self.announce_end(self.sim.end_reason)
         for callback in self.on_finished:
             callback(self)
         if not self.stay_alive_after_end:
@@ -791,7 +921,8 @@ PARAMETERS = {
     "sync_timeout": 10.0,  # wall s between checks that a late participant's node still exists
     "start_timeout": 60.0,  # wall seconds the start barrier waits at most; 0 = for ever
     "wait_for_navigator": False,
-    "wait_for_controllers": "none",  # "connected" or "lockstep"
+    "wait_for_controllers": "none",  # "connected", "lockstep" or "external"
+    "join_grace": 10.0,  # "external": s before a non-participant maes_state reader counts
     # Not given: from the config's stack.slam; a launch file decides with true/false.
     "publish_slam_map": Parameter.Type.BOOL,
     # Watching and recording (docs/live_view.md): an MCAP path ("" = none), the live view.
@@ -799,6 +930,7 @@ PARAMETERS = {
     "live": False,
     "live_host": "127.0.0.1",
     "live_port": 8765,
+    "run_id": "",  # the run's id; "" = a new one (a launch gives every node the same)
 }
 
 
@@ -806,7 +938,9 @@ def main(args: list[str] | None = None) -> None:
     """Entry point of ``maes_sim_node``: parameters carry only the wiring.
 
     Runs until the end criteria are met (then exits 0, which ends a ``ros2 launch``), Ctrl-C or
-    a shutdown; a bad config or parameter exits 2 with a one-line message.
+    a shutdown; either way the results folder is written and its path printed (on a stop
+    signal ``summary.json``'s ``stopped_because`` names it). A bad config or parameter exits 2
+    with a one-line message.
     """
     with ros_process("maes_sim_node", args) as proc:
         params = read_parameters("maes_sim_params", PARAMETERS)
@@ -835,11 +969,13 @@ def main(args: list[str] | None = None) -> None:
                     start_timeout=start_timeout if start_timeout > 0 else None,
                     wait_for_navigator=params["wait_for_navigator"],
                     wait_for_controllers=params["wait_for_controllers"],
+                    join_grace=params["join_grace"],
                     cmd_vel_stamped=params["cmd_vel_stamped"],
                     stay_alive_after_end=params["stay_alive_after_end"],
                     results_dir=params["results_dir"] or None,
                     publish_slam_map=_optional_bool(params["publish_slam_map"]),
                     tap=tap,
+                    run_id=params["run_id"] or None,
                 )
             )
         except ValueError as exc:
@@ -848,6 +984,26 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         try:
             proc.spin(node, until=lambda: node.done)
-        finally:  # also on Ctrl-C: the recording gets its summary and footer
-            if tap is not None:
-                tap.close()
+            node.flush_announcements()  # the end of the run reaches the controllers
+        finally:  # also on Ctrl-C: the results are written, the recording gets its footer
+            try:
+                if node.results_path is None:
+                    _write_stopped_run(node, proc.stopped_by)
+            finally:
+                if tap is not None:
+                    tap.close()
+
+
+def _write_stopped_run(node: SimNode, signal_name: str | None) -> None:
+    """Write the results of a run that did not reach its end (Ctrl-C, ``ros2 launch`` shutting
+    down), as ``make run`` does, and say where."""
+    sim = node.sim
+    why = f"interrupted ({signal_name})" if signal_name else "stopped: ROS was shut down"
+    node.results_path = write_run_results(
+        sim, node.results_dir, extra_summary={"stopped_because": why}
+    )
+    print(
+        f"maes_sim_node: {why} at tick {sim.tick}; results written to {node.results_path}",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -94,6 +94,7 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     def report(tick):
         pub.publish(
             TickDone(
+                run_id=node.run_id,
                 participant="/participant",
                 role="controller",
                 tick=tick,
@@ -119,9 +120,10 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     assert node.deadline_misses == 0
 
 
-def _join(pub, name):
+def _join(pub, name, run_id):
     pub.publish(
         TickDone(
+            run_id=run_id,
             participant=name,
             role="controller",
             tick=JOIN,
@@ -141,7 +143,7 @@ def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.3, context=ctx))
     part = add(rclpy.create_node("slow", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/slow")
+    _join(pub, "/slow", node.run_id)
     assert spin(until=lambda: node.barrier.participants)
     assert spin(until=lambda: node.started)
     for _ in range(3):
@@ -150,6 +152,7 @@ def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
         assert sim.tick == tick, "stepped without the slow participant's report"
         pub.publish(
             TickDone(
+                run_id=node.run_id,
                 participant="/slow",
                 role="controller",
                 tick=tick,
@@ -172,7 +175,7 @@ def test_deadline_steps_on_without_a_participant_that_left_the_graph(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
     part = rclpy.create_node("silent", context=ctx)
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/silent")
+    _join(pub, "/silent", node.run_id)
     assert spin(until=lambda: node.barrier.participants)
     assert spin(until=lambda: node.started)
     spin(1.5)
@@ -192,7 +195,7 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
     part = add(rclpy.create_node("late_reader", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/late_reader")
+    _join(pub, "/late_reader", node.run_id)
     assert spin(until=lambda: node.started)
     spin(0.2)  # tick 0's outputs are out, and nobody heard them
     states = []
@@ -201,6 +204,7 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
     assert states[0].tick == 0 and sim.tick == 0 and node.republishes >= 1
     pub.publish(
         TickDone(
+            run_id=node.run_id,
             participant="/late_reader",
             role="controller",
             tick=0,
@@ -212,3 +216,74 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
     )
     assert spin(until=lambda: sim.tick == 1)
     assert node.deadline_misses == 0
+
+
+def test_the_run_is_announced_before_the_start_and_its_end_after_it(ros):
+    """Participants join with the run id of the manifest published before tick 0, and hear
+    the end of the run (a manifest with an end reason)."""
+    ctx, add, spin = ros
+    node = add(SimNode(_sim(1), real_time_factor=0, wait_for_controllers="lockstep", context=ctx))
+    part = add(rclpy.create_node("listener", context=ctx))
+    manifests = []
+    part.create_subscription(Tick, "/maes/tick", manifests.append, LOCKSTEP_READER_QOS)
+    assert spin(until=lambda: manifests)
+    first = manifests[0]
+    assert first.tick == Tick.NOT_STARTED and first.run_id == node.run_id != ""
+    assert first.end_reason == "" and not node.started
+    node.announce_end("stopped by the test")
+    assert spin(until=lambda: manifests[-1].end_reason == "stopped by the test")
+    assert manifests[-1].run_id == node.run_id
+
+
+def test_reports_of_another_run_are_refused_and_never_waited_for(ros):
+    """A participant left over from an earlier run cannot join this one: its reports are
+    ignored, its name remembered, and the run steps on without it."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, sync_timeout=0, context=ctx))
+    part = add(rclpy.create_node("old", context=ctx))
+    pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
+    _join(pub, "/old", "an_earlier_run")
+    assert spin(until=lambda: node.barrier.stale)
+    assert node.barrier.stale == {"/old": "an_earlier_run"}
+    assert "/old" not in node.barrier.participants
+    assert spin(until=lambda: sim.tick >= 10), "waited for a participant of another run"
+
+
+def test_external_controllers_barrier_takes_a_plain_reader_only_after_the_grace(ros):
+    """``--controllers none``: a robot waits for a lockstep controller; a node that only reads
+    its maes_state (a MAES 2.0 controller) is taken as its controller after the grace."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(
+        SimNode(
+            sim,
+            real_time_factor=0,
+            wait_for_controllers="external",
+            join_grace=2.0,
+            start_timeout=None,
+            context=ctx,
+        )
+    )
+    client = add(rclpy.create_node("maes2_controller", context=ctx))
+    client.create_subscription(State, "/robot0/maes_state", lambda m: None, STATE_QOS)
+    assert spin(until=lambda: 0 in node._plain_since)
+    seen = time.monotonic()
+    assert "maes2_controller" in " ".join(node.start_missing())
+    assert spin(until=lambda: node.started, timeout=30.0)
+    assert time.monotonic() - seen >= 1.5, "started before the grace was over"
+    assert node.free_controllers == {0: ["/maes2_controller"]}
+    assert spin(until=lambda: sim.tick > 5)
+
+
+def test_an_exclusive_simulator_never_starts_beside_another(ros):
+    """The embedded runner's backstop: a second /maes/tick publisher before the start ends the
+    run before tick 0, saying why."""
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(SimNode(sim, real_time_factor=0, exclusive=True, start_timeout=None, context=ctx))
+    other = add(rclpy.create_node("other_simulator", context=ctx))
+    other.create_publisher(Tick, "/maes/tick", LOCKSTEP_WRITER_QOS)
+    assert spin(until=lambda: node.done)
+    assert not node.started and sim.tick == 0
+    assert "another MAES-ROS simulator" in node.conflict

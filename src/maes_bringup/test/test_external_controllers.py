@@ -1,0 +1,180 @@
+"""``make run CONTROLLERS=none`` with ``controller_node`` processes, as the README shows (issue 22).
+
+Real processes over DDS: ``maes_run --controllers none`` and one ``controller_node`` per robot,
+started a moment apart as a user starts them in other shells. The start barrier waits until
+every robot's controller has joined lockstep, so the run equals the embedded ``maes_run`` of the
+same config byte for byte, every time; when the run ends the controllers exit by themselves.
+Controllers left over from a killed run never drive the next one: they leave once they see it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make test)")
+
+REPO = Path(__file__).resolve().parents[3]
+MAES_RUN = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
+CONTROLLER = REPO / "install" / "maes_controller" / "lib" / "maes_controller" / "controller_node"
+ROBOTS = 3
+TICKS = 80
+CONFIG = f"""\
+number_of_robots: {ROBOTS}
+random_seeds: [2]
+map: {{width_in_tiles: 20, height_in_tiles: 20}}
+end_criteria: {{exploration_percent: null, tick: {TICKS}}}
+global_settings: {{ticks_per_stats_snapshot: 2, should_write_csv_results: true}}
+"""
+#: Bound for anything that should take seconds; only a hung process gets near it.
+BOUND_S = 240.0
+
+
+class Processes:
+    """The test's processes, each with its stderr in a file; whatever is left is killed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.started: list[tuple[subprocess.Popen, Path]] = []
+
+    def start(self, name: str, *argv: str) -> subprocess.Popen:
+        log = self.folder / f"{name}.log"
+        with open(log, "w") as stream:
+            proc = subprocess.Popen(
+                list(argv), stdout=subprocess.DEVNULL, stderr=stream, env=dict(os.environ)
+            )
+        self.started.append((proc, log))
+        return proc
+
+    def log(self, proc: subprocess.Popen) -> str:
+        return next(log for p, log in self.started if p is proc).read_text()
+
+    def maes_run(self, name: str, config: Path, *args: str) -> subprocess.Popen:
+        results = self.folder / name
+        return self.start(
+            name,
+            str(MAES_RUN),
+            *("--config", str(config), "--results", str(results), "--real-time-factor", "0"),
+            *args,
+        )
+
+    def controllers(self, prefix: str, gap_s: float = 0.5) -> list[subprocess.Popen]:
+        """One controller_node per robot, started as the README shows, ``gap_s`` apart."""
+        procs = []
+        for i in range(ROBOTS):
+            if procs:
+                time.sleep(gap_s)
+            procs.append(
+                self.start(f"{prefix}{i}", str(CONTROLLER), "--ros-args", "-p", f"robot_id:={i}")
+            )
+        return procs
+
+    def close(self) -> None:
+        for proc, _ in self.started:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def processes(tmp_path):
+    assert MAES_RUN.exists() and CONTROLLER.exists(), "workspace not built (make setup)"
+    procs = Processes(tmp_path)
+    yield procs
+    procs.close()
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("external") / "run.yaml"
+    path.write_text(CONFIG)
+    return path
+
+
+@pytest.fixture(scope="module")
+def embedded(config) -> bytes:
+    """statistics.csv of the embedded run (built-in controllers) of the same config."""
+    results = config.parent / "embedded"
+    proc = subprocess.run(
+        [str(MAES_RUN), "--config", str(config), "--results", str(results)]
+        + ["--real-time-factor", "0"],
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (folder,) = results.iterdir()
+    data = (folder / "statistics.csv").read_bytes()
+    assert data.count(b"\n") > TICKS // 2  # a real run, not an empty file
+    return data
+
+
+def finished_run(processes: Processes, sim: subprocess.Popen, name: str) -> Path:
+    """Wait for ``maes_run`` to end by itself; its results folder."""
+    code = sim.wait(timeout=BOUND_S)
+    assert code == 0, processes.log(sim)[-3000:]
+    (folder,) = (processes.folder / name).iterdir()
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["controllers"] == "none" and summary["ticks"] == TICKS, summary
+    assert summary["lockstep_deadline_misses"] == 0
+    return folder
+
+
+def exited_by_themselves(processes: Processes, procs: list[subprocess.Popen]) -> list[str]:
+    """Each process ended with exit code 0 without being signalled; their logs."""
+    logs = []
+    for proc in procs:
+        code = proc.wait(timeout=60)  # killed by the fixture if it never leaves
+        log = processes.log(proc)
+        assert code == 0, log[-3000:]
+        assert "Traceback" not in log, log[-3000:]
+        logs.append(log)
+    return logs
+
+
+def test_three_controller_processes_give_the_embedded_run_every_time(processes, config, embedded):
+    for k in range(3):
+        sim = processes.maes_run(f"run{k}", config, "--controllers", "none")
+        controllers = processes.controllers(f"run{k}_robot")
+        folder = finished_run(processes, sim, f"run{k}")
+        assert (folder / "statistics.csv").read_bytes() == embedded, f"run {k} differs"
+        # The run announced its end: every controller left by itself, saying why.
+        for log in exited_by_themselves(processes, controllers):
+            assert re.search(
+                rf"controller_node: run \w+ ended: tick limit {TICKS} reached; exiting", log
+            ), log[-2000:]
+        assert "waiting for a controller on every robot" in processes.log(sim)
+
+
+def test_controllers_left_from_a_killed_run_never_drive_the_next(processes, config, embedded):
+    endless = config.parent / "endless.yaml"
+    endless.write_text(CONFIG.replace(f"tick: {TICKS}", "tick: 100000"))
+    first = processes.maes_run("killed", endless, "--controllers", "none")
+    stale = processes.controllers("stale_robot")
+    end = time.monotonic() + BOUND_S
+    while not re.search(r"^tick +[1-9]\d* ", processes.log(first), re.M):  # it stepped
+        assert time.monotonic() < end and first.poll() is None, processes.log(first)[-3000:]
+        time.sleep(0.5)
+    first.send_signal(signal.SIGKILL)  # killed hard: its end is never announced
+    first.wait(timeout=30)
+    assert all(p.poll() is None for p in stale), "the stale controllers should still run"
+
+    sim = processes.maes_run("next", config, "--controllers", "none")
+    fresh = processes.controllers("fresh_robot")
+    folder = finished_run(processes, sim, "next")
+    assert (folder / "statistics.csv").read_bytes() == embedded
+    for log in exited_by_themselves(processes, stale):
+        assert re.search(
+            r"controller_node: a new run \(\w+\) started on this ROS domain; this one belonged "
+            r"to run \w+, which ended without announcing it",
+            log,
+        ), log[-2000:]
+    for log in exited_by_themselves(processes, fresh):
+        assert "ended: tick limit" in log, log[-2000:]
