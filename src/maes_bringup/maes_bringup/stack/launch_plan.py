@@ -165,7 +165,7 @@ class LaunchPlan:
 
 
 def robot_namespace(index: int) -> str:
-    """Namespace of robot ``index``: ``robot<index>`` (DESIGN.md)."""
+    """Namespace of robot ``index``: ``robot<index>`` (the robot-facing contract's name)."""
     return f"robot{index}"
 
 
@@ -329,6 +329,8 @@ def _robot_plan(
                 ("robot_id", index),
                 ("logic", logic),
                 ("cmd_vel_stamped", bool(cmd_vel_stamped)),
+                # nav2: join lockstep at once, goals wait for Nav2's activation
+                ("navigator", nav),
                 ("use_sim_time", True),
             ),
             remappings=TF_REMAPS,
