@@ -38,6 +38,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
             "bench_batch.py",
             [str(BENCH / "experiments" / "quick_batch.yaml"), "--workers", "2"],
         ),
+        ("learning envs", "bench_envs.py", ["--seconds", "2"]),
     ],
     "full": [
         ("core", "bench_core.py", ["--ticks", "300", "--repeat", "3"]),
@@ -52,6 +53,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
             "bench_batch.py",
             [str(BENCH.parent / "experiments" / "lhs_sensing.yaml"), "--workers", "2"],
         ),
+        ("learning envs", "bench_envs.py", []),
     ],
 }
 

@@ -19,11 +19,13 @@ cluster; every run is deterministic, so both give the same numbers. Files in ``-
 ``timing.csv``              wall time and real-time factor per run (machine-dependent)
 ``errors.log``              the traceback of every failed run
 ``stale_results.csv``       on resume: rows of cases the (edited) experiment no longer has
+``checkpoints/``            with ``--checkpoint-every``: the unfinished runs' checkpoints
 ``cases.csv``, ``experiment.json``, ``experiment.yaml``   what was planned, for the record
 =========================== ======================================================================
 
 A row is appended and flushed to disk as each run finishes, so an interrupted batch keeps what
-finished; ``--resume`` skips the cases already in ``results.csv`` (failed ones are retried). When
+finished; ``--resume`` skips the cases already in ``results.csv`` (failed ones are retried) and,
+with ``--checkpoint-every``, continues an interrupted run from its last checkpoint. When
 the last case is done the CSV files are rewritten in case order, so a resumed batch leaves the
 same files as an uninterrupted one.
 """
@@ -47,6 +49,7 @@ from typing import Any
 
 from .aggregate import aggregate
 from .batch_files import (
+    CHECKPOINTS,
     ERRORS,
     RESULTS,
     SERIES_COLUMNS,
@@ -79,8 +82,15 @@ def result_columns(experiment: Experiment) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- one run
-def run_case(case: Case) -> dict[str, Any]:
+def run_case(
+    case: Case, checkpoints: str | None = None, checkpoint_every: int = 0
+) -> dict[str, Any]:
     """Run one case in this process; never raises for a failing run.
+
+    With ``checkpoints`` (a folder) and ``checkpoint_every`` > 0 the run writes
+    ``<case_id>.ckpt`` there every ``checkpoint_every`` ticks and, when that file exists at the
+    start (an interrupted earlier attempt), continues from it bit-identically; the file is
+    removed when the run ends.
 
     Returns ``{"case_id", "row", "series", "timing", "traceback"}``: the ``results.csv`` row
     (``status`` "ok" or "failed" with the error), the time-series rows, the timing row and the
@@ -105,13 +115,11 @@ def run_case(case: Case) -> dict[str, Any]:
     series: list[list[Any]] = []
     tb = ""
     rtf: float | None = None
+    ckpt = None
+    if checkpoints is not None and checkpoint_every > 0:
+        ckpt = Path(checkpoints) / f"{case.case_id}.ckpt"
     try:
-        result = run(
-            config_from_dict(case.config),
-            case.controller_ref,
-            seed=case.seed,
-            max_ticks=case.max_ticks,
-        )
+        result = _run_resumable(run, case, config_from_dict(case.config), ckpt, checkpoint_every)
         row.update(
             end_reason=result.end_reason or f"max_ticks {case.max_ticks} reached",
             ticks=result.ticks,
@@ -147,6 +155,26 @@ def run_case(case: Case) -> dict[str, Any]:
         "timing": timing,
         "traceback": tb,
     }
+
+
+def _run_resumable(run: Callable, case: Case, config: Any, ckpt: Path | None, every: int) -> Any:
+    from maes_sim.core import SnapshotError
+
+    kwargs: dict[str, Any] = {"seed": case.seed, "max_ticks": case.max_ticks}
+    if ckpt is None:
+        return run(config, case.controller_ref, **kwargs)
+    ckpt.parent.mkdir(parents=True, exist_ok=True)
+    kwargs.update(checkpoint=ckpt, checkpoint_every=every)
+    result = None
+    if ckpt.exists():
+        try:
+            result = run(config, case.controller_ref, resume=ckpt, **kwargs)
+        except SnapshotError:  # unreadable, or from another version: run from the start
+            result = None
+    if result is None:
+        result = run(config, case.controller_ref, **kwargs)
+    ckpt.unlink(missing_ok=True)
+    return result
 
 
 # ---------------------------------------------------------------------------------- files
@@ -257,10 +285,10 @@ def _die_with_parent(parent_pid: int) -> None:
         threading.Thread(target=watch, name="maes-batch-parent-watch", daemon=True).start()
 
 
-def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
+def _local(cases: list[Case], workers: int, ckpt: tuple = (None, 0)) -> Iterator[dict[str, Any]]:
     if workers <= 1:
         for case in cases:
-            yield run_case(case)
+            yield run_case(case, *ckpt)
         return
     # spawn: workers start clean (no inherited threads or half-initialised numba state)
     pool = ProcessPoolExecutor(
@@ -269,7 +297,7 @@ def _local(cases: list[Case], workers: int) -> Iterator[dict[str, Any]]:
         initializer=_die_with_parent,
         initargs=(os.getpid(),),
     )
-    futures = {pool.submit(run_case, c): c for c in cases}
+    futures = {pool.submit(run_case, c, *ckpt): c for c in cases}
     try:
         for fut in as_completed(futures):
             yield _outcome(fut, futures[fut])
@@ -295,11 +323,11 @@ def _connect(scheduler: str) -> Any:
         raise ExperimentError(f"cannot reach the Dask scheduler {scheduler!r}: {err}") from None
 
 
-def _dask(cases: list[Case], client: Any) -> Iterator[dict[str, Any]]:
+def _dask(cases: list[Case], client: Any, ckpt: tuple = (None, 0)) -> Iterator[dict[str, Any]]:
     from distributed import as_completed as dask_completed
 
     try:
-        futures = {client.submit(run_case, c, pure=False): c for c in cases}
+        futures = {client.submit(run_case, c, *ckpt, pure=False): c for c in cases}
         try:
             for fut in dask_completed(list(futures)):
                 yield _outcome(fut, futures[fut])
@@ -392,6 +420,7 @@ def run_experiment(
     workers: int | None = None,
     scheduler: str | None = None,
     resume: bool = False,
+    checkpoint_every: int = 0,
     stop_after: int | None = None,
     show_progress: bool = True,
     on_result: Callable[[dict[str, Any]], None] | None = None,
@@ -411,6 +440,10 @@ def run_experiment(
     resume : bool
         Continue in an existing output folder, skipping finished cases. Without it, a folder
         that already holds results is an error.
+    checkpoint_every : int
+        Each run writes a checkpoint to ``<out>/checkpoints/`` every this many ticks (0: none),
+        and a resumed batch continues an interrupted run from its checkpoint (bit-identical)
+        instead of from its start. The folder needs to be shared with Dask workers.
     stop_after : int, optional
         Stop after this many runs finished (simulates an interruption; for tests).
     show_progress : bool
@@ -428,6 +461,12 @@ def run_experiment(
     >>> s.completed, s.failed  # doctest: +SKIP
     (12, 0)
     """
+    if (
+        isinstance(checkpoint_every, bool)
+        or not isinstance(checkpoint_every, int)
+        or (checkpoint_every < 0)
+    ):
+        raise ExperimentError(f"checkpoint_every must be an integer >= 0, got {checkpoint_every!r}")
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     out = Path(out_dir) if out_dir is not None else Path("results/experiments") / experiment.name
@@ -458,7 +497,8 @@ def run_experiment(
     started = time.monotonic()
     completed = failed = 0
     interrupted = False
-    outcomes = _dask(todo, client) if client is not None else _local(todo, workers)
+    ckpt = (str(out / CHECKPOINTS), checkpoint_every) if checkpoint_every else (None, 0)
+    outcomes = _dask(todo, client, ckpt) if client is not None else _local(todo, workers, ckpt)
     try:
         for outcome in outcomes:
             # series first: a results row marks the run as finished
@@ -527,10 +567,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="continue an interrupted batch in --out, skipping finished cases",
     )
+    parser.add_argument(
+        "--checkpoint-every",
+        type=int,
+        default=0,
+        metavar="TICKS",
+        help="each run checkpoints every TICKS ticks; --resume continues interrupted runs",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers must be >= 1, got {args.workers}")
+    if args.checkpoint_every < 0:
+        parser.error(f"--checkpoint-every must be >= 0, got {args.checkpoint_every}")
     try:
         experiment = load_experiment(args.experiment)
         print(f"maes-batch: {experiment.name}: {len(experiment.cases)} runs", file=sys.stderr)
@@ -540,6 +589,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             scheduler=args.scheduler,
             resume=args.resume,
+            checkpoint_every=args.checkpoint_every,
             show_progress=not args.quiet,
         )
     except ExperimentError as err:

@@ -22,6 +22,7 @@ TIMESERIES = "timeseries.csv"
 TIMING = "timing.csv"
 ERRORS = "errors.log"
 STALE = "stale_results.csv"
+CHECKPOINTS = "checkpoints"
 SERIES_COLUMNS = ("case_id", "tick", "sim_time", "exploration_percent", "coverage_percent")
 TIMING_COLUMNS = ("case_id", "wall_time_s", "real_time_factor", "worker")
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -49,7 +50,16 @@ import numpy as np
 from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
 from maes_sim.contract import wire_resolution
-from maes_sim.core import SimConfig, Simulation, load_config, state_to_metres, to_occupancy
+from maes_sim.core import (
+    SimConfig,
+    Simulation,
+    SnapshotError,
+    load_config,
+    load_snapshot,
+    save_snapshot,
+    state_to_metres,
+    to_occupancy,
+)
 
 from .direct_robot import (
     DirectLogger,
@@ -234,6 +244,9 @@ def run(
     record: str | os.PathLike[str] | None = None,
     live: int | None = None,
     live_host: str = "127.0.0.1",
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 100,
+    resume: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Run one simulation with ``controller`` driving every robot, in-process and lockstep.
 
@@ -258,6 +271,15 @@ def run(
         Serve a live view for Foxglove / Lichtblick on this port (docs/live_view.md).
     live_host : str
         The address the live view binds (default this machine only).
+    checkpoint : path, optional
+        Write the whole run state (the simulation, every robot's navigator, ``memory`` and
+        ``rng``, the series so far) to this file every ``checkpoint_every`` ticks, replacing
+        the previous one atomically; robot memories must then be picklable.
+    checkpoint_every : int
+        Ticks between checkpoints (default 100).
+    resume : path, optional
+        Continue from a checkpoint file written with the same config, seed and controllers:
+        the run goes on exactly as the uninterrupted one would have, to the bit.
 
     Returns
     -------
@@ -291,25 +313,37 @@ def run(
         isinstance(max_ticks, bool) or not isinstance(max_ticks, int) or max_ticks < 0
     ):
         raise ValueError(f"max_ticks must be an integer >= 0, got {max_ticks!r}")
+    if (
+        isinstance(checkpoint_every, bool)
+        or not isinstance(checkpoint_every, int)
+        or (checkpoint_every < 1)
+    ):
+        raise ValueError(f"checkpoint_every must be an integer >= 1, got {checkpoint_every!r}")
+    if resume is not None and (record or live is not None):
+        raise ValueError("resume cannot be combined with record or live (a recording restarts)")
     n = config.number_of_robots
     logic = _controllers(controller, n)
+    run_key = repr((config, int(config.random_seeds[0] if seed is None else seed)))
 
     started = time.perf_counter()
-    sim = Simulation(config, seed=seed)
     tile = float(config.world.tile_size)
+    if resume is not None:
+        sim, robots, nav_poses, exploration, coverage, done = _resume(resume, run_key)
+    else:
+        sim = Simulation(config, seed=seed)
+        params = NavParams.from_config(config)
+        robots = [
+            DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
+            for i in range(n)
+        ]
+        nav_poses = NavigatorPoses(sim)
+        exploration = [sim.exploration_percent]
+        coverage = [sim.coverage_percent]
+        done = 0
     h, w = sim.shape
     origin = (-w / 2.0 * tile, -h / 2.0 * tile)
-    params = NavParams.from_config(config)
-    robots = [
-        DirectRobot(sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT]))
-        for i in range(n)
-    ]
-    nav_poses = NavigatorPoses(sim)
-    exploration = [sim.exploration_percent]
-    coverage = [sim.coverage_percent]
     outputs = _Outputs(sim, record, live, live_host) if record or live is not None else None
 
-    done = 0
     while not sim.finished and (max_ticks is None or done < max_ticks):
         # The simulator node publishes `map` on the SLAM schedule; the navigator then plans on
         # that map object until the next one.
@@ -341,6 +375,8 @@ def run(
         coverage.append(sim.coverage_percent)
         if progress is not None:
             progress(sim)
+        if checkpoint is not None and sim.tick % checkpoint_every == 0:
+            _checkpoint(checkpoint, run_key, (sim, robots, nav_poses, exploration, coverage, done))
     wall = time.perf_counter() - started
     if outputs is not None:
         outputs.close()
@@ -363,6 +399,28 @@ def run(
         seed=sim.seed,
         sim=sim,
     )
+
+
+def _checkpoint(path: str | os.PathLike[str], run_key: str, state: tuple) -> None:
+    try:
+        save_snapshot({"direct_run": run_key, "state": state}, path)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise ValueError(
+            f"checkpoint at tick {state[0].tick}: the run state cannot be pickled (keep only "
+            f"plain data in robot.memory): {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _resume(path: str | os.PathLike[str], run_key: str) -> tuple:
+    """The run state a checkpoint holds; refused when it is from another config or seed."""
+    payload = load_snapshot(path)
+    if not isinstance(payload, dict) or "direct_run" not in payload:
+        raise SnapshotError(f"{str(path)!r} is not a direct-mode checkpoint")
+    if payload["direct_run"] != run_key:
+        raise SnapshotError(
+            f"checkpoint {str(path)!r} was written by a run of another config or seed"
+        )
+    return payload["state"]
 
 
 class _Outputs:

@@ -13,6 +13,7 @@ exported here; they import from ``maes_sim.core`` (and compiled-kernel helpers f
 checks it).
 """
 
+from .batch import BatchedSimulation
 from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
@@ -23,6 +24,7 @@ from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
 from .slam import to_occupancy
+from .snapshot import SimSnapshot, SnapshotError, load_snapshot, save_snapshot
 from .state import NearbyRobot, RobotState, TagView, Vector2D, state_to_metres
 from .trails import Trail
 from .world import MapError, WorldMap, load_custom_map
@@ -30,6 +32,7 @@ from .world import MapError, WorldMap, load_custom_map
 __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
+    "BatchedSimulation",
     "MAX_YAML_BYTES",
     "NEVER_RGB",
     "Broadcast",
@@ -45,6 +48,8 @@ __all__ = [
     "RobotState",
     "SignalFunctionError",
     "SimConfig",
+    "SimSnapshot",
+    "SnapshotError",
     "Simulation",
     "Status",
     "TOP_ANGULAR_SPEED",
@@ -67,6 +72,8 @@ __all__ = [
     "suggestion",
     "to_occupancy",
     "load_yaml",
+    "load_snapshot",
+    "save_snapshot",
     "read_user_file",
     "short_repr",
     "state_to_metres",

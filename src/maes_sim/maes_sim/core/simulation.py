@@ -41,6 +41,7 @@ from .motion import MotionParams, MotionState, advance_odometry, advance_tick, r
 from .neighbors import pairs_within
 from .safe_yaml import short_repr
 from .slam import SlamState
+from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
 from .state import NearbyRobot, RobotState, Vector2D
 from .tags import TagStore
 from .trails import Trail
@@ -482,6 +483,17 @@ class Simulation:
         self._status = robot_status(self._motion, self._commands, self.motion_params)
         self.trail.record(self.tick, grid)
         self._observe(slam_due=False, mark=False)
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> SimSnapshot:
+        """The running state now (rng, arrays, tags, mailbox, statistics, trails, SLAM...), a
+        deep copy: :meth:`restore` continues from it bit-identically (:mod:`.snapshot`)."""
+        return take_snapshot(self)
+
+    def restore(self, snapshot: SimSnapshot) -> None:
+        """Go back (or forward) to ``snapshot``, taken from this simulation or one built from
+        the same config and map; raises :class:`~.snapshot.SnapshotError` otherwise."""
+        restore_snapshot(self, snapshot)
 
     # ------------------------------------------------------------------ stepping
     def step(self) -> None:
