@@ -104,7 +104,11 @@ def test_controllers_join_before_nav2_and_their_goals_wait_for_its_activation(st
     assert robot.nav_status is NavStatus.PENDING and nav2.rejected == 0 and nav2.goals == []
 
     nav2.trigger_activate()
-    s.step_until(lambda: robot.nav_status is NavStatus.SUCCEEDED, max_ticks=200)
+    # The controller learns it (bt_navigator/get_state, polled on its steady timer) and sends the
+    # goal that waited: no tick is needed for that, so none is counted (the machine's speed
+    # must not matter).
+    assert s.spin_until(lambda: robot.nav_status is NavStatus.SUCCEEDED, timeout=120)
+    s.step(5)  # and lockstep goes on
     assert nav2.goals == [(1.0, 0.0)]  # the cancelled goal never went out
     assert nav2.rejected == 0 and controller.navigator_active
     assert NavStatus.REJECTED not in [status for _, status in log]
