@@ -1,9 +1,10 @@
 # MAES-ROS: set up the pip environment, build, test, lint.
 #
 #   make setup   create what is missing: .venv (ROS 2 Jazzy wheels), the interface
-#                stand-ins, the workspace in install/, and, where ../shared/wheels/ros-jazzy-launch
-#                exists, ROS 2's launch stack and `ros2` CLI (.ros-launch/). Idempotent: with
-#                nothing to do it takes seconds.
+#                stand-ins, the workspace in install/, ROS 2's launch stack and `ros2` CLI
+#                (.ros-launch/) and nav2_simple_commander: those two from optional wheels folders
+#                where they exist, else from upstream sources pinned by tag
+#                (requirements/launch-sources.txt). Idempotent: with nothing to do it takes seconds.
 #   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
 #   make test-image  the Docker image's Python side: the core's tests under the image's Python
 #                (3.12) with the versions of requirements/image.txt, in .venv-image (CI runs it)
@@ -29,21 +30,34 @@ WS_STAMP := install/.maes-build-ok
 IMAGE_VENV := .venv-image
 IMAGE_VENV_STAMP := $(IMAGE_VENV)/.maes-venv-ok
 
-# ROS 2 launch and the `ros2` CLI: wheels beside the project on developer and CI machines (not on
-# PyPI). Which stamp setup makes depends on whether the folder holds wheels, so a folder that
-# appears (or goes) later is noticed by the next `make setup`; without it setup says so once.
-# MAES_LAUNCH_WHEELS=/path (environment or make argument) points elsewhere.
+# ROS 2 launch and the `ros2` CLI, and nav2_simple_commander: wheels beside the project on
+# developer and CI machines (not on PyPI), else the upstream sources pinned by tag in
+# requirements/launch-sources.txt. Which stamp setup makes depends on whether the folder holds
+# wheels, so a folder that appears (or goes) later is noticed by the next `make setup`; where
+# neither wheels nor network are there, setup says so once. MAES_LAUNCH_WHEELS=/path and
+# MAES_NAV2_COMMANDER_WHEELS=/path (environment or make argument) point elsewhere.
 MAES_LAUNCH_WHEELS ?= $(abspath $(CURDIR)/../shared/wheels/ros-jazzy-launch)
-export MAES_LAUNCH_WHEELS
+MAES_NAV2_COMMANDER_WHEELS ?= $(abspath $(CURDIR)/../shared/wheels/nav2-simple-commander)
+export MAES_LAUNCH_WHEELS MAES_NAV2_COMMANDER_WHEELS
+PINNED_SOURCES := requirements/launch-sources.txt scripts/upstream_sources.py
 LAUNCH_INPUTS := $(wildcard $(MAES_LAUNCH_WHEELS)/*.whl)
 ifneq ($(LAUNCH_INPUTS),)
 LAUNCH_STAMP := .ros-launch/install/.maes-launch-ok
 LAUNCH_INPUTS += $(shell find $(MAES_LAUNCH_WHEELS)/src -type f 2>/dev/null)
 else
-LAUNCH_STAMP := .ros-launch/.maes-launch-absent
+LAUNCH_STAMP := .ros-launch/.maes-launch-sources
+LAUNCH_INPUTS += $(PINNED_SOURCES)
 endif
 LAUNCH_INPUTS += requirements/launch.txt requirements/constraints.txt scripts/setup_launch.sh \
 	scripts/build_ws.sh
+COMMANDER_INPUTS := $(wildcard $(MAES_NAV2_COMMANDER_WHEELS)/nav2_simple_commander-*.whl)
+ifneq ($(COMMANDER_INPUTS),)
+COMMANDER_STAMP := .ros-launch/.maes-commander-wheel
+else
+COMMANDER_STAMP := .ros-launch/.maes-commander-sources
+COMMANDER_INPUTS += $(PINNED_SOURCES)
+endif
+COMMANDER_INPUTS += scripts/setup_commander.sh
 VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
 	scripts/setup_venv.sh scripts/patch_ros_cmake.py
 IMAGE_VENV_INPUTS := requirements/image.txt requirements/image-test.txt \
@@ -87,12 +101,12 @@ DOMAIN ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: help run batch bench bench-full bench-irsim fuzz setup test test-image build lint clean distclean \
+.PHONY: print-% help run batch bench bench-full bench-irsim fuzz setup test test-image build lint clean distclean \
 	constraints check-system _setup _build
 
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/,"
-	@echo "                  ros2 launch + CLI where ../shared/wheels/ros-jazzy-launch exists)"
+	@echo "                  ros2 launch + CLI, nav2_simple_commander)"
 	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
 	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
 	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
@@ -116,7 +130,7 @@ help:
 setup:
 	@$(LOCKED) $(MAKE) --no-print-directory _setup
 
-_setup: $(WS_STAMP) $(LAUNCH_STAMP)
+_setup: $(WS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_STAMP)
 	@echo "[maes setup] environment up to date (.venv, .standins/install, install/, .ros-launch/)"
 
 $(VENV_STAMP): $(VENV_INPUTS)
@@ -130,6 +144,14 @@ $(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
 
 $(LAUNCH_STAMP): $(VENV_STAMP) $(LAUNCH_INPUTS)
 	scripts/setup_launch.sh
+
+# After the launch stack: both may unpack into .ros-launch/sources.
+$(COMMANDER_STAMP): $(STANDINS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_INPUTS)
+	scripts/setup_commander.sh
+
+# make print-LAUNCH_STAMP: a variable's value (the tests ask make which stamps setup makes).
+print-%:
+	@echo '$($*)'
 
 check-system:
 	@scripts/check_system.sh

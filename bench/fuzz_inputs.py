@@ -56,7 +56,8 @@ OUTCOMES = (
 )
 CLASSES = ("configs", "maps", "commands")
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_MAPS = Path("/work/shared/maps")
+#: Real Nav2 maps shipped with the project (configs/maps/README.md).
+MAPS = ROOT / "configs" / "maps"
 TICKS = 3
 
 
@@ -157,20 +158,20 @@ def _base_configs() -> list[dict]:
             "map": {"width_in_tiles": 40, "height_in_tiles": 40, "building_config": {}},
         },
     ]
-    if (SHARED_MAPS / "depot.yaml").exists():
-        bases.append(
-            {
-                "number_of_robots": 3,
-                "world": {"tile_size": 0.5},
-                "map": {"custom_map_filename": str(SHARED_MAPS / "depot.yaml")},
-            }
-        )
-        bases.append(
-            {
-                "number_of_robots": 2,
-                "map": {"custom_map_filename": str(SHARED_MAPS / "maes_example.pgm")},
-            }
-        )
+    bases.append(
+        {
+            "number_of_robots": 3,
+            "world": {"tile_size": 0.5},
+            "map": {"custom_map_filename": str(MAPS / "depot.yaml")},
+        }
+    )
+    bases.append(
+        {
+            "number_of_robots": 2,
+            "world": {"tile_size": 0.25},
+            "map": {"custom_map_filename": str(MAPS / "tb3_sandbox.yaml")},
+        }
+    )
     return bases
 
 
@@ -258,9 +259,9 @@ def _odd_path(rng: np.random.Generator, work: Path) -> str:
             "x" * 5000 + ".pgm",
             "map.png",
             "missing.yaml",
-            str(SHARED_MAPS / "depot.yaml"),
-            str(SHARED_MAPS / "warehouse.yaml"),
-            str(SHARED_MAPS / "tb3_sandbox.yaml"),
+            str(MAPS / "depot.yaml"),
+            str(MAPS / "depot.pgm"),
+            str(MAPS / "tb3_sandbox.yaml"),
             str(ROOT / "maes_config.yaml"),
         ],
     )
@@ -467,7 +468,7 @@ def make_map_case(rng: np.random.Generator, work: Path) -> tuple[Path, float, in
             image.write_bytes(_png(int(rng.choice([20_000, 60_000])), 20_000))
         elif op == 4:  # a real Nav2 map's image
             image = work / "img.pgm"
-            image.write_bytes((SHARED_MAPS / "tb3_sandbox.pgm").read_bytes())
+            image.write_bytes((MAPS / "tb3_sandbox.pgm").read_bytes())
         elif op == 1:
             image.write_bytes(_png(8, 8)[: int(rng.integers(8, 60))])
         elif op == 2:

@@ -2,8 +2,8 @@
 # Build with colcon, in the pip environment:
 #   build_ws.sh standins    the tf2_msgs / geographic_msgs / nav2_msgs stand-ins into .standins/install
 #   build_ws.sh workspace   the packages in src/ into install/ (--symlink-install)
-#   build_ws.sh launch      composition_interfaces from the launch wheels' folder
-#                           ($MAES_LAUNCH_WHEELS/src) into .ros-launch/install
+#   build_ws.sh launch      composition_interfaces from $MAES_LAUNCH_SRC (the launch wheels'
+#                           folder's src/, or its pinned upstream source) into .ros-launch/install
 #
 # Each writes its stamp (<install base>/.maes-build-ok) only after colcon succeeded. If the venv
 # was rebuilt since the last build, the old build and install trees are removed first: their CMake
@@ -38,7 +38,7 @@ case "$what" in
         ;;
     launch)
         layers="venv"
-        base_paths=("$MAES_LAUNCH_WHEELS/src")
+        base_paths=("${MAES_LAUNCH_SRC:-$MAES_LAUNCH_WHEELS/src}")
         build_base="$MAES_LAUNCH_PREFIX/build"
         install_base="$MAES_LAUNCH_PREFIX/install"
         log_base="$MAES_LAUNCH_PREFIX/log"

@@ -11,6 +11,10 @@
 # MAES_ENV_LAYERS selects layers (default "venv standins launch workspace"; the build scripts
 # use fewer).
 #
+# MAES_NAV2_COMMANDER_ABSENT=1 is exported only where setup could install nav2_simple_commander
+# neither from its wheel nor from its pinned source (no network; .ros-launch/.maes-commander-absent
+# says why): the tests that drive it skip then, and only then.
+#
 # ROS variables inherited from the calling shell (e.g. a sourced /opt/ros/jazzy) are replaced,
 # not extended: mixing apt ROS with the PyPI wheels loads two different builds of the same
 # libraries.
@@ -76,6 +80,11 @@ _maes_env_main() {
             fi ;;
     esac
     [ "$nounset" = 1 ] && set -u
+    if [ -f "$launch_prefix/.maes-commander-absent" ]; then
+        export MAES_NAV2_COMMANDER_ABSENT=1
+    else
+        unset MAES_NAV2_COMMANDER_ABSENT
+    fi
     # Lets tests tell "inside the project's environment" (ROS must work) from a bare run.
     export MAES_ROS_ENV=1
 }

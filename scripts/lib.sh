@@ -7,9 +7,12 @@
 
 MAES_ROOT=${MAES_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 MAES_LOG_DIR=${MAES_LOG_DIR:-$MAES_ROOT/log/setup}
-# ROS 2 Jazzy's launch stack and `ros2` CLI as wheels (not on PyPI), beside the project on
-# developer and CI machines; a user's machine usually lacks it (see scripts/setup_launch.sh).
+# Optional wheels folders beside the project on developer and CI machines (ROS 2 Jazzy's launch
+# stack and `ros2` CLI; nav2_simple_commander): not on PyPI. A user's machine usually lacks them;
+# setup then installs the same versions from upstream sources (scripts/setup_launch.sh,
+# scripts/setup_commander.sh). The Makefile names the same defaults.
 MAES_LAUNCH_WHEELS=${MAES_LAUNCH_WHEELS:-$(dirname "$MAES_ROOT")/shared/wheels/ros-jazzy-launch}
+MAES_NAV2_COMMANDER_WHEELS=${MAES_NAV2_COMMANDER_WHEELS:-$(dirname "$MAES_ROOT")/shared/wheels/nav2-simple-commander}
 # Where composition_interfaces (which launch_ros imports) is built: a prefix of its own.
 MAES_LAUNCH_PREFIX=${MAES_LAUNCH_PREFIX:-$MAES_ROOT/.ros-launch}
 

@@ -13,21 +13,32 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# The launch stack's stamp: installed where the wheels folder exists, "absent" otherwise (the
-# Makefile's choice, same default folder and MAES_LAUNCH_WHEELS override).
-_WHEELS = Path(
-    os.environ.get("MAES_LAUNCH_WHEELS", ROOT.parent / "shared" / "wheels" / "ros-jazzy-launch")
-)
-LAUNCH_STAMP = (
-    ".ros-launch/install/.maes-launch-ok"
-    if any(_WHEELS.glob("*.whl"))
-    else ".ros-launch/.maes-launch-absent"
-)
+
+
+def _make_variable(name: str) -> str:
+    """A variable of the Makefile: which launch and commander stamps setup makes here (they
+    depend on whether the optional wheels folders exist)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    out = subprocess.run(
+        ["make", "--no-print-directory", "-s", f"print-{name}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return out.stdout.strip()
+
+
+LAUNCH_STAMP = _make_variable("LAUNCH_STAMP")
+COMMANDER_STAMP = _make_variable("COMMANDER_STAMP")
 STAMPS = (
     ".venv/.maes-venv-ok",
     ".standins/install/.maes-build-ok",
     "install/.maes-build-ok",
     LAUNCH_STAMP,
+    COMMANDER_STAMP,
 )
 
 
@@ -75,7 +86,13 @@ def test_second_setup_rebuilds_nothing(set_up_tree: None) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert mtimes() == before
     output = result.stdout + result.stderr
-    for rebuild_command in ("setup_venv.sh", "build_ws.sh", "setup_launch.sh", "colcon"):
+    for rebuild_command in (
+        "setup_venv.sh",
+        "build_ws.sh",
+        "setup_launch.sh",
+        "setup_commander.sh",
+        "colcon",
+    ):
         assert rebuild_command not in output
     assert "environment up to date" in result.stdout
 
@@ -103,6 +120,7 @@ def test_touching_an_interface_input_marks_only_the_workspace_out_of_date(
         assert run_make("-q", ".venv/.maes-venv-ok").returncode == 0
         assert run_make("-q", ".standins/install/.maes-build-ok").returncode == 0
         assert run_make("-q", LAUNCH_STAMP).returncode == 0
+        assert run_make("-q", COMMANDER_STAMP).returncode == 0
     finally:
         os.utime(msg, ns=(original.st_atime_ns, original.st_mtime_ns))
     assert run_make("-q", "install/.maes-build-ok").returncode == 0

@@ -481,6 +481,10 @@ def test_simulator_runs_in_lockstep_with_a_start_barrier(nav):
     # Nav2 does not take part in lockstep, so only the built-in navigator is waited for.
     assert sim["wait_for_navigator"] is (nav == "builtin")
     assert sim["real_time_factor"] == 1.0
+    # The controllers say who serves navigate_to_pose: with Nav2 they join at once and their
+    # goals wait for its activation (docs/full_stack.md, "How the full stack starts").
+    plan = make_plan(2, slam="simulated", nav=nav)
+    assert [r.nodes[-1].parameter_dict["navigator"] for r in plan.robots] == [nav, nav]
 
 
 def test_sync_and_speed_are_launch_choices():

@@ -1,8 +1,8 @@
 """The robot-facing contract in one place: namespaces, frames, topic names, wire formats.
 
-Every node, direct mode and the launch import these names instead of restating them (DESIGN.md,
-"Robot-facing ROS interface"). Pure Python: no rclpy, no message packages, so direct mode and
-the core's users can import it anywhere.
+Every node, direct mode and the launch import these names instead of restating them (the
+robot-facing interface of docs/architecture.md). Pure Python: no rclpy, no message packages, so
+direct mode and the core's users can import it anywhere.
 
 The *wire* functions give the values a receiver reads after a trip through ROS messages
 (``builtin_interfaces/Time``, a yaw as a quaternion, ``float32`` scan ranges and map

@@ -1,6 +1,6 @@
 """The one place the project imports numba: ``njit`` and ``prange`` for every compiled kernel.
 
-numba is a hard dependency (the core's speed targets need compiled hot loops, see DESIGN.md):
+numba is a hard dependency (the core's speed targets need compiled hot loops, docs/architecture.md):
 there is no pure-Python fallback, and a missing numba fails at import with what to install.
 Every package compiles through this module (``maes_sim``'s core kernels and
 ``maes_controller``'s navigator import ``njit`` from here), so the compile options, the on-disk

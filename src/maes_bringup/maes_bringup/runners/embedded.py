@@ -534,7 +534,7 @@ def _run(
             print(
                 "maes_run: waiting for a controller on every robot "
                 f"(/robot0 .. /robot{sim.n_robots - 1}) to join lockstep; start yours now "
-                "(README: 'Your own controller processes')",
+                "(docs/running.md: 'Your own controller processes')",
                 file=sys.stderr,
             )
         wall0, tick0 = time.monotonic(), sim.tick

@@ -165,7 +165,7 @@ class LaunchPlan:
 
 
 def robot_namespace(index: int) -> str:
-    """Namespace of robot ``index``: ``robot<index>`` (DESIGN.md)."""
+    """Namespace of robot ``index``: ``robot<index>`` (the robot-facing contract's name)."""
     return f"robot{index}"
 
 
@@ -333,6 +333,8 @@ def _robot_plan(
                 ("motion_model", motion[0]),  # only to say what set_velocity becomes
                 ("max_speed", float(motion[1])),
                 ("max_angular_speed", float(motion[2])),
+                # nav2: join lockstep at once, goals wait for Nav2's activation
+                ("navigator", nav),
                 ("use_sim_time", True),
             ),
             remappings=TF_REMAPS,

@@ -17,6 +17,11 @@ Nothing the callback calls blocks: goals, cancels and service calls are sent asy
 and their outcome shows in later ticks (``nav_status``, the next states). A callback that
 raises is logged with its traceback (throttled), counted (``errors``; sent to the simulator in
 each lockstep report, ``TickDone.logic_failures``) and called again on the next state.
+
+With Nav2 (parameter ``navigator:=nav2``) the node joins lockstep without waiting for Nav2,
+whose activation may need the simulation to run (docs/full_stack.md, "How the full stack
+starts"); a goal sent before Nav2's ``bt_navigator`` reports active waits here (``PENDING``)
+and is sent once it does.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from typing import Any
 import numpy as np
 from action_msgs.msg import GoalStatus
 from geometry_msgs.msg import Twist, TwistStamped
+from lifecycle_msgs.msg import State as LifecycleState
+from lifecycle_msgs.srv import GetState
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Odometry
 from rclpy.action import ActionClient
@@ -78,6 +85,13 @@ COSTMAP_QOS = LATCHED_QOS
 
 #: Seconds between two logs of a failing callback.
 ERROR_LOG_PERIOD = 5.0
+#: Who serves navigate_to_pose (the ``navigator`` parameter): the built-in navigator, which is
+#: up before the controllers join lockstep, or Nav2, whose goals wait for its activation.
+NAVIGATORS = ("builtin", "nav2")
+#: Nav2's node whose lifecycle state says navigate_to_pose accepts goals (as
+#: nav2_simple_commander's waitUntilNav2Active asks it), and how often it is asked (wall s).
+NAV2_GATE_NODE = "bt_navigator"
+NAV2_POLL_PERIOD = 1.0
 
 _GOAL_STATUS = {
     GoalStatus.STATUS_SUCCEEDED: NavStatus.SUCCEEDED,
@@ -130,6 +144,7 @@ class RosRobot:
         self._sent_seq = 0  # the newest goal sent to the navigator
         self._goal_handle = None
         self._cancel_requested = False
+        self._queued_goal: tuple[float, float] | None = None  # waits for Nav2's activation
 
     # -- pose ---------------------------------------------------------------------------------
     @property
@@ -150,9 +165,9 @@ class RosRobot:
         client = self._node.nav_client
         previous = self._goal_handle
         self._goal_seq += 1
-        seq = self._goal_seq
         self._goal_handle = None
         self._cancel_requested = False
+        self._queued_goal = None
         self.nav_feedback = None
         self.nav_error = ""
         problem = goal_problem(x, y)
@@ -173,11 +188,32 @@ class RosRobot:
                 f"{self.namespace}: goal refused ({self.nav_error})", throttle_duration_sec=5.0
             )
             return
+        if self._node.goals_wait_for_navigator and not self._node.navigator_active:
+            # Nav2 is still coming up: the goal waits here, the tick goes on.
+            self._queued_goal = (x, y)
+            self.nav_status = NavStatus.PENDING
+            self.logger.info(
+                f"{self.namespace}: goal waits until Nav2's {NAV2_GATE_NODE} is active",
+                throttle_duration_sec=5.0,
+            )
+            return
         if not client.server_is_ready():
             self.nav_status = NavStatus.REJECTED
             self.nav_error = "navigate_to_pose action server is not available"
             self.logger.warning(f"{self.namespace}: {self.nav_error}", throttle_duration_sec=5.0)
             return
+        self._send_goal(x, y)
+
+    def send_queued_goal(self) -> None:
+        """Send the goal that waited for the navigator (none: nothing to do)."""
+        if self._queued_goal is not None:
+            x, y = self._queued_goal
+            self._queued_goal = None
+            self._send_goal(x, y)
+
+    def _send_goal(self, x: float, y: float) -> None:
+        client = self._node.nav_client
+        seq = self._goal_seq
         stamp = self._node.get_clock().now().to_msg()
         self._sent_seq = seq
         self.pending_requests += 1
@@ -190,6 +226,10 @@ class RosRobot:
     def cancel_nav(self) -> None:
         """Ask the navigator to cancel the current goal (no-op when none is in progress)."""
         if self.nav_status.done:
+            return
+        if self._queued_goal is not None:  # never sent: nothing to ask
+            self._queued_goal = None
+            self.nav_status = NavStatus.CANCELED
             return
         if self._goal_handle is not None:
             self._cancel(self._goal_handle)
@@ -362,7 +402,12 @@ class ControllerNode(Node):
         their publishers run, given up on once one is gone (<= 0: wait for ever).
     wait_for_navigator : bool
         Join lockstep only once ``navigate_to_pose`` is served (default True; False for a
-        controller that never navigates).
+        controller that never navigates, or for Nav2: see ``goals_wait_for_navigator``).
+    goals_wait_for_navigator : bool
+        Nav2 serves ``navigate_to_pose`` (default False): goals sent before its
+        ``bt_navigator`` reports the lifecycle state active (asked through
+        ``bt_navigator/get_state``, as nav2_simple_commander does) wait in ``PENDING`` and are
+        sent once it does; lockstep goes on meanwhile.
     poll_timer : bool
         Own a 20 Hz steady timer for joining and input deadlines (default). With False the
         owner calls :meth:`timer_callback` itself, as the embedded runner does for all its
@@ -396,6 +441,7 @@ class ControllerNode(Node):
         *,
         input_timeout: float = 10.0,
         wait_for_navigator: bool = True,
+        goals_wait_for_navigator: bool = False,
         poll_timer: bool = True,
         cmd_vel_stamped: bool = False,
         motion: tuple[str, float | None, float | None] = ("maes", None, None),
@@ -418,6 +464,16 @@ class ControllerNode(Node):
         self.errors = 0
         self.input_timeout = float(input_timeout)
         self.wait_for_navigator = bool(wait_for_navigator)
+        self.goals_wait_for_navigator = bool(goals_wait_for_navigator)
+        #: False until Nav2's bt_navigator reported active (True when goals do not wait).
+        self.navigator_active = not self.goals_wait_for_navigator
+        self._gate_client = (
+            self.create_client(GetState, f"{NAV2_GATE_NODE}/get_state")
+            if self.goals_wait_for_navigator
+            else None
+        )
+        self._gate_future = None
+        self._gate_asked = -NAV2_POLL_PERIOD
         self.robot = RosRobot(self, robot_id)
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
@@ -485,11 +541,34 @@ class ControllerNode(Node):
     def _report(self, tick: int) -> None:
         self.lockstep_reporter.report(tick)
 
+    def _watch_navigator(self) -> None:
+        """Ask Nav2's bt_navigator for its lifecycle state until it is active; then send the
+        goal that waited."""
+        if not self.navigator_active:
+            future, self._gate_future = self._gate_future, None
+            if future is not None and not future.done():
+                self._gate_future = future
+                return
+            state = future.result() if future is not None else None
+            if state is not None and state.current_state.id == LifecycleState.PRIMARY_STATE_ACTIVE:
+                self.navigator_active = True
+                self.get_logger().info(f"Nav2's {NAV2_GATE_NODE} is active: goals go out")
+            elif time.monotonic() - self._gate_asked >= NAV2_POLL_PERIOD:
+                if self._gate_client.service_is_ready():
+                    self._gate_asked = time.monotonic()
+                    self._gate_future = self._gate_client.call_async(GetState.Request())
+                return
+        if self.navigator_active and self.nav_client.server_is_ready():
+            self.robot.send_queued_goal()
+
     def timer_callback(self) -> None:
         """Join once the simulator announced its run and the navigator and the simulator's
-        services answer; enforce the input deadline."""
+        services answer; enforce the input deadline; with Nav2, send a goal that waited once
+        Nav2 is active."""
         if self.run.over is not None:
             return
+        if self._gate_client is not None:
+            self._watch_navigator()
         if self.reported_tick < JOIN:
             if (
                 self.run.run_id is not None
@@ -690,8 +769,9 @@ class ControllerNode(Node):
 
 def main(args: list[str] | None = None) -> None:
     """Entry point of ``controller_node``: parameters ``robot_id``, ``logic``,
-    ``cmd_vel_stamped`` and ``motion_model``, ``max_speed`` (m/s), ``max_angular_speed`` (rad/s;
-    0: unknown), which only say what a ``set_velocity`` command becomes.
+    ``cmd_vel_stamped``, ``navigator`` (``builtin``, the default, or ``nav2``) and
+    ``motion_model``, ``max_speed`` (m/s), ``max_angular_speed`` (rad/s; 0: unknown), which only
+    say what a ``set_velocity`` command becomes.
 
     Before it starts it looks at its ROS domain: with two MAES-ROS simulators (or built-in
     navigators) on it, it could not tell which run to join, and exits 3 with one line naming the
@@ -711,9 +791,16 @@ def main(args: list[str] | None = None) -> None:
                 "max_speed": 0.0,
                 "max_angular_speed": 0.0,
                 "run_id": "",
+                "navigator": "builtin",
             },
         )
         try:
+            if params["navigator"] not in NAVIGATORS:
+                raise ValueError(
+                    f"parameter navigator must be one of {', '.join(NAVIGATORS)}, "
+                    f"got {params['navigator']!r}"
+                )
+            nav2 = params["navigator"] == "nav2"
             node = proc.own(
                 ControllerNode(
                     params["robot_id"],
@@ -725,6 +812,8 @@ def main(args: list[str] | None = None) -> None:
                         params["max_angular_speed"],
                     ),
                     run_id=params["run_id"] or None,
+                    wait_for_navigator=not nav2,
+                    goals_wait_for_navigator=nav2,
                 )
             )
         except ValueError as exc:

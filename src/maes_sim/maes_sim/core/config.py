@@ -8,7 +8,7 @@ themselves, so configs built in Python follow the same rules. :func:`config_to_d
 to plain data (for the results summary); it round-trips through :func:`config_from_dict`.
 
 Keys and defaults are MAES 2.0's; ``world``, ``motion`` and ``stack`` are MAES-ROS sections.
-Every key is described in the README's configuration reference.
+Every key is described in docs/config_reference.md.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Every section is a frozen dataclass that validates itself in ``__post_init__``, so a config built
 in Python (or changed with ``dataclasses.replace``) obeys exactly the rules a YAML file does.
 Sections, keys and defaults follow MAES 2.0 (its C# YAML loader and its ROS ``maes_config.yaml``);
-``world``, ``motion`` and ``stack`` are MAES-ROS additions (see the README's configuration
-reference).
+``world``, ``motion`` and ``stack`` are MAES-ROS additions (see
+docs/config_reference.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The core must stay importable and usable without ROS (DESIGN.md, STYLE.md habit 1)."""
+"""The core must stay importable and usable without ROS (docs/architecture.md: the core layer)."""
 
 import ast
 import subprocess

@@ -21,20 +21,11 @@ from maes_sim.core.world import (
     parse_pgm,
 )
 
-
-def _find_shared_maps() -> Path | None:
-    env = os.environ.get("MAES_SHARED_MAPS")
-    if env:
-        return Path(env)
-    # The maps live next to the repository: <repo>/../shared/maps.
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "maps"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-SHARED_MAPS = _find_shared_maps()
+#: Real Nav2 maps shipped with the project (configs/maps/README.md: depot, tb3_sandbox).
+MAPS = Path(__file__).resolve().parents[4] / "configs" / "maps"
+#: Maps that do not ship (Nav2's 1.7 MB warehouse, MAES 2.0's GPL-3.0 example): read from the
+#: folder MAES_EXTRA_MAPS names, where set.
+EXTRA_MAPS = Path(os.environ["MAES_EXTRA_MAPS"]) if os.environ.get("MAES_EXTRA_MAPS") else None
 
 
 def p2(rows: list[list[int]], maxval: int = 255, comments: bool = True) -> bytes:
@@ -351,44 +342,49 @@ def test_load_custom_map_dispatches_on_extension(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- real maps made elsewhere
 
-needs_shared_maps = pytest.mark.skipif(
-    SHARED_MAPS is None or not SHARED_MAPS.is_dir(),
-    reason="shared maps folder (<repo>/../shared/maps or $MAES_SHARED_MAPS) not found",
+needs_extra_maps = pytest.mark.skipif(
+    EXTRA_MAPS is None or not EXTRA_MAPS.is_dir(),
+    reason="warehouse.yaml (Nav2, 1.7 MB) and maes_example.pgm (MAES 2.0, GPL-3.0) do not ship "
+    "with the project: set MAES_EXTRA_MAPS to a folder holding them (configs/maps/README.md)",
 )
 
 
-@needs_shared_maps
+def _real_map(name: str) -> Path:
+    return MAPS / name if (MAPS / name).is_file() else (EXTRA_MAPS or MAPS) / name
+
+
 @pytest.mark.parametrize(
     ("name", "tile_size", "min_reachable"),
     [
         ("depot.yaml", 1.0, 250),
-        ("warehouse.yaml", 1.0, 800),
+        pytest.param("warehouse.yaml", 1.0, 800, marks=needs_extra_maps),
         # The sandbox's pillars stand about 1 m apart: 1 m tiles cannot resolve the gaps.
         ("tb3_sandbox.yaml", 0.25, 200),
-        ("maes_example.pgm", 1.0, 5000),
+        pytest.param("maes_example.pgm", 1.0, 5000, marks=needs_extra_maps),
     ],
 )
-def test_shared_maps_load_and_are_explorable(
-    name: str, tile_size: float, min_reachable: int
-) -> None:
-    world = load_custom_map(SHARED_MAPS / name, tile_size)
+def test_real_maps_load_and_are_explorable(name: str, tile_size: float, min_reachable: int) -> None:
+    world = load_custom_map(_real_map(name), tile_size)
     reachable = largest_open_region(world.walls)
     assert int(reachable.sum()) >= min_reachable
     assert int(reachable.sum()) >= 0.9 * world.open_count
     np.testing.assert_array_equal(world.rooms[0], reachable)
 
 
-@needs_shared_maps
-def test_shared_map_sizes_and_metadata() -> None:
-    warehouse = load_custom_map(SHARED_MAPS / "warehouse.yaml", 1.0)
+def test_shipped_map_sizes_and_metadata() -> None:
+    sandbox = load_custom_map(MAPS / "tb3_sandbox.yaml", 0.25)
+    assert sandbox.shape == (77, 77) and sandbox.origin_m == (-10.0, -10.0, 0.0)
+    with pytest.raises(MapError, match="smaller tile_size"):
+        load_custom_map(MAPS / "tb3_sandbox.yaml", 1.0)
+
+
+@needs_extra_maps
+def test_extra_map_sizes_and_metadata() -> None:
+    warehouse = load_custom_map(EXTRA_MAPS / "warehouse.yaml", 1.0)
     # 1006 x 1674 px at 0.03 m = 30.18 x 50.22 m -> 31 x 51 tiles (partial tiles kept).
     assert warehouse.shape == (51, 31)
     assert warehouse.origin_m == (-15.1, -25.0, 0.0)
-    sandbox = load_custom_map(SHARED_MAPS / "tb3_sandbox.yaml", 0.25)
-    assert sandbox.shape == (77, 77) and sandbox.origin_m == (-10.0, -10.0, 0.0)
-    example = load_custom_map(SHARED_MAPS / "maes_example.pgm")
-    pixels, _ = parse_pgm((SHARED_MAPS / "maes_example.pgm").read_bytes())
+    example = load_custom_map(EXTRA_MAPS / "maes_example.pgm")
+    pixels, _ = parse_pgm((EXTRA_MAPS / "maes_example.pgm").read_bytes())
     assert example.shape == (100, 100)
     np.testing.assert_array_equal(example.walls, (pixels == 0)[::-1])
-    with pytest.raises(MapError, match="smaller tile_size"):
-        load_custom_map(SHARED_MAPS / "tb3_sandbox.yaml", 1.0)

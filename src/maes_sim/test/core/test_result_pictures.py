@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,17 +20,8 @@ from maes_sim.core.figures import recency_rgb
 plt = pytest.importorskip("matplotlib.pyplot")
 
 
-def _shared_maps() -> Path | None:
-    env = os.environ.get("MAES_SHARED_MAPS")
-    if env:
-        return Path(env)
-    for parent in Path(__file__).resolve().parents:  # <repo>/../shared/maps
-        if (parent / "shared" / "maps").is_dir():
-            return parent / "shared" / "maps"
-    return None
-
-
-SHARED_MAPS = _shared_maps()
+#: Real Nav2 maps shipped with the project (configs/maps/README.md).
+MAPS = Path(__file__).resolve().parents[4] / "configs" / "maps"
 
 
 def _driven(sim: Simulation, ticks: int) -> Simulation:
@@ -42,12 +32,11 @@ def _driven(sim: Simulation, ticks: int) -> Simulation:
     return sim
 
 
-@pytest.mark.skipif(SHARED_MAPS is None, reason="../shared/maps not found")
 def test_a_nav2_map_run_is_pictured_cropped_to_the_map(tmp_path):
     cfg = config_from_dict(
         {
             "number_of_robots": 3,
-            "map": {"custom_map_filename": str(SHARED_MAPS / "tb3_sandbox.yaml")},
+            "map": {"custom_map_filename": str(MAPS / "tb3_sandbox.yaml")},
             "world": {"tile_size": 0.25},
             "robot_spawn_config": {"biggest_room": True},
             "end_criteria": {"exploration_percent": 99.0, "tick": 500},
