@@ -4,7 +4,7 @@
 Runs on the embedded stack, whose built-in navigator serves Nav2's task interface
 (docs/nav2_task_api.md)::
 
-    make run CONTROLLERS=none CONFIG=examples/nav2_hall.yaml RUN_ARGS="--start-timeout 2"
+    make run CONTROLLERS=none CONFIG=examples/nav2_hall.yaml
     scripts/with_env python examples/nav2_waypoints.py           # robot0, a 2 m square
 
 and on the full stack with Nav2 (docs/full_stack.md), in the same container or one sharing its

@@ -95,16 +95,16 @@ def script(tmp_path_factory):
     assert exe.exists(), f"workspace not built: {exe} missing (make build)"
     cwd = tmp_path_factory.mktemp("nav2_run")
     proc = subprocess.Popen(
-        # --start-timeout: a Nav2 script does not subscribe maes_state, which the start
-        # barrier of --controllers none waits for
+        # no --start-timeout: the start barrier of --controllers none takes the script's
+        # navigate_to_pose client as robot0's controller after the join grace (1 s here)
         [
             str(exe),
             "--config",
             str(HALL),
             "--controllers",
             "none",
-            "--start-timeout",
-            "2",
+            "--join-grace",
+            "1",
             "--real-time-factor",
             "2",
         ],

@@ -406,10 +406,11 @@ class SimNode(Node):
         need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
         need_tf = int(self.wait_for_navigator)  # controllers need not read tf
         if need:
+            # (a robot driven by a Nav2 script outside lockstep has no maes_state reader)
             lacking = [
                 i
                 for i, r in enumerate(self.robots)
-                if r.state.get_subscription_count() < need
+                if r.state.get_subscription_count() < need - int(i in self.free_controllers)
                 or r.tf.get_subscription_count() < need_tf
             ]
             if lacking:
@@ -423,17 +424,24 @@ class SimNode(Node):
 
     def _accept_free_controllers(self, lacking: list[int]) -> tuple[list[int], list[str]]:
         """``"external"``: of the robots ``lacking`` a lockstep controller, accept those whose
-        ``maes_state`` subscriber (not a lockstep participant, not left over from another run)
-        has waited ``join_grace`` s; returns the robots still lacking and notes on the others.
+        ``maes_state`` subscriber or ``navigate_to_pose`` client (not a lockstep participant, not
+        left over from another run) has waited ``join_grace`` s; returns the robots still lacking
+        and notes on the others.
         """
         now = time.monotonic()
         navigators = {p.name for p in self.barrier.active if p.role == "navigator"}
         still, notes = [], []
         for i in lacking:
-            topic = f"/{robot_name(i)}/maes_state"
+            # a node reading the robot's state (a MAES 2.0 controller), or a client of its
+            # navigate_to_pose (a Nav2 script: an action client subscribes its feedback)
+            topics = (
+                f"/{robot_name(i)}/maes_state",
+                f"/{robot_name(i)}/navigate_to_pose/_action/feedback",
+            )
             plain = sorted(
                 {
                     (info.node_namespace.rstrip("/") + "/" + info.node_name)
+                    for topic in topics
                     for info in self.get_subscriptions_info_by_topic(topic)
                 }
                 - navigators
@@ -452,8 +460,9 @@ class SimNode(Node):
                 continue
             still.append(i)
             notes.append(
-                f"{robot_name(i)}'s maes_state subscriber {', '.join(plain)}, which has not "
-                f"joined lockstep (a MAES 2.0 controller?): taken as its controller, outside "
+                f"{robot_name(i)}'s {', '.join(plain)}, which reads its maes_state or sends it "
+                "Nav2 goals but has not joined lockstep (a MAES 2.0 controller or a Nav2 "
+                "script?): taken as its controller, outside "
                 f"lockstep, in {max(0.0, self.join_grace - (now - since)):.0f} s"
             )
         return still, notes

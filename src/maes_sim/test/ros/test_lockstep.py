@@ -276,6 +276,33 @@ def test_external_controllers_barrier_takes_a_plain_reader_only_after_the_grace(
     assert spin(until=lambda: sim.tick > 5)
 
 
+def test_external_controllers_barrier_takes_a_nav2_action_client_after_the_grace(ros):
+    """A Nav2 script (an action client of the robot's navigate_to_pose, as BasicNavigator
+    creates) reads no maes_state: it is taken as the robot's controller after the grace too."""
+    from nav2_msgs.action import NavigateToPose
+    from rclpy.action import ActionClient
+
+    ctx, add, spin = ros
+    sim = _sim(1)
+    node = add(
+        SimNode(
+            sim,
+            real_time_factor=0,
+            wait_for_controllers="external",
+            join_grace=2.0,
+            start_timeout=None,
+            context=ctx,
+        )
+    )
+    script = add(rclpy.create_node("basic_navigator", context=ctx))
+    client = ActionClient(script, NavigateToPose, "/robot0/navigate_to_pose")
+    assert spin(until=lambda: 0 in node._plain_since)
+    assert not node.started
+    assert spin(until=lambda: node.started, timeout=30.0)
+    assert node.free_controllers == {0: ["/basic_navigator"]}
+    client.destroy()
+
+
 def test_an_exclusive_simulator_never_starts_beside_another(ros):
     """The embedded runner's backstop: a second /maes/tick publisher before the start ends the
     run before tick 0, saying why."""
