@@ -39,6 +39,7 @@ from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
+from .radio import Radio
 from .safe_yaml import short_repr
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
@@ -161,7 +162,10 @@ class Simulation:
         self.comms = CommsRule(
             float(self.team.broadcast_ranges.max()), rc.broadcast_blocked_by_walls, signal_function
         )
-        self.mailbox = Mailbox(n)
+        #: Broadcasts in and out, through each robot type's radio model (:mod:`.radio`).
+        self.mailbox = Mailbox(
+            n, Radio([t.radio for t in types], np.asarray(self.team.broadcast_ranges, float))
+        )
         self.tags = TagStore(n)
         self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
         self.snapshots: list[dict[str, float | int]] = []
@@ -598,11 +602,12 @@ class Simulation:
         self._sense(self.slam_published_at(self.tick))
         if all_links is not None:
             self.links = all_links
-            if sync_due:
-                self.slam.merge_groups(communication_groups(self.n_robots, *all_links))
+            if sync_due:  # each pair's map exchange goes through the radio model
+                kept = self.mailbox.radio.exchange_links(*all_links, pos0, self.rng)
+                self.slam.merge_groups(communication_groups(self.n_robots, *kept))
         if links is None:
             links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-        self.mailbox.deliver(*links)
+        self.mailbox.deliver(*links, pos0, self.rng)
         self.tags.new_tick()
         self._snapshot_and_check_end()
 
