@@ -10,6 +10,10 @@ the message was sent (the start of the step), by one of two rules:
   or ``f(total_distance, distance_through_walls, rng)`` to draw from the simulation's generator.
   It is evaluated for every ordered (sender, receiver) pair, so it costs N**2 Python calls for a
   sync of N robots: fine for tens of robots, slow for a thousand.
+
+The linked robots are then the *attempts* of the sender's radio model
+(:mod:`maes_sim.core.radio`: loss, latency, a send budget); MAES 2.0's ``range`` model, the
+default, keeps them all.
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
 3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
    off): exploration marked every tick, SLAM maps on update ticks;
-4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
+4. coverage, SLAM merging (when due; each pair's map exchange through the radio model),
+   broadcasts through the radio model (:mod:`.radio`: loss, latency, budget) and those due
+   delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
 Everything random comes from ``self.rng``, seeded from the config, so a run is reproducible
