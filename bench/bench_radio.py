@@ -33,8 +33,15 @@ def _config(robots: int, radio_on: bool):
     data["number_of_robots"] = robots
     data["robot_spawn_config"] = {"biggest_room": True}
     data["end_criteria"] = {"tick": None, "exploration_percent": None, "coverage_percent": None}
+    # the same team of three types either way: only the radio differs
+    third = robots // 3
+    data["team"] = [
+        {"type": "default", "count": robots - 2 * third},
+        {"type": "bursty", "count": third},
+        {"type": "near", "count": third},
+    ]
+    data["robot_types"] = {"bursty": {}, "near": {}}
     if radio_on:
-        third = robots // 3
         data["communication"] = {
             "model": "bernoulli",
             "loss_probability": 0.3,
@@ -51,11 +58,6 @@ def _config(robots: int, radio_on: bool):
             },
             "near": {"communication": {"model": "distance", "loss_probability": 0.05}},
         }
-        data["team"] = [
-            {"type": "default", "count": robots - 2 * third},
-            {"type": "bursty", "count": third},
-            {"type": "near", "count": third},
-        ]
     return config_from_dict(data)
 
 

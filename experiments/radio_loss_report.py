@@ -161,7 +161,11 @@ def plot(rows: list[dict], out: Path) -> None:
                 ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
             ax.set_xticks(x, conds, rotation=25, ha="right")
             ax.set_xlabel("radio condition")
-            ax.set_title(f"30x30 {kind}, 4 robots")
+            sample = next(r for r in rows if r["kind"] == kind)
+            side = ast.literal_eval(sample["map"])["width_in_tiles"]
+            reach = sample.get("robot_constraints.broadcast_range", "")
+            reach = f", radio range {float(reach):g} tiles" if reach else ""
+            ax.set_title(f"{side}x{side} {kind}, {sample['number_of_robots']} robots{reach}")
             ax.grid(alpha=0.3)
         first = axes[0] if len(kinds) > 1 else axes
         first.set_ylabel(ylabel)

@@ -269,6 +269,7 @@ class Mailbox:
         # copy, tick sent at)
         self._in_flight: dict[int, list[tuple]] = {}
         self._messages: list[Broadcast] = []
+        self._by_sender: dict[int, list[Broadcast]] = {}  # the lossless radio's inbox
         self._inbox = (np.zeros(n_robots + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def post(self, robot: int, text: str) -> str | None:
@@ -300,6 +301,9 @@ class Mailbox:
 
         ``positions`` (N, 2) at sending time and ``rng`` serve the models that need them.
         """
+        if self.radio.simple:  # MAES 2.0's radio: everything in range arrives at the next tick
+            self._deliver_at_once(np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64))
+            return
         if self.outbox:
             self._send(
                 np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64), positions, rng
@@ -335,13 +339,50 @@ class Mailbox:
         self._inbox = (starts, index[order])
         self._messages = messages
 
+    def _deliver_at_once(self, ia: np.ndarray, ib: np.ndarray) -> None:
+        """:meth:`deliver` for the lossless radio without latency or budget (the default):
+        every message of a sender reaches each of its links, kept as a CSR of senders per
+        receiver (no copy per message and receiver)."""
+        self.sent_this_tick[:] = 0
+        self.clock += 1
+        if not self.outbox:  # the common tick: nothing sent, so nothing is delivered
+            if self._by_sender:
+                self._by_sender = {}
+                self._inbox = (np.zeros(self.n + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
+            return
+        by_sender: dict[int, list[Broadcast]] = {}
+        for sender, text in self.outbox:
+            by_sender.setdefault(sender, []).append(Broadcast(msg=text, sender=robot_name(sender)))
+        counts = np.zeros(self.n, dtype=np.int64)
+        for sender, msgs in by_sender.items():
+            counts[sender] = len(msgs)
+        copies = counts[ia]
+        radio = self.radio
+        delivered = np.bincount(ia, weights=copies, minlength=self.n).astype(np.int64)
+        radio.sent += counts
+        radio.delivered += delivered
+        radio.latency_sum += delivered  # one tick each
+        radio.received += np.bincount(ib, weights=copies, minlength=self.n).astype(np.int64)
+        self.total_delivered += int(copies.sum())
+        self.total_sent += len(self.outbox)
+        # CSR of senders per receiver, senders ascending within each receiver
+        order = np.lexsort((ia, ib))
+        starts = np.searchsorted(ib[order], np.arange(self.n + 1))
+        self._inbox = (starts, ia[order])
+        self._by_sender = by_sender
+        self.outbox = []
+
     def _send(self, ia, ib, positions, rng) -> None:
         radio = self.radio
         # messages by sender, each sender's in sending order (the order of posting across
         # senders may differ between direct mode and ROS; this one does not)
-        outbox = sorted(enumerate(self.outbox), key=lambda e: (e[1][0], e[0]))
+        outbox = self.outbox
         self.outbox = []
-        sender = np.array([s for _, (s, _) in outbox], dtype=np.int64)
+        sender = np.fromiter((s for s, _ in outbox), dtype=np.int64, count=len(outbox))
+        if sender.size > 1 and (np.diff(sender) < 0).any():
+            order = np.argsort(sender, kind="stable")
+            sender = sender[order]
+            outbox = [outbox[k] for k in order.tolist()]
         first = np.searchsorted(sender, sender, side="left")
         rank = np.arange(sender.size) - first
         over = (radio.budget[sender] >= 0) & (rank >= radio.budget[sender])
@@ -361,7 +402,7 @@ class Mailbox:
         radio.dropped += np.bincount(a[~keep], minlength=self.n)
         self.total_sent += sender.size
         self.total_dropped += int((~keep).sum())
-        batch = [Broadcast(msg=text, sender=robot_name(s)) for _, (s, text) in outbox]
+        batch = [Broadcast(msg=text, sender=robot_name(s)) for s, text in outbox]
         delay = radio.latency[a]
         for k in np.unique(delay[keep]).tolist():
             chosen = keep & (delay == k)
@@ -373,6 +414,11 @@ class Mailbox:
         """Messages ``robot`` received at the last step, by sending tick, sender index, then
         sending order."""
         starts, index = self._inbox
+        if self.radio.simple:  # senders per receiver (see _deliver_at_once)
+            out: list[Broadcast] = []
+            for s in index[starts[robot] : starts[robot + 1]].tolist():
+                out.extend(self._by_sender.get(s, ()))
+            return out
         return [self._messages[k] for k in index[starts[robot] : starts[robot + 1]].tolist()]
 
     def in_flight(self) -> int:

@@ -47,11 +47,14 @@ class Radio:
             [distinct.setdefault(s, len(distinct)) for s in settings], dtype=np.int64
         )
         self.models: list[RadioModel] = [RADIO_MODELS[s.model](s, n) for s in distinct]
+        self._all_range = all(m.name == "range" for m in self.models)
         self.latency = np.array([s.latency_ticks for s in settings], dtype=np.int64)
         self.budget = np.array(
             [-1 if s.max_messages_per_tick is None else s.max_messages_per_tick for s in settings],
             dtype=np.int64,
         )
+        #: MAES 2.0's radio: lossless, no latency, no budget (the mailbox's fast path).
+        self.simple = bool(self._all_range and not self.latency.any() and (self.budget < 0).all())
         self.ranges = (
             np.ones(n) if broadcast_ranges is None else np.asarray(broadcast_ranges, np.float64)
         )
@@ -83,13 +86,15 @@ class Radio:
         given order, so the draws from ``rng`` follow from the attempts alone.
         """
         out = np.ones(len(senders), dtype=bool)
-        if not len(senders):
+        if not len(senders) or self._all_range:
             return out
-        groups = self.model_of[senders]
+        groups = self.model_of[senders] if len(self.models) > 1 else None
         for g, model in enumerate(self.models):
-            idx = np.flatnonzero(groups == g) if len(self.models) > 1 else np.arange(len(senders))
-            if not idx.size or model.name == "range":
+            if model.name == "range":
                 continue  # the range rule keeps everything and draws nothing
+            idx = np.arange(len(senders)) if groups is None else np.flatnonzero(groups == g)
+            if not idx.size:
+                continue
             a, b = senders[idx], receivers[idx]
             if model.uses_distance:
                 if positions is None:
