@@ -1,6 +1,6 @@
 """Table and figures of issue 25's radio experiment (docs/radio_loss.md) from maes-batch output.
 
-    python experiments/radio_loss_report.py results/radio_loss docs/img
+    python experiments/radio_loss_report.py results/radio_loss docs/radio_loss
 
 Prints Markdown tables (medians over the seeds, with min..max) and writes
 ``radio_loss_time_to_99.png`` and ``radio_loss_slowdown.png`` into the output folder.
