@@ -148,14 +148,19 @@ def plot(rows: list[dict], out: Path) -> None:
     x = list(range(len(conds)))
     for name, ylabel, ratio in (
         ("radio_loss_time_to_99.png", "time to 99 % explored (simulated s, median of 5)", False),
-        ("radio_loss_slowdown.png", "slowdown: median time / its no-loss median", True),
+        ("radio_loss_slowdown.png", "slowdown: time / same seed's no-loss time (median)", True),
     ):
-        fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 5.2), sharey=True)
+        fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 6.0), sharey=True)
         for ax, kind in zip(axes if len(kinds) > 1 else [axes], kinds, strict=True):
             for k, algo in enumerate(algos):
-                meds = [statistics.median(r["t99"] for r in g[(kind, algo, c)]) for c in conds]
-                if ratio:
-                    meds = [m / meds[0] for m in meds]
+                if ratio:  # paired by seed: the same map and spawn with and without loss
+                    base = {r["seed"]: r["t99"] for r in g[(kind, algo, conds[0])]}
+                    meds = [
+                        statistics.median(r["t99"] / base[r["seed"]] for r in g[(kind, algo, c)])
+                        for c in conds
+                    ]
+                else:
+                    meds = [statistics.median(r["t99"] for r in g[(kind, algo, c)]) for c in conds]
                 ax.plot(x, meds, marker="o", color=colours(k), label=algo)
             if ratio:
                 ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
@@ -169,14 +174,15 @@ def plot(rows: list[dict], out: Path) -> None:
             ax.grid(alpha=0.3)
         first = axes[0] if len(kinds) > 1 else axes
         first.set_ylabel(ylabel)
-        first.legend(fontsize=8, loc="upper left")
+        handles, labels = first.get_legend_handles_labels()
+        fig.legend(handles, labels, loc="lower center", ncol=len(algos) // 2, fontsize=9)
         what = "Slowdown under radio loss" if ratio else "Time to explore 99 % under radio loss"
         fig.suptitle(
             f"{what} (SLAM maps merged in range; runs that never reach 99 % count "
             f"{CENSORED_AT:g} s)",
             fontsize=11,
         )
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0.1, 1, 1))
         fig.savefig(out / name, dpi=80)
         plt.close(fig)
 
