@@ -13,7 +13,8 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
    failing signal function raises here, before anything has changed;
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
 3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
-   off): exploration marked every tick, SLAM maps on update ticks;
+   off; moving obstacles, :mod:`.obstacles`, stop them too, having moved before step 2):
+   exploration marked every tick, SLAM maps on update ticks (both by the walls alone);
 4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
@@ -39,6 +40,7 @@ from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
+from .obstacles import Obstacles, stop_rays_at_obstacles
 from .safe_yaml import short_repr
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
@@ -156,6 +158,22 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: The moving obstacles (:mod:`.obstacles`), or None without any.
+        self.obstacles = (
+            Obstacles(
+                config.obstacles,
+                self.walls,
+                reachable,
+                self._offset,
+                config.world.tile_size,
+                self.tick_duration,
+                self.rng,
+                start,
+                self.radius,
+            )
+            if config.obstacles
+            else None
+        )
         #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
         self.explore_bench = ExploreBench(n, reachable.shape)
         self.comms = CommsRule(
@@ -264,6 +282,11 @@ class Simulation:
                         ranges, hits = stop_rays_at_bodies(
                             ranges, hits, origins, heads, group.range, others, radius, group.fov
                         )
+                if self.obstacles is not None:
+                    idx = group.robots
+                    ranges, hits = stop_rays_at_obstacles(
+                        ranges, hits, pos[idx], head[idx], self.obstacles.shapes, group.fov
+                    )
                 scans.append((ranges, hits))
             self._scan = scans
         return self._scan
@@ -582,7 +605,11 @@ class Simulation:
         else:
             links = self._links(pos0, senders)
 
-        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
+        shapes = None
+        if self.obstacles is not None:  # they move first; the robots meet them where they are
+            self.obstacles.advance(next_tick, self.rng)
+            shapes = self.obstacles.shapes
+        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params, shapes)
         self._motion, self._commands = result.state, result.commands
         self._status = result.status
         self.colliding, self.collided = result.colliding, result.collided
