@@ -291,12 +291,13 @@ def stop_rays_at_obstacles(
                 step = d[..., axis]
                 with np.errstate(divide="ignore", invalid="ignore"):
                     t1, t2 = lo / step, hi / step
-                flat = step == 0.0
+                near, far = np.minimum(t1, t2), np.maximum(t1, t2)
+                flat = step == 0.0  # parallel to the slab: always in it, or never
                 in_slab = (lo <= 0.0) & (hi >= 0.0)
-                t1 = np.where(flat, np.where(in_slab, -np.inf, np.inf), t1)
-                t2 = np.where(flat, np.where(in_slab, np.inf, -np.inf), t2)
-                t_in = np.maximum(t_in, np.minimum(t1, t2))
-                t_out = np.minimum(t_out, np.maximum(t1, t2))
+                near = np.where(flat, np.where(in_slab, -np.inf, np.inf), near)
+                far = np.where(flat, np.where(in_slab, np.inf, -np.inf), far)
+                t_in = np.maximum(t_in, near)
+                t_out = np.minimum(t_out, far)
             meets = (t_in <= t_out) & (t_out >= 0.0)
             t = np.maximum(t_in, 0.0)
         shorter = meets & (t < out_r)

@@ -218,6 +218,19 @@ def test_stop_rays_at_obstacles_inside_and_behind():
     )
     assert (r[0] == 0.0).all() and h[0].all()  # a ray starting inside an obstacle stops at once
     assert r[1].tolist() == [3.0, 3.0, 3.0, 3.0]  # the disc is 3 m east: exactly the range's end
+    # a box (x 4..6, y 4.5..5.5) seen along and beside its axes, and diagonally at its corner
+    box = np.array([[1.0, 5.0, 5.0, 1.0, 0.5]])
+    origins = np.array([[1.0, 5.0], [1.0, 5.6], [3.0, 3.5]])
+    r, h = stop_rays_at_obstacles(
+        np.full((3, 4), 9.0),
+        np.zeros((3, 4), bool),
+        origins,
+        np.array([0.0, 0.0, math.pi / 4]),
+        box,
+    )
+    assert r[0].tolist() == [9.0, 9.0, 3.0, 9.0] and h[0].tolist() == [False, False, True, False]
+    assert r[1].tolist() == [9.0] * 4 and not h[1].any()  # 0.1 m above its top: all clear
+    assert math.isclose(r[2, 2], math.sqrt(2.0), rel_tol=1e-12)  # to the corner (4, 4.5)
 
 
 # ------------------------------------------------------------------------------ collisions
