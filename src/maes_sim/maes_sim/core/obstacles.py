@@ -131,6 +131,7 @@ class Obstacles:
     ) -> None:
         check_paths(specs, walls, offset, tile_size)
         self._walls = walls
+        self._offset = np.asarray(offset, dtype=np.float64)
         self._dt = float(tick_seconds)
         paths = [s for s in specs if isinstance(s, PathObstacle)]
         self._paths = []
@@ -171,6 +172,15 @@ class Obstacles:
     def positions(self) -> np.ndarray:
         """Centres (K, 2), grid coordinates (a copy)."""
         return self.shapes[:, 1:3].copy()
+
+    def in_metres(self, tile_size: float) -> np.ndarray:
+        """:attr:`shapes` in the world (map) frame in metres: ``kind, x, y, a, b`` (K, 5), the
+        centre in world coordinates and the extents (radius, or half sides) times
+        ``tile_size`` (the RViz markers, the live view and recordings draw these)."""
+        out = self.shapes.copy()
+        out[:, 1:3] -= self._offset
+        out[:, 1:] *= tile_size
+        return out
 
     def path_position(self, index: int, tick: int) -> np.ndarray:
         """Where path obstacle ``index`` stands at ``tick`` (grid, (2,)).
