@@ -23,6 +23,7 @@ not block the radio or the sensing of other robots.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -30,7 +31,8 @@ import numpy as np
 
 from .collision import wall_penetration
 from .config_checks import ConfigError
-from .kernels import line_of_sight, ray_directions
+from .kernels import line_of_sight, ray_angle_offsets
+from .kernels.occluders import cut_rays_at_obstacles
 from .obstacle_config import ObstacleSpec, PathObstacle, RandomWalkers
 
 __all__ = ["Obstacles", "check_paths", "stop_rays_at_obstacles"]
@@ -262,11 +264,13 @@ def stop_rays_at_obstacles(
     headings: np.ndarray,
     shapes: np.ndarray,
     fov: float | None = None,
+    max_range: float | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The scan ``ranges``/``hits`` (N, R) with every ray that meets an obstacle of ``shapes``
     (:attr:`Obstacles.shapes`) before its end cut there (a hit); new arrays are returned.
 
-    A ray starting inside an obstacle has range 0.
+    A ray starting inside an obstacle has range 0. ``max_range``: the lidar's range (obstacles
+    farther from a robot are skipped; default the longest of ``ranges``).
 
     Examples
     --------
@@ -280,37 +284,24 @@ def stop_rays_at_obstacles(
     out_h = np.array(hits, dtype=np.bool_, copy=True)
     if not len(shapes) or not out_r.size:
         return out_r, out_h
-    d = ray_directions(np.asarray(headings, dtype=np.float64), out_r.shape[1], fov)
-    o = np.asarray(origins, dtype=np.float64)[:, None, :]  # (N, 1, 2)
-    for kind, cx, cy, a, b in shapes.tolist():
-        rel = o - (cx, cy)
-        if kind == DISC:
-            proj = (rel * d).sum(-1)  # (N, R)
-            inside = (rel * rel).sum(-1) - a * a  # (N, 1): < 0 when the origin is inside
-            disc = proj * proj - inside
-            with np.errstate(invalid="ignore"):
-                t = -proj - np.sqrt(disc)
-            meets = (disc >= 0.0) & (proj < 0.0)
-            t = np.where(inside <= 0.0, 0.0, t)
-            meets |= np.broadcast_to(inside <= 0.0, meets.shape)
-        else:
-            t_in = np.full(out_r.shape, -np.inf)
-            t_out = np.full(out_r.shape, np.inf)
-            for axis, half in ((0, a), (1, b)):
-                lo, hi = -half - rel[..., axis], half - rel[..., axis]  # slab, ray origin at 0
-                step = d[..., axis]
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    t1, t2 = lo / step, hi / step
-                near, far = np.minimum(t1, t2), np.maximum(t1, t2)
-                flat = step == 0.0  # parallel to the slab: always in it, or never
-                in_slab = (lo <= 0.0) & (hi >= 0.0)
-                near = np.where(flat, np.where(in_slab, -np.inf, np.inf), near)
-                far = np.where(flat, np.where(in_slab, np.inf, -np.inf), far)
-                t_in = np.maximum(t_in, near)
-                t_out = np.minimum(t_out, far)
-            meets = (t_in <= t_out) & (t_out >= 0.0)
-            t = np.maximum(t_in, 0.0)
-        shorter = meets & (t < out_r)
-        out_r[shorter] = t[shorter]
-        out_h |= shorter
+    if max_range is None:
+        max_range = float(out_r.max())
+    cut_rays_at_obstacles(
+        np.ascontiguousarray(origins, dtype=np.float64),
+        np.ascontiguousarray(headings, dtype=np.float64),
+        _fan(out_r.shape[1], fov),
+        float(max_range),
+        np.ascontiguousarray(shapes, dtype=np.float64),
+        out_r,
+        out_h,
+    )
     return out_r, out_h
+
+
+@functools.lru_cache(maxsize=32)
+def _fan(n_rays: int, fov: float | None) -> np.ndarray:
+    """Ray directions (R, 2) at heading 0 (the lidar's: :func:`ray_angle_offsets`)."""
+    offsets = ray_angle_offsets(n_rays, fov)
+    fan = np.ascontiguousarray(np.stack((np.cos(offsets), np.sin(offsets)), axis=-1))
+    fan.flags.writeable = False
+    return fan

@@ -218,12 +218,14 @@ class Simulation:
 
     @property
     def lidar_ranges(self) -> np.ndarray:
-        """This tick's lidar ranges (N, R) in tiles: walls and, with ``lidar.robots_block_rays``
-        (the default), other robots' bodies stop the rays; no return = the lidar's range.
+        """This tick's lidar ranges (N, R) in tiles: walls, moving obstacles (:mod:`.obstacles`)
+        and, with ``lidar.robots_block_rays`` (the default), other robots' bodies stop the rays;
+        no return = the lidar's range.
 
         Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
         applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
-        scan is read, so a run nobody reads scans from does not pay for them. A team whose
+        scan is read (the obstacles likewise), so a run nobody reads scans from does not pay
+        for them. A team whose
         types have different ray counts has no (N, R) array: read :meth:`lidar_of`.
         """
         return self._lidar_all()[0]
@@ -285,7 +287,13 @@ class Simulation:
                 if self.obstacles is not None:
                     idx = group.robots
                     ranges, hits = stop_rays_at_obstacles(
-                        ranges, hits, pos[idx], head[idx], self.obstacles.shapes, group.fov
+                        ranges,
+                        hits,
+                        pos[idx],
+                        head[idx],
+                        self.obstacles.shapes,
+                        group.fov,
+                        group.range,
                     )
                 scans.append((ranges, hits))
             self._scan = scans

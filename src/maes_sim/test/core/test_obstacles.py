@@ -17,7 +17,7 @@ from maes_sim.core import (
     config_to_dict,
 )
 from maes_sim.core.collision import wall_penetration
-from maes_sim.core.kernels import ray_angle_offsets
+from maes_sim.core.kernels import ray_angle_offsets, ray_directions
 from maes_sim.core.obstacles import check_paths, stop_rays_at_obstacles
 
 # A 20 x 20 room (world x, y from -10 to 10; 1 m tiles): open inside a one-tile border.
@@ -116,6 +116,13 @@ def test_paths_that_do_not_fit_the_map_are_named_errors(path, mode, key, fragmen
         check_paths(spec, walls, np.array([10.0, 10.0]), 1.0)
 
 
+def test_the_batched_simulation_refuses_obstacles():
+    from maes_sim.core import BatchedSimulation
+
+    with pytest.raises(ValueError, match="no moving obstacles"):
+        BatchedSimulation(config_from_dict({"obstacles": ISSUE_FORM}), seeds=[0])
+
+
 def test_no_room_for_walkers_is_a_named_error():
     with pytest.raises(ConfigError, match="no free place") as err:
         _sim([{"random_walkers": 5, "radius": 8.0, "speed": 1.0}])
@@ -173,6 +180,13 @@ def test_same_seed_is_bit_identical_and_no_obstacles_draw_nothing():
     assert np.array_equal(a.poses, b.poses) and np.array_equal(a.lidar_ranges, b.lidar_ranges)
     assert np.array_equal(a.slam_maps, b.slam_maps) and a.snapshots == b.snapshots
     assert not np.array_equal(a.obstacles.shapes, c.obstacles.shapes)
+    # a snapshot carries the obstacles (and the walkers' headings): the run goes on the same
+    saved = a.snapshot()
+    a.run(max_ticks=20)
+    after = a.obstacles.shapes.copy()
+    a.restore(saved)
+    a.run(max_ticks=20)
+    assert np.array_equal(a.obstacles.shapes, after)
     # an empty list is no obstacles: the generator is not touched
     plain, empty = run(3, None), run(3, [])
     assert empty.obstacles is None
@@ -231,6 +245,55 @@ def test_stop_rays_at_obstacles_inside_and_behind():
     assert r[0].tolist() == [9.0, 9.0, 3.0, 9.0] and h[0].tolist() == [False, False, True, False]
     assert r[1].tolist() == [9.0] * 4 and not h[1].any()  # 0.1 m above its top: all clear
     assert math.isclose(r[2, 2], math.sqrt(2.0), rel_tol=1e-12)  # to the corner (4, 4.5)
+
+
+def _reference_cut(ranges, origins, headings, shapes):
+    """The ray cut in plain numpy (all rays, all obstacles), to check the compiled kernel."""
+    out = ranges.copy()
+    d = ray_directions(headings, ranges.shape[1])
+    o = origins[:, None, :]
+    for kind, cx, cy, a, b in shapes.tolist():
+        rel = o - (cx, cy)
+        if kind == 0:
+            proj = (rel * d).sum(-1)
+            inside = np.broadcast_to((rel * rel).sum(-1) - a * a, proj.shape)
+            disc = proj * proj - inside
+            with np.errstate(invalid="ignore"):
+                t = np.where(inside <= 0, 0.0, -proj - np.sqrt(disc))
+            meets = (inside <= 0) | ((disc >= 0) & (proj < 0))
+        else:
+            near, far = np.full(out.shape, -np.inf), np.full(out.shape, np.inf)
+            for axis, half in ((0, a), (1, b)):
+                lo, hi, u = -half - rel[..., axis], half - rel[..., axis], d[..., axis]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    t1, t2 = lo / u, hi / u
+                inside = (lo <= 0) & (hi >= 0)
+                flat = u == 0
+                near = np.maximum(
+                    near, np.where(flat, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
+                )
+                far = np.minimum(
+                    far, np.where(flat, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
+                )
+            meets, t = (near <= far) & (far >= 0), np.maximum(near, 0.0)
+        cut = meets & (t < out)
+        out[cut] = t[cut]
+    return out
+
+
+def test_the_compiled_ray_cut_equals_a_plain_numpy_one():
+    rng = np.random.default_rng(5)
+    origins = rng.uniform(0, 20, (60, 2))
+    heads = rng.uniform(-np.pi, np.pi, 60)
+    shapes = np.column_stack(
+        [rng.integers(0, 2, 12), rng.uniform(0, 20, (12, 2)), rng.uniform(0.2, 2.0, (12, 2))]
+    ).astype(float)
+    shapes[shapes[:, 0] == 0, 4] = shapes[shapes[:, 0] == 0, 3]
+    ranges = np.full((60, 90), 7.0)
+    got, hits = stop_rays_at_obstacles(ranges, np.zeros((60, 90), bool), origins, heads, shapes)
+    want = _reference_cut(ranges, origins, heads, shapes)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert (hits == (want < 7.0)).all() and 0 < hits.mean() < 0.9
 
 
 # ------------------------------------------------------------------------------ collisions
