@@ -29,8 +29,10 @@ from .model import MAX_FRAMES, Replay, thin_frames
 #: Open tiles some lidar has seen (the unseen ones are NEVER_RGB).
 EXPLORED_RGB = (1.0, 1.0, 1.0)
 TAG_COLOUR = "black"
-#: Moving obstacles (config ``obstacles``).
-OBSTACLE_COLOUR = "#d9731a"
+#: Moving obstacles (config ``obstacles``): dark, white-hatched and outlined, so that no robot's
+#: colour (any hue, for any number of robots) and no wall is mistaken for one.
+OBSTACLE_COLOUR = "#262626"
+OBSTACLE_HATCH = "////"
 BROADCAST_COLOUR = (0.85, 0.1, 0.55)
 FORMATS = (".gif", ".mp4")
 
@@ -188,7 +190,13 @@ def render_frames(
         shown.clear()
         for kind, x, y, a, b in [] if rows is None else np.asarray(rows).tolist():
             cx, cy = (x - to_m[0]) * tile, (y - to_m[1]) * tile
-            style = {"facecolor": OBSTACLE_COLOUR, "edgecolor": "black", "lw": 0.6, "zorder": 4.5}
+            style = {
+                "facecolor": OBSTACLE_COLOUR,
+                "edgecolor": "white",
+                "hatch": OBSTACLE_HATCH,
+                "lw": 0.0,
+                "zorder": 4.5,
+            }
             if kind == 0:
                 patch = Circle((cx, cy), a * tile, **style)
             else:
@@ -211,7 +219,14 @@ def render_frames(
         Line2D([], [], color=BROADCAST_COLOUR, ls="--", label="broadcast\n(sender - receiver)"),
         Line2D([], [], ls="", marker="D", ms=4, color=TAG_COLOUR, label="tag"),
         *(
-            [Patch(facecolor=OBSTACLE_COLOUR, edgecolor="black", label="moving obstacle")]
+            [
+                Patch(
+                    facecolor=OBSTACLE_COLOUR,
+                    edgecolor="white",
+                    hatch=OBSTACLE_HATCH,
+                    label="moving obstacle",
+                )
+            ]
             if any(f.obstacles is not None and len(f.obstacles) for f in frames)
             else []
         ),
