@@ -321,3 +321,15 @@ def test_an_obstacle_running_into_a_robot_pushes_it_and_counts_a_collision():
     # pushed aside (north) to the disc's edge as it went by (0.8 m from its path), not run
     # through: the disc moves 0.2 m a tick, so the last push was from a little off x = 0
     assert 0.79 <= sim.poses[0, 1] <= 0.8 + 1e-9 and abs(sim.poses[0, 0]) < 0.5
+
+
+def test_the_docs_example_loads_and_fits_the_default_map():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    page = Path(__file__).resolve().parents[4] / "docs" / "obstacles.md"
+    block = re.search(r"```yaml\n(.*?)```", page.read_text(), re.S).group(1)
+    sim = Simulation(config_from_dict(yaml.safe_load(block)))
+    assert len(sim.obstacles) == 5  # a disc, a box, three walkers
