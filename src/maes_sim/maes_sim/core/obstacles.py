@@ -29,10 +29,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .collision import wall_penetration
+from .collision import CONTACT_EPS, wall_penetration
 from .config_checks import ConfigError
 from .kernels import line_of_sight, ray_angle_offsets
 from .kernels.occluders import cut_rays_at_obstacles
+from .kernels.physics import touching_obstacles_kernel
 from .obstacle_config import ObstacleSpec, PathObstacle, RandomWalkers
 
 __all__ = ["Obstacles", "check_paths", "stop_rays_at_obstacles"]
@@ -174,6 +175,18 @@ class Obstacles:
     def positions(self) -> np.ndarray:
         """Centres (K, 2), grid coordinates (a copy)."""
         return self.shapes[:, 1:3].copy()
+
+    def overlapping(self, positions: np.ndarray, radii: np.ndarray) -> np.ndarray:
+        """Which discs (centres (N, 2) grid, radii (N,) tiles) overlap an obstacle now (N,)."""
+        out = np.zeros(len(positions), dtype=np.bool_)
+        touching_obstacles_kernel(
+            np.ascontiguousarray(positions, dtype=np.float64),
+            np.ascontiguousarray(radii, dtype=np.float64),
+            self.shapes,
+            -CONTACT_EPS,
+            out,
+        )
+        return out
 
     def in_metres(self, tile_size: float) -> np.ndarray:
         """:attr:`shapes` in the world (map) frame in metres: ``kind, x, y, a, b`` (K, 5), the

@@ -539,7 +539,8 @@ class Simulation:
         """Teleport every robot to ``poses`` (N, 3) (world tiles, rad) and stop it.
 
         For setting up scenarios and tests. Raises :class:`CommandRejected` (nothing changed)
-        when a pose is not finite, a disc would overlap a wall, or two discs would overlap. The
+        when a pose is not finite, a disc would overlap a wall or a moving obstacle, or two discs
+        would overlap. The
         observations (lidar, sensing) are refreshed; exploration and SLAM are not marked.
         """
         try:
@@ -572,6 +573,13 @@ class Simulation:
             raise CommandRejected(f"robot {i} at {poses[i, :2].tolist()} would overlap a wall")
         if robot_overlap(grid, radii) > 0:
             raise CommandRejected("two robots would overlap")
+        if self.obstacles is not None:
+            hit = self.obstacles.overlapping(grid, np.broadcast_to(radii, (self.n_robots,)))
+            if hit.any():
+                i = int(np.argmax(hit))
+                raise CommandRejected(
+                    f"robot {i} at {poses[i, :2].tolist()} would overlap a moving obstacle"
+                )
         self._motion = MotionState.at_rest(grid, poses[:, 2])
         self._commands = C.Commands.idle(self.n_robots)
         self._odom = poses.copy()

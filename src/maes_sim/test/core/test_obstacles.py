@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from maes_sim.core import (
+    CommandRejected,
     ConfigError,
     Simulation,
     WorldMap,
@@ -309,6 +310,9 @@ def test_a_robot_driving_into_an_obstacle_collides_and_stops_at_it():
     r = sim.radius
     assert sim.poses[0, 0] <= 0.0 - r + 1e-6 and sim.poses[0, 0] > -0.5  # against the box
     assert sim.metrics.collisions[0] == 1 and sim.colliding[0]
+    with pytest.raises(CommandRejected, match="robot 0 at .* would overlap a moving obstacle"):
+        sim.place_robots(np.array([[-0.2, 0.0, 0.0]]))  # 0.3 m robot, the box starts at x = 0
+    sim.place_robots(np.array([[-0.31, 0.0, 0.0]]))  # clear of it: fine
 
 
 def test_an_obstacle_running_into_a_robot_pushes_it_and_counts_a_collision():
