@@ -1,6 +1,7 @@
-"""A mixed team (robot types: the issue's form plus a differential-drive type) gives the same run
-in direct mode and on the embedded ROS stack (``maes_run``, lockstep): what every robot reads
-(its own scan geometry and ranges, its type in the state) and the results, to the bit."""
+"""A mixed team (robot types: the issue's form plus a differential-drive type) among random
+walkers (moving obstacles, drawn from the run's generator) gives the same run in direct mode and
+on the embedded ROS stack (``maes_run``, lockstep): what every robot reads (its own scan
+geometry and ranges, the walkers in them; its type in the state) and the results, to the bit."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ team:
   - {type: scout, count: 2}
   - {type: diff, count: 1}
   - {type: default, count: 1}
+obstacles:
+  - {random_walkers: 3, radius: 0.25, speed: 0.6}
 """
 
 RECORDING_LOGIC = """\
@@ -108,6 +111,8 @@ def runs(tmp_path_factory):
     finally:
         del os.environ["MAES_TEST_RECORD"]
     direct = result.write(tmp / "direct")
+    walkers = result.sim.obstacles
+    assert walkers is not None and len(walkers) == 3  # the run had its obstacles
     return tmp, ros, direct
 
 

@@ -26,6 +26,7 @@ from maes_sim.core.config_checks import (
     show,
 )
 from maes_sim.core.motion_models import MODEL_NAMES
+from maes_sim.core.obstacle_config import ObstaclesCheck, ObstacleSpec
 from maes_sim.core.robot_types import (
     PER_ROBOT_KEYS,
     RobotType,
@@ -433,8 +434,9 @@ class PerformanceConfig(_Section):
 @dataclass(frozen=True)
 class SimConfig(_Section):
     """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar``,
-    ``stack`` and ``performance`` sections, and the robot types and team
-    (:mod:`maes_sim.core.robot_types`).
+    ``stack`` and ``performance`` sections, the robot types and team
+    (:mod:`maes_sim.core.robot_types`) and the moving obstacles
+    (:mod:`maes_sim.core.obstacle_config`).
 
     Examples
     --------
@@ -474,6 +476,7 @@ class SimConfig(_Section):
         ),
     )
     team: tuple[TeamEntry, ...] = _setting((), TeamCheck())
+    obstacles: tuple[ObstacleSpec, ...] = _setting((), ObstaclesCheck())
 
     def robot_type_per_robot(self) -> tuple[RobotType, ...]:
         """Every robot's resolved type, robot 0 first (all ``default`` without a team)."""

@@ -13,7 +13,8 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
    failing signal function raises here, before anything has changed;
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
 3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
-   off): exploration marked every tick, SLAM maps on update ticks;
+   off; moving obstacles, :mod:`.obstacles`, stop them too, having moved before step 2):
+   exploration marked every tick, SLAM maps on update ticks (both by the walls alone);
 4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
@@ -39,6 +40,7 @@ from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
+from .obstacles import Obstacles, stop_rays_at_obstacles
 from .safe_yaml import short_repr
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
@@ -156,6 +158,22 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: The moving obstacles (:mod:`.obstacles`), or None without any.
+        self.obstacles = (
+            Obstacles(
+                config.obstacles,
+                self.walls,
+                reachable,
+                self._offset,
+                config.world.tile_size,
+                self.tick_duration,
+                self.rng,
+                start,
+                self.radius,
+            )
+            if config.obstacles
+            else None
+        )
         #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
         self.explore_bench = ExploreBench(n, reachable.shape)
         self.comms = CommsRule(
@@ -200,12 +218,14 @@ class Simulation:
 
     @property
     def lidar_ranges(self) -> np.ndarray:
-        """This tick's lidar ranges (N, R) in tiles: walls and, with ``lidar.robots_block_rays``
-        (the default), other robots' bodies stop the rays; no return = the lidar's range.
+        """This tick's lidar ranges (N, R) in tiles: walls, moving obstacles (:mod:`.obstacles`)
+        and, with ``lidar.robots_block_rays`` (the default), other robots' bodies stop the rays;
+        no return = the lidar's range.
 
         Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
         applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
-        scan is read, so a run nobody reads scans from does not pay for them. A team whose
+        scan is read (the obstacles likewise), so a run nobody reads scans from does not pay
+        for them. A team whose
         types have different ray counts has no (N, R) array: read :meth:`lidar_of`.
         """
         return self._lidar_all()[0]
@@ -264,6 +284,17 @@ class Simulation:
                         ranges, hits = stop_rays_at_bodies(
                             ranges, hits, origins, heads, group.range, others, radius, group.fov
                         )
+                if self.obstacles is not None:
+                    idx = group.robots
+                    ranges, hits = stop_rays_at_obstacles(
+                        ranges,
+                        hits,
+                        pos[idx],
+                        head[idx],
+                        self.obstacles.shapes,
+                        group.fov,
+                        group.range,
+                    )
                 scans.append((ranges, hits))
             self._scan = scans
         return self._scan
@@ -508,7 +539,8 @@ class Simulation:
         """Teleport every robot to ``poses`` (N, 3) (world tiles, rad) and stop it.
 
         For setting up scenarios and tests. Raises :class:`CommandRejected` (nothing changed)
-        when a pose is not finite, a disc would overlap a wall, or two discs would overlap. The
+        when a pose is not finite, a disc would overlap a wall or a moving obstacle, or two discs
+        would overlap. The
         observations (lidar, sensing) are refreshed; exploration and SLAM are not marked.
         """
         try:
@@ -541,6 +573,13 @@ class Simulation:
             raise CommandRejected(f"robot {i} at {poses[i, :2].tolist()} would overlap a wall")
         if robot_overlap(grid, radii) > 0:
             raise CommandRejected("two robots would overlap")
+        if self.obstacles is not None:
+            hit = self.obstacles.overlapping(grid, np.broadcast_to(radii, (self.n_robots,)))
+            if hit.any():
+                i = int(np.argmax(hit))
+                raise CommandRejected(
+                    f"robot {i} at {poses[i, :2].tolist()} would overlap a moving obstacle"
+                )
         self._motion = MotionState.at_rest(grid, poses[:, 2])
         self._commands = C.Commands.idle(self.n_robots)
         self._odom = poses.copy()
@@ -582,7 +621,11 @@ class Simulation:
         else:
             links = self._links(pos0, senders)
 
-        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
+        shapes = None
+        if self.obstacles is not None:  # they move first; the robots meet them where they are
+            self.obstacles.advance(next_tick, self.rng)
+            shapes = self.obstacles.shapes
+        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params, shapes)
         self._motion, self._commands = result.state, result.commands
         self._status = result.status
         self.colliding, self.collided = result.colliding, result.collided
