@@ -133,15 +133,30 @@ class TagStore:
 @njit(**JIT_OPTIONS)
 def _nearest_of_each(bounds, dist, limit):
     # The pairs of query i are bounds[i]:bounds[i + 1], in deposit order. Of a query with more
-    # than ``limit`` of them, keep the ``limit`` nearest, ties to the earlier deposited (a
-    # stable sort of its distances), in their own order.
+    # than ``limit`` of them, keep the ``limit`` nearest, ties to the earlier deposited (what
+    # the first ``limit`` of a stable sort of its distances would be), in their own order: all
+    # nearer than the limit-th smallest distance, then the earliest at exactly that distance.
     keep = np.ones(dist.shape[0], dtype=np.bool_)
     for i in range(bounds.shape[0] - 1):
         lo = bounds[i]
         hi = bounds[i + 1]
         if hi - lo > limit:
-            order = np.argsort(dist[lo:hi], kind="mergesort")
-            keep[lo:hi] = False
-            for k in range(limit):
-                keep[lo + order[k]] = True
+            if limit <= 0:
+                keep[lo:hi] = False
+                continue
+            cut = np.partition(dist[lo:hi], limit - 1)[limit - 1]
+            below = 0
+            for k in range(lo, hi):
+                if dist[k] < cut:
+                    below += 1
+            room = limit - below  # >= 1: the places left for pairs at exactly ``cut``
+            for k in range(lo, hi):
+                d = dist[k]
+                if d > cut:
+                    keep[k] = False
+                elif d == cut:
+                    if room > 0:
+                        room -= 1
+                    else:
+                        keep[k] = False
     return keep
