@@ -591,7 +591,7 @@ class Navigator:
                 return failure
             replanned = True
 
-        cmd = follow_path(pose, self._route.waypoints, self._follow, self._follow_state, now)
+        cmd = follow_path(pose, self._waypoints, self._follow, self._follow_state, now)
         self._follow_state = cmd.state
         self._remaining = cmd.remaining
         if cmd.status is FollowStatus.SUCCEEDED:
@@ -620,6 +620,7 @@ class Navigator:
     def _reset_goal(self, now: float) -> None:
         self._started = now
         self._route: Route | None = None
+        self._waypoints = np.empty((0, 2))  # the route's waypoints as an array, made once
         self._dense: list[tuple[float, float]] = []
         self._grid: GridMap | None = None
         self._follow_state: FollowState | None = None
@@ -672,6 +673,7 @@ class Navigator:
                 f"{goal} on the robot's map",
             )
         self._route = route
+        self._waypoints = np.asarray(route.waypoints, dtype=np.float64)
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
         dense[-1] = route.waypoints[-1]
