@@ -204,12 +204,33 @@ def _passed(px: float, py: float, wps: np.ndarray, i: int, tol: float, start: tu
     return rx * ux + ry * uy >= 0.0 and abs(rx * uy - ry * ux) <= tol
 
 
+def path_tails(waypoints: Sequence[Sequence[float]]) -> list[float]:
+    """Length of the path from each waypoint on to the last, as :func:`follow_path` adds it.
+
+    A caller following one path for many steps computes this once and passes it as
+    ``follow_path(..., tails=...)``: the same numbers, not recomputed every step.
+
+    Examples
+    --------
+    >>> path_tails([(0.0, 0.0), (3.0, 4.0), (3.0, 5.0)])
+    [6.0, 1.0, 0.0]
+    """
+    wps = np.asarray(waypoints, dtype=np.float64)
+    return [_tail_length(wps, t) for t in range(len(wps))]
+
+
+def _tail_length(wps: np.ndarray, target: int) -> float:
+    tail = np.diff(wps[target:], axis=0)
+    return float(np.hypot(tail[:, 0], tail[:, 1]).sum()) if tail.size else 0.0
+
+
 def follow_path(
     pose: Sequence[float],
     waypoints: Sequence[Sequence[float]],
     params: FollowParams,
     state: FollowState | None = None,
     time: float = 0.0,
+    tails: Sequence[float] | None = None,
 ) -> FollowCommand:
     """One rotate-xor-move command towards the next waypoint of a path.
 
@@ -225,6 +246,9 @@ def follow_path(
         The ``state`` of the previous command; ``None`` starts at the first waypoint.
     time : float
         Current time in seconds (e.g. sim time); only used to detect a blocked robot.
+    tails : sequence of float, optional
+        :func:`path_tails` of ``waypoints``, when the caller keeps it for the path; computed
+        here otherwise.
 
     Returns
     -------
@@ -262,8 +286,7 @@ def follow_path(
 
     dx, dy = wps[target, 0] - x, wps[target, 1] - y
     dist = math.hypot(dx, dy)
-    tail = np.diff(wps[target:], axis=0)
-    remaining = dist + float(np.hypot(tail[:, 0], tail[:, 1]).sum()) if tail.size else dist
+    remaining = dist + (_tail_length(wps, target) if tails is None else tails[target])
     if target == last and dist <= params.goal_tolerance:
         done = replace(st, driving=False, last_progress_time=time)
         return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)
