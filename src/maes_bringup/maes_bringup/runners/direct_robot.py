@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -347,9 +347,14 @@ class _Positions(Sequence):
         pos = self._items[k].pos
         return pos.x, pos.y
 
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        # what the navigator's yielding check reads every drive step: one pass over the items
+        for it in self._items:
+            pos = it.pos
+            yield pos.x, pos.y
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        # what the navigator's yielding check reads every drive step: one pass, not the
-        # Sequence protocol item by item
+        # one pass, not the Sequence protocol item by item
         xy = np.array([(it.pos.x, it.pos.y) for it in self._items], dtype=np.float64)
         return xy.reshape(-1, 2) if dtype is None else xy.reshape(-1, 2).astype(dtype)
 

@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 
 from ..robot_api import NavStatus
+from ._discs import mark_discs
 from ._segment import segment_clear
 from .costmap import GridMap
-from .following import FollowParams, FollowState, FollowStatus, follow_path
+from .following import FollowParams, FollowState, FollowStatus, follow_path, path_tails
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
@@ -401,22 +402,13 @@ def robots_as_obstacles(
     """
     out = np.array(costs, dtype=np.int8, copy=True)
     res = grid.resolution
-    half = 0.5 * res
     xs = grid.origin_x + (np.arange(grid.width) + 0.5) * res
     ys = grid.origin_y + (np.arange(grid.height) + 0.5) * res
-    reach = int(math.ceil(radius / res)) + 1  # cells beyond it are farther than radius
-    for px, py in positions:
-        # only the window of cells that can lie within radius (the same test per cell)
-        cx = int(math.floor((px - grid.origin_x) / res))
-        cy = int(math.floor((py - grid.origin_y) / res))
-        x0, x1 = max(cx - reach, 0), min(cx + reach + 1, grid.width)
-        y0, y1 = max(cy - reach, 0), min(cy + reach + 1, grid.height)
-        if x0 >= x1 or y0 >= y1:
-            continue
-        gap_x = np.maximum(np.abs(xs[x0:x1] - px) - half, 0.0)
-        gap_y = np.maximum(np.abs(ys[y0:y1] - py) - half, 0.0)
-        window = out[y0:y1, x0:x1]
-        window[gap_x[None, :] ** 2 + gap_y[:, None] ** 2 <= radius * radius] = 100
+    points = np.array(positions, dtype=np.float64).reshape(-1, 2)
+    # every position's window of cells, in one compiled pass (the same test per cell)
+    mark_discs(
+        out, xs, ys, points, float(grid.origin_x), float(grid.origin_y), float(res), float(radius)
+    )
     return out
 
 
@@ -599,7 +591,7 @@ class Navigator:
                 return failure
             replanned = True
 
-        cmd = follow_path(pose, self._route.waypoints, self._follow, self._follow_state, now)
+        cmd = follow_path(pose, self._waypoints, self._follow, self._follow_state, now, self._tails)
         self._follow_state = cmd.state
         self._remaining = cmd.remaining
         if cmd.status is FollowStatus.SUCCEEDED:
@@ -628,6 +620,8 @@ class Navigator:
     def _reset_goal(self, now: float) -> None:
         self._started = now
         self._route: Route | None = None
+        self._waypoints = np.empty((0, 2))  # the route's waypoints as an array, made once
+        self._tails: list[float] = []  # and their path_tails
         self._dense: list[tuple[float, float]] = []
         self._grid: GridMap | None = None
         self._follow_state: FollowState | None = None
@@ -680,6 +674,8 @@ class Navigator:
                 f"{goal} on the robot's map",
             )
         self._route = route
+        self._waypoints = np.asarray(route.waypoints, dtype=np.float64)
+        self._tails = path_tails(self._waypoints)
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
         dense[-1] = route.waypoints[-1]
