@@ -34,12 +34,13 @@ from .config import SimConfig
 from .config_schema import check_slam_memory
 from .explore_bench import ExploreBench
 from .grid import grid_offset
-from .kernels import cast_rays, stop_rays_at_bodies, use_threads, visible_pairs, wall_sums
+from .kernels import cast_rays, stop_rays_at_bodies, use_threads, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
-from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
 from .safe_yaml import short_repr
+from .sensors import SENSORS
+from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
 from .state import RobotState, TagView
@@ -370,6 +371,7 @@ class Simulation:
                     inbox=self.mailbox.inbox_of,
                     tags=self._tags_for,
                     robot_types=self.team.names,
+                    sensors={s.name: s.read(self) for s in SENSORS},
                 )
                 self._observations[1.0] = base
             if scale != 1.0:
@@ -700,13 +702,9 @@ class Simulation:
                         fov=group.fov,
                     )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
-        sense = self.team.sense_ranges
-        top = self.team.top_sense_range
-        if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(self.walls, pos, top, sums=self._wall_sums)
-        else:
-            ia, ib, _ = pairs_within(pos, None, top)
-        self._nearby = self.team.within_range(ia, ib, pos, pos, sense)
+        self._nearby = sense_pairs(
+            self.walls, pos, self.team, rc.sense_nearby_agents_blocked_by_walls, self._wall_sums
+        )
         self._tags_nearby = None
         self._observations = {}
 
