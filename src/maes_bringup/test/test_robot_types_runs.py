@@ -1,6 +1,8 @@
 """A mixed team (robot types: the issue's form plus a differential-drive type) gives the same run
 in direct mode and on the embedded ROS stack (``maes_run``, lockstep): what every robot reads
-(its own scan geometry and ranges, its type in the state) and the results, to the bit."""
+(its own scan geometry and ranges, its type and believed position in the state) and the
+results, to the bit. Sensor noise is on (per type: lidar range noise and dropouts, odometry
+drift, SLAM position inaccuracy), drawn from the one generator in both modes."""
 
 from __future__ import annotations
 
@@ -26,14 +28,16 @@ robot_types:
     agent_relative_size: 0.4
     relative_move_speed: 1.5
     motion: {model: omnidirectional}
-    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0}
+    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0, range_noise_std: 0.03,
+            dropout_probability: 0.05}
+    slam_position_inaccuracy: 0.4
     broadcast_range: 10.0
     sense_nearby_agents_range: 3.0
   diff:
     agent_relative_size: 0.7
     relative_move_speed: 0.8
-    motion: {model: differential_drive}
-    lidar: {rays: 360}
+    motion: {model: differential_drive, odometry_noise: 0.05, heading_noise: 0.02}
+    lidar: {rays: 360, range_noise_std: 0.01}
 team:
   - {type: scout, count: 2}
   - {type: diff, count: 1}
@@ -56,8 +60,11 @@ def logic(robot):
     digest = hashlib.sha256(ranges.tobytes() + angles.tobytes()).hexdigest()[:16]
     kind = robot.state.robot_type
     first, last = float(angles[0]), float(angles[-1])
+    pos = robot.state.position
     with open(os.environ["MAES_TEST_RECORD"] + f".{robot.robot_id}", "a") as out:
-        out.write(f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest}\\n")
+        out.write(
+            f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest} {pos.x!r} {pos.y!r}\\n"
+        )
     explorer(robot)
 """
 

@@ -233,7 +233,10 @@ class NavParams:
         radius = kind.radius * tile
         speed = kind.max_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
-        inaccuracy = float(getattr(rc, "slam_position_inaccuracy", 0.0))
+        # the robot's type's SLAM pose error (robot_constraints' when the type sets none)
+        inaccuracy = float(
+            getattr(kind, "slam_position_inaccuracy", getattr(rc, "slam_position_inaccuracy", 0.0))
+        )
         values: dict[str, Any] = {
             "robot_radius": radius,
             "max_linear_speed": speed,

@@ -2,7 +2,9 @@
 
 Every sensor has one home here:
 
-- the lidar: the kernel :func:`~maes_sim.core.kernels.cast_rays`, grouped per lidar by
+- :mod:`.lidar`: the scan's noise (Gaussian range error, dropouts), drawn every tick from the
+  simulation's generator; the rays are cast by the kernel
+  :func:`~maes_sim.core.kernels.cast_rays`, once per lidar group of
   :class:`~maes_sim.core.team.Team`.
 - :mod:`.nearby_robots`: the robots each robot senses (``State.nearby_robots``).
 - :mod:`.bumper`: whether a robot touches a wall (``RobotState.bumper``), the worked example of
