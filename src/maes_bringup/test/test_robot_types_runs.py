@@ -1,8 +1,10 @@
 """A mixed team (robot types: the issue's form plus a differential-drive type) gives the same run
 in direct mode and on the embedded ROS stack (``maes_run``, lockstep): what every robot reads
 (its own scan geometry and ranges, its type and believed position in the state) and the
-results, to the bit. Sensor noise is on (per type: lidar range noise and dropouts, odometry
-drift, SLAM position inaccuracy), drawn from the one generator in both modes."""
+results, to the bit. The scouts (omnidirectional) also strafe for a while through
+``robot.set_velocity(..., lateral=...)``. Sensor noise is on (per type: lidar range noise and
+dropouts, odometry drift, SLAM position inaccuracy), drawn from the one generator in both
+modes."""
 
 from __future__ import annotations
 
@@ -66,6 +68,8 @@ def logic(robot):
             f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest} {pos.x!r} {pos.y!r}\\n"
         )
     explorer(robot)
+    if kind == "scout" and 100 <= robot.tick < 120:  # strafe (omnidirectional): cmd_vel.linear.y
+        robot.set_velocity(0.1, 0.0, lateral=0.2 if robot.robot_id == 0 else -0.2)
 """
 
 
