@@ -157,8 +157,8 @@ class _Namespace:
                 PoseWithCovarianceStamped, f"{ns}/amcl_pose", LATCHED_QOS
             )
 
-    def publish_cmd(self, linear: float, angular: float, stamp) -> None:
-        self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp))
+    def publish_cmd(self, linear: float, angular: float, lateral: float, stamp) -> None:
+        self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp, lateral=lateral))
         self.cmd_vel_sent += 1
 
 
