@@ -53,8 +53,10 @@ class NavigatorPoses:
         # The simulator node's odom frames start at the world origin.
         self._odom_origin = np.zeros((sim.n_robots, 3))
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
-        jump = map_odom_jump_distance(sim.config)
-        self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
+        self._map_odom = [
+            SmoothedTransform(reset_distance=map_odom_jump_distance(sim.config, robot=i))
+            for i in range(sim.n_robots)
+        ]
         self._stamp = 0.0
         self._odom_base: list[tuple[float, float, float]] = []
         self._map_odom_wire: list[tuple[float, float, float]] = []
