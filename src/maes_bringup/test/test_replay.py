@@ -418,3 +418,26 @@ def test_moving_obstacles_are_recorded_replayed_and_drawn(tmp_path, logic_spec):
     colour = (np.array(to_rgb(OBSTACLE_COLOUR)) * 255).round().astype(int)
     for xy in replay.frames[-1].obstacles[:, 1:3]:  # each walker's centre shows its colour
         assert _robot_colour_at(last, lay.pixels(xy, replay.tile_size), colour), xy
+
+
+def test_a_recording_keeps_the_robots_sizes(tmp_path, logic_spec):
+    """Robot types: the recorder notes every robot's radius in the bag's rosbag2 ``custom_data``
+    and the replay draws each robot at its size (a recording without the note: all alike)."""
+    import yaml
+
+    config = dict(
+        CONFIG,
+        end_criteria={"tick": 30},
+        robot_types={"small": {"agent_relative_size": 0.3}, "big": {"agent_relative_size": 0.9}},
+        team=[{"type": "small", "count": 2}, {"type": "big", "count": 1}],
+    )
+    result = run(config_from_dict(config), logic_spec, record=tmp_path / "bag")
+    replay = read_mcap(tmp_path / "bag", max_frames=10)
+    np.testing.assert_allclose(replay.radii, [0.15, 0.15, 0.45])
+    np.testing.assert_allclose(replay.radii, result.sim.team.radii)
+    meta = yaml.safe_load((tmp_path / "bag" / "metadata.yaml").read_text())
+    assert "maes.robot_radii_m" in meta["rosbag2_bagfile_information"]["custom_data"]
+    # a recording of another recorder (no note) replays with every robot alike
+    bag = tmp_path / "other.mcap"
+    _record(bag, logic_spec)
+    assert read_mcap(bag, max_frames=5).radii is None

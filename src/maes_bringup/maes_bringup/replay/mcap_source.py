@@ -7,11 +7,14 @@ markers, when the run had any), ``/tf`` (true poses: ``world -> robot<i>/odom
 -> robot<i>/base_footprint``), ``/robot<i>/maes_state`` (broadcasts received, tags nearby;
 and the believed positions when ``/tf`` is missing), ``/maes/exploration`` (explored tiles; else
 the union of the ``/robot<i>/map`` SLAM maps). Times are the messages' header stamps
-(simulated time), so a recording's log times do not matter.
+(simulated time), so a recording's log times do not matter. The robots' radii come from the
+bag's rosbag2 ``custom_data`` (``maes_common.contract.RECORDING_RADII_KEY``, written by the
+simulator's recorder); without them every robot is drawn alike.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from maes_common.contract import RECORDING_RADII_KEY
 from maes_sim.core import Trail
 
 from .model import MAX_FRAMES, Replay, ReplayFrame
@@ -65,6 +69,30 @@ def _messages(path: Path, topics: set[str] | Callable[[str], bool]) -> Iterator[
             if type(exc).__name__ in ("EndOfFile", "InvalidMagic", "RecordLengthLimitExceeded"):
                 return
             raise
+
+
+def _radii_m(path: Path) -> np.ndarray | None:
+    """Every robot's radius (metres) from the bag's ``custom_data``, or None (a recording of
+    another recorder, or a torn file without its metadata record)."""
+    import yaml
+    from mcap.reader import make_reader
+
+    try:
+        with path.open("rb") as fh:
+            for record in make_reader(fh).iter_metadata():
+                if record.name != "rosbag2":
+                    continue
+                meta = yaml.safe_load(record.metadata.get("serialized_metadata", "")) or {}
+                info = meta.get("rosbag2_bagfile_information", {}) or {}
+                value = (info.get("custom_data") or {}).get(RECORDING_RADII_KEY)
+                if value is None:
+                    return None
+                radii = np.asarray(json.loads(value), dtype=np.float64)
+                ok = radii.ndim == 1 and np.isfinite(radii).all() and (radii > 0).all()
+                return radii if ok else None
+    except Exception:  # no summary (a torn file) or unreadable metadata: draw all alike
+        return None
+    return None
 
 
 def _grid(msg) -> tuple[np.ndarray, float, tuple[float, float]]:
@@ -285,6 +313,8 @@ def read_mcap(
         )
         previous = t
     tag_list = sorted(tags.values(), key=lambda v: v[2])
+    radii_m = _radii_m(path)
+    radii = radii_m / float(tile) if radii_m is not None and len(radii_m) == n else None
     return Replay(
         walls=walls,
         tile_size=float(tile),
@@ -294,6 +324,7 @@ def read_mcap(
         trail=trail_xy,
         tags=np.array([v[:2] for v in tag_list], dtype=np.float64).reshape(-1, 2),
         tag_ticks=np.array([v[2] for v in tag_list], dtype=np.int64),
+        radii=radii,
     )
 
 

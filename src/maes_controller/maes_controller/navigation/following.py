@@ -15,6 +15,11 @@ velocity command. Call it once per control tick with the state it returned last 
 3. Report ``BLOCKED`` when neither the remaining path length nor (while rotating) the heading
    error improved for ``blocked_timeout`` seconds.
 
+An omnidirectional robot (``FollowParams.omnidirectional``) never rotates in place: it drives
+straight at the current waypoint at once, the velocity split into forward (``linear``) and
+sideways (``lateral``) parts in its own frame, and turns towards the waypoint on the way (the
+same proportional turn rate). Differential and MAES robots are followed as above.
+
 Units are the caller's (tiles or metres, seconds, radians); pose and waypoints share a frame.
 """
 
@@ -77,6 +82,8 @@ class FollowParams:
         Seconds without progress before ``BLOCKED``; longer than a half turn takes.
     progress_epsilon : float
         Smallest decrease of the remaining path length that counts as progress.
+    omnidirectional : bool
+        The robot strafes: drive at the waypoint in any direction, turning on the way.
 
     Examples
     --------
@@ -95,8 +102,13 @@ class FollowParams:
     angular_gain: float = 2.5
     blocked_timeout: float = 6.0
     progress_epsilon: float = 0.05
+    omnidirectional: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.omnidirectional, bool):
+            raise ValueError(
+                f"FollowParams.omnidirectional must be a bool, got {self.omnidirectional!r}"
+            )
         for name in (
             "max_linear_speed",
             "max_angular_speed",
@@ -158,13 +170,15 @@ class FollowState:
 
 
 class FollowCommand(NamedTuple):
-    """One control step: velocities, status, the state for the next call, remaining length."""
+    """One control step: velocities, status, the state for the next call, remaining length,
+    and the sideways velocity (``lateral``, to the robot's left: an omnidirectional robot)."""
 
     linear: float
     angular: float
     status: FollowStatus
     state: FollowState
     remaining: float
+    lateral: float = 0.0
 
 
 def wrap_angle(angle: float) -> float:
@@ -261,9 +275,10 @@ def follow_path(
     Returns
     -------
     FollowCommand
-        ``(linear, angular, status, state, remaining)``; exactly one of ``linear``/``angular``
-        is non-zero while ``ROTATING``/``DRIVING``, both are zero once finished. ``remaining`` is
-        the path length left from the pose.
+        ``(linear, angular, status, state, remaining, lateral)``; exactly one of
+        ``linear``/``angular`` is non-zero while ``ROTATING``/``DRIVING`` (``lateral`` is 0),
+        all are zero once finished; an omnidirectional robot only drives, with all three.
+        ``remaining`` is the path length left from the pose.
 
     Examples
     --------
@@ -274,6 +289,10 @@ def follow_path(
     >>> cmd = follow_path((0.0, 0.0, math.pi / 2), [(0.0, 2.0)], p, cmd.state)
     >>> cmd.status.name, cmd.linear, cmd.angular, cmd.remaining
     ('DRIVING', 1.0, 0.0, 2.0)
+    >>> omni = FollowParams(max_linear_speed=1.0, max_angular_speed=1.0, omnidirectional=True)
+    >>> cmd = follow_path((0.0, 0.0, 0.0), [(0.0, 2.0)], omni)  # strafes left at once
+    >>> cmd.status.name, round(cmd.linear, 6), round(cmd.lateral, 6), cmd.angular
+    ('DRIVING', 0.0, 1.0, 1.0)
     """
     x, y, yaw, wps = _check_inputs(pose, waypoints)
     st = state if state is not None else FollowState(start=(x, y))
@@ -303,7 +322,9 @@ def follow_path(
     # Driving on with error err misses the waypoint sideways by dist * sin(err).
     slack = 1.5 if st.driving else 1.0
     lateral_limit = math.asin(min(1.0, slack * params.lateral_tolerance / dist))
-    rotate = abs(err) > min(slack * params.heading_tolerance, lateral_limit)
+    rotate = not params.omnidirectional and abs(err) > min(
+        slack * params.heading_tolerance, lateral_limit
+    )
 
     progressed = remaining < st.best_remaining - params.progress_epsilon or (
         rotate and abs(err) < st.best_heading_error - _HEADING_EPSILON
@@ -327,4 +348,15 @@ def follow_path(
     if target == last:
         fraction = min(1.0, max(params.min_speed_fraction, dist / params.slowdown_distance))
         speed *= fraction
-    return FollowCommand(speed, 0.0, FollowStatus.DRIVING, _with(st, driving=True), remaining)
+    driving = _with(st, driving=True)
+    if params.omnidirectional:  # straight at the waypoint, turning towards it on the way
+        angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
+        return FollowCommand(
+            speed * math.cos(err),
+            angular,
+            FollowStatus.DRIVING,
+            driving,
+            remaining,
+            speed * math.sin(err),
+        )
+    return FollowCommand(speed, 0.0, FollowStatus.DRIVING, driving, remaining)

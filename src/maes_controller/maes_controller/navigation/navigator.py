@@ -133,6 +133,9 @@ class NavParams:
     yield_timeout : float
         Seconds (> 0) a move may be held before the navigator recovers (replans around the
         robots, every second time backing up first), without waiting for ``blocked_timeout``.
+    omnidirectional : bool
+        The robot can strafe (``motion.model: omnidirectional``): the follower drives straight
+        at each waypoint, turning towards it on the way, instead of turning in place first.
 
     Examples
     --------
@@ -164,6 +167,7 @@ class NavParams:
     yield_margin: float = 0.0
     yield_lookahead: float = 0.0
     yield_timeout: float = 1.0
+    omnidirectional: bool = False
 
     def __post_init__(self) -> None:
         positive = (
@@ -234,7 +238,10 @@ class NavParams:
         radius = kind.radius * tile
         speed = kind.max_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
-        inaccuracy = float(getattr(rc, "slam_position_inaccuracy", 0.0))
+        # the robot's type's SLAM pose error (robot_constraints' when the type sets none)
+        inaccuracy = float(
+            getattr(kind, "slam_position_inaccuracy", getattr(rc, "slam_position_inaccuracy", 0.0))
+        )
         values: dict[str, Any] = {
             "robot_radius": radius,
             "max_linear_speed": speed,
@@ -252,6 +259,7 @@ class NavParams:
             "backup_speed": 0.2 * speed,
             "yield_margin": (0.1 + inaccuracy) * tile,
             "yield_lookahead": 0.5 * tile,
+            "omnidirectional": getattr(kind, "motion_model", "") == "omnidirectional",
         }
         values.update(overrides)
         return cls(**values)
@@ -284,6 +292,7 @@ class NavParams:
             slowdown_distance=self.slowdown_distance,
             blocked_timeout=self.blocked_timeout,
             progress_epsilon=self.progress_epsilon,
+            omnidirectional=self.omnidirectional,
         )
 
 
@@ -322,6 +331,9 @@ class NavStep:
         Behaviours (:mod:`.tasks`): distance (m) or angle (rad) travelled so far.
     missed : tuple of (index, error code)
         ``follow_waypoints``: the waypoints missed so far.
+    lateral : float
+        Sideways velocity command, m/s to the robot's left (an omnidirectional robot's
+        follower; 0 otherwise).
     """
 
     linear: float = 0.0
@@ -339,6 +351,7 @@ class NavStep:
     poses_remaining: int = 0
     traveled: float = 0.0
     missed: tuple[tuple[int, int], ...] = ()
+    lateral: float = 0.0
 
 
 def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
@@ -602,18 +615,23 @@ class Navigator:
             return self._recover(pose, grid, now)
         if cmd.state.best_remaining < self._best_remaining_at_recovery - p.goal_tolerance:
             self._consecutive_recoveries = 0  # real progress since the last recovery
-        linear = cmd.linear
+        linear, lateral = cmd.linear, cmd.lateral
+        # the drive's own direction: along the heading, or (strafing) the velocity's
+        heading, direction = pose, linear
+        if lateral != 0.0:
+            heading = (pose[0], pose[1], pose[2] + math.atan2(lateral, linear))
+            direction = 1.0
         # a robot beyond the goal is not in the way: this one stops before it
-        if linear != 0.0 and self._in_the_way(pose, linear, reach=cmd.remaining):
+        if direction != 0.0 and self._in_the_way(heading, direction, reach=cmd.remaining):
             if self._held_since is None:
                 self._held_since = now
             if now - self._held_since >= p.yield_timeout:
                 self._held_since = None
                 return self._recover(pose, grid, now)
-            linear = 0.0  # hold, and let the other robot pass
+            linear = lateral = 0.0  # hold, and let the other robot pass
         else:
             self._held_since = None
-        return self._emit(now, linear, cmd.angular, replanned)
+        return self._emit(now, linear, cmd.angular, replanned, lateral)
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -754,13 +772,16 @@ class Navigator:
             return failure
         return self._emit(now, 0.0, 0.0, True)
 
-    def _emit(self, now: float, linear: float, angular: float, replanned: bool) -> NavStep:
+    def _emit(
+        self, now: float, linear: float, angular: float, replanned: bool, lateral: float = 0.0
+    ) -> NavStep:
         remaining = self._remaining
         if math.isnan(remaining) and self._route is not None:
             remaining = self._route.length
         self._last = NavStep(
             linear=float(linear),
             angular=float(angular),
+            lateral=float(lateral),
             status=self._status,
             distance_remaining=remaining,
             navigation_time=now - self._started,

@@ -28,6 +28,7 @@ from maes_sim.core.config_checks import (
 from maes_sim.core.motion_models import MODEL_NAMES
 from maes_sim.core.obstacle_config import ObstaclesCheck, ObstacleSpec
 from maes_sim.core.robot_types import (
+    MAX_ODOMETRY_NOISE,
     PER_ROBOT_KEYS,
     RobotType,
     RobotTypesCheck,
@@ -70,8 +71,6 @@ MAX_SLAM_CELLS = 2**30
 MAX_PASSAGE_WIDTH = 20
 #: Cave smoothing converges in a few passes; more only cost time.
 MAX_SMOOTHING_RUNS = 100
-#: Odometry noise (standard deviation per tile / per radian moved).
-MAX_ODOMETRY_NOISE = 10.0
 #: Metres per tile.
 MIN_TILE_SIZE, MAX_TILE_SIZE = 1e-3, 1e3
 #: File types the custom-map loader reads: MAES's PGM and Nav2 map_server YAML.
@@ -390,7 +389,8 @@ class WorldConfig(_Section):
 
 @dataclass(frozen=True)
 class MotionConfig(_Section):
-    """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose."""
+    """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose (of
+    every robot type that does not set its own: ``robot_types.<name>.motion``)."""
 
     PATH: ClassVar[str] = "motion"
     model: str = _setting("maes", Choice(*MODEL_NAMES))

@@ -35,13 +35,15 @@ from .config import SimConfig
 from .config_schema import check_slam_memory
 from .explore_bench import ExploreBench
 from .grid import grid_offset
-from .kernels import cast_rays, stop_rays_at_bodies, use_threads, visible_pairs, wall_sums
+from .kernels import cast_rays, stop_rays_at_bodies, use_threads, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
-from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
 from .obstacles import Obstacles, stop_rays_at_obstacles
 from .safe_yaml import short_repr
+from .sensors import SENSORS
+from .sensors.lidar import apply_noise, draw_noise
+from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
 from .state import RobotState, TagView
@@ -181,7 +183,12 @@ class Simulation:
         )
         self.mailbox = Mailbox(n)
         self.tags = TagStore(n)
-        self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
+        self.slam = SlamState(n, self.shape, self.team.per_robot(self.team.slam_inaccuracy))
+        # noise per robot (robot types); a uniform team passes scalars, as before types existed
+        self._odometry_noise = self.team.per_robot(self.team.odometry_noise)
+        self._heading_noise = self.team.per_robot(self.team.heading_noise)
+        self._lidar_noise_std = self.team.lidar_noise_std / config.world.tile_size  # tiles
+        self._scan_noise: list | None = None
         self.snapshots: list[dict[str, float | int]] = []
         self.trail = Trail(n)  # the paths in the result pictures
         self.trail.record(0, start)
@@ -220,7 +227,9 @@ class Simulation:
     def lidar_ranges(self) -> np.ndarray:
         """This tick's lidar ranges (N, R) in tiles: walls, moving obstacles (:mod:`.obstacles`)
         and, with ``lidar.robots_block_rays`` (the default), other robots' bodies stop the rays;
-        no return = the lidar's range.
+        no return = the lidar's range; with the type's lidar noise
+        (:mod:`maes_sim.core.sensors.lidar`) a hit's range has a Gaussian error and a dropped ray
+        is a no return.
 
         Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
         applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
@@ -272,7 +281,8 @@ class Simulation:
             scans = []
             pos, head = self._motion.positions, self._motion.headings
             bodies = self.config.lidar.robots_block_rays and self.n_robots > 1
-            for group, (ranges, hits) in zip(self.team.lidar_groups, self._walls_scan, strict=True):
+            walls_scan = zip(self.team.lidar_groups, self._walls_scan, strict=True)
+            for g, (group, (ranges, hits)) in enumerate(walls_scan):
                 if bodies:
                     idx = group.robots
                     if len(self.team.lidar_groups) == 1:
@@ -295,6 +305,9 @@ class Simulation:
                         group.fov,
                         group.range,
                     )
+                # Noise last: walls, bodies, obstacles, then what the sensor gets wrong.
+                if self._scan_noise is not None:
+                    ranges, hits = apply_noise(ranges, hits, group.range, self._scan_noise[g])
                 scans.append((ranges, hits))
             self._scan = scans
         return self._scan
@@ -401,6 +414,7 @@ class Simulation:
                     inbox=self.mailbox.inbox_of,
                     tags=self._tags_for,
                     robot_types=self.team.names,
+                    sensors={s.name: s.read(self) for s in SENSORS},
                 )
                 self._observations[1.0] = base
             if scale != 1.0:
@@ -631,9 +645,8 @@ class Simulation:
         self.colliding, self.collided = result.colliding, result.collided
         self.metrics.distance += result.distance
         self.metrics.collisions += result.collided
-        noise = self.config.motion
         self._odom = advance_odometry(
-            self._odom, result.odom_delta, noise.odometry_noise, noise.heading_noise, self.rng
+            self._odom, result.odom_delta, self._odometry_noise, self._heading_noise, self.rng
         )
         self.tick = next_tick
         self.trail.record(self.tick, self._motion.positions)
@@ -721,7 +734,11 @@ class Simulation:
             )
             for group, (origins, heads, index) in zip(groups, parts, strict=True)
         ]
-        self._scan = None  # the robots' bodies are applied when a scan is read
+        self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
+        # the lidar noise is drawn every tick, read or not: the same draws in every mode
+        self._scan_noise = draw_noise(
+            groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng
+        )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
         if mark:
@@ -743,13 +760,9 @@ class Simulation:
                         fov=group.fov,
                     )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
-        sense = self.team.sense_ranges
-        top = self.team.top_sense_range
-        if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(self.walls, pos, top, sums=self._wall_sums)
-        else:
-            ia, ib, _ = pairs_within(pos, None, top)
-        self._nearby = self.team.within_range(ia, ib, pos, pos, sense)
+        self._nearby = sense_pairs(
+            self.walls, pos, self.team, rc.sense_nearby_agents_blocked_by_walls, self._wall_sums
+        )
         self._tags_nearby = None
         self._observations = {}
 

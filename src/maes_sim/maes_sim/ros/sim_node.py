@@ -17,6 +17,7 @@ services ``/maes/pause`` and ``/maes/resume``.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import sys
 import time
@@ -44,6 +45,7 @@ from maes_common.contract import (
     MAP_FRAME,
     NAVIGATION_DONE_TOPIC,
     ODOM_FRAME,
+    RECORDING_RADII_KEY,
     SCAN_FRAME,
     TICK_DONE_TOPIC,
     TICK_TOPIC,
@@ -245,9 +247,12 @@ class SimNode(Node):
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
         self.tap = tap
+        cfg = sim.config
         if tap is not None:
             tap.clock_ns = lambda: int(round(self.sim.sim_time * 1e9))  # as time_to_msg
-        cfg = sim.config
+            # the robots' sizes, for replays of the recording (robot types)
+            radii_m = (np.asarray(sim.team.radii) * cfg.world.tile_size).tolist()
+            tap.describe(RECORDING_RADII_KEY, json.dumps(radii_m))
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
         self.sync = sync
