@@ -531,8 +531,11 @@ def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch
     assert output.count("process has finished cleanly") == 4, output[-4000:]
 
 
-def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(tmp_path, launch):
+def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(
+    tmp_path, launch, monkeypatch
+):
     """Issue 23: a second run on one ROS domain stops with one line naming the domain."""
+    monkeypatch.delenv("MAES_DOMAIN_PROBE_S", raising=False)  # the probe's own window
     other = tmp_path / "other"
     other.mkdir()
     config = write_config(other, end="tick: null\n  exploration_percent: null")

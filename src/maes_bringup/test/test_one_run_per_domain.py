@@ -52,6 +52,12 @@ def _stepping(proc: subprocess.Popen, log: Path) -> None:
         time.sleep(0.2)
 
 
+@pytest.fixture(autouse=True)
+def full_probe_window(monkeypatch):
+    """The probe's own default window (the root conftest shortens it for the other tests)."""
+    monkeypatch.delenv("MAES_DOMAIN_PROBE_S", raising=False)
+
+
 @pytest.fixture
 def started():
     procs: list[subprocess.Popen] = []

@@ -386,3 +386,58 @@ def test_an_mp4_where_ffmpeg_exists(tmp_path, logic_spec):
     frames = re.findall(r"frame=\s*(\d+)", probe.stderr)
     assert frames and int(frames[-1]) == len(thin_frames(recorder.frames, 12))
     assert re.search(r"Video: h264.*720x\d+", probe.stderr)
+
+
+def test_moving_obstacles_are_recorded_replayed_and_drawn(tmp_path, logic_spec):
+    """The simulator node publishes the obstacles (``/maes/obstacles`` markers) into the
+    recording; the replay reads them back where the run had them, and draws them."""
+    from matplotlib.colors import to_rgb
+
+    from maes_bringup.replay.render import OBSTACLE_COLOUR
+
+    config = {
+        **CONFIG,
+        "end_criteria": {"tick": 40},
+        "obstacles": [{"random_walkers": 2, "radius": 0.6, "speed": 1.5}],
+    }
+    bag = tmp_path / "obstacles.mcap"
+    recorder = ReplayRecorder(max_frames=400)
+    run(config_from_dict(config), logic_spec, progress=recorder, record=bag)
+    own = {f.tick: f.obstacles for f in recorder.frames}
+    replay = read_mcap(bag, max_frames=10)
+    assert len(replay.frames) >= 5
+    for frame in replay.frames:
+        assert frame.obstacles is not None and frame.obstacles.shape == (2, 5), frame.tick
+    compared = [f for f in replay.frames if f.tick in own]  # the recorder sees ticks 1, 2, ...
+    assert len(compared) >= len(replay.frames) - 1
+    for frame in compared:
+        np.testing.assert_allclose(frame.obstacles, own[frame.tick], atol=1e-9)
+    assert not np.allclose(replay.frames[0].obstacles, replay.frames[-1].obstacles)  # they move
+    out = write_animation(replay, tmp_path / "obstacles.gif", fps=5, max_frames=10)
+    last, lay = _gif_frames(out)[-1], frame_layout(replay, 720)
+    colour = (np.array(to_rgb(OBSTACLE_COLOUR)) * 255).round().astype(int)
+    for xy in replay.frames[-1].obstacles[:, 1:3]:  # each walker's centre shows its colour
+        assert _robot_colour_at(last, lay.pixels(xy, replay.tile_size), colour), xy
+
+
+def test_a_recording_keeps_the_robots_sizes(tmp_path, logic_spec):
+    """Robot types: the recorder notes every robot's radius in the bag's rosbag2 ``custom_data``
+    and the replay draws each robot at its size (a recording without the note: all alike)."""
+    import yaml
+
+    config = dict(
+        CONFIG,
+        end_criteria={"tick": 30},
+        robot_types={"small": {"agent_relative_size": 0.3}, "big": {"agent_relative_size": 0.9}},
+        team=[{"type": "small", "count": 2}, {"type": "big", "count": 1}],
+    )
+    result = run(config_from_dict(config), logic_spec, record=tmp_path / "bag")
+    replay = read_mcap(tmp_path / "bag", max_frames=10)
+    np.testing.assert_allclose(replay.radii, [0.15, 0.15, 0.45])
+    np.testing.assert_allclose(replay.radii, result.sim.team.radii)
+    meta = yaml.safe_load((tmp_path / "bag" / "metadata.yaml").read_text())
+    assert "maes.robot_radii_m" in meta["rosbag2_bagfile_information"]["custom_data"]
+    # a recording of another recorder (no note) replays with every robot alike
+    bag = tmp_path / "other.mcap"
+    _record(bag, logic_spec)
+    assert read_mcap(bag, max_frames=5).radii is None

@@ -1,6 +1,11 @@
-"""A mixed team (robot types: the issue's form plus a differential-drive type) gives the same run
-in direct mode and on the embedded ROS stack (``maes_run``, lockstep): what every robot reads
-(its own scan geometry and ranges, its type in the state) and the results, to the bit."""
+"""A mixed team (robot types: the issue's form plus a differential-drive type) among random
+walkers (moving obstacles, drawn from the run's generator) gives the same run in direct mode and
+on the embedded ROS stack (``maes_run``, lockstep): what every robot reads (its own scan geometry
+and ranges, the walkers in them; its type and believed position in the state) and the results,
+to the bit. The scouts (omnidirectional) also strafe for a while through
+``robot.set_velocity(..., lateral=...)``. Sensor noise is on (per type: lidar range noise and
+dropouts, odometry drift, SLAM position inaccuracy), drawn from the one generator in both
+modes."""
 
 from __future__ import annotations
 
@@ -26,18 +31,22 @@ robot_types:
     agent_relative_size: 0.4
     relative_move_speed: 1.5
     motion: {model: omnidirectional}
-    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0}
+    lidar: {rays: 90, field_of_view_deg: 120, range: 5.0, range_noise_std: 0.03,
+            dropout_probability: 0.05}
+    slam_position_inaccuracy: 0.4
     broadcast_range: 10.0
     sense_nearby_agents_range: 3.0
   diff:
     agent_relative_size: 0.7
     relative_move_speed: 0.8
-    motion: {model: differential_drive}
-    lidar: {rays: 360}
+    motion: {model: differential_drive, odometry_noise: 0.05, heading_noise: 0.02}
+    lidar: {rays: 360, range_noise_std: 0.01}
 team:
   - {type: scout, count: 2}
   - {type: diff, count: 1}
   - {type: default, count: 1}
+obstacles:
+  - {random_walkers: 3, radius: 0.25, speed: 0.6}
 """
 
 RECORDING_LOGIC = """\
@@ -56,9 +65,14 @@ def logic(robot):
     digest = hashlib.sha256(ranges.tobytes() + angles.tobytes()).hexdigest()[:16]
     kind = robot.state.robot_type
     first, last = float(angles[0]), float(angles[-1])
+    pos = robot.state.position
     with open(os.environ["MAES_TEST_RECORD"] + f".{robot.robot_id}", "a") as out:
-        out.write(f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest}\\n")
+        out.write(
+            f"{robot.tick} {kind} {len(ranges)} {first!r} {last!r} {digest} {pos.x!r} {pos.y!r}\\n"
+        )
     explorer(robot)
+    if kind == "scout" and 100 <= robot.tick < 120:  # strafe (omnidirectional): cmd_vel.linear.y
+        robot.set_velocity(0.1, 0.0, lateral=0.2 if robot.robot_id == 0 else -0.2)
 """
 
 
@@ -108,6 +122,8 @@ def runs(tmp_path_factory):
     finally:
         del os.environ["MAES_TEST_RECORD"]
     direct = result.write(tmp / "direct")
+    walkers = result.sim.obstacles
+    assert walkers is not None and len(walkers) == 3  # the run had its obstacles
     return tmp, ros, direct
 
 

@@ -51,6 +51,10 @@ TICK_DONE_TOPIC = "/maes/tick_done"
 #: reports, not every other controller's (N instead of N^2 messages a tick).
 NAVIGATION_DONE_TOPIC = "/maes/tick_done/navigation"
 
+#: Key of a recording's rosbag2 ``custom_data`` holding every robot's radius in metres (a
+#: JSON list, robot 0 first): replays draw the robots at their sizes.
+RECORDING_RADII_KEY = "maes.robot_radii_m"
+
 #: The logic callback a controller runs when none is named (the shipped frontier explorer).
 DEFAULT_LOGIC = "maes_controller.algorithms.frontier_explorer:logic"
 

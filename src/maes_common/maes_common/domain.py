@@ -9,7 +9,9 @@ they stop with one line (:func:`busy_message`), or, when asked (``--domain auto`
 domain (:func:`choose_domain`) and say which.
 
 Discovery takes a moment: the probe watches the graph for :data:`PROBE_S` wall seconds (it
-stops early once it sees a run). The probe has a context and node of its own, with no topics,
+stops early once it sees a run), or for ``MAES_DOMAIN_PROBE_S`` seconds where that environment
+variable is set (:func:`probe_seconds`; the test suite shortens it, since each of its pytest
+processes holds a domain of its own). The probe has a context and node of its own, with no topics,
 so it cannot disturb the run it finds. Nothing here changes a run's result.
 """
 
@@ -26,6 +28,7 @@ from .contract import NAVIGATION_DONE_TOPIC, TICK_TOPIC
 
 __all__ = [
     "DOMAIN_MAX",
+    "PROBE_ENV",
     "PROBE_S",
     "DomainProbe",
     "busy_message",
@@ -33,12 +36,15 @@ __all__ = [
     "current_domain",
     "find_runs",
     "parse_domain",
+    "probe_seconds",
 ]
 
 #: Wall seconds the probe watches the domain's graph. Discovery on one machine took 0.13-3.1 s
 #: on a loaded 2-core machine (load 5; about 3 s when the first announcements are missed and the
 #: next periodic one is awaited); a run found earlier ends the probe at once.
 PROBE_S = 4.0
+#: Environment variable that replaces :data:`PROBE_S` (seconds, > 0).
+PROBE_ENV = "MAES_DOMAIN_PROBE_S"
 #: Highest domain id :func:`choose_domain` tries (above 101 Fast DDS's ports may run out on
 #: Linux); the lowest is 1.
 DOMAIN_MAX = 101
@@ -50,6 +56,34 @@ def current_domain() -> int:
     """The ROS domain this process uses: ``ROS_DOMAIN_ID``, 0 when unset or empty."""
     text = os.environ.get("ROS_DOMAIN_ID", "").strip()
     return parse_domain(text) if text else 0
+
+
+def probe_seconds() -> float:
+    """The probe's window in wall seconds: ``MAES_DOMAIN_PROBE_S`` when set, else
+    :data:`PROBE_S`; ``ValueError`` naming the variable when it is not a positive number.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ[PROBE_ENV] = "0.5"; probe_seconds()
+    0.5
+    >>> os.environ[PROBE_ENV] = "soon"; probe_seconds()
+    Traceback (most recent call last):
+    ...
+    ValueError: MAES_DOMAIN_PROBE_S must be a number of seconds > 0, got 'soon'
+    >>> del os.environ[PROBE_ENV]; probe_seconds() == PROBE_S
+    True
+    """
+    text = os.environ.get(PROBE_ENV, "").strip()
+    if not text:
+        return PROBE_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value < float("inf"):
+        raise ValueError(f"{PROBE_ENV} must be a number of seconds > 0, got {text!r}")
+    return value
 
 
 def parse_domain(text: str) -> int:
@@ -111,10 +145,11 @@ class DomainProbe:
                 found.append(role if "_UNKNOWN_" in name else f"{role} {name}")
         return found
 
-    def finish(self, seconds: float = PROBE_S, whole: bool = False) -> list[str]:
-        """Watch until ``seconds`` after the start, or (unless ``whole``) until a run is seen,
-        then up to one second more for its nodes' names; the runs found. The probe is closed
-        afterwards."""
+    def finish(self, seconds: float | None = None, whole: bool = False) -> list[str]:
+        """Watch until ``seconds`` (default :func:`probe_seconds`) after the start, or (unless
+        ``whole``) until a run is seen, then up to one second more for its nodes' names; the
+        runs found. The probe is closed afterwards."""
+        seconds = probe_seconds() if seconds is None else seconds
         try:
             found: list[str] = []
             while True:
@@ -140,7 +175,7 @@ class DomainProbe:
 
 
 def find_runs(
-    domain: int | None = None, seconds: float = PROBE_S, whole: bool = False
+    domain: int | None = None, seconds: float | None = None, whole: bool = False
 ) -> list[str]:
     """The MAES-ROS simulators and navigators on ``domain`` (default: this process's), as
     ``"<role> <node>"``; empty when the domain is free. ``whole``: watch the whole window
@@ -188,7 +223,7 @@ def _lock(domain: int, lock_dir: Path) -> Any | None:
 
 def choose_domain(
     preferred: int | None = None,
-    seconds: float = PROBE_S,
+    seconds: float | None = None,
     lock_dir: Path | None = None,
 ) -> tuple[int, list[str], Any | None]:
     """A ROS domain with no MAES-ROS run on it: ``preferred`` (default: this process's) when

@@ -109,8 +109,9 @@ class Robot(Protocol):
     def is_nav_complete(self) -> bool:
         """True when no goal is in progress (never sent, succeeded, failed or canceled)."""
 
-    def set_velocity(self, linear: float, angular: float) -> None:
-        """Drive with ``linear`` m/s and ``angular`` rad/s (counter-clockwise positive).
+    def set_velocity(self, linear: float, angular: float, lateral: float = 0.0) -> None:
+        """Drive with ``linear`` m/s and ``angular`` rad/s (counter-clockwise positive), and
+        ``lateral`` m/s sideways (to the robot's left, ``cmd_vel.linear.y``).
 
         The command is sent every logic tick until changed; it cancels a navigation goal in
         progress (the robot then stops for this tick and the command starts at the next), and a
@@ -127,6 +128,8 @@ class Robot(Protocol):
           (e.g. "maes motion model: rotate or move, never both; forward speed 0.4 m/s dropped
           while turning at -0.6 rad/s").
         * ``differential_drive``: both at once (the robot drives an arc).
+        * ``omnidirectional``: as ``differential_drive``, plus ``lateral``: the robot strafes.
+          The other models ignore ``lateral`` (the robot's log says so once).
         """
 
     def broadcast_msg(self, text: str) -> None:

@@ -155,11 +155,12 @@ class FrameTree:
         return None
 
 
-def map_odom_jump_distance(config: Any) -> float:
+def map_odom_jump_distance(config: Any, robot: int | None = None) -> float:
     """Metres by which ``map -> odom`` must change to count as a real jump, not SLAM noise.
 
     The one home of the rule the navigator node and direct mode both smooth with: twice a tile,
-    or three times the SLAM's pose error, whichever is larger.
+    or three times the SLAM's pose error, whichever is larger. With ``robot``, that robot's
+    type's pose error (``robot_types.<name>.slam_position_inaccuracy``).
 
     Examples
     --------
@@ -168,11 +169,11 @@ def map_odom_jump_distance(config: Any) -> float:
     ...                           robot_constraints=NS(slam_position_inaccuracy=2.0)))
     3.0
     """
-    return (
-        2.0
-        * config.world.tile_size
-        * max(1.0, 1.5 * config.robot_constraints.slam_position_inaccuracy)
-    )
+    inaccuracy = config.robot_constraints.slam_position_inaccuracy
+    if robot is not None and hasattr(config, "robot_type_per_robot"):
+        kind = config.robot_type_per_robot()[robot]
+        inaccuracy = getattr(kind, "slam_position_inaccuracy", inaccuracy)
+    return 2.0 * config.world.tile_size * max(1.0, 1.5 * inaccuracy)
 
 
 class SmoothedTransform:

@@ -1,7 +1,8 @@
 """``robot.set_velocity``: one rule set for both robots (ROS and direct mode).
 
 A logic callback drives the robot either through navigation goals (the navigator sends
-``cmd_vel``) or directly with ``set_velocity(linear, angular)``; never both in one tick, since
+``cmd_vel``) or directly with ``set_velocity(linear, angular, lateral=0.0)``; never both in one
+tick, since
 the simulator applies ``cmd_vel`` messages in the order they arrive, and two senders on one
 topic have no order. :class:`VelocityCommand` keeps the rules in one place:
 
@@ -13,7 +14,11 @@ topic have no order. :class:`VelocityCommand` keeps the rules in one place:
   (not two finite numbers) ends it too and sends one zero command, as a refused goal stops a
   navigating robot;
 * a bad command (not two finite real numbers, or beyond :data:`MAX_LINEAR` /
-  :data:`MAX_ANGULAR`) is refused: nothing changes and a warning names it.
+  :data:`MAX_ANGULAR`; a sideways part that is not a finite number within :data:`MAX_LINEAR`)
+  is refused: nothing changes and a warning names it;
+* ``lateral`` (m/s, to the robot's left: ``cmd_vel.linear.y``) moves only an omnidirectional
+  robot (``motion.model: omnidirectional``); other models ignore it, and :class:`MotionNote`
+  says so once.
 
 Pure Python, no ROS: :class:`~maes_controller.nodes.controller_node.RosRobot` publishes what
 :meth:`VelocityCommand.to_send` returns after each logic call,
@@ -33,8 +38,9 @@ MAX_LINEAR = 1000.0
 MAX_ANGULAR = 1000.0
 
 
-def velocity_problem(linear: Any, angular: Any) -> str | None:
-    """Why ``(linear, angular)`` cannot be a velocity command, or None when it can.
+def velocity_problem(linear: Any, angular: Any, lateral: Any = 0.0) -> str | None:
+    """Why ``(linear, angular)`` (and the sideways ``lateral``) cannot be a velocity command, or
+    None when it can.
 
     Examples
     --------
@@ -46,7 +52,28 @@ def velocity_problem(linear: Any, angular: Any) -> str | None:
     "velocity ('1', 0.0) is not two numbers"
     >>> velocity_problem(2000.0, 0.0)
     'velocity (2000.0, 0.0) is out of range (|linear| <= 1000 m/s, |angular| <= 1000 rad/s)'
+    >>> velocity_problem(0.0, 0.0, lateral=float("nan"))
+    'lateral velocity nan is not a finite number within 1000 m/s'
     """
+    problem = _linear_angular_problem(linear, angular)
+    if problem is not None or (type(lateral) is float and lateral == 0.0):
+        return problem
+    bad = isinstance(lateral, bool) or not isinstance(
+        lateral, (int, float, np.integer, np.floating)
+    )
+    if not bad:
+        try:
+            value = float(lateral)
+        except (OverflowError, ValueError):
+            bad = True
+        else:
+            bad = not math.isfinite(value) or abs(value) > MAX_LINEAR
+    if bad:
+        return f"lateral velocity {lateral!r:.40} is not a finite number within {MAX_LINEAR:g} m/s"
+    return None
+
+
+def _linear_angular_problem(linear: Any, angular: Any) -> str | None:
     for v in (linear, angular):
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             return f"velocity ({linear!r:.40}, {angular!r:.40}) is not two numbers"
@@ -72,15 +99,15 @@ class VelocityCommand:
     >>> v = VelocityCommand()
     >>> v.set(0.3, 0.1, tick=5, goal_in_progress=True)  # a goal is cancelled this tick
     >>> v.to_send(5) is None, v.to_send(6)
-    (True, (0.3, 0.1))
+    (True, (0.3, 0.1, 0.0))
     >>> v.goal_sent(refused=True)  # a refused goal stops the robot once
     >>> v.to_send(7), v.to_send(8)
-    ((0.0, 0.0), None)
+    ((0.0, 0.0, 0.0), None)
     """
 
     def __init__(self) -> None:
-        #: ``(linear m/s, angular rad/s)`` while the logic drives, else None.
-        self.command: tuple[float, float] | None = None
+        #: ``(linear m/s, angular rad/s, lateral m/s)`` while the logic drives, else None.
+        self.command: tuple[float, float, float] | None = None
         self._start_tick = 0
         self._stop_pending = False
 
@@ -89,13 +116,20 @@ class VelocityCommand:
         """True while a velocity command drives the robot (or will, from the next tick)."""
         return self.command is not None
 
-    def set(self, linear: float, angular: float, tick: int, goal_in_progress: bool) -> None:
+    def set(
+        self,
+        linear: float,
+        angular: float,
+        tick: int,
+        goal_in_progress: bool,
+        lateral: float = 0.0,
+    ) -> None:
         """Take a valid command (check it with :func:`velocity_problem` first)."""
         if goal_in_progress:
             self._start_tick = tick + 1  # the navigator stops the robot at this tick
         elif self.command is None:
             self._start_tick = tick
-        self.command = (float(linear), float(angular))
+        self.command = (float(linear), float(angular), float(lateral))
 
     def goal_sent(self, refused: bool) -> None:
         """``nav_to_pos`` was called: the velocity command ends (a refused goal stops)."""
@@ -103,14 +137,15 @@ class VelocityCommand:
             self._stop_pending = True
         self.command = None
 
-    def to_send(self, tick: int) -> tuple[float, float] | None:
-        """The command to send for ``tick`` (after the logic ran), or None to send nothing."""
+    def to_send(self, tick: int) -> tuple[float, float, float] | None:
+        """The command ``(linear, angular, lateral)`` to send for ``tick`` (after the logic
+        ran), or None to send nothing."""
         if self.command is not None and tick >= self._start_tick:
             self._stop_pending = False
             return self.command
         if self._stop_pending:
             self._stop_pending = False
-            return (0.0, 0.0)
+            return (0.0, 0.0, 0.0)
         return None
 
 
@@ -188,13 +223,19 @@ class MotionNote:
         self.max_angular_speed = max_angular_speed
         self.logged = False
 
-    def check(self, linear: float, angular: float) -> str | None:
+    def check(self, linear: float, angular: float, lateral: float = 0.0) -> str | None:
         """The note to log for this command, the first time one applies; else None."""
         if self.logged:
             return None
-        note = motion_model_note(
-            float(linear), float(angular), self.model, self.max_speed, self.max_angular_speed
-        )
+        if lateral != 0.0 and self.model != "omnidirectional":
+            note = (
+                f"{self.model} motion model: the sideways part {float(lateral):g} m/s is "
+                "dropped (only motion.model: omnidirectional moves sideways)"
+            )
+        else:
+            note = motion_model_note(
+                float(linear), float(angular), self.model, self.max_speed, self.max_angular_speed
+            )
         if note is not None:
             self.logged = True
         return note

@@ -48,7 +48,7 @@ def test_a_new_goal_preempts_the_running_one_with_one_zero_command():
     assert [(e.token, e.step.status, e.step.error_code, e.step.error_msg) for e in ev.ended] == [
         ("a", NavStatus.ABORTED, 0, PREEMPTED)
     ]
-    assert ev.command == (0.0, 0.0) and s.token == "b" and s.status is NavStatus.ACTIVE
+    assert ev.command == (0.0, 0.0, 0.0) and s.token == "b" and s.status is NavStatus.ACTIVE
 
 
 def test_a_refused_goal_ends_at_once_and_stops_only_a_moving_robot():
@@ -68,7 +68,7 @@ def test_cancel_ends_canceled_with_a_zero_command_and_idle_sessions_do_nothing()
     assert s.cancel(0.0) == s.step((0.0, 0.0, 0.0), open_grid(), 0.0)  # both empty
     s.submit("a", (5.0, 0.0), now=None)  # lockstep: starts at the next call with its time
     ev = s.cancel(1.0)
-    assert ev.command == (0.0, 0.0) and ev.ended[0].step.status is NavStatus.CANCELED
+    assert ev.command == (0.0, 0.0, 0.0) and ev.ended[0].step.status is NavStatus.CANCELED
     assert s.token is None and s.status is NavStatus.CANCELED and s.error() == ""
 
 
@@ -76,7 +76,7 @@ def test_feedback_only_once_a_route_exists_and_the_end_sends_one_zero():
     s = session()
     s.submit("a", (2.0, 0.0), now=0.0)
     ev = s.step((0.0, 0.0, 0.0), None, now=0.1)  # no map yet: no route
-    assert ev.feedback is None and ev.command == (0.0, 0.0) and s.feedback is None
+    assert ev.feedback is None and ev.command == (0.0, 0.0, 0.0) and s.feedback is None
     grid, x, t, ends = open_grid(), 0.0, 0.1, []
     while s.token is not None and t < 10:
         t += 0.1
@@ -86,7 +86,7 @@ def test_feedback_only_once_a_route_exists_and_the_end_sends_one_zero():
         ends += ev.ended
         x += ev.command[0] * 0.1
     (end,) = ends
-    assert end.step.status is NavStatus.SUCCEEDED and ev.command == (0.0, 0.0)
+    assert end.step.status is NavStatus.SUCCEEDED and ev.command == (0.0, 0.0, 0.0)
 
 
 def test_error_text_is_the_one_wording():
@@ -155,7 +155,7 @@ def test_drive_into_a_wall_is_a_collision_ahead():
     s = NavSession(nav)
     s.submit("t", task, now=0.0)
     ev = s.step((8.0, 0.0, 0.0), grid, 0.1, odom_pose=(8.0, 0.0, 0.0))  # wall at x = 9.5
-    assert ev.ended[0].step.error_code == 723 and ev.command == (0.0, 0.0)
+    assert ev.ended[0].step.error_code == 723 and ev.command == (0.0, 0.0, 0.0)
 
 
 def test_waypoints_miss_an_unreachable_one_and_stop():

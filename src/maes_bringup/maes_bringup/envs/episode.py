@@ -234,9 +234,7 @@ class Episode:
         kind = sim.team.types[robot]
         rays = sim.lidar_geometry(robot)[0]
         rng_m = kind.lidar_range * tile
-        extent = (
-            max(h, w) / 2.0 + sim.config.robot_constraints.slam_position_inaccuracy + 1
-        ) * tile
+        extent = (max(h, w) / 2.0 + kind.slam_position_inaccuracy + 1) * tile
         vmax = kind.max_speed * tile * 2
         wmax = kind.max_angular_speed * 2
         sense = kind.sense_nearby_agents_range * tile

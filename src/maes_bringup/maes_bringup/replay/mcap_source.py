@@ -2,15 +2,19 @@
 format (ROS 2 ``ros2msg`` schemas, CDR), read with ``mcap`` and ``mcap-ros2-support``.
 
 Topics used (the simulator node's names): ``/maes/ground_truth`` (the map; required),
-``/maes/stats`` (tick <-> time, exploration %), ``/tf`` (true poses: ``world -> robot<i>/odom
+``/maes/stats`` (tick <-> time, exploration %), ``/maes/obstacles`` (the moving obstacles'
+markers, when the run had any), ``/tf`` (true poses: ``world -> robot<i>/odom
 -> robot<i>/base_footprint``), ``/robot<i>/maes_state`` (broadcasts received, tags nearby;
 and the believed positions when ``/tf`` is missing), ``/maes/exploration`` (explored tiles; else
 the union of the ``/robot<i>/map`` SLAM maps). Times are the messages' header stamps
-(simulated time), so a recording's log times do not matter.
+(simulated time), so a recording's log times do not matter. The robots' radii come from the
+bag's rosbag2 ``custom_data`` (``maes_common.contract.RECORDING_RADII_KEY``, written by the
+simulator's recorder); without them every robot is drawn alike.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -18,18 +22,22 @@ from pathlib import Path
 
 import numpy as np
 
+from maes_common.contract import RECORDING_RADII_KEY
 from maes_sim.core import Trail
 
 from .model import MAX_FRAMES, Replay, ReplayFrame
 
 ROBOT_TOPIC = re.compile(r"^/?robot(\d+)/(maes_state|map)$")
 ROBOT_FRAME = re.compile(r"^/?robot(\d+)/(odom|base_footprint)$")
-GROUND_TRUTH, STATS, TF, EXPLORATION = (
+GROUND_TRUTH, STATS, TF, EXPLORATION, OBSTACLES = (
     "/maes/ground_truth",
     "/maes/stats",
     "/tf",
     "/maes/exploration",
+    "/maes/obstacles",
 )
+#: visualization_msgs/Marker's CYLINDER type: a disc obstacle (anything else: a box).
+_CYLINDER = 3
 
 
 class RecordingError(ValueError):
@@ -61,6 +69,30 @@ def _messages(path: Path, topics: set[str] | Callable[[str], bool]) -> Iterator[
             if type(exc).__name__ in ("EndOfFile", "InvalidMagic", "RecordLengthLimitExceeded"):
                 return
             raise
+
+
+def _radii_m(path: Path) -> np.ndarray | None:
+    """Every robot's radius (metres) from the bag's ``custom_data``, or None (a recording of
+    another recorder, or a torn file without its metadata record)."""
+    import yaml
+    from mcap.reader import make_reader
+
+    try:
+        with path.open("rb") as fh:
+            for record in make_reader(fh).iter_metadata():
+                if record.name != "rosbag2":
+                    continue
+                meta = yaml.safe_load(record.metadata.get("serialized_metadata", "")) or {}
+                info = meta.get("rosbag2_bagfile_information", {}) or {}
+                value = (info.get("custom_data") or {}).get(RECORDING_RADII_KEY)
+                if value is None:
+                    return None
+                radii = np.asarray(json.loads(value), dtype=np.float64)
+                ok = radii.ndim == 1 and np.isfinite(radii).all() and (radii > 0).all()
+                return radii if ok else None
+    except Exception:  # no summary (a torn file) or unreadable metadata: draw all alike
+        return None
+    return None
 
 
 def _grid(msg) -> tuple[np.ndarray, float, tuple[float, float]]:
@@ -161,11 +193,27 @@ def read_mcap(
     last_tf_tick, believed_tick = -1, -1
     links: list[tuple[int, int, int]] = []
     tags: dict[tuple, tuple[float, float, int]] = {}
+    obstacles_at: dict[int, np.ndarray] = {}
 
     def robot_topic(topic: str) -> bool:
-        return topic == TF or bool(ROBOT_TOPIC.match(topic)) and topic.endswith("maes_state")
+        if topic in (TF, OBSTACLES):
+            return True
+        return bool(ROBOT_TOPIC.match(topic)) and topic.endswith("maes_state")
 
     for topic, msg in _messages(path, robot_topic):
+        if topic == OBSTACLES:
+            if msg.markers:
+                rows = [
+                    (
+                        0.0 if m.type == _CYLINDER else 1.0,
+                        *to_grid(m.pose.position.x, m.pose.position.y),
+                        m.scale.x / 2.0 / tile,
+                        m.scale.y / 2.0 / tile,
+                    )
+                    for m in msg.markers
+                ]
+                obstacles_at[tick_of(_stamp(msg.markers[0].header.stamp))] = np.array(rows)
+            continue
         if topic == TF:
             tick = None
             for tf in msg.transforms:
@@ -246,6 +294,7 @@ def read_mcap(
             explored_at[int(t)] = np.packbits(explored)
 
     link_arr = np.asarray(links, dtype=np.int64).reshape(-1, 3)
+    obstacle_ticks = np.array(sorted(obstacles_at), dtype=np.int64)
     frames = []
     previous = -1
     for idx, t in zip(keep.tolist(), frame_ticks.tolist(), strict=True):
@@ -259,10 +308,13 @@ def read_mcap(
                 explored_bits=explored_at.get(int(t)),
                 links=np.unique(link_arr[sel, 1:], axis=0),
                 exploration_percent=pct,
+                obstacles=_latest(obstacles_at, obstacle_ticks, t),
             )
         )
         previous = t
     tag_list = sorted(tags.values(), key=lambda v: v[2])
+    radii_m = _radii_m(path)
+    radii = radii_m / float(tile) if radii_m is not None and len(radii_m) == n else None
     return Replay(
         walls=walls,
         tile_size=float(tile),
@@ -272,4 +324,11 @@ def read_mcap(
         trail=trail_xy,
         tags=np.array([v[:2] for v in tag_list], dtype=np.float64).reshape(-1, 2),
         tag_ticks=np.array([v[2] for v in tag_list], dtype=np.int64),
+        radii=radii,
     )
+
+
+def _latest(by_tick: dict[int, np.ndarray], ticks: np.ndarray, tick: int) -> np.ndarray | None:
+    """The entry of ``by_tick`` at ``tick`` or the last one before it (None: none yet)."""
+    k = int(np.searchsorted(ticks, tick, side="right"))
+    return by_tick[int(ticks[k - 1])] if k else None

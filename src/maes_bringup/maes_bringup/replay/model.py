@@ -32,6 +32,9 @@ class ReplayFrame:
     links : ndarray of int, shape (K, 2)
         (sender, receiver) of the broadcasts delivered since the previous frame.
     exploration_percent : float or None
+    obstacles : ndarray, shape (K, 5), or None
+        Moving obstacles at this tick (``maes_sim.core.obstacles.Obstacles.shapes``: rows
+        ``kind (0 disc, 1 box), x, y, a, b`` in grid coordinates); None: none, or unknown.
     """
 
     tick: int
@@ -40,6 +43,7 @@ class ReplayFrame:
     explored_bits: np.ndarray | None = None
     links: np.ndarray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
     exploration_percent: float | None = None
+    obstacles: np.ndarray | None = None
 
     def explored(self, shape: tuple[int, int]) -> np.ndarray | None:
         """The (H, W) bool explored mask, or None when the source had none."""
@@ -124,6 +128,7 @@ def _keep(frames: list[ReplayFrame], keep: set[int]) -> tuple[list[ReplayFrame],
                     frame.explored_bits,
                     links,
                     frame.exploration_percent,
+                    frame.obstacles,
                 )
             )
             carry = []
@@ -197,6 +202,7 @@ class ReplayRecorder:
                 explored_bits=np.packbits(sim.metrics.explored_tick >= 0),
                 links=links,
                 exploration_percent=sim.exploration_percent,
+                obstacles=None if sim.obstacles is None else sim.obstacles.shapes.copy(),
             )
         )
 

@@ -29,6 +29,10 @@ from .model import MAX_FRAMES, Replay, thin_frames
 #: Open tiles some lidar has seen (the unseen ones are NEVER_RGB).
 EXPLORED_RGB = (1.0, 1.0, 1.0)
 TAG_COLOUR = "black"
+#: Moving obstacles (config ``obstacles``): dark, white-hatched and outlined, so that no robot's
+#: colour (any hue, for any number of robots) and no wall is mistaken for one.
+OBSTACLE_COLOUR = "#262626"
+OBSTACLE_HATCH = "////"
 BROADCAST_COLOUR = (0.85, 0.1, 0.55)
 FORMATS = (".gif", ".mp4")
 
@@ -136,7 +140,7 @@ def render_frames(
         raise ReplayError("a replay needs matplotlib (pip install matplotlib)")
     from matplotlib.collections import LineCollection
     from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
+    from matplotlib.patches import Circle, Patch, Rectangle
 
     frames = thin_frames(replay.frames, max_frames)
     if not frames:
@@ -178,6 +182,29 @@ def render_frames(
         linewidths=0.8,
         zorder=5,
     )
+    shown: list = []  # this frame's obstacle patches
+
+    def draw_obstacles(rows: np.ndarray | None) -> None:
+        for patch in shown:
+            patch.remove()
+        shown.clear()
+        for kind, x, y, a, b in [] if rows is None else np.asarray(rows).tolist():
+            cx, cy = (x - to_m[0]) * tile, (y - to_m[1]) * tile
+            style = {
+                "facecolor": OBSTACLE_COLOUR,
+                "edgecolor": "white",
+                "hatch": OBSTACLE_HATCH,
+                "lw": 0.0,
+                "zorder": 4.5,
+            }
+            if kind == 0:
+                patch = Circle((cx, cy), a * tile, **style)
+            else:
+                patch = Rectangle(
+                    (cx - a * tile, cy - b * tile), 2 * a * tile, 2 * b * tile, **style
+                )
+            shown.append(ax.add_patch(patch))
+
     title = fig.text(0.5, 0.985, "", ha="center", va="top", fontsize="small")
     handles = [
         Line2D([], [], ls="", marker="o", mfc=colours[i], mec="black", label=f"robot{i}")
@@ -191,6 +218,18 @@ def render_frames(
         Line2D([], [], color="0.3", lw=1.2, label="trail"),
         Line2D([], [], color=BROADCAST_COLOUR, ls="--", label="broadcast\n(sender - receiver)"),
         Line2D([], [], ls="", marker="D", ms=4, color=TAG_COLOUR, label="tag"),
+        *(
+            [
+                Patch(
+                    facecolor=OBSTACLE_COLOUR,
+                    edgecolor="white",
+                    hatch=OBSTACLE_HATCH,
+                    label="moving obstacle",
+                )
+            ]
+            if any(f.obstacles is not None and len(f.obstacles) for f in frames)
+            else []
+        ),
         Patch(facecolor=EXPLORED_RGB, edgecolor="0.6", label="explored"),
         Patch(facecolor=NEVER_RGB, edgecolor="0.6", label="not yet explored"),
         Patch(facecolor=WALL_RGB, label="wall"),
@@ -215,6 +254,7 @@ def render_frames(
                 line.set_data(xy[:, 0], xy[:, 1])
             robots.set_offsets(np.where(np.isfinite(pos_m), pos_m, np.nan))
             tags.set_offsets(tags_m[replay.tag_ticks <= frame.tick])
+            draw_obstacles(frame.obstacles)
             pairs = np.asarray(frame.links, dtype=np.int64).reshape(-1, 2)
             links.set_segments([pos_m[[a, b]] for a, b in pairs.tolist() if a < n and b < n])
             pct = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -53,8 +53,10 @@ class NavigatorPoses:
         # The simulator node's odom frames start at the world origin.
         self._odom_origin = np.zeros((sim.n_robots, 3))
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
-        jump = map_odom_jump_distance(sim.config)
-        self._map_odom = [SmoothedTransform(reset_distance=jump) for _ in range(sim.n_robots)]
+        self._map_odom = [
+            SmoothedTransform(reset_distance=map_odom_jump_distance(sim.config, robot=i))
+            for i in range(sim.n_robots)
+        ]
         self._stamp = 0.0
         self._odom_base: list[tuple[float, float, float]] = []
         self._map_odom_wire: list[tuple[float, float, float]] = []
@@ -249,17 +251,18 @@ class DirectRobot:
         v = self._sim.velocities[self.robot_id]
         return float(v[0] * self._tile), float(v[1])
 
-    def set_velocity(self, linear: float, angular: float) -> None:
-        """Drive with ``linear`` m/s, ``angular`` rad/s (rules: :mod:`maes_controller.velocity`)."""
-        problem = velocity_problem(linear, angular)
+    def set_velocity(self, linear: float, angular: float, lateral: float = 0.0) -> None:
+        """Drive with ``linear`` m/s, ``angular`` rad/s and ``lateral`` m/s (sideways, an
+        omnidirectional robot) (rules: :mod:`maes_controller.velocity`)."""
+        problem = velocity_problem(linear, angular, lateral)
         if problem is not None:
             self.logger.warning(f"set_velocity refused: {problem}")
             return
         in_progress = not self.session.status.done
         if in_progress:
             self.cancel_nav()
-        self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
-        note = self._motion_note.check(linear, angular)
+        self.velocity.set(linear, angular, self.tick, in_progress, lateral)
+        note = self._motion_note.check(linear, angular, lateral)
         if note is not None:  # a warning: shown even where Python logging is not configured
             self.logger.warning(note)
 
@@ -347,9 +350,14 @@ class _Positions(Sequence):
         pos = self._items[k].pos
         return pos.x, pos.y
 
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        # what the navigator's yielding check reads every drive step: one pass over the items
+        for it in self._items:
+            pos = it.pos
+            yield pos.x, pos.y
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        # what the navigator's yielding check reads every drive step: one pass, not the
-        # Sequence protocol item by item
+        # one pass, not the Sequence protocol item by item
         xy = np.array([(it.pos.x, it.pos.y) for it in self._items], dtype=np.float64)
         return xy.reshape(-1, 2) if dtype is None else xy.reshape(-1, 2).astype(dtype)
 
@@ -365,7 +373,7 @@ def step_navigation(
     the same tick as a navigator command: :mod:`maes_controller.velocity`).
     """
     now = wire_time(sim.sim_time)  # the stamp the navigator node reads
-    idx, linear, angular = [], [], []
+    idx, linear, angular, lateral = [], [], [], []
     for i, robot in enumerate(robots):
         session = robot.session
         if session.task is not None:
@@ -379,10 +387,12 @@ def step_navigation(
             idx.append(i)
             linear.append(events.command[0] / tile)  # cmd_vel: m/s -> tiles/s
             angular.append(events.command[1])
+            lateral.append(events.command[2] / tile if len(events.command) > 2 else 0.0)
         elif robot._stop_requested:  # a cancel or refusal ended the goal: one zero cmd_vel
             idx.append(i)
             linear.append(0.0)
             angular.append(0.0)
+            lateral.append(0.0)
         robot._stop_requested = False
         command = robot.velocity.to_send(robot.tick)
         if command is not None:
@@ -391,5 +401,8 @@ def step_navigation(
             idx.append(i)
             linear.append(command[0] / tile)  # as the simulator node reads cmd_vel
             angular.append(command[1])
+            lateral.append(command[2] / tile)
     if idx:
-        sim.set_velocity(np.asarray(idx), np.asarray(linear), np.asarray(angular))
+        sim.set_velocity(
+            np.asarray(idx), np.asarray(linear), np.asarray(angular), np.asarray(lateral)
+        )

@@ -15,6 +15,11 @@ velocity command. Call it once per control tick with the state it returned last 
 3. Report ``BLOCKED`` when neither the remaining path length nor (while rotating) the heading
    error improved for ``blocked_timeout`` seconds.
 
+An omnidirectional robot (``FollowParams.omnidirectional``) never rotates in place: it drives
+straight at the current waypoint at once, the velocity split into forward (``linear``) and
+sideways (``lateral``) parts in its own frame, and turns towards the waypoint on the way (the
+same proportional turn rate). Differential and MAES robots are followed as above.
+
 Units are the caller's (tiles or metres, seconds, radians); pose and waypoints share a frame.
 """
 
@@ -23,8 +28,8 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -77,6 +82,8 @@ class FollowParams:
         Seconds without progress before ``BLOCKED``; longer than a half turn takes.
     progress_epsilon : float
         Smallest decrease of the remaining path length that counts as progress.
+    omnidirectional : bool
+        The robot strafes: drive at the waypoint in any direction, turning on the way.
 
     Examples
     --------
@@ -95,8 +102,13 @@ class FollowParams:
     angular_gain: float = 2.5
     blocked_timeout: float = 6.0
     progress_epsilon: float = 0.05
+    omnidirectional: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.omnidirectional, bool):
+            raise ValueError(
+                f"FollowParams.omnidirectional must be a bool, got {self.omnidirectional!r}"
+            )
         for name in (
             "max_linear_speed",
             "max_angular_speed",
@@ -158,13 +170,15 @@ class FollowState:
 
 
 class FollowCommand(NamedTuple):
-    """One control step: velocities, status, the state for the next call, remaining length."""
+    """One control step: velocities, status, the state for the next call, remaining length,
+    and the sideways velocity (``lateral``, to the robot's left: an omnidirectional robot)."""
 
     linear: float
     angular: float
     status: FollowStatus
     state: FollowState
     remaining: float
+    lateral: float = 0.0
 
 
 def wrap_angle(angle: float) -> float:
@@ -204,12 +218,41 @@ def _passed(px: float, py: float, wps: np.ndarray, i: int, tol: float, start: tu
     return rx * ux + ry * uy >= 0.0 and abs(rx * uy - ry * ux) <= tol
 
 
+def path_tails(waypoints: Sequence[Sequence[float]]) -> list[float]:
+    """Length of the path from each waypoint on to the last, as :func:`follow_path` adds it.
+
+    A caller following one path for many steps computes this once and passes it as
+    ``follow_path(..., tails=...)``: the same numbers, not recomputed every step.
+
+    Examples
+    --------
+    >>> path_tails([(0.0, 0.0), (3.0, 4.0), (3.0, 5.0)])
+    [6.0, 1.0, 0.0]
+    """
+    wps = np.asarray(waypoints, dtype=np.float64)
+    return [_tail_length(wps, t) for t in range(len(wps))]
+
+
+def _with(st: FollowState, **changes: Any) -> FollowState:
+    # dataclasses.replace without its per-field introspection (FollowState is a plain frozen
+    # dataclass: no __post_init__, no slots), on every step of every robot
+    new = object.__new__(type(st))
+    new.__dict__.update(st.__dict__, **changes)
+    return new
+
+
+def _tail_length(wps: np.ndarray, target: int) -> float:
+    tail = np.diff(wps[target:], axis=0)
+    return float(np.hypot(tail[:, 0], tail[:, 1]).sum()) if tail.size else 0.0
+
+
 def follow_path(
     pose: Sequence[float],
     waypoints: Sequence[Sequence[float]],
     params: FollowParams,
     state: FollowState | None = None,
     time: float = 0.0,
+    tails: Sequence[float] | None = None,
 ) -> FollowCommand:
     """One rotate-xor-move command towards the next waypoint of a path.
 
@@ -225,13 +268,17 @@ def follow_path(
         The ``state`` of the previous command; ``None`` starts at the first waypoint.
     time : float
         Current time in seconds (e.g. sim time); only used to detect a blocked robot.
+    tails : sequence of float, optional
+        :func:`path_tails` of ``waypoints``, when the caller keeps it for the path; computed
+        here otherwise.
 
     Returns
     -------
     FollowCommand
-        ``(linear, angular, status, state, remaining)``; exactly one of ``linear``/``angular``
-        is non-zero while ``ROTATING``/``DRIVING``, both are zero once finished. ``remaining`` is
-        the path length left from the pose.
+        ``(linear, angular, status, state, remaining, lateral)``; exactly one of
+        ``linear``/``angular`` is non-zero while ``ROTATING``/``DRIVING`` (``lateral`` is 0),
+        all are zero once finished; an omnidirectional robot only drives, with all three.
+        ``remaining`` is the path length left from the pose.
 
     Examples
     --------
@@ -242,11 +289,15 @@ def follow_path(
     >>> cmd = follow_path((0.0, 0.0, math.pi / 2), [(0.0, 2.0)], p, cmd.state)
     >>> cmd.status.name, cmd.linear, cmd.angular, cmd.remaining
     ('DRIVING', 1.0, 0.0, 2.0)
+    >>> omni = FollowParams(max_linear_speed=1.0, max_angular_speed=1.0, omnidirectional=True)
+    >>> cmd = follow_path((0.0, 0.0, 0.0), [(0.0, 2.0)], omni)  # strafes left at once
+    >>> cmd.status.name, round(cmd.linear, 6), round(cmd.lateral, 6), cmd.angular
+    ('DRIVING', 0.0, 1.0, 1.0)
     """
     x, y, yaw, wps = _check_inputs(pose, waypoints)
     st = state if state is not None else FollowState(start=(x, y))
     if st.start is None:
-        st = replace(st, start=(x, y))
+        st = _with(st, start=(x, y))
     last = wps.shape[0] - 1
     if not 0 <= st.target <= last:
         raise ValueError(f"state.target {st.target} does not index the {last + 1} waypoints")
@@ -258,42 +309,54 @@ def follow_path(
     ):
         target += 1
     if target != st.target:
-        st = replace(st, target=target, best_heading_error=math.inf)
+        st = _with(st, target=target, best_heading_error=math.inf)
 
     dx, dy = wps[target, 0] - x, wps[target, 1] - y
     dist = math.hypot(dx, dy)
-    tail = np.diff(wps[target:], axis=0)
-    remaining = dist + float(np.hypot(tail[:, 0], tail[:, 1]).sum()) if tail.size else dist
+    remaining = dist + (_tail_length(wps, target) if tails is None else tails[target])
     if target == last and dist <= params.goal_tolerance:
-        done = replace(st, driving=False, last_progress_time=time)
+        done = _with(st, driving=False, last_progress_time=time)
         return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)
 
     err = wrap_angle(math.atan2(dy, dx) - yaw)
     # Driving on with error err misses the waypoint sideways by dist * sin(err).
     slack = 1.5 if st.driving else 1.0
     lateral_limit = math.asin(min(1.0, slack * params.lateral_tolerance / dist))
-    rotate = abs(err) > min(slack * params.heading_tolerance, lateral_limit)
+    rotate = not params.omnidirectional and abs(err) > min(
+        slack * params.heading_tolerance, lateral_limit
+    )
 
     progressed = remaining < st.best_remaining - params.progress_epsilon or (
         rotate and abs(err) < st.best_heading_error - _HEADING_EPSILON
     )
     if progressed or st.last_progress_time is None:
         best_err = min(st.best_heading_error, abs(err)) if rotate else st.best_heading_error
-        st = replace(
+        st = _with(
             st,
             best_remaining=min(st.best_remaining, remaining),
             best_heading_error=best_err,
             last_progress_time=time,
         )
     elif time - st.last_progress_time > params.blocked_timeout:
-        return FollowCommand(0.0, 0.0, FollowStatus.BLOCKED, replace(st, driving=False), remaining)
+        return FollowCommand(0.0, 0.0, FollowStatus.BLOCKED, _with(st, driving=False), remaining)
 
     if rotate:
         angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
-        rotating = replace(st, driving=False)
+        rotating = _with(st, driving=False)
         return FollowCommand(0.0, angular, FollowStatus.ROTATING, rotating, remaining)
     speed = params.max_linear_speed
     if target == last:
         fraction = min(1.0, max(params.min_speed_fraction, dist / params.slowdown_distance))
         speed *= fraction
-    return FollowCommand(speed, 0.0, FollowStatus.DRIVING, replace(st, driving=True), remaining)
+    driving = _with(st, driving=True)
+    if params.omnidirectional:  # straight at the waypoint, turning towards it on the way
+        angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
+        return FollowCommand(
+            speed * math.cos(err),
+            angular,
+            FollowStatus.DRIVING,
+            driving,
+            remaining,
+            speed * math.sin(err),
+        )
+    return FollowCommand(speed, 0.0, FollowStatus.DRIVING, driving, remaining)

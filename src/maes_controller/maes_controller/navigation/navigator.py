@@ -34,9 +34,10 @@ from typing import Any
 import numpy as np
 
 from ..robot_api import NavStatus
+from ._discs import mark_discs
 from ._segment import segment_clear
 from .costmap import GridMap
-from .following import FollowParams, FollowState, FollowStatus, follow_path
+from .following import FollowParams, FollowState, FollowStatus, follow_path, path_tails
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
@@ -132,6 +133,9 @@ class NavParams:
     yield_timeout : float
         Seconds (> 0) a move may be held before the navigator recovers (replans around the
         robots, every second time backing up first), without waiting for ``blocked_timeout``.
+    omnidirectional : bool
+        The robot can strafe (``motion.model: omnidirectional``): the follower drives straight
+        at each waypoint, turning towards it on the way, instead of turning in place first.
 
     Examples
     --------
@@ -163,6 +167,7 @@ class NavParams:
     yield_margin: float = 0.0
     yield_lookahead: float = 0.0
     yield_timeout: float = 1.0
+    omnidirectional: bool = False
 
     def __post_init__(self) -> None:
         positive = (
@@ -233,7 +238,10 @@ class NavParams:
         radius = kind.radius * tile
         speed = kind.max_speed * tile
         crossing = (cfg.map.width_in_tiles + cfg.map.height_in_tiles) * tile / speed
-        inaccuracy = float(getattr(rc, "slam_position_inaccuracy", 0.0))
+        # the robot's type's SLAM pose error (robot_constraints' when the type sets none)
+        inaccuracy = float(
+            getattr(kind, "slam_position_inaccuracy", getattr(rc, "slam_position_inaccuracy", 0.0))
+        )
         values: dict[str, Any] = {
             "robot_radius": radius,
             "max_linear_speed": speed,
@@ -251,6 +259,7 @@ class NavParams:
             "backup_speed": 0.2 * speed,
             "yield_margin": (0.1 + inaccuracy) * tile,
             "yield_lookahead": 0.5 * tile,
+            "omnidirectional": getattr(kind, "motion_model", "") == "omnidirectional",
         }
         values.update(overrides)
         return cls(**values)
@@ -283,6 +292,7 @@ class NavParams:
             slowdown_distance=self.slowdown_distance,
             blocked_timeout=self.blocked_timeout,
             progress_epsilon=self.progress_epsilon,
+            omnidirectional=self.omnidirectional,
         )
 
 
@@ -321,6 +331,9 @@ class NavStep:
         Behaviours (:mod:`.tasks`): distance (m) or angle (rad) travelled so far.
     missed : tuple of (index, error code)
         ``follow_waypoints``: the waypoints missed so far.
+    lateral : float
+        Sideways velocity command, m/s to the robot's left (an omnidirectional robot's
+        follower; 0 otherwise).
     """
 
     linear: float = 0.0
@@ -338,6 +351,7 @@ class NavStep:
     poses_remaining: int = 0
     traveled: float = 0.0
     missed: tuple[tuple[int, int], ...] = ()
+    lateral: float = 0.0
 
 
 def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
@@ -401,22 +415,13 @@ def robots_as_obstacles(
     """
     out = np.array(costs, dtype=np.int8, copy=True)
     res = grid.resolution
-    half = 0.5 * res
     xs = grid.origin_x + (np.arange(grid.width) + 0.5) * res
     ys = grid.origin_y + (np.arange(grid.height) + 0.5) * res
-    reach = int(math.ceil(radius / res)) + 1  # cells beyond it are farther than radius
-    for px, py in positions:
-        # only the window of cells that can lie within radius (the same test per cell)
-        cx = int(math.floor((px - grid.origin_x) / res))
-        cy = int(math.floor((py - grid.origin_y) / res))
-        x0, x1 = max(cx - reach, 0), min(cx + reach + 1, grid.width)
-        y0, y1 = max(cy - reach, 0), min(cy + reach + 1, grid.height)
-        if x0 >= x1 or y0 >= y1:
-            continue
-        gap_x = np.maximum(np.abs(xs[x0:x1] - px) - half, 0.0)
-        gap_y = np.maximum(np.abs(ys[y0:y1] - py) - half, 0.0)
-        window = out[y0:y1, x0:x1]
-        window[gap_x[None, :] ** 2 + gap_y[:, None] ** 2 <= radius * radius] = 100
+    points = np.array(positions, dtype=np.float64).reshape(-1, 2)
+    # every position's window of cells, in one compiled pass (the same test per cell)
+    mark_discs(
+        out, xs, ys, points, float(grid.origin_x), float(grid.origin_y), float(res), float(radius)
+    )
     return out
 
 
@@ -599,7 +604,7 @@ class Navigator:
                 return failure
             replanned = True
 
-        cmd = follow_path(pose, self._route.waypoints, self._follow, self._follow_state, now)
+        cmd = follow_path(pose, self._waypoints, self._follow, self._follow_state, now, self._tails)
         self._follow_state = cmd.state
         self._remaining = cmd.remaining
         if cmd.status is FollowStatus.SUCCEEDED:
@@ -610,24 +615,31 @@ class Navigator:
             return self._recover(pose, grid, now)
         if cmd.state.best_remaining < self._best_remaining_at_recovery - p.goal_tolerance:
             self._consecutive_recoveries = 0  # real progress since the last recovery
-        linear = cmd.linear
+        linear, lateral = cmd.linear, cmd.lateral
+        # the drive's own direction: along the heading, or (strafing) the velocity's
+        heading, direction = pose, linear
+        if lateral != 0.0:
+            heading = (pose[0], pose[1], pose[2] + math.atan2(lateral, linear))
+            direction = 1.0
         # a robot beyond the goal is not in the way: this one stops before it
-        if linear != 0.0 and self._in_the_way(pose, linear, reach=cmd.remaining):
+        if direction != 0.0 and self._in_the_way(heading, direction, reach=cmd.remaining):
             if self._held_since is None:
                 self._held_since = now
             if now - self._held_since >= p.yield_timeout:
                 self._held_since = None
                 return self._recover(pose, grid, now)
-            linear = 0.0  # hold, and let the other robot pass
+            linear = lateral = 0.0  # hold, and let the other robot pass
         else:
             self._held_since = None
-        return self._emit(now, linear, cmd.angular, replanned)
+        return self._emit(now, linear, cmd.angular, replanned, lateral)
 
     # -- internals ----------------------------------------------------------------------------
 
     def _reset_goal(self, now: float) -> None:
         self._started = now
         self._route: Route | None = None
+        self._waypoints = np.empty((0, 2))  # the route's waypoints as an array, made once
+        self._tails: list[float] = []  # and their path_tails
         self._dense: list[tuple[float, float]] = []
         self._grid: GridMap | None = None
         self._follow_state: FollowState | None = None
@@ -680,6 +692,8 @@ class Navigator:
                 f"{goal} on the robot's map",
             )
         self._route = route
+        self._waypoints = np.asarray(route.waypoints, dtype=np.float64)
+        self._tails = path_tails(self._waypoints)
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
         dense[-1] = route.waypoints[-1]
@@ -758,13 +772,16 @@ class Navigator:
             return failure
         return self._emit(now, 0.0, 0.0, True)
 
-    def _emit(self, now: float, linear: float, angular: float, replanned: bool) -> NavStep:
+    def _emit(
+        self, now: float, linear: float, angular: float, replanned: bool, lateral: float = 0.0
+    ) -> NavStep:
         remaining = self._remaining
         if math.isnan(remaining) and self._route is not None:
             remaining = self._route.length
         self._last = NavStep(
             linear=float(linear),
             angular=float(angular),
+            lateral=float(lateral),
             status=self._status,
             distance_remaining=remaining,
             navigation_time=now - self._started,

@@ -31,10 +31,10 @@ Examples
 ()
 >>> ev = s.step((-3.0, -1.0, 0.0), grid, now=0.1)
 >>> ev.command, ev.feedback is not None
-((1.0, 0.0), True)
+((1.0, 0.0, 0.0), True)
 >>> ev = s.submit("goal B", (float("nan"), 0.0), now=0.2)
 >>> [(e.token, e.step.status.name, e.step.error_code) for e in ev.ended], ev.command
-([('goal A', 'ABORTED', 0), ('goal B', 'ABORTED', 204)], (0.0, 0.0))
+([('goal A', 'ABORTED', 0), ('goal B', 'ABORTED', 204)], (0.0, 0.0, 0.0))
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ PREEMPTED = "preempted by a new goal"
 #: The frame goals are given in (``header.frame_id``; "" means it too).
 GOAL_FRAME = "map"
 
-_ZERO = (0.0, 0.0)
+_ZERO = (0.0, 0.0, 0.0)
 
 
 def error_text(step: NavStep) -> str:
@@ -82,8 +82,9 @@ class SessionEvents:
 
     Attributes
     ----------
-    command : (linear m/s, angular rad/s) or None
-        The velocity command to send for this robot (None: send nothing).
+    command : (linear m/s, angular rad/s, lateral m/s) or None
+        The velocity command to send for this robot (None: send nothing); ``lateral`` is the
+        sideways part (``cmd_vel.linear.y``), non-zero only for an omnidirectional robot.
     feedback : NavStep or None
         Progress of the running task to publish as its feedback.
     ended : tuple of GoalEnd
@@ -92,7 +93,7 @@ class SessionEvents:
         A new plan of the running task (publish it).
     """
 
-    command: tuple[float, float] | None = None
+    command: tuple[float, float, float] | None = None
     feedback: NavStep | None = None
     ended: tuple[GoalEnd, ...] = ()
     plan: list[tuple[float, float]] | None = None
@@ -276,7 +277,8 @@ class NavSession:
             if math.isfinite(step.distance_remaining):
                 feedback = step
                 self.feedback = (step, None if pose is None else tuple(pose), float(now))
-            return SessionEvents(command=(step.linear, step.angular), feedback=feedback, plan=plan)
+            command = (step.linear, step.angular, step.lateral)
+            return SessionEvents(command=command, feedback=feedback, plan=plan)
         return SessionEvents(command=_ZERO, ended=(self._end(step),), plan=plan)
 
     def _end(self, step: NavStep) -> GoalEnd:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import numpy as np
-
 __all__ = ["robot_in_the_way"]
 
 
@@ -64,14 +62,16 @@ def robot_in_the_way(
     """
     if direction == 0.0 or len(robots) == 0:
         return False
-    pts = np.asarray(robots, dtype=np.float64).reshape(-1, 2)
     heading = float(pose[2]) if direction > 0 else float(pose[2]) + math.pi
     c, s = math.cos(heading), math.sin(heading)
-    dx = pts[:, 0] - float(pose[0])
-    dy = pts[:, 1] - float(pose[1])
-    along = c * dx + s * dy
-    across = np.abs(-s * dx + c * dy)
+    px, py = float(pose[0]), float(pose[1])
     contact = 2.0 * radius
-    return bool(
-        ((along > 0.0) & (along <= contact + lookahead) & (across < contact + margin)).any()
-    )
+    ahead, beside = contact + lookahead, contact + margin
+    # a plain loop over the few robots sensed (float arithmetic as numpy's, in the same order)
+    for x, y in robots:
+        dx = float(x) - px
+        dy = float(y) - py
+        along = c * dx + s * dy
+        if 0.0 < along <= ahead and abs(-s * dx + c * dy) < beside:
+            return True
+    return False

@@ -241,10 +241,11 @@ class RosRobot:
         return self.nav_status.done
 
     # -- reactive -----------------------------------------------------------------------------
-    def set_velocity(self, linear: float, angular: float) -> None:
-        """Drive with ``linear`` m/s, ``angular`` rad/s from now on (rules:
-        :mod:`maes_controller.velocity`); published on ``cmd_vel`` after each logic call."""
-        problem = velocity_problem(linear, angular)
+    def set_velocity(self, linear: float, angular: float, lateral: float = 0.0) -> None:
+        """Drive with ``linear`` m/s, ``angular`` rad/s and ``lateral`` m/s (sideways, an
+        omnidirectional robot) from now on (rules: :mod:`maes_controller.velocity`); published
+        on ``cmd_vel`` after each logic call."""
+        problem = velocity_problem(linear, angular, lateral)
         if problem is not None:
             self.logger.warning(
                 f"{self.namespace}: set_velocity refused: {problem}", throttle_duration_sec=5.0
@@ -253,8 +254,8 @@ class RosRobot:
         in_progress = not self.nav_status.done
         if in_progress:
             self.cancel_nav()
-        self.velocity.set(linear, angular, self.tick, goal_in_progress=in_progress)
-        note = self.motion_note.check(linear, angular)
+        self.velocity.set(linear, angular, self.tick, in_progress, lateral)
+        note = self.motion_note.check(linear, angular, lateral)
         if note is not None:
             self.logger.warning(f"{self.namespace}: {note}")
 
@@ -712,7 +713,12 @@ class ControllerNode(Node):
         if command is not None:  # counted in the tick's report, before it is sent
             self.cmd_pub.publish(
                 cv.twist_to_msg(
-                    *command, self.cmd_vel_stamped, self.get_clock().now().to_msg(), BASE_FRAME
+                    command[0],
+                    command[1],
+                    self.cmd_vel_stamped,
+                    self.get_clock().now().to_msg(),
+                    BASE_FRAME,
+                    lateral=command[2],
                 )
             )
             robot.cmd_vel_sent += 1

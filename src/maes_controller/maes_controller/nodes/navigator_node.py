@@ -157,8 +157,8 @@ class _Namespace:
                 PoseWithCovarianceStamped, f"{ns}/amcl_pose", LATCHED_QOS
             )
 
-    def publish_cmd(self, linear: float, angular: float, stamp) -> None:
-        self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp))
+    def publish_cmd(self, linear: float, angular: float, lateral: float, stamp) -> None:
+        self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp, lateral=lateral))
         self.cmd_vel_sent += 1
 
 
@@ -211,8 +211,6 @@ class NavigatorNode(Node):
         self.params = nav_params if nav_params is not None else NavParams.from_config(config)
         self.verbose = bool(verbose)
         n = int(config.number_of_robots)
-        # Larger map -> odom changes than the SLAM's pose error are real jumps, not noise.
-        jump = map_odom_jump_distance(config)
         if isinstance(nav2_api, bool):
             self.nav2_robots = frozenset(range(n)) if nav2_api else frozenset()
         else:
@@ -226,8 +224,10 @@ class NavigatorNode(Node):
             nav_params if nav_params is not None else NavParams.from_config(config, robot=i)
             for i in range(n)
         ]
+        # Larger map -> odom changes than the robot's SLAM pose error are real jumps, not noise.
+        jumps = [map_odom_jump_distance(config, robot=i) for i in range(n)]
         self.robots = [
-            _Namespace(self, i, per_robot[i], cmd_vel_stamped, jump, i in self.nav2_robots)
+            _Namespace(self, i, per_robot[i], cmd_vel_stamped, jumps[i], i in self.nav2_robots)
             for i in range(n)
         ]
         self.manifest: Tick | None = None

@@ -125,16 +125,21 @@ def twist_to_msg(
     stamped: bool = False,
     stamp: Time | None = None,
     frame_id: str = "base_footprint",
+    lateral: float = 0.0,
 ):
-    """``Twist`` (or ``TwistStamped``) with forward and yaw speeds.
+    """``Twist`` (or ``TwistStamped``) with forward and yaw speeds, and the sideways speed
+    ``lateral`` (``linear.y``, to the robot's left: an omnidirectional robot).
 
     Examples
     --------
     >>> twist_to_msg(0.5, 0.0).linear.x, twist_to_msg(0.0, 1.0, stamped=True).twist.angular.z
     (0.5, 1.0)
+    >>> twist_to_msg(0.0, 0.0, lateral=0.2).linear.y
+    0.2
     """
     twist = Twist()
     twist.linear.x = float(linear)
+    twist.linear.y = float(lateral)
     twist.angular.z = float(angular)
     if not stamped:
         return twist

@@ -29,6 +29,8 @@ from .figures import (
 )
 from .metric_registry import MetricInputs, canonical_metric_name, metric, registered_metrics
 from .motion import ANGULAR_BRAKE_TAU, BRAKE_TAU, RISE_HALF_LIFE, TOP_ANGULAR_SPEED, TOP_SPEED
+from .obstacle_config import PathObstacle, RandomWalkers
+from .obstacles import Obstacles
 from .results import write_run_results
 from .safe_yaml import MAX_YAML_BYTES, load_yaml, read_user_file, short_repr
 from .simulation import CommandRejected, Simulation, world_from_config
@@ -54,6 +56,9 @@ __all__ = [
     "MetricInputs",
     "NearbyRobot",
     "Nullable",
+    "Obstacles",
+    "PathObstacle",
+    "RandomWalkers",
     "RISE_HALF_LIFE",
     "RobotState",
     "SignalFunctionError",

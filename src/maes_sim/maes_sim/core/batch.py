@@ -68,6 +68,11 @@ class BatchedSimulation:
                 "the batched simulation steps robots of robot_constraints' one type only: this "
                 "config declares robot_types/team (use parallel_env for a mixed team)"
             )
+        if config.obstacles:
+            raise ValueError(
+                "the batched simulation has no moving obstacles: this config declares "
+                "obstacles (use parallel_env, which steps a Simulation per environment)"
+            )
         self.config = config
         rc, gs = config.robot_constraints, config.global_settings
         self.n_envs, self.n_robots = len(seeds), config.number_of_robots

@@ -259,6 +259,7 @@ def _to_plain(value: Any) -> Any:
         out = {f.name: _to_plain(getattr(value, f.name)) for f in fields(value)}
         out["robot_types"] = {s.name: s.to_plain() for s in value.robot_types}
         out["team"] = [{"type": e.type, "count": e.count} for e in value.team]
+        out["obstacles"] = [s.to_plain() for s in value.obstacles]
         return out
     if is_dataclass(value):
         return {f.name: _to_plain(getattr(value, f.name)) for f in fields(value)}

@@ -26,8 +26,10 @@ from maes_sim.core.config_checks import (
     show,
 )
 from maes_sim.core.motion_models import MODEL_NAMES
+from maes_sim.core.obstacle_config import ObstaclesCheck, ObstacleSpec
 from maes_sim.core.radio import RADIO_DEFAULTS, RADIO_MODEL_NAMES, radio_checks
 from maes_sim.core.robot_types import (
+    MAX_ODOMETRY_NOISE,
     PER_ROBOT_KEYS,
     RobotType,
     RobotTypesCheck,
@@ -70,8 +72,6 @@ MAX_SLAM_CELLS = 2**30
 MAX_PASSAGE_WIDTH = 20
 #: Cave smoothing converges in a few passes; more only cost time.
 MAX_SMOOTHING_RUNS = 100
-#: Odometry noise (standard deviation per tile / per radian moved).
-MAX_ODOMETRY_NOISE = 10.0
 #: Metres per tile.
 MIN_TILE_SIZE, MAX_TILE_SIZE = 1e-3, 1e3
 #: File types the custom-map loader reads: MAES's PGM and Nav2 map_server YAML.
@@ -390,7 +390,8 @@ class WorldConfig(_Section):
 
 @dataclass(frozen=True)
 class MotionConfig(_Section):
-    """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose."""
+    """``motion`` (MAES-ROS): movement model and the odometry noise of the believed pose (of
+    every robot type that does not set its own: ``robot_types.<name>.motion``)."""
 
     PATH: ClassVar[str] = "motion"
     model: str = _setting("maes", Choice(*MODEL_NAMES))
@@ -455,8 +456,9 @@ class PerformanceConfig(_Section):
 @dataclass(frozen=True)
 class SimConfig(_Section):
     """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar``,
-    ``stack`` and ``performance`` sections, and the robot types and team
-    (:mod:`maes_sim.core.robot_types`).
+    ``stack`` and ``performance`` sections, the robot types and team
+    (:mod:`maes_sim.core.robot_types`) and the moving obstacles
+    (:mod:`maes_sim.core.obstacle_config`).
 
     Examples
     --------
@@ -499,6 +501,7 @@ class SimConfig(_Section):
         ),
     )
     team: tuple[TeamEntry, ...] = _setting((), TeamCheck())
+    obstacles: tuple[ObstacleSpec, ...] = _setting((), ObstaclesCheck())
 
     def robot_type_per_robot(self) -> tuple[RobotType, ...]:
         """Every robot's resolved type, robot 0 first (all ``default`` without a team)."""

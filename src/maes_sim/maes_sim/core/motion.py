@@ -63,7 +63,13 @@ import numpy as np
 
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
-from .kernels.physics import advance_kernel, map_velocity_kernel, status_kernel, touching_kernel
+from .kernels.physics import (
+    advance_kernel,
+    map_velocity_kernel,
+    status_kernel,
+    touching_kernel,
+    touching_obstacles_kernel,
+)
 from .motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED, model_code
 from .odometry import advance_odometry
 
@@ -86,6 +92,8 @@ BRAKE_TAU = 0.055
 ANGULAR_BRAKE_TAU = 0.0381
 #: Speeds below this fraction of the top speed snap to zero.
 SNAP_FRACTION = 2e-3
+#: No moving obstacles (the physics kernels take a (K, 5) array; K = 0 skips them).
+_NO_OBSTACLES = np.zeros((0, 5))
 MODELS = MODEL_NAMES
 
 
@@ -433,7 +441,11 @@ class TickResult:
 
 
 def advance_tick(
-    state: MotionState, commands: C.Commands, walls: np.ndarray, params: MotionParams
+    state: MotionState,
+    commands: C.Commands,
+    walls: np.ndarray,
+    params: MotionParams,
+    obstacles: np.ndarray | None = None,
 ) -> TickResult:
     """Advance every robot by one logic tick (pure: inputs are not modified).
 
@@ -446,6 +458,10 @@ def advance_tick(
     walls : ndarray of bool, shape (H, W)
         ``walls[iy, ix]``; outside the array counts as wall.
     params : MotionParams
+    obstacles : ndarray, shape (K, 5), optional
+        Moving obstacles standing where they are this tick (grid coordinates; rows
+        ``kind, x, y, a, b``: :attr:`maes_sim.core.obstacles.Obstacles.shapes`). Robots are
+        pushed out of them; a contact is a collision as with a wall.
 
     Returns
     -------
@@ -483,6 +499,7 @@ def advance_tick(
     completed = np.zeros(n, dtype=np.bool_)
     aborted = np.zeros(n, dtype=np.bool_)
     radii, vmax, wmax, models = params.arrays(n)
+    obst = _NO_OBSTACLES if obstacles is None else np.ascontiguousarray(obstacles, np.float64)
     grid = RobotGrid(params.largest_radius, n)
     sub_dt = params.dt / params.substeps
     advance_kernel(
@@ -499,6 +516,7 @@ def advance_tick(
         cmds.lateral,
         cmds.stopping,
         w,
+        obst,
         radii,
         vmax,
         wmax,
@@ -527,6 +545,8 @@ def advance_tick(
         *grid.args(),
         colliding,
     )
+    if obst.shape[0]:
+        touching_obstacles_kernel(pos, radii, obst, TOUCH_TOL, colliding)
     d = pos - state.positions
     c0, s0 = np.cos(state.headings), np.sin(state.headings)
     odom = np.empty((n, 3))

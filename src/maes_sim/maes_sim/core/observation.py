@@ -9,14 +9,14 @@ in metres (``scale = tile_size``): positions and linear speeds are multiplied as
 once for the run. Python objects (:class:`~maes_sim.core.state.RobotState`) are made only when
 a state is asked for, from per-tick columns shared by every robot.
 
-Adding a sensor: its arrays are a field here (robot axis first, in tiles; in
-:data:`Observation.LENGTH_FIELDS` when they hold lengths), filled by ``Simulation.observation``,
-and its ``RobotState`` field is filled in :meth:`Observation._state`.
+Adding a sensor needs no edit here: an entry of :data:`maes_sim.core.sensors.SENSORS` is read
+into :attr:`Observation.sensors` (robot axis first, scaled when it measures lengths) and fills
+the ``RobotState`` field of its name (``docs/architecture.md``, "How to add a sensor").
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +26,7 @@ from maes_common.contract import maes_robot_id
 
 from .commands import MAES_STATUS_NAMES
 from .comms import Broadcast
+from .sensors import SENSORS, sensor_value
 from .state import NearbyRobot, RobotState, TagView, Vector2D
 
 __all__ = ["Observation", "scaled_tag"]
@@ -61,6 +62,8 @@ class Observation:
         ``tags()``: per robot, the tags it reads (in this observation's unit).
     robot_types : sequence of str
         Each robot's type name (``robot_types`` / ``team`` in the config).
+    sensors : mapping of str to ndarray, optional
+        The state sensors' values (:data:`maes_sim.core.sensors.SENSORS`), by sensor name.
 
     Examples
     --------
@@ -93,6 +96,7 @@ class Observation:
         inbox: Callable[[int], list[Broadcast]],
         tags: Callable[[], Sequence[Sequence[TagView]]],
         robot_types: Sequence[str],
+        sensors: Mapping[str, np.ndarray] | None = None,
     ) -> None:
         self.tick = int(tick)
         self.scale = float(scale)
@@ -109,6 +113,8 @@ class Observation:
         self._inbox = inbox
         self._tags = tags
         self.robot_types = robot_types
+        #: The state sensors' values by name (robot axis first, in this observation's unit).
+        self.sensors: Mapping[str, np.ndarray] = {} if sensors is None else sensors
         self._columns: tuple[Any, ...] | None = None
 
     # -- arrays ---------------------------------------------------------------------------
@@ -170,6 +176,7 @@ class Observation:
             position=Vector2D(x, y),
             heading=headings[i],
             robot_type=self.robot_types[i],
+            **{name: sensor_value(values[i]) for name, values in self.sensors.items()},
         )
 
     # -- units ----------------------------------------------------------------------------
@@ -180,6 +187,11 @@ class Observation:
         lengths = {name: getattr(self, name) * scale for name in self.LENGTH_FIELDS}
         velocities = self.velocities.copy()
         velocities[:, 0] *= scale
+        sensors = {
+            s.name: self.sensors[s.name] * scale if s.length else self.sensors[s.name]
+            for s in SENSORS
+            if s.name in self.sensors
+        }
         return Observation(
             self.tick,
             self.scale * scale,
@@ -191,6 +203,7 @@ class Observation:
             inbox=self._inbox,
             tags=tags,
             robot_types=self.robot_types,
+            sensors=sensors,
             **lengths,
         )
 

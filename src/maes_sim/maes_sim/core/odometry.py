@@ -2,12 +2,11 @@
 
 Off by default (both noises 0: the estimate follows the truth exactly and nothing is drawn from
 the random generator). Noises are the config keys ``motion.odometry_noise`` (std dev, tiles per
-tile travelled) and ``motion.heading_noise`` (rad per rad turned).
+tile travelled) and ``motion.heading_noise`` (rad per rad turned), per robot type
+``robot_types.<name>.motion.odometry_noise`` / ``heading_noise``.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -15,8 +14,8 @@ import numpy as np
 def advance_odometry(
     estimate: np.ndarray,
     odom_delta: np.ndarray,
-    odometry_noise: float,
-    heading_noise: float,
+    odometry_noise: float | np.ndarray,
+    heading_noise: float | np.ndarray,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Dead-reckon the pose a robot believes from its true motion increments (pure).
@@ -35,8 +34,8 @@ def advance_odometry(
         Believed poses ``(x, y, heading)``.
     odom_delta : ndarray, shape (N, 3)
         :attr:`TickResult.odom_delta`.
-    odometry_noise, heading_noise : float
-        Standard deviations (>= 0).
+    odometry_noise, heading_noise : float or ndarray, shape (N,)
+        Standard deviations (>= 0): one for every robot, or one per robot (robot types).
     rng : numpy.random.Generator
 
     Returns
@@ -58,10 +57,12 @@ def advance_odometry(
             f"estimate and odom_delta must both be (N, 3), got {est.shape}, {delta.shape}"
         )
     for name, val in (("odometry_noise", odometry_noise), ("heading_noise", heading_noise)):
-        if not math.isfinite(val) or val < 0.0:
-            raise ValueError(f"{name} must be finite and >= 0, got {val!r}")
+        arr = np.asarray(val, dtype=np.float64)
+        if not np.isfinite(arr).all() or (arr < 0.0).any() or arr.shape not in ((), (len(est),)):
+            raise ValueError(f"{name} must be finite and >= 0 (one or one per robot), got {val!r}")
     dx, dy, dtheta = delta[:, 0], delta[:, 1], delta[:, 2]
-    if odometry_noise > 0.0 or heading_noise > 0.0:  # else the scales are 1: exact as is
+    noisy = np.any(np.asarray(odometry_noise) > 0.0) or np.any(np.asarray(heading_noise) > 0.0)
+    if noisy:  # else the scales are 1: exact as is
         e = rng.standard_normal((len(est), 2))
         scale_t = 1.0 + odometry_noise * e[:, 0]
         dx, dy = dx * scale_t, dy * scale_t

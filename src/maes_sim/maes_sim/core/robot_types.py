@@ -2,7 +2,8 @@
 
 A config may declare named types (``robot_types``) and a team (``team``, a list of
 ``{type, count}``). A type sets any of the per-robot keys of ``robot_constraints``
-(:data:`PER_ROBOT_KEYS`), ``motion: {model}`` and ``lidar: {rays, field_of_view_deg, range}``;
+(:data:`PER_ROBOT_KEYS`), ``motion: {model, odometry_noise, heading_noise}`` and
+``lidar: {rays, field_of_view_deg, range, range_noise_std, dropout_probability}``;
 what it leaves out comes from ``robot_constraints`` and ``motion``, as does the whole of the
 ``default`` type (which a config may also restate to change it). Without a team every robot is of
 the ``default`` type, so a MAES 2.0 config loads and runs exactly as before.
@@ -40,6 +41,11 @@ from maes_sim.core.config_checks import (
 from maes_sim.core.motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED
 from maes_sim.core.radio import RADIO_MODEL_NAMES, RadioSettings, radio_checks, resolve_radio
 
+#: Largest odometry / heading noise (std dev per tile travelled / per radian turned).
+MAX_ODOMETRY_NOISE = 10.0
+#: Largest lidar range noise (std dev, metres).
+MAX_RANGE_NOISE = 1000.0
+
 #: The name of the type every robot has when the config names no team.
 DEFAULT_TYPE = "default"
 #: Keys of ``robot_constraints`` a robot type may set (the rest are run-wide: the SLAM
@@ -51,6 +57,7 @@ PER_ROBOT_KEYS = (
     "sense_nearby_agents_range",
     "environment_tag_read_range",
     "slam_raytrace_range",
+    "slam_position_inaccuracy",
 )
 #: MAES 2.0's lidar: 180 rays over the full circle.
 DEFAULT_RAYS = 180
@@ -100,23 +107,35 @@ class _TypeSection:
 
 @dataclass(frozen=True)
 class TypeMotion(_TypeSection):
-    """``robot_types.<name>.motion``: the type's motion model (None: ``motion.model``)."""
+    """``robot_types.<name>.motion``: the type's motion model and odometry noise (None: as in
+    ``motion``)."""
 
-    KEYS: ClassVar[tuple[str, ...]] = ("model",)
+    KEYS: ClassVar[tuple[str, ...]] = ("model", "odometry_noise", "heading_noise")
     model: str | None = _setting(None, Choice(*MODEL_NAMES))
+    odometry_noise: float | None = _setting(None, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
+    heading_noise: float | None = _setting(None, Float(lo=0.0, hi=MAX_ODOMETRY_NOISE))
 
 
 @dataclass(frozen=True)
 class TypeLidar(_TypeSection):
-    """``robot_types.<name>.lidar``: ray count, field of view (centred on the heading), range.
+    """``robot_types.<name>.lidar``: ray count, field of view (centred on the heading), range,
+    and noise (Gaussian range error, std dev in metres; the probability a ray returns nothing).
 
     ``range`` is the type's ``slam_raytrace_range`` under a lidar's name (give one of the two).
     """
 
-    KEYS: ClassVar[tuple[str, ...]] = ("rays", "field_of_view_deg", "range")
+    KEYS: ClassVar[tuple[str, ...]] = (
+        "rays",
+        "field_of_view_deg",
+        "range",
+        "range_noise_std",
+        "dropout_probability",
+    )
     rays: int | None = _setting(None, Int(lo=1, hi=MAX_RAYS))
     field_of_view_deg: float | None = _setting(None, Float(lo=0.0, hi=360.0, lo_open=True))
     range: float | None = _setting(None, Float(lo=0.0, hi=7072.0, lo_open=True))
+    range_noise_std: float | None = _setting(None, Float(lo=0.0, hi=MAX_RANGE_NOISE))
+    dropout_probability: float | None = _setting(None, Float(lo=0.0, hi=1.0))
 
 
 _RADIO = radio_checks(RADIO_MODEL_NAMES)
@@ -157,6 +176,7 @@ class RobotTypeSpec(_TypeSection):
     sense_nearby_agents_range: float | None = None
     environment_tag_read_range: float | None = None
     slam_raytrace_range: float | None = None
+    slam_position_inaccuracy: float | None = None
     motion: TypeMotion = field(default_factory=TypeMotion, metadata={"section": TypeMotion})
     lidar: TypeLidar = field(default_factory=TypeLidar, metadata={"section": TypeLidar})
     communication: TypeCommunication = field(
@@ -331,6 +351,14 @@ class RobotType:
         Tiles (``slam_raytrace_range``).
     broadcast_range, sense_nearby_agents_range, environment_tag_read_range : float
         Tiles.
+    lidar_range_noise_std : float
+        Std dev of the lidar's range error, metres (0: exact).
+    lidar_dropout_probability : float
+        Probability that a ray returns nothing (``inf``).
+    odometry_noise, heading_noise : float
+        Odometry drift (:func:`maes_sim.core.odometry.advance_odometry`).
+    slam_position_inaccuracy : float
+        Tiles (:mod:`maes_sim.core.slam`).
     radio : RadioSettings
         The type's radio (``communication`` with the type's own keys).
     """
@@ -345,6 +373,11 @@ class RobotType:
     broadcast_range: float
     sense_nearby_agents_range: float
     environment_tag_read_range: float
+    lidar_range_noise_std: float = 0.0
+    lidar_dropout_probability: float = 0.0
+    odometry_noise: float = 0.0
+    heading_noise: float = 0.0
+    slam_position_inaccuracy: float = 0.0
     radio: RadioSettings = RadioSettings()
 
     @property
@@ -384,7 +417,13 @@ def resolve_type(
         return getattr(rc, key) if own is None else own
 
     lidar = spec.lidar if spec is not None else TypeLidar()
-    model = spec.motion.model if spec is not None else None
+    own_motion = spec.motion if spec is not None else TypeMotion()
+    model = own_motion.model
+
+    def motion_pick(key: str) -> float:
+        own = getattr(own_motion, key)
+        return float(getattr(motion, key) if own is None else own)
+
     lidar_range = lidar.range if lidar.range is not None else pick("slam_raytrace_range")
     return RobotType(
         name=name,
@@ -399,6 +438,11 @@ def resolve_type(
         broadcast_range=pick("broadcast_range"),
         sense_nearby_agents_range=pick("sense_nearby_agents_range"),
         environment_tag_read_range=pick("environment_tag_read_range"),
+        lidar_range_noise_std=float(lidar.range_noise_std or 0.0),
+        lidar_dropout_probability=float(lidar.dropout_probability or 0.0),
+        odometry_noise=motion_pick("odometry_noise"),
+        heading_noise=motion_pick("heading_noise"),
+        slam_position_inaccuracy=float(pick("slam_position_inaccuracy")),
         radio=resolve_radio(communication, spec.communication if spec is not None else None),
     )
 

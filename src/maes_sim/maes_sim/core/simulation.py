@@ -13,7 +13,8 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
    failing signal function raises here, before anything has changed;
 2. physics: ``physics_ticks_per_logic_update`` steps of the motion model with collisions;
 3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
-   off): exploration marked every tick, SLAM maps on update ticks;
+   off; moving obstacles, :mod:`.obstacles`, stop them too, having moved before step 2):
+   exploration marked every tick, SLAM maps on update ticks (both by the walls alone);
 4. coverage, SLAM merging (when due; each pair's map exchange through the radio model),
    broadcasts through the radio model (:mod:`.radio`: loss, latency, budget) and those due
    delivered, nearby robots sensed;
@@ -36,13 +37,16 @@ from .config import SimConfig
 from .config_schema import check_slam_memory
 from .explore_bench import ExploreBench
 from .grid import grid_offset
-from .kernels import cast_rays, stop_rays_at_bodies, use_threads, visible_pairs, wall_sums
+from .kernels import cast_rays, stop_rays_at_bodies, use_threads, wall_sums
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
-from .neighbors import pairs_within
 from .observation import Observation, scaled_tag
+from .obstacles import Obstacles, stop_rays_at_obstacles
 from .radio import Radio
 from .safe_yaml import short_repr
+from .sensors import SENSORS
+from .sensors.lidar import apply_noise, draw_noise
+from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
 from .state import RobotState, TagView
@@ -159,6 +163,22 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: The moving obstacles (:mod:`.obstacles`), or None without any.
+        self.obstacles = (
+            Obstacles(
+                config.obstacles,
+                self.walls,
+                reachable,
+                self._offset,
+                config.world.tile_size,
+                self.tick_duration,
+                self.rng,
+                start,
+                self.radius,
+            )
+            if config.obstacles
+            else None
+        )
         #: Explore-Bench metrics: per-robot seen maps, time to 90 % (``explore_bench``).
         self.explore_bench = ExploreBench(n, reachable.shape)
         self.comms = CommsRule(
@@ -169,7 +189,12 @@ class Simulation:
             n, Radio([t.radio for t in types], np.asarray(self.team.broadcast_ranges, float))
         )
         self.tags = TagStore(n)
-        self.slam = SlamState(n, self.shape, rc.slam_position_inaccuracy)
+        self.slam = SlamState(n, self.shape, self.team.per_robot(self.team.slam_inaccuracy))
+        # noise per robot (robot types); a uniform team passes scalars, as before types existed
+        self._odometry_noise = self.team.per_robot(self.team.odometry_noise)
+        self._heading_noise = self.team.per_robot(self.team.heading_noise)
+        self._lidar_noise_std = self.team.lidar_noise_std / config.world.tile_size  # tiles
+        self._scan_noise: list | None = None
         self.snapshots: list[dict[str, float | int]] = []
         self.trail = Trail(n)  # the paths in the result pictures
         self.trail.record(0, start)
@@ -206,12 +231,16 @@ class Simulation:
 
     @property
     def lidar_ranges(self) -> np.ndarray:
-        """This tick's lidar ranges (N, R) in tiles: walls and, with ``lidar.robots_block_rays``
-        (the default), other robots' bodies stop the rays; no return = the lidar's range.
+        """This tick's lidar ranges (N, R) in tiles: walls, moving obstacles (:mod:`.obstacles`)
+        and, with ``lidar.robots_block_rays`` (the default), other robots' bodies stop the rays;
+        no return = the lidar's range; with the type's lidar noise
+        (:mod:`maes_sim.core.sensors.lidar`) a hit's range has a Gaussian error and a dropped ray
+        is a no return.
 
         Exploration and SLAM are marked by the wall-only traversal every tick; the bodies are
         applied (:func:`~maes_sim.core.kernels.stop_rays_at_bodies`) the first time a tick's
-        scan is read, so a run nobody reads scans from does not pay for them. A team whose
+        scan is read (the obstacles likewise), so a run nobody reads scans from does not pay
+        for them. A team whose
         types have different ray counts has no (N, R) array: read :meth:`lidar_of`.
         """
         return self._lidar_all()[0]
@@ -258,7 +287,8 @@ class Simulation:
             scans = []
             pos, head = self._motion.positions, self._motion.headings
             bodies = self.config.lidar.robots_block_rays and self.n_robots > 1
-            for group, (ranges, hits) in zip(self.team.lidar_groups, self._walls_scan, strict=True):
+            walls_scan = zip(self.team.lidar_groups, self._walls_scan, strict=True)
+            for g, (group, (ranges, hits)) in enumerate(walls_scan):
                 if bodies:
                     idx = group.robots
                     if len(self.team.lidar_groups) == 1:
@@ -270,6 +300,20 @@ class Simulation:
                         ranges, hits = stop_rays_at_bodies(
                             ranges, hits, origins, heads, group.range, others, radius, group.fov
                         )
+                if self.obstacles is not None:
+                    idx = group.robots
+                    ranges, hits = stop_rays_at_obstacles(
+                        ranges,
+                        hits,
+                        pos[idx],
+                        head[idx],
+                        self.obstacles.shapes,
+                        group.fov,
+                        group.range,
+                    )
+                # Noise last: walls, bodies, obstacles, then what the sensor gets wrong.
+                if self._scan_noise is not None:
+                    ranges, hits = apply_noise(ranges, hits, group.range, self._scan_noise[g])
                 scans.append((ranges, hits))
             self._scan = scans
         return self._scan
@@ -376,6 +420,7 @@ class Simulation:
                     inbox=self.mailbox.inbox_of,
                     tags=self._tags_for,
                     robot_types=self.team.names,
+                    sensors={s.name: s.read(self) for s in SENSORS},
                 )
                 self._observations[1.0] = base
             if scale != 1.0:
@@ -514,7 +559,8 @@ class Simulation:
         """Teleport every robot to ``poses`` (N, 3) (world tiles, rad) and stop it.
 
         For setting up scenarios and tests. Raises :class:`CommandRejected` (nothing changed)
-        when a pose is not finite, a disc would overlap a wall, or two discs would overlap. The
+        when a pose is not finite, a disc would overlap a wall or a moving obstacle, or two discs
+        would overlap. The
         observations (lidar, sensing) are refreshed; exploration and SLAM are not marked.
         """
         try:
@@ -547,6 +593,13 @@ class Simulation:
             raise CommandRejected(f"robot {i} at {poses[i, :2].tolist()} would overlap a wall")
         if robot_overlap(grid, radii) > 0:
             raise CommandRejected("two robots would overlap")
+        if self.obstacles is not None:
+            hit = self.obstacles.overlapping(grid, np.broadcast_to(radii, (self.n_robots,)))
+            if hit.any():
+                i = int(np.argmax(hit))
+                raise CommandRejected(
+                    f"robot {i} at {poses[i, :2].tolist()} would overlap a moving obstacle"
+                )
         self._motion = MotionState.at_rest(grid, poses[:, 2])
         self._commands = C.Commands.idle(self.n_robots)
         self._odom = poses.copy()
@@ -588,15 +641,18 @@ class Simulation:
         else:
             links = self._links(pos0, senders)
 
-        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params)
+        shapes = None
+        if self.obstacles is not None:  # they move first; the robots meet them where they are
+            self.obstacles.advance(next_tick, self.rng)
+            shapes = self.obstacles.shapes
+        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params, shapes)
         self._motion, self._commands = result.state, result.commands
         self._status = result.status
         self.colliding, self.collided = result.colliding, result.collided
         self.metrics.distance += result.distance
         self.metrics.collisions += result.collided
-        noise = self.config.motion
         self._odom = advance_odometry(
-            self._odom, result.odom_delta, noise.odometry_noise, noise.heading_noise, self.rng
+            self._odom, result.odom_delta, self._odometry_noise, self._heading_noise, self.rng
         )
         self.tick = next_tick
         self.trail.record(self.tick, self._motion.positions)
@@ -685,7 +741,11 @@ class Simulation:
             )
             for group, (origins, heads, index) in zip(groups, parts, strict=True)
         ]
-        self._scan = None  # the robots' bodies are applied when a scan is read
+        self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
+        # the lidar noise is drawn every tick, read or not: the same draws in every mode
+        self._scan_noise = draw_noise(
+            groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng
+        )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
         if mark:
@@ -707,13 +767,9 @@ class Simulation:
                         fov=group.fov,
                     )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
-        sense = self.team.sense_ranges
-        top = self.team.top_sense_range
-        if rc.sense_nearby_agents_blocked_by_walls:
-            ia, ib = visible_pairs(self.walls, pos, top, sums=self._wall_sums)
-        else:
-            ia, ib, _ = pairs_within(pos, None, top)
-        self._nearby = self.team.within_range(ia, ib, pos, pos, sense)
+        self._nearby = sense_pairs(
+            self.walls, pos, self.team, rc.sense_nearby_agents_blocked_by_walls, self._wall_sums
+        )
         self._tags_nearby = None
         self._observations = {}
 

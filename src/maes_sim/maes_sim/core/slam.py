@@ -25,15 +25,26 @@ from .grid import SOLID, UNKNOWN
 class SlamState:
     """SLAM maps (N, H, W) uint8 and believed-position offsets (N, 2) of N robots."""
 
-    def __init__(self, n_robots: int, shape: tuple[int, int], inaccuracy: float) -> None:
+    def __init__(
+        self, n_robots: int, shape: tuple[int, int], inaccuracy: float | np.ndarray
+    ) -> None:
         self.maps = np.full((n_robots, *shape), UNKNOWN, dtype=np.uint8)
         self.offsets = np.zeros((n_robots, 2), dtype=np.float64)
-        self.inaccuracy = float(inaccuracy)
+        #: Tiles: one value for every robot, or one per robot (robot types), shape (N,).
+        self.inaccuracy = (
+            float(inaccuracy) if np.ndim(inaccuracy) == 0 else np.asarray(inaccuracy, float)
+        )
 
     def redraw_offsets(self, rng: np.random.Generator) -> None:
-        """Draw each robot's believed-position error for the coming SLAM interval."""
-        if self.inaccuracy > 0.0:
-            self.offsets = rng.uniform(-self.inaccuracy, self.inaccuracy, self.offsets.shape)
+        """Draw each robot's believed-position error for the coming SLAM interval (2N
+        uniforms when any robot has an inaccuracy, else nothing)."""
+        a = self.inaccuracy
+        if np.ndim(a) == 0:
+            if a > 0.0:
+                self.offsets = rng.uniform(-a, a, self.offsets.shape)
+        elif (a > 0.0).any():
+            half = a[:, None]
+            self.offsets = rng.uniform(-half, half, self.offsets.shape)
 
     def merge_groups(self, labels: np.ndarray) -> int:
         """Merge the maps of robots sharing a label (N,); returns the number of groups merged.

@@ -64,6 +64,9 @@ class RobotState:
         The robot's heading, radians.
     robot_type : str
         The robot's type (``robot_types`` / ``team`` in the config; ``"default"`` without).
+    bumper : bool
+        Touching a wall at the end of the tick (``colliding`` also counts robots):
+        :mod:`maes_sim.core.sensors.bumper`. Direct mode only; not in ``maes_state``.
     """
 
     tick: int
@@ -75,6 +78,7 @@ class RobotState:
     position: Vector2D = Vector2D(0.0, 0.0)
     heading: float = 0.0
     robot_type: str = "default"
+    bumper: bool = False
 
 
 def _scaled(v: Vector2D, factor: float) -> Vector2D:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit
+
 from .comms import check_message, robot_name
 from .neighbors import pairs_within
 from .state import TagView, Vector2D
@@ -114,20 +116,47 @@ class TagStore:
         if not self.tags:
             return [[] for _ in range(len(positions))]
         ia, ib, dist = pairs_within(positions, self.grid_positions, read_range)
-        if limit is not None and len(ia) and np.bincount(ia).max() > limit:
-            # per robot: nearest first, then deposit order (the pairs come sorted by robot, then
-            # tag: two stable sorts order them as lexsort((ib, dist, ia)) would, faster)
-            by_dist = np.argsort(dist, kind="stable")
-            order = by_dist[np.argsort(ia[by_dist], kind="stable")]
-            grouped = ia[order]
-            rank = np.arange(len(ia)) - np.searchsorted(grouped, grouped)
-            keep = np.zeros(len(ia), dtype=bool)
-            keep[order[rank < limit]] = True  # in the pairs' own order: by robot, then tag
+        bounds = np.searchsorted(ia, np.arange(len(positions) + 1))
+        if limit is not None and len(ia) and int(np.diff(bounds).max()) > limit:
+            keep = _nearest_of_each(bounds, dist, int(limit))
             ia, ib = ia[keep], ib[keep]
+            bounds = np.searchsorted(ia, np.arange(len(positions) + 1))
         # ia is sorted: each robot's tags are one run of the pairs, cut out by slicing
         if self._objects is None or len(self._objects) != len(self.tags):
             self._objects = np.empty(len(self.tags), dtype=object)
             self._objects[:] = self.tags
         picked = self._objects[ib].tolist()
-        bounds = np.searchsorted(ia, np.arange(len(positions) + 1)).tolist()
-        return [picked[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
+        cuts = bounds.tolist()
+        return [picked[lo:hi] for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+
+
+@njit(**JIT_OPTIONS)
+def _nearest_of_each(bounds, dist, limit):
+    # The pairs of query i are bounds[i]:bounds[i + 1], in deposit order. Of a query with more
+    # than ``limit`` of them, keep the ``limit`` nearest, ties to the earlier deposited (what
+    # the first ``limit`` of a stable sort of its distances would be), in their own order: all
+    # nearer than the limit-th smallest distance, then the earliest at exactly that distance.
+    keep = np.ones(dist.shape[0], dtype=np.bool_)
+    for i in range(bounds.shape[0] - 1):
+        lo = bounds[i]
+        hi = bounds[i + 1]
+        if hi - lo > limit:
+            if limit <= 0:
+                keep[lo:hi] = False
+                continue
+            cut = np.partition(dist[lo:hi], limit - 1)[limit - 1]
+            below = 0
+            for k in range(lo, hi):
+                if dist[k] < cut:
+                    below += 1
+            room = limit - below  # >= 1: the places left for pairs at exactly ``cut``
+            for k in range(lo, hi):
+                d = dist[k]
+                if d > cut:
+                    keep[k] = False
+                elif d == cut:
+                    if room > 0:
+                        room -= 1
+                    else:
+                        keep[k] = False
+    return keep

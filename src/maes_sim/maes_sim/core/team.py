@@ -68,6 +68,13 @@ class Team:
         self.sense_ranges = self._ranges("sense_nearby_agents_range")
         self.broadcast_ranges = self._ranges("broadcast_range")
         self.tag_ranges = self._ranges("environment_tag_read_range")
+        #: Noise per robot: lidar range std (metres) and dropout probability, odometry and
+        #: heading drift, SLAM position inaccuracy (tiles).
+        self.lidar_noise_std = self._ranges("lidar_range_noise_std")
+        self.lidar_dropout = self._ranges("lidar_dropout_probability")
+        self.odometry_noise = self._ranges("odometry_noise")
+        self.heading_noise = self._ranges("heading_noise")
+        self.slam_inaccuracy = self._ranges("slam_position_inaccuracy")
         self.top_sense_range = float(self.sense_ranges.max()) if self.n else 0.0
         groups: dict[tuple, list[int]] = {}
         for i, t in enumerate(self.types):
@@ -92,6 +99,13 @@ class Team:
         out = np.array([getattr(t, key) for t in self.types], dtype=np.float64)
         out.flags.writeable = False
         return out
+
+    def per_robot(self, values: np.ndarray) -> float | np.ndarray:
+        """``values`` (one per robot) as one float when every robot has the same (a uniform
+        team computes as before robot types existed), else the array."""
+        if self.n and (values == values[0]).all():
+            return float(values[0])
+        return values
 
     def lidar_slot(self, robot: int) -> tuple[int, int]:
         """``(group, row)``: where robot ``robot``'s scan is in the per-group scans."""

@@ -1,4 +1,5 @@
-"""RViz markers of the whole simulation (``/maes/markers``): robots, tags, communication links."""
+"""RViz markers of the whole simulation (``/maes/markers``): robots, tags, communication links
+and moving obstacles (these also alone on ``/maes/obstacles``: :func:`obstacle_markers`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 #: Marker namespaces, so an RViz user can toggle each family.
 NS_ROBOTS, NS_HEADINGS, NS_TAGS, NS_LINKS = "robots", "headings", "tags", "comm_links"
+NS_OBSTACLES = "obstacles"
+#: Height (m) of the drawn obstacles.
+OBSTACLE_HEIGHT = 0.5
 
 
 def _marker(ns: str, mid: int, kind: int, stamp: Time, frame: str) -> Marker:
@@ -33,6 +37,7 @@ def simulation_markers(
     links: tuple[np.ndarray, np.ndarray] | None,
     stamp: Time,
     frame: str = "world",
+    obstacles_m: np.ndarray | None = None,
 ) -> MarkerArray:
     """All markers of one tick.
 
@@ -48,6 +53,8 @@ def simulation_markers(
         Tag positions, metres.
     links : (ndarray, ndarray) or None
         Directed communication links (sender, receiver) to draw, or None to draw none.
+    obstacles_m : ndarray, shape (K, 5), optional
+        Moving obstacles (``Obstacles.in_metres``), drawn by :func:`obstacle_markers`.
     """
     out = MarkerArray()
     radii = np.broadcast_to(np.asarray(radius_m, dtype=np.float64), (len(poses_m),))
@@ -101,4 +108,31 @@ def simulation_markers(
             link_marker.points.append(Point(x=poses_m[a, 0], y=poses_m[a, 1], z=0.05))
             link_marker.points.append(Point(x=poses_m[b, 0], y=poses_m[b, 1], z=0.05))
     out.markers.append(link_marker)
+    if obstacles_m is not None:
+        out.markers.extend(obstacle_markers(obstacles_m, stamp, frame).markers)
+    return out
+
+
+def obstacle_markers(obstacles_m: np.ndarray, stamp: Time, frame: str = "world") -> MarkerArray:
+    """One marker per moving obstacle (namespace ``obstacles``, id = its row): a cylinder for a
+    disc, a cube for a box, at its place this tick.
+
+    ``obstacles_m`` (K, 5): rows ``kind (0 disc, 1 box), x, y, a, b`` in metres in ``frame``
+    (``a``, ``b``: a disc's radius twice, or a box's half sides). The recording and the replay
+    read the obstacles back from these markers (``pose.position``, ``scale``, ``type``).
+
+    Examples
+    --------
+    >>> m = obstacle_markers(np.array([[0.0, 1.0, 2.0, 0.5, 0.5], [1.0, 0, 0, 1.0, 0.25]]),
+    ...                      Time()).markers
+    >>> [(k.type == Marker.CYLINDER, k.scale.x, k.scale.y) for k in m]
+    [(True, 1.0, 1.0), (False, 2.0, 0.5)]
+    """
+    out = MarkerArray()
+    for k, (kind, x, y, a, b) in enumerate(np.asarray(obstacles_m).reshape(-1, 5).tolist()):
+        m = _marker(NS_OBSTACLES, k, Marker.CYLINDER if kind == 0 else Marker.CUBE, stamp, frame)
+        m.pose.position = Point(x=x, y=y, z=0.5 * OBSTACLE_HEIGHT)
+        m.scale.x, m.scale.y, m.scale.z = 2.0 * a, 2.0 * b, OBSTACLE_HEIGHT
+        m.color = ColorRGBA(r=0.85, g=0.45, b=0.1, a=0.9)
+        out.markers.append(m)
     return out

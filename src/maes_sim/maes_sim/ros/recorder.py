@@ -98,6 +98,8 @@ class McapRecorder:
         self._channels: dict[str, tuple[int, str, str]] = {}  # topic -> (id, type, qos yaml)
         self._sequence = 0
         self.counts: dict[str, int] = {}
+        #: rosbag2's ``custom_data`` of the bag (string keys and values), written at the end.
+        self.custom_data: dict[str, str] = {}
         self.start_ns: int | None = None
         self.end_ns = 0
         self.closed = False
@@ -178,7 +180,7 @@ class McapRecorder:
                         "message_count": total,
                     }
                 ],
-                "custom_data": {},
+                "custom_data": dict(self.custom_data),
                 "ros_distro": "jazzy",
             }
         }

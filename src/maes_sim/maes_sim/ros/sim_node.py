@@ -17,6 +17,7 @@ services ``/maes/pause`` and ``/maes/resume``.
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import sys
 import time
@@ -44,6 +45,7 @@ from maes_common.contract import (
     MAP_FRAME,
     NAVIGATION_DONE_TOPIC,
     ODOM_FRAME,
+    RECORDING_RADII_KEY,
     SCAN_FRAME,
     TICK_DONE_TOPIC,
     TICK_TOPIC,
@@ -70,7 +72,7 @@ from maes_sim.core.results import write_run_results
 from maes_sim.core.slam import to_occupancy
 
 from . import conversions as cv
-from .markers import simulation_markers
+from .markers import obstacle_markers, simulation_markers
 from .outputs import build_tap, listen_to_navigation
 from .tap import Tap
 
@@ -245,9 +247,12 @@ class SimNode(Node):
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
         self.tap = tap
+        cfg = sim.config
         if tap is not None:
             tap.clock_ns = lambda: int(round(self.sim.sim_time * 1e9))  # as time_to_msg
-        cfg = sim.config
+            # the robots' sizes, for replays of the recording (robot types)
+            radii_m = (np.asarray(sim.team.radii) * cfg.world.tile_size).tolist()
+            tap.describe(RECORDING_RADII_KEY, json.dumps(radii_m))
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
         self.sync = sync
@@ -318,6 +323,12 @@ class SimNode(Node):
         self.explore_pub = self.create_publisher(OccupancyGrid, "/maes/exploration", LATCHED_QOS)
         self.cover_pub = self.create_publisher(OccupancyGrid, "/maes/coverage", LATCHED_QOS)
         self.marker_pub = self.create_publisher(MarkerArray, "/maes/markers", DEFAULT_QOS)
+        # the moving obstacles alone, every tick (recordings and replays read them from here)
+        self.obstacle_pub = (
+            self.create_publisher(MarkerArray, "/maes/obstacles", DEFAULT_QOS)
+            if self.sim.obstacles is not None
+            else None
+        )
         self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
         self.tick_pub = self.create_publisher(Tick, TICK_TOPIC, LOCKSTEP_WRITER_QOS)
         for topic in (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC):
@@ -824,6 +835,10 @@ class SimNode(Node):
             )
         if self.marker_pub.get_subscription_count():
             self._publish_markers(stamp, poses)
+        if self.obstacle_pub is not None and self.obstacle_pub.get_subscription_count():
+            self.obstacle_pub.publish(
+                obstacle_markers(sim.obstacles.in_metres(tile), stamp, WORLD_FRAME)
+            )
         self.stats_pub.publish(self._stats_msg())
 
     def _publish_markers(self, stamp, poses: np.ndarray) -> None:
@@ -842,6 +857,7 @@ class SimNode(Node):
                 tags,
                 sim.communication_links() if draw else None,
                 stamp,
+                obstacles_m=None if sim.obstacles is None else sim.obstacles.in_metres(tile),
             )
         )
 

@@ -70,6 +70,14 @@ class Tap:
         #: Messages handed to the sinks per topic.
         self.counts: dict[str, int] = {}
 
+    def describe(self, key: str, value: str) -> None:
+        """Note ``key: value`` about the run in every sink that keeps such notes (a recorder's
+        ``custom_data``: rosbag2's metadata of the bag)."""
+        for sink in self.sinks:
+            notes = getattr(sink, "custom_data", None)
+            if isinstance(notes, dict):
+                notes[str(key)] = str(value)
+
     def wants(self, topic: str) -> bool:
         """True when some sink takes ``topic`` now."""
         return not self._closed and any(sink.wants(topic) for sink in self.sinks)

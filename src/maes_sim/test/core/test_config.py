@@ -106,6 +106,7 @@ EXPECTED_DEFAULTS = {
     "performance.threads": 1,
     "robot_types": {},
     "team": [],
+    "obstacles": [],
 }
 CAVE_DEFAULTS = {
     "smoothing_runs": 4,

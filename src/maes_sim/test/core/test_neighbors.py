@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from maes_sim.core.kernels import cells
 from maes_sim.core.neighbors import _pairs_within_reference, pairs_within
 
 
@@ -21,7 +22,11 @@ def test_radius_is_inclusive_and_bipartite():
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("radius", [0.0, 0.7, 3.0, 50.0])
-def test_matches_brute_force_on_random_points(seed, radius):
+@pytest.mark.parametrize("path", ["all pairs", "cell list"])
+def test_matches_brute_force_on_random_points(seed, radius, path, monkeypatch):
+    # cross_pairs tests every pair of small sets and uses its cell list above a size: both ways
+    if path == "cell list":
+        monkeypatch.setattr(cells, "BRUTE_FORCE_PAIRS", 0)
     rng = np.random.default_rng(seed)
     a = rng.uniform(0, 40, size=(int(rng.integers(1, 200)), 2))
     b = rng.uniform(-5, 45, size=(int(rng.integers(1, 200)), 2))

@@ -157,6 +157,42 @@ def _cross_pairs_kernel(a, b, radius, exclude_same, gw, gh, minx, miny, cell, st
     return out_a, out_b, out_d
 
 
+#: Up to this many (a, b) candidate pairs, :func:`cross_pairs` tests every one (a plain double
+#: loop, already in (i, j) order) instead of building a cell list: cheaper for a few hundred
+#: robots against a few hundred tags, where the list's setup and merging dominate.
+BRUTE_FORCE_PAIRS = 1 << 18
+
+
+@njit(**JIT_OPTIONS)
+def _all_pairs_kernel(a, b, radius, exclude_same):
+    # Every (i, j) tested with the cell list's own arithmetic; two passes as there.
+    r2 = radius * radius
+    na = a.shape[0]
+    nb = b.shape[0]
+    count = 0
+    for i in range(na):
+        for j in range(nb):
+            dx = a[i, 0] - b[j, 0]
+            dy = a[i, 1] - b[j, 1]
+            if dx * dx + dy * dy <= r2 and not (exclude_same and j == i):
+                count += 1
+    out_a = np.empty(count, dtype=np.int64)
+    out_b = np.empty(count, dtype=np.int64)
+    out_d = np.empty(count, dtype=np.float64)
+    k = 0
+    for i in range(na):
+        for j in range(nb):
+            dx = a[i, 0] - b[j, 0]
+            dy = a[i, 1] - b[j, 1]
+            d2 = dx * dx + dy * dy
+            if d2 <= r2 and not (exclude_same and j == i):
+                out_a[k] = i
+                out_b[k] = j
+                out_d[k] = np.sqrt(d2)
+                k += 1
+    return out_a, out_b, out_d
+
+
 def cross_pairs(
     a: np.ndarray, b: np.ndarray, radius: float, exclude_same: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,6 +208,8 @@ def cross_pairs(
     >>> ia.tolist(), ib.tolist(), d.tolist()
     ([0, 0], [0, 1], [5.0, 1.0])
     """
+    if a.shape[0] * b.shape[0] <= BRUTE_FORCE_PAIRS:
+        return _all_pairs_kernel(a, b, float(radius), exclude_same)
     per_axis = per_axis_for(b.shape[0])
     starts, order, cxy = cell_scratch(b.shape[0], per_axis)
     gw, gh, minx, miny, cell = build_cells(

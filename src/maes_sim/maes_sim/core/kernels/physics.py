@@ -210,7 +210,67 @@ def _robots_pass(pos, prev, r, lin, lat, hit, pushed, cell_min, per_axis, starts
 
 
 @njit(**_JIT)
-def resolve_contacts(walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy):
+def _obstacle_push(x, y, r, kind, cx, cy, a, b):
+    """``(nx, ny, depth)`` pushing a disc (centre x, y, radius r) out of one obstacle: a disc
+    (``kind`` 0, radius ``a``) or an axis-aligned box (``kind`` 1, half sides ``a``, ``b``);
+    depth 0.0 when clear."""
+    if kind == 0:
+        dx = x - cx
+        dy = y - cy
+        d2 = dx * dx + dy * dy
+        lim = r + a
+        if d2 >= lim * lim:
+            return 0.0, 0.0, 0.0
+        if d2 > 0.0:
+            d = math.sqrt(d2)
+            return dx / d, dy / d, lim - d
+        return 1.0, 0.0, lim  # coincident centres: out along +x
+    qx = min(max(x, cx - a), cx + a)
+    qy = min(max(y, cy - b), cy + b)
+    dx = x - qx
+    dy = y - qy
+    d2 = dx * dx + dy * dy
+    if d2 >= r * r:
+        return 0.0, 0.0, 0.0
+    if d2 > 0.0:
+        d = math.sqrt(d2)
+        return dx / d, dy / d, r - d
+    faces = (x - (cx - a), cx + a - x, y - (cy - b), cy + b - y)  # centre inside the box
+    k = 0
+    for m in range(1, 4):
+        if faces[m] < faces[k]:
+            k = m
+    return (-1.0, 1.0, 0.0, 0.0)[k], (0.0, 0.0, -1.0, 1.0)[k], faces[k] + r
+
+
+@njit(**_JIT)
+def _obstacles_pass(pos, r, obst, hit, pushed):
+    """Push every robot out of the moving obstacles ``obst`` (K, 5): rows ``kind, x, y, a, b``
+    (see :func:`_obstacle_push`); obstacles do not yield. Robots and obstacles in fixed order."""
+    for i in range(pos.shape[0]):
+        for k in range(obst.shape[0]):
+            nx, ny, depth = _obstacle_push(
+                pos[i, 0],
+                pos[i, 1],
+                r[i],
+                obst[k, 0],
+                obst[k, 1],
+                obst[k, 2],
+                obst[k, 3],
+                obst[k, 4],
+            )
+            if depth > 0.0:
+                pos[i, 0] += nx * depth
+                pos[i, 1] += ny * depth
+                pushed[i] = True
+                if depth > CONTACT_EPS:
+                    hit[i] = True
+
+
+@njit(**_JIT)
+def resolve_contacts(
+    walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy, obst
+):
     """One sub-step of contact resolution for all robots, in place.
 
     ``pos`` (N, 2) are the positions after integration, ``prev`` (N, 2) those at the start of the
@@ -218,16 +278,43 @@ def resolve_contacts(walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, sta
     drive speeds (cut by robot contacts);
     ``hit`` (N,) is set True for every robot that had a real contact. ``cell_min``,
     ``per_axis`` and the scratch arrays ``starts``/``order``/``cxy`` are the robot grid's (see
-    :class:`maes_sim.core.collision.RobotGrid`). Robot overlaps left when robots are wedged are
-    removed in the following sub-steps.
+    :class:`maes_sim.core.collision.RobotGrid`). ``obst`` (K, 5) are the moving obstacles
+    (:func:`_obstacles_pass`; K = 0: none). Robot overlaps left when robots are wedged are
+    removed in the following sub-steps; walls win over obstacles (a robot wedged between the
+    two may overlap the obstacle, never the wall).
     """
     n = pos.shape[0]
     everyone = np.zeros(0, dtype=np.bool_)
     _walls_pass(walls, pos, prev, r, lin, lat, hit, everyone)
-    if n > 1:
+    if n > 1 or obst.shape[0]:
         pushed = np.zeros(n, dtype=np.bool_)
-        _robots_pass(pos, prev, r, lin, lat, hit, pushed, cell_min, per_axis, starts, order, cxy)
+        if n > 1:
+            _robots_pass(
+                pos, prev, r, lin, lat, hit, pushed, cell_min, per_axis, starts, order, cxy
+            )
+        if obst.shape[0]:
+            _obstacles_pass(pos, r, obst, hit, pushed)
         _walls_pass(walls, pos, prev, r, lin, lat, hit, pushed)
+
+
+@njit(**_JIT)
+def touching_obstacles_kernel(pos, r, obst, tol, out):
+    """Set ``out[i]`` for every robot within ``tol`` of a moving obstacle (``obst`` as in
+    :func:`_obstacles_pass`)."""
+    for i in range(pos.shape[0]):
+        for k in range(obst.shape[0]):
+            _, _, depth = _obstacle_push(
+                pos[i, 0],
+                pos[i, 1],
+                r[i] + tol,
+                obst[k, 0],
+                obst[k, 1],
+                obst[k, 2],
+                obst[k, 3],
+                obst[k, 4],
+            )
+            if depth > 0.0:
+                out[i] = True
 
 
 @njit(**_JIT)
@@ -454,6 +541,7 @@ def advance_kernel(
     req_lat,
     stopping,
     walls,
+    obst,
     r,
     vmax,
     wmax,
@@ -482,7 +570,8 @@ def advance_kernel(
     ``r``, ``vmax``, ``wmax`` and ``model`` are per robot (N,) (its type's radius, top speeds and
     motion-model code); speeds below ``snap_fraction`` of a robot's top speeds snap to zero.
     ``pressing`` (N,) carries which robots pressed into an obstacle in the previous sub-step; a
-    contact is a new collision only when the robot was not pressing before.
+    contact is a new collision only when the robot was not pressing before. ``obst`` (K, 5): the
+    moving obstacles, fixed during the tick (see :func:`resolve_contacts`).
     """
     n = pos.shape[0]
     prev = pos.copy()
@@ -546,7 +635,9 @@ def advance_kernel(
             elif settle == 2:
                 ang[i] = 0.0
             hit[i] = False
-        resolve_contacts(walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy)
+        resolve_contacts(
+            walls, pos, prev, r, lin, lat, hit, cell_min, per_axis, starts, order, cxy, obst
+        )
         for i in range(n):
             dx = pos[i, 0] - prev[i, 0]
             dy = pos[i, 1] - prev[i, 1]
