@@ -36,10 +36,11 @@ def test_every_loader_key_has_a_row_and_every_row_is_a_key():
 
 
 def test_every_robot_type_key_has_a_row():
-    from maes_sim.core.robot_types import RobotTypeSpec, TypeLidar, TypeMotion
+    from maes_sim.core.robot_types import RobotTypeSpec, TypeCommunication, TypeLidar, TypeMotion
 
     rows = set(re.findall(r"^\| `robot_types\.<name>\.([a-z_.]+)` \|", DOC.read_text(), re.M))
-    keys = {k for k in RobotTypeSpec.KEYS if k not in ("motion", "lidar")}
+    keys = {k for k in RobotTypeSpec.KEYS if k not in ("motion", "lidar", "communication")}
     keys |= {f"motion.{k}" for k in TypeMotion.KEYS} | {f"lidar.{k}" for k in TypeLidar.KEYS}
+    keys |= {f"communication.{k}" for k in TypeCommunication.KEYS}
     assert sorted(keys - rows) == [], "robot type keys the doc lacks"
     assert sorted(rows - keys) == [], "rows for robot type keys the loader rejects"

@@ -256,3 +256,25 @@ def test_a_missing_or_invalid_base_config_is_named(tmp_path):
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_radio_experiment_loads_with_one_radio_per_row():
+    """experiments/radio_loss.yaml (issue 25): 8 algorithms x 5 radio rows x 2 maps x 5 seeds,
+    each row's radio reaching every robot of the run's config."""
+    from maes_sim.core import config_from_dict
+
+    root = Path(__file__).resolve().parents[3]
+    exp = load_experiment(root / "experiments" / "radio_loss.yaml")
+    assert len(exp.cases) == 400
+    radios = {}
+    for case in exp.cases[:: 5 * 8]:  # one case per (row, map)
+        types = config_from_dict(case.config).robot_type_per_robot()
+        assert len({t.radio for t in types}) == 1
+        radios[types[0].radio.model, types[0].radio.loss_probability] = True
+    assert set(radios) == {
+        ("range", 0.0),
+        ("bernoulli", 0.1),
+        ("bernoulli", 0.3),
+        ("bernoulli", 0.5),
+        ("gilbert_elliott", 0.0),
+    }

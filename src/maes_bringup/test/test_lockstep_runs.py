@@ -25,6 +25,10 @@ map: {width_in_tiles: 20, height_in_tiles: 20}
 end_criteria: {exploration_percent: 95, tick: 400}
 global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
 world: {tile_size: 0.3}  # not a float32: the map resolution takes the wire rounding
+# a lossy, late radio (issue 25): its draws come from the run's generator, in direct mode and
+# on ROS alike; merged SLAM maps go through it too
+robot_constraints: {distribute_slam: true, slam_sync_interval_in_ticks: 10}
+communication: {model: bernoulli, loss_probability: 0.3, latency_ticks: 1}
 """
 
 SLOW_LOGIC = """\
@@ -110,3 +114,6 @@ def test_direct_mode_gives_the_same_run_as_the_ros_stack(runs, tmp_path):
     assert (folder / "statistics.csv").read_bytes() == (
         runs["fast"] / "statistics.csv"
     ).read_bytes()
+    final = json.loads((folder / "summary.json").read_text())["final"]
+    assert final["map_exchanges_dropped"] > 0 and final["broadcasts_delivered"] > 0, final
+    assert final["broadcast_latency_mean_ticks"] == 2.0  # 1 + latency_ticks

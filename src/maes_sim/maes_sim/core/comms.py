@@ -10,6 +10,10 @@ the message was sent (the start of the step), by one of two rules:
   or ``f(total_distance, distance_through_walls, rng)`` to draw from the simulation's generator.
   It is evaluated for every ordered (sender, receiver) pair, so it costs N**2 Python calls for a
   sync of N robots: fine for tens of robots, slow for a thousand.
+
+The linked robots are then the *attempts* of the sender's radio model
+(:mod:`maes_sim.core.radio`: loss, latency, a send budget); MAES 2.0's ``range`` model, the
+default, keeps them all.
 """
 
 from __future__ import annotations
@@ -25,11 +29,10 @@ from maes_common.jit import njit
 
 from .kernels import line_of_sight, visible_pairs, wall_distance
 from .neighbors import mirror_symmetric, pairs_within
+from .radio import MAX_BROADCASTS_PER_TICK, Radio
 
 #: Longest accepted broadcast or tag text, in UTF-8 bytes.
 MAX_MESSAGE_BYTES = 1024
-#: Broadcasts one robot may post per logic tick; later ones in the same tick are refused.
-MAX_BROADCASTS_PER_TICK = 20
 
 SignalFunction = Callable[..., bool]
 
@@ -239,21 +242,35 @@ def communication_groups(n: int, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
 
 
 class Mailbox:
-    """Outgoing broadcasts of the current tick and those delivered at the last step.
+    """Outgoing broadcasts of the current tick, the messages in flight, and those delivered at
+    the last step, through the robots' radio (:class:`~maes_sim.core.radio.Radio`).
 
-    Delivery is recorded as links, and a robot's inbox is built when it is read
-    (:meth:`inbox_of`): a thousand robots in range of each other exchange a million deliveries
-    per tick, and only the inboxes somebody reads need to exist as lists.
+    Delivery is recorded as (receiver, message) arrays, and a robot's inbox is built when it is
+    read (:meth:`inbox_of`): a thousand robots in range of each other exchange a million
+    deliveries per tick, and only the inboxes somebody reads need to exist as lists.
+
+    Parameters
+    ----------
+    n_robots : int
+    radio : Radio, optional
+        The robots' radio models, latencies and budgets (default: MAES 2.0's lossless radio).
     """
 
-    def __init__(self, n_robots: int) -> None:
+    def __init__(self, n_robots: int, radio: Radio | None = None) -> None:
         self.n = n_robots
+        self.radio = radio if radio is not None else Radio.lossless(n_robots)
         self.outbox: list[tuple[int, str]] = []
         self.sent_this_tick = np.zeros(n_robots, dtype=np.int64)
         self.total_sent = 0
         self.total_delivered = 0
-        self._by_sender: dict[int, list[Broadcast]] = {}
-        self._senders_of = (np.zeros(n_robots + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
+        self.total_dropped = 0
+        self.clock = 0  # steps delivered so far (the simulation's tick)
+        # arrival tick -> batches (messages, their senders, receiver and message index of each
+        # copy, tick sent at)
+        self._in_flight: dict[int, list[tuple]] = {}
+        self._messages: list[Broadcast] = []
+        self._by_sender: dict[int, list[Broadcast]] = {}  # the lossless radio's inbox
+        self._inbox = (np.zeros(n_robots + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def post(self, robot: int, text: str) -> str | None:
         """Queue ``text`` from ``robot``; returns why it was refused, or None when accepted."""
@@ -272,16 +289,66 @@ class Mailbox:
             return np.empty(0, dtype=np.int64)
         return np.unique(np.array([s for s, _ in self.outbox], dtype=np.int64))
 
-    def deliver(self, ia: np.ndarray, ib: np.ndarray) -> None:
-        """Deliver the queued messages along links (ia -> ib); they replace the last delivery."""
+    def deliver(
+        self,
+        ia: np.ndarray,
+        ib: np.ndarray,
+        positions: np.ndarray | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        """End a tick: send the queued messages along links (ia -> ib, sorted by sender) through
+        the radio, then make the copies due now the delivered ones (they replace the last).
+
+        ``positions`` (N, 2) at sending time and ``rng`` serve the models that need them.
+        """
+        if self.radio.simple:  # MAES 2.0's radio: everything in range arrives at the next tick
+            self._deliver_at_once(np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64))
+            return
+        if self.outbox:
+            self._send(
+                np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64), positions, rng
+            )
+        self.sent_this_tick[:] = 0
+        self.clock += 1
+        arrivals = self._in_flight.pop(self.clock, None)
+        if arrivals is None:  # the common tick: nothing arrives
+            if self._messages:
+                self._messages = []
+                self._inbox = (np.zeros(self.n + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
+            return
+        messages: list[Broadcast] = []
+        receivers, indices, latencies, senders = [], [], [], []
+        for batch, batch_senders, recv, index, sent_at in arrivals:
+            receivers.append(recv)
+            indices.append(index + len(messages))
+            latencies.append(np.full(recv.size, self.clock - sent_at, dtype=np.int64))
+            senders.append(batch_senders[index])
+            messages.extend(batch)
+        recv = np.concatenate(receivers)
+        index = np.concatenate(indices)
+        latency = np.concatenate(latencies)
+        radio = self.radio
+        sender = np.concatenate(senders)
+        radio.delivered += np.bincount(sender, minlength=self.n)
+        radio.received += np.bincount(recv, minlength=self.n)
+        radio.latency_sum += np.bincount(sender, weights=latency, minlength=self.n).astype(np.int64)
+        self.total_delivered += int(recv.size)
+        # CSR of messages per receiver, in arrival order (sending tick, sender, sending order)
+        order = np.argsort(recv, kind="stable")
+        starts = np.searchsorted(recv[order], np.arange(self.n + 1))
+        self._inbox = (starts, index[order])
+        self._messages = messages
+
+    def _deliver_at_once(self, ia: np.ndarray, ib: np.ndarray) -> None:
+        """:meth:`deliver` for the lossless radio without latency or budget (the default):
+        every message of a sender reaches each of its links, kept as a CSR of senders per
+        receiver (no copy per message and receiver)."""
+        self.sent_this_tick[:] = 0
+        self.clock += 1
         if not self.outbox:  # the common tick: nothing sent, so nothing is delivered
             if self._by_sender:
                 self._by_sender = {}
-                self._senders_of = (
-                    np.zeros(self.n + 1, dtype=np.int64),
-                    np.empty(0, dtype=np.int64),
-                )
-            self.sent_this_tick[:] = 0
+                self._inbox = (np.zeros(self.n + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
             return
         by_sender: dict[int, list[Broadcast]] = {}
         for sender, text in self.outbox:
@@ -289,22 +356,71 @@ class Mailbox:
         counts = np.zeros(self.n, dtype=np.int64)
         for sender, msgs in by_sender.items():
             counts[sender] = len(msgs)
-        ia = np.asarray(ia, dtype=np.int64)
-        ib = np.asarray(ib, dtype=np.int64)
-        self.total_delivered += int(counts[ia].sum()) if ia.size else 0
+        copies = counts[ia]
+        radio = self.radio
+        delivered = np.bincount(ia, weights=copies, minlength=self.n).astype(np.int64)
+        radio.sent += counts
+        radio.delivered += delivered
+        radio.latency_sum += delivered  # one tick each
+        radio.received += np.bincount(ib, weights=copies, minlength=self.n).astype(np.int64)
+        self.total_delivered += int(copies.sum())
+        self.total_sent += len(self.outbox)
         # CSR of senders per receiver, senders ascending within each receiver
         order = np.lexsort((ia, ib))
         starts = np.searchsorted(ib[order], np.arange(self.n + 1))
-        self._senders_of = (starts, ia[order])
+        self._inbox = (starts, ia[order])
         self._by_sender = by_sender
-        self.total_sent += len(self.outbox)
         self.outbox = []
-        self.sent_this_tick[:] = 0
+
+    def _send(self, ia, ib, positions, rng) -> None:
+        radio = self.radio
+        # messages by sender, each sender's in sending order (the order of posting across
+        # senders may differ between direct mode and ROS; this one does not)
+        outbox = self.outbox
+        self.outbox = []
+        sender = np.fromiter((s for s, _ in outbox), dtype=np.int64, count=len(outbox))
+        if sender.size > 1 and (np.diff(sender) < 0).any():
+            order = np.argsort(sender, kind="stable")
+            sender = sender[order]
+            outbox = [outbox[k] for k in order.tolist()]
+        first = np.searchsorted(sender, sender, side="left")
+        rank = np.arange(sender.size) - first
+        over = (radio.budget[sender] >= 0) & (rank >= radio.budget[sender])
+        # one attempt per (message, linked receiver), receivers ascending
+        if ia.size > 1 and (np.diff(ia) < 0).any() | ((np.diff(ia) == 0) & (np.diff(ib) < 0)).any():
+            order = np.lexsort((ib, ia))
+            ia, ib = ia[order], ib[order]
+        lo = np.searchsorted(ia, sender, side="left")
+        count = np.searchsorted(ia, sender, side="right") - lo
+        message = np.repeat(np.arange(sender.size), count)
+        link = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+        a, b = sender[message], ib[link]
+        keep = ~over[message]
+        keep[keep] = radio.keep(a[keep], b[keep], positions, rng)
+        radio.sent += np.bincount(sender, minlength=self.n)
+        radio.over_budget += np.bincount(sender[over], minlength=self.n)
+        radio.dropped += np.bincount(a[~keep], minlength=self.n)
+        self.total_sent += sender.size
+        self.total_dropped += int((~keep).sum())
+        batch = [Broadcast(msg=text, sender=robot_name(s)) for s, text in outbox]
+        delay = radio.latency[a]
+        for k in np.unique(delay[keep]).tolist():
+            chosen = keep & (delay == k)
+            self._in_flight.setdefault(self.clock + 1 + k, []).append(
+                (batch, sender, b[chosen], message[chosen], self.clock)
+            )
 
     def inbox_of(self, robot: int) -> list[Broadcast]:
-        """Messages ``robot`` received at the last step, by sender index then sending order."""
-        starts, senders = self._senders_of
-        out: list[Broadcast] = []
-        for s in senders[starts[robot] : starts[robot + 1]].tolist():
-            out.extend(self._by_sender.get(s, ()))
-        return out
+        """Messages ``robot`` received at the last step, by sending tick, sender index, then
+        sending order."""
+        starts, index = self._inbox
+        if self.radio.simple:  # senders per receiver (see _deliver_at_once)
+            out: list[Broadcast] = []
+            for s in index[starts[robot] : starts[robot + 1]].tolist():
+                out.extend(self._by_sender.get(s, ()))
+            return out
+        return [self._messages[k] for k in index[starts[robot] : starts[robot + 1]].tolist()]
+
+    def in_flight(self) -> int:
+        """Copies sent but not yet delivered (latency)."""
+        return sum(b[2].size for batches in self._in_flight.values() for b in batches)

@@ -27,6 +27,7 @@ from maes_sim.core.config_checks import (
 )
 from maes_sim.core.motion_models import MODEL_NAMES
 from maes_sim.core.obstacle_config import ObstaclesCheck, ObstacleSpec
+from maes_sim.core.radio import RADIO_DEFAULTS, RADIO_MODEL_NAMES, radio_checks
 from maes_sim.core.robot_types import (
     MAX_ODOMETRY_NOISE,
     PER_ROBOT_KEYS,
@@ -406,6 +407,27 @@ class LidarConfig(_Section):
     robots_block_rays: bool = _setting(True, Bool())
 
 
+_RADIO = radio_checks(RADIO_MODEL_NAMES)
+
+
+@dataclass(frozen=True)
+class CommunicationConfig(_Section):
+    """``communication`` (MAES-ROS): the radio model every robot type uses unless it sets its
+    own (``robot_types.<t>.communication``); see :mod:`maes_sim.core.radio` and
+    docs/radio.md. Keys a model does not use are ignored."""
+
+    PATH: ClassVar[str] = "communication"
+    model: str = _setting(RADIO_DEFAULTS["model"], _RADIO["model"])
+    loss_probability: float = _setting(0.0, _RADIO["loss_probability"])
+    latency_ticks: int = _setting(0, _RADIO["latency_ticks"])
+    max_messages_per_tick: int | None = _setting(None, _RADIO["max_messages_per_tick"])
+    good_to_bad_probability: float = _setting(0.0, _RADIO["good_to_bad_probability"])
+    bad_to_good_probability: float = _setting(1.0, _RADIO["bad_to_good_probability"])
+    loss_probability_good: float = _setting(0.0, _RADIO["loss_probability_good"])
+    loss_probability_bad: float = _setting(1.0, _RADIO["loss_probability_bad"])
+    distance_exponent: float = _setting(2.0, _RADIO["distance_exponent"])
+
+
 @dataclass(frozen=True)
 class StackConfig(_Section):
     """``stack`` (MAES-ROS): which SLAM and navigation serve the robots, and what one robot
@@ -461,6 +483,9 @@ class SimConfig(_Section):
     world: WorldConfig = field(default_factory=WorldConfig, metadata=_sub(WorldConfig))
     motion: MotionConfig = field(default_factory=MotionConfig, metadata=_sub(MotionConfig))
     lidar: LidarConfig = field(default_factory=LidarConfig, metadata=_sub(LidarConfig))
+    communication: CommunicationConfig = field(
+        default_factory=CommunicationConfig, metadata=_sub(CommunicationConfig)
+    )
     stack: StackConfig = field(default_factory=StackConfig, metadata=_sub(StackConfig))
     performance: PerformanceConfig = field(
         default_factory=PerformanceConfig, metadata=_sub(PerformanceConfig)

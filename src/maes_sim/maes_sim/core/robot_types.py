@@ -39,6 +39,7 @@ from maes_sim.core.config_checks import (
     unknown_key_error,
 )
 from maes_sim.core.motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED
+from maes_sim.core.radio import RADIO_MODEL_NAMES, RadioSettings, radio_checks, resolve_radio
 
 #: Largest odometry / heading noise (std dev per tile travelled / per radian turned).
 MAX_ODOMETRY_NOISE = 10.0
@@ -137,6 +138,26 @@ class TypeLidar(_TypeSection):
     dropout_probability: float | None = _setting(None, Float(lo=0.0, hi=1.0))
 
 
+_RADIO = radio_checks(RADIO_MODEL_NAMES)
+
+
+@dataclass(frozen=True)
+class TypeCommunication(_TypeSection):
+    """``robot_types.<name>.communication``: the type's radio (a key left out: the global
+    ``communication``'s). The sender's type decides a broadcast's fate."""
+
+    KEYS: ClassVar[tuple[str, ...]] = tuple(_RADIO)
+    model: str | None = _setting(None, _RADIO["model"])
+    loss_probability: float | None = _setting(None, _RADIO["loss_probability"])
+    latency_ticks: int | None = _setting(None, _RADIO["latency_ticks"])
+    max_messages_per_tick: int | None = _setting(None, _RADIO["max_messages_per_tick"])
+    good_to_bad_probability: float | None = _setting(None, _RADIO["good_to_bad_probability"])
+    bad_to_good_probability: float | None = _setting(None, _RADIO["bad_to_good_probability"])
+    loss_probability_good: float | None = _setting(None, _RADIO["loss_probability_good"])
+    loss_probability_bad: float | None = _setting(None, _RADIO["loss_probability_bad"])
+    distance_exponent: float | None = _setting(None, _RADIO["distance_exponent"])
+
+
 @dataclass(frozen=True)
 class RobotTypeSpec(_TypeSection):
     """One entry of ``robot_types`` as written: None means "as ``robot_constraints``/``motion``".
@@ -147,7 +168,7 @@ class RobotTypeSpec(_TypeSection):
         The type's name (its key in ``robot_types``).
     """
 
-    KEYS: ClassVar[tuple[str, ...]] = (*PER_ROBOT_KEYS, "motion", "lidar")
+    KEYS: ClassVar[tuple[str, ...]] = (*PER_ROBOT_KEYS, "motion", "lidar", "communication")
     name: str = DEFAULT_TYPE
     agent_relative_size: float | None = None
     relative_move_speed: float | None = None
@@ -158,10 +179,17 @@ class RobotTypeSpec(_TypeSection):
     slam_position_inaccuracy: float | None = None
     motion: TypeMotion = field(default_factory=TypeMotion, metadata={"section": TypeMotion})
     lidar: TypeLidar = field(default_factory=TypeLidar, metadata={"section": TypeLidar})
+    communication: TypeCommunication = field(
+        default_factory=TypeCommunication, metadata={"section": TypeCommunication}
+    )
 
     def __post_init__(self) -> None:
         path = f"robot_types.{self.name}"
-        for key, cls in (("motion", TypeMotion), ("lidar", TypeLidar)):
+        for key, cls in (
+            ("motion", TypeMotion),
+            ("lidar", TypeLidar),
+            ("communication", TypeCommunication),
+        ):
             object.__setattr__(self, key, cls.build(getattr(self, key), f"{path}.{key}"))
         if self.slam_raytrace_range is not None and self.lidar.range is not None:
             raise ConfigError(
@@ -202,7 +230,7 @@ class RobotTypeSpec(_TypeSection):
         """The keys this type sets, as YAML-safe data (what :func:`from_data` reads back)."""
         out: dict[str, Any] = {k: getattr(self, k) for k in PER_ROBOT_KEYS}
         out = {k: v for k, v in out.items() if v is not None}
-        for key in ("motion", "lidar"):
+        for key in ("motion", "lidar", "communication"):
             sub = {f.name: getattr(getattr(self, key), f.name) for f in fields(getattr(self, key))}
             sub = {k: v for k, v in sub.items() if v is not None}
             if sub:
@@ -331,6 +359,8 @@ class RobotType:
         Odometry drift (:func:`maes_sim.core.odometry.advance_odometry`).
     slam_position_inaccuracy : float
         Tiles (:mod:`maes_sim.core.slam`).
+    radio : RadioSettings
+        The type's radio (``communication`` with the type's own keys).
     """
 
     name: str
@@ -348,6 +378,7 @@ class RobotType:
     odometry_noise: float = 0.0
     heading_noise: float = 0.0
     slam_position_inaccuracy: float = 0.0
+    radio: RadioSettings = RadioSettings()
 
     @property
     def radius(self) -> float:
@@ -375,8 +406,11 @@ class RobotType:
         return self.lidar_fov_deg >= 360.0
 
 
-def resolve_type(spec: RobotTypeSpec | None, name: str, rc: Any, motion: Any) -> RobotType:
-    """The :class:`RobotType` of ``spec`` over ``robot_constraints`` ``rc`` and ``motion``."""
+def resolve_type(
+    spec: RobotTypeSpec | None, name: str, rc: Any, motion: Any, communication: Any = None
+) -> RobotType:
+    """The :class:`RobotType` of ``spec`` over ``robot_constraints`` ``rc``, ``motion`` and
+    ``communication`` (None: the default radio)."""
 
     def pick(key: str) -> Any:
         own = getattr(spec, key) if spec is not None else None
@@ -409,6 +443,7 @@ def resolve_type(spec: RobotTypeSpec | None, name: str, rc: Any, motion: Any) ->
         odometry_noise=motion_pick("odometry_noise"),
         heading_noise=motion_pick("heading_noise"),
         slam_position_inaccuracy=float(pick("slam_position_inaccuracy")),
+        radio=resolve_radio(communication, spec.communication if spec is not None else None),
     )
 
 
@@ -423,7 +458,13 @@ def resolve_team(config: Any) -> tuple[RobotType, ...]:
     """
     specs = {s.name: s for s in config.robot_types}
     types = {
-        name: resolve_type(specs.get(name), name, config.robot_constraints, config.motion)
+        name: resolve_type(
+            specs.get(name),
+            name,
+            config.robot_constraints,
+            config.motion,
+            getattr(config, "communication", None),
+        )
         for name in {DEFAULT_TYPE, *specs}
     }
     if not config.team:

@@ -15,7 +15,9 @@ Order of one :meth:`Simulation.step` (tick ``t`` -> ``t + 1``):
 3. lidar from the new poses (other robots stop rays unless ``lidar.robots_block_rays`` is
    off; moving obstacles, :mod:`.obstacles`, stop them too, having moved before step 2):
    exploration marked every tick, SLAM maps on update ticks (both by the walls alone);
-4. coverage, SLAM merging (when due), broadcasts delivered, nearby robots sensed;
+4. coverage, SLAM merging (when due; each pair's map exchange through the radio model),
+   broadcasts through the radio model (:mod:`.radio`: loss, latency, budget) and those due
+   delivered, nearby robots sensed;
 5. a statistics snapshot when due, and the end criteria.
 
 Everything random comes from ``self.rng``, seeded from the config, so a run is reproducible
@@ -40,6 +42,7 @@ from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
 from .observation import Observation, scaled_tag
 from .obstacles import Obstacles, stop_rays_at_obstacles
+from .radio import Radio
 from .safe_yaml import short_repr
 from .sensors import SENSORS
 from .sensors.lidar import apply_noise, draw_noise
@@ -181,7 +184,10 @@ class Simulation:
         self.comms = CommsRule(
             float(self.team.broadcast_ranges.max()), rc.broadcast_blocked_by_walls, signal_function
         )
-        self.mailbox = Mailbox(n)
+        #: Broadcasts in and out, through each robot type's radio model (:mod:`.radio`).
+        self.mailbox = Mailbox(
+            n, Radio([t.radio for t in types], np.asarray(self.team.broadcast_ranges, float))
+        )
         self.tags = TagStore(n)
         self.slam = SlamState(n, self.shape, self.team.per_robot(self.team.slam_inaccuracy))
         # noise per robot (robot types); a uniform team passes scalars, as before types existed
@@ -654,11 +660,12 @@ class Simulation:
         self._sense(self.slam_published_at(self.tick))
         if all_links is not None:
             self.links = all_links
-            if sync_due:
-                self.slam.merge_groups(communication_groups(self.n_robots, *all_links))
+            if sync_due:  # each pair's map exchange goes through the radio model
+                kept = self.mailbox.radio.exchange_links(*all_links, pos0, self.rng)
+                self.slam.merge_groups(communication_groups(self.n_robots, *kept))
         if links is None:
             links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-        self.mailbox.deliver(*links)
+        self.mailbox.deliver(*links, pos0, self.rng)
         self.tags.new_tick()
         self._snapshot_and_check_end()
 

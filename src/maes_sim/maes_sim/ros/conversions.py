@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import array
 import math
+from typing import Any
 
 import numpy as np
 from builtin_interfaces.msg import Time
@@ -269,9 +270,11 @@ def stats_to_msg(
     tile_size: float,
     real_time_factor: float,
     finished: bool,
+    radio: Any = None,
 ) -> Stats:
     """maes_interfaces/Stats from a statistics row of the core: each numeric field of a
-    registered metric's name is that metric's value (cast to the field's type)."""
+    registered metric's name is that metric's value (cast to the field's type); ``radio``
+    (the core's ``Radio``) fills the per-robot radio counters."""
     msg = Stats()
     msg.tick = int(stats["tick"])
     msg.sim_time = time_to_msg(sim_time)
@@ -283,4 +286,12 @@ def stats_to_msg(
         "d", (np.asarray(distance_tiles, dtype=np.float64) * tile_size).tobytes()
     )
     msg.finished = bool(finished)
+    if radio is not None:
+        for name, counts in (
+            ("broadcasts_sent_per_robot", radio.sent),
+            ("broadcasts_delivered_per_robot", radio.delivered),
+            ("broadcasts_dropped_per_robot", radio.dropped),
+            ("broadcasts_received_per_robot", radio.received),
+        ):
+            setattr(msg, name, array.array("q", np.asarray(counts, dtype=np.int64).tobytes()))
     return msg

@@ -870,6 +870,7 @@ class SimNode(Node):
             self.tile,
             self._rtf,
             sim.finished,
+            sim.mailbox.radio,
         )
 
     # ------------------------------------------------------------------ callbacks

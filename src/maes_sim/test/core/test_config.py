@@ -89,6 +89,16 @@ EXPECTED_DEFAULTS = {
     "motion.odometry_noise": 0.0,
     "motion.heading_noise": 0.0,
     "lidar.robots_block_rays": True,
+    # MAES 2.0's radio: the range rule, no loss, no latency, no budget
+    "communication.model": "range",
+    "communication.loss_probability": 0.0,
+    "communication.latency_ticks": 0,
+    "communication.max_messages_per_tick": None,
+    "communication.good_to_bad_probability": 0.0,
+    "communication.bad_to_good_probability": 1.0,
+    "communication.loss_probability_good": 0.0,
+    "communication.loss_probability_bad": 1.0,
+    "communication.distance_exponent": 2.0,
     "stack.slam": "simulated",
     "stack.nav": "builtin",
     "stack.cmd_vel_timeout": 0.5,
@@ -220,6 +230,7 @@ def test_empty_mapping_and_null_sections_give_defaults():
         "world",
         "motion",
         "lidar",
+        "communication",
         "stack",
         "performance",
     }
@@ -415,6 +426,15 @@ BAD_VALUES = [
     ({"motion": {"odometry_noise": -0.1}}, "motion.odometry_noise", ["-0.1", "from 0 to 10"]),
     ({"stack": {"cmd_vel_timeout": 0.0}}, "stack.cmd_vel_timeout", ["0.0", "> 0"]),
     ({"lidar": {"robots_block_rays": "yes"}}, "lidar.robots_block_rays", ["'yes'"]),
+    # the radio (issue 25): probabilities in [0, 1], no negative latency, known models
+    ({"communication": {"loss_probability": 1.5}}, "communication.loss_probability", ["1.5"]),
+    ({"communication": {"latency_ticks": -1}}, "communication.latency_ticks", ["-1", "from 0"]),
+    ({"communication": {"model": "bernouli"}}, "communication.model", ["'bernoulli'"]),
+    (
+        {"robot_types": {"a": {"communication": {"loss_probability_bad": -0.1}}}},
+        "robot_types.a.communication.loss_probability_bad",
+        ["-0.1", "from 0 to 1"],
+    ),
     ({"lidar": {"robots_block_ray": False}}, "lidar.robots_block_ray", ["robots_block_rays"]),
     ({"robots_block_rays": False}, "robots_block_rays", ["lidar.robots_block_rays"]),
     # names from a fixed set

@@ -101,8 +101,16 @@ def test_the_stats_message_carries_each_metric_under_its_name():
         sim.broadcast(k % 3, f"hello {k}")
         sim.step()
     row = sim.stats(explore_bench=False)
-    msg = cv.stats_to_msg(row, sim.sim_time, sim.metrics.distance, 0.5, 1.0, sim.finished)
+    radio = sim.mailbox.radio
+    msg = cv.stats_to_msg(row, sim.sim_time, sim.metrics.distance, 0.5, 1.0, sim.finished, radio)
     assert msg.broadcasts_sent == row["broadcasts_sent"] == 6
+    # the radio's counters (issue 25): run totals by name, per robot as arrays
+    assert msg.broadcasts_delivered == row["broadcasts_delivered"] == radio.delivered.sum()
+    assert msg.broadcasts_dropped == row["broadcasts_dropped"] == 0
+    assert msg.broadcast_latency_mean_ticks == row["broadcast_latency_mean_ticks"]
+    assert list(msg.broadcasts_sent_per_robot) == [2, 2, 2]
+    assert list(msg.broadcasts_received_per_robot) == radio.received.tolist()
+    assert sum(msg.broadcasts_delivered_per_robot) == sum(msg.broadcasts_received_per_robot)
     for name in ("exploration_percent", "coverage_percent", "explored_tiles", "collisions"):
         assert getattr(msg, name) == row[name]
     assert msg.covered_tiles == int(row["covered_tiles"]) and msg.finished

@@ -1,0 +1,99 @@
+"""Benchmark of the radio models: per-tick cost with every model on, paired with the default.
+
+N robots on a 75x75 cave (``configs/cave_75.yaml``, SLAM merged every 10 ticks, broadcasts
+blocked by walls) drive in circles and each broadcasts one message per tick (a worst case:
+shipped algorithms send far fewer). The same run is timed with the default radio (``range``) and
+with a lossy, late, budgeted one (a mixed team: Bernoulli, Gilbert-Elliott and distance loss,
+latency 2, a budget of 1 message per tick), alternating, several rounds; prints the median
+ms per tick of each and their ratio.
+
+Usage::
+
+    python bench/bench_radio.py                  # 10 and 120 robots, 200 ticks, 3 rounds
+    python bench/bench_radio.py --robots 120 --ticks 400 --rounds 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
+    sys.path.insert(0, str(ROOT / "src" / pkg))
+
+
+def _config(robots: int, radio_on: bool):
+    from maes_sim.core import config_from_dict, config_to_dict, load_config
+
+    data = config_to_dict(load_config(ROOT / "configs" / "cave_75.yaml"))
+    data["number_of_robots"] = robots
+    data["robot_spawn_config"] = {"biggest_room": True}
+    data["end_criteria"] = {"tick": None, "exploration_percent": None, "coverage_percent": None}
+    # the same team of three types either way: only the radio differs
+    third = robots // 3
+    data["team"] = [
+        {"type": "default", "count": robots - 2 * third},
+        {"type": "bursty", "count": third},
+        {"type": "near", "count": third},
+    ]
+    data["robot_types"] = {"bursty": {}, "near": {}}
+    if radio_on:
+        data["communication"] = {
+            "model": "bernoulli",
+            "loss_probability": 0.3,
+            "latency_ticks": 2,
+            "max_messages_per_tick": 1,
+        }
+        data["robot_types"] = {
+            "bursty": {
+                "communication": {
+                    "model": "gilbert_elliott",
+                    "good_to_bad_probability": 0.05,
+                    "bad_to_good_probability": 0.2,
+                }
+            },
+            "near": {"communication": {"model": "distance", "loss_probability": 0.05}},
+        }
+    return config_from_dict(data)
+
+
+def _ms_per_tick(robots: int, ticks: int, radio_on: bool) -> float:
+    import numpy as np
+
+    from maes_sim.core import Simulation
+
+    sim = Simulation(_config(robots, radio_on), seed=0)
+    turn = np.linspace(-0.5, 0.5, robots)
+    sim.set_velocities(np.full(robots, 1.0), turn)
+    start = time.process_time()
+    for t in range(ticks):
+        for i in range(robots):
+            sim.broadcast(i, f"{i}:{t}")
+        sim.step()
+    return (time.process_time() - start) * 1000.0 / ticks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", type=int, nargs="+", default=[10, 120])
+    parser.add_argument("--ticks", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    _ms_per_tick(4, 5, True)  # compile and warm the kernels
+    print("robots | default ms/tick | all models on ms/tick | ratio (CPU time, median)")
+    for robots in args.robots:
+        off, on = [], []
+        for _ in range(args.rounds):  # alternate, so a load change hits both alike
+            off.append(_ms_per_tick(robots, args.ticks, False))
+            on.append(_ms_per_tick(robots, args.ticks, True))
+        a, b = statistics.median(off), statistics.median(on)
+        print(f"{robots} | {a:.2f} | {b:.2f} | {b / a:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
