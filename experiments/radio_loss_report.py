@@ -1,14 +1,19 @@
-"""Table and figures of issue 25's radio experiment (docs/radio_loss.md) from maes-batch output.
+"""Tables and figures of issue 25's experiments from maes-batch output: the radio one
+(docs/radio_loss.md) and the imperfect-world one (docs/imperfect_world.md).
 
     python experiments/radio_loss_report.py results/radio_loss docs/radio_loss
+    python experiments/radio_loss_report.py results/imperfect_world docs/imperfect_world \
+        --name imperfect_world
 
 Prints Markdown tables (medians over the seeds, with min..max) and writes
-``radio_loss_time_to_99.png`` and ``radio_loss_slowdown.png`` into the output folder.
+``<name>_time_to_99.png`` and ``<name>_slowdown.png`` into the output folder (``--name``:
+``radio_loss`` by default).
 
 A *condition* is a row of the comparison: the values of the columns of
-:data:`CONDITION_COLUMNS` present in ``results.csv``, each described by :func:`describe`. To add
-lidar-noise or moving-obstacle rows, make them values of a parameter of the experiment file,
-add that parameter's column here and a description in :func:`describe`.
+:data:`CONDITION_COLUMNS` present in ``results.csv``, each described by :func:`describe` (radio
+settings, sensor noise of the robot type, moving obstacles). To add another kind, make it values
+of a parameter of the experiment file, add that parameter's column here and a description in
+:func:`describe`.
 """
 
 from __future__ import annotations
@@ -36,9 +41,11 @@ NAMES = {
     "maes_controller.algorithms.random_walk:logic": "random walk",
 }
 #: Columns of results.csv that make a condition (a row of the comparison), in label order.
-CONDITION_COLUMNS = ("robot_types",)
-#: The label of the reference condition (slowdowns are relative to it).
-BASELINE = "no loss"
+CONDITION_COLUMNS = ("robot_types", "obstacles")
+#: The label of the reference condition per experiment name (slowdowns are relative to it).
+BASELINES = {"radio_loss": "no loss"}
+#: ... and for any other experiment.
+BASELINE = "exact sensing, no loss"
 #: Simulated seconds a run that never reached 99 % counts as (the config's tick limit).
 CENSORED_AT = 300.0
 
@@ -57,28 +64,46 @@ def radio_label(radio: dict) -> str:
     return f"{model} {radio}"
 
 
+def noise_label(settings: dict) -> str:
+    """A robot type's sensor noise as a short label ("" for exact sensing)."""
+    lidar = settings.get("lidar", {})
+    odometry = settings.get("motion", {}).get("odometry_noise", 0.0)
+    slam = settings.get("slam_position_inaccuracy", 0.0)
+    if not (lidar.get("range_noise_std") or lidar.get("dropout_probability") or odometry or slam):
+        return ""
+    return "noisy sensing"
+
+
+def obstacles_label(obstacles: list) -> str:
+    """Moving obstacles as a short label ("" for none)."""
+    walkers = sum(o.get("random_walkers", 0) for o in obstacles)
+    paths = sum(1 for o in obstacles if "path" in o)
+    parts = [f"{walkers} walkers"] * bool(walkers) + [f"{paths} on paths"] * bool(paths)
+    return " + ".join(parts)
+
+
 def describe(column: str, text: str) -> str:
-    """A short label for one condition column's value ("" for the perfect baseline). A new
-    kind of condition (``lidar`` noise of a type, an ``obstacles`` column) adds a branch."""
+    """A short label for one condition column's value ("" for the perfect baseline)."""
     value = ast.literal_eval(text) if text[:1] in "{[" else text
     if column == "robot_types":
         parts = []
         for settings in value.values():
+            parts.append(noise_label(settings))
             parts.append(radio_label(settings.get("communication", {})))
-            if "lidar" in settings:
-                parts.append(f"lidar {settings['lidar']}")
         return ", ".join(p for p in parts if p)
+    if column == "obstacles":
+        return obstacles_label(value)
     return f"{column}={value}"
 
 
-def read(folder: Path) -> list[dict]:
+def read(folder: Path, baseline: str = BASELINE) -> list[dict]:
     with open(folder / "results.csv", newline="") as fh:
         rows = [r for r in csv.DictReader(fh) if r["status"] == "ok"]
     for r in rows:
         r["algorithm"] = NAMES.get(r["controller"], r["controller"])
         r["kind"] = "cave" if "cave_config" in r["map"] else "building"
         parts = [describe(c, r[c]) for c in CONDITION_COLUMNS if c in r]
-        r["condition"] = ", ".join(p for p in parts if p) or BASELINE
+        r["condition"] = ", ".join(p for p in parts if p) or baseline
         t = r["time_to_exploration_99"]
         r["t99"] = float(t) if t else CENSORED_AT
         r["reached"] = bool(t)
@@ -139,16 +164,17 @@ def tables(rows: list[dict]) -> str:
     return "\n".join(text)
 
 
-def plot(rows: list[dict], out: Path) -> None:
+def plot(rows: list[dict], out: Path, name: str = "radio_loss") -> None:
     g = groups(rows)
     conds = ordered(rows, "condition")
     kinds = ordered(rows, "kind")
     algos = ordered(rows, "algorithm")
     colours = plt.get_cmap("tab10")
     x = list(range(len(conds)))
-    for name, ylabel, ratio in (
-        ("radio_loss_time_to_99.png", "time to 99 % explored (simulated s, median of 5)", False),
-        ("radio_loss_slowdown.png", "slowdown: time / same seed's no-loss time (median)", True),
+    radio = name == "radio_loss"
+    for png, ylabel, ratio in (
+        (f"{name}_time_to_99.png", "time to 99 % explored (simulated s, median of 5)", False),
+        (f"{name}_slowdown.png", f"slowdown: time / same seed's time {conds[0]} (median)", True),
     ):
         fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 6.0), sharey=True)
         for ax, kind in zip(axes if len(kinds) > 1 else [axes], kinds, strict=True):
@@ -165,7 +191,7 @@ def plot(rows: list[dict], out: Path) -> None:
             if ratio:
                 ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
             ax.set_xticks(x, conds, rotation=25, ha="right")
-            ax.set_xlabel("radio condition")
+            ax.set_xlabel("radio condition" if radio else "condition")
             sample = next(r for r in rows if r["kind"] == kind)
             side = ast.literal_eval(sample["map"])["width_in_tiles"]
             reach = sample.get("robot_constraints.broadcast_range", "")
@@ -175,27 +201,33 @@ def plot(rows: list[dict], out: Path) -> None:
         first = axes[0] if len(kinds) > 1 else axes
         first.set_ylabel(ylabel)
         handles, labels = first.get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=len(algos) // 2, fontsize=9)
-        what = "Slowdown under radio loss" if ratio else "Time to explore 99 % under radio loss"
+        fig.legend(
+            handles, labels, loc="lower center", ncol=max(1, (len(algos) + 1) // 2), fontsize=9
+        )
+        under = "radio loss" if radio else "noise, radio loss and moving obstacles"
+        what = f"Slowdown under {under}" if ratio else f"Time to explore 99 % under {under}"
         fig.suptitle(
             f"{what} (SLAM maps merged in range; runs that never reach 99 % count "
             f"{CENSORED_AT:g} s)",
             fontsize=11,
         )
         fig.tight_layout(rect=(0, 0.1, 1, 1))
-        fig.savefig(out / name, dpi=80)
+        fig.savefig(out / png, dpi=80)
         plt.close(fig)
 
 
 def main(argv: list[str]) -> int:
+    name = "radio_loss"
+    if len(argv) == 4 and argv[2] == "--name":
+        name, argv = argv[3], argv[:2]
     if len(argv) != 2:
         print(__doc__)
         return 2
-    rows = read(Path(argv[0]))
+    rows = read(Path(argv[0]), BASELINES.get(name, BASELINE))
     out = Path(argv[1])
     out.mkdir(parents=True, exist_ok=True)
     print(tables(rows))
-    plot(rows, out)
+    plot(rows, out, name)
     return 0
 
 
