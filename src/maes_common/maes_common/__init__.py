@@ -4,6 +4,7 @@ A controller deployed on a robot installs this package, not the simulator:
 
 * :mod:`~maes_common.contract`: namespaces, frame and topic names, wire formats;
 * :mod:`~maes_common.pose`: planar pose algebra (the one home of ``compose``/``inverse``);
+* :mod:`~maes_common.state_wire`: a serialized ``maes_state``'s fields read in place;
 * :mod:`~maes_common.frames`: the transforms a tick publishes, for every robot at once;
 * :mod:`~maes_common.lockstep`: the lockstep protocol (the simulator's barrier and the
   participants' report counters);
@@ -38,6 +39,7 @@ from .contract import (
 from .frames import TickTransforms, tick_transforms, wire_poses
 from .lockstep import JOIN, LEAVE, Barrier, Participant
 from .pose import Pose2D, compose, compose_many, inverse, inverse_many, yaw_from_quaternion
+from .state_wire import StateHead, read_state_head, read_state_nearby
 
 __all__ = [
     "BASE_FRAME",
@@ -55,12 +57,15 @@ __all__ = [
     "Barrier",
     "Participant",
     "Pose2D",
+    "StateHead",
     "TickTransforms",
     "compose",
     "compose_many",
     "inverse",
     "inverse_many",
     "maes_robot_id",
+    "read_state_head",
+    "read_state_nearby",
     "robot_namespace",
     "scan_angles",
     "tick_transforms",

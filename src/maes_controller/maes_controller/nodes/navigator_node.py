@@ -34,6 +34,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
+from maes_common import read_state_nearby
 from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
@@ -142,8 +143,13 @@ class _Namespace:
         node.create_subscription(
             TFMessage, f"{ns}/tf", lambda msg: node.tf_callback(self, msg), TF_QOS
         )
+        # raw: the navigator reads two fields of the state, not its tags (maes_common.state_wire)
         node.create_subscription(
-            State, f"{ns}/maes_state", lambda msg: node.state_callback(self, msg), STATE_QOS
+            State,
+            f"{ns}/maes_state",
+            lambda data: node.state_callback(self, data),
+            STATE_QOS,
+            raw=True,
         )
 
         kinds = (nav2_api.NAVIGATE_TO_POSE, *(nav2_api.MOTION_KINDS if nav2 else ()))
@@ -366,11 +372,19 @@ class NavigatorNode(Node):
             ns.localizer_pub.publish(nav2_api.localizer_pose_msg(pose, msg.header.stamp))
         self._advance()
 
-    def state_callback(self, ns: _Namespace, msg: State) -> None:
-        """Keep where the other robots nearby are (recovery plans go around them)."""
+    def state_callback(self, ns: _Namespace, data: bytes) -> None:
+        """Keep where the other robots nearby are (recovery plans go around them), read from
+        the serialized state without building its tags."""
+        try:
+            tick, nearby = read_state_nearby(data)
+        except ValueError as exc:
+            self.get_logger().error(
+                f"{ns.name}: unreadable maes_state ({exc})", throttle_duration_sec=5.0
+            )
+            return
         with ns.lock:
-            ns.nearby_robots = [(r.pos.x, r.pos.y) for r in msg.nearby_robots]
-            ns.state_tick = int(msg.tick)
+            ns.nearby_robots = nearby
+            ns.state_tick = tick
         self._advance()
 
     def tf_callback(self, ns: _Namespace, msg: TFMessage) -> None:
