@@ -39,7 +39,15 @@ from .contract import (
 from .frames import TickTransforms, tick_transforms, wire_poses
 from .lockstep import JOIN, LEAVE, Barrier, Participant
 from .pose import Pose2D, compose, compose_many, inverse, inverse_many, yaw_from_quaternion
-from .state_wire import StateHead, read_state_head, read_state_nearby
+from .state_wire import (
+    StateHead,
+    WirePiece,
+    encode_state,
+    nearby_wire,
+    read_state_head,
+    read_state_nearby,
+    tag_wire,
+)
 
 __all__ = [
     "BASE_FRAME",
@@ -58,16 +66,20 @@ __all__ = [
     "Participant",
     "Pose2D",
     "StateHead",
+    "WirePiece",
     "TickTransforms",
     "compose",
     "compose_many",
+    "encode_state",
     "inverse",
     "inverse_many",
     "maes_robot_id",
+    "nearby_wire",
     "read_state_head",
     "read_state_nearby",
     "robot_namespace",
     "scan_angles",
+    "tag_wire",
     "tick_transforms",
     "wire_poses",
     "wire_resolution",

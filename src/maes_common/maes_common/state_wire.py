@@ -1,13 +1,15 @@
-"""Reading the parts of a serialized ``maes_interfaces/State`` a reader needs, without building
-the whole message.
+"""A serialized ``maes_interfaces/State``: the parts a reader needs read in place, and the
+bytes written without building the message.
 
 A ``maes_state`` message carries every tag and neighbour of the robot as a Python object once
 rclpy deserializes it (at 50 robots about 120 ``EnvironmentTag`` and 40 ``NearbyRobot`` objects
 per robot per tick). Most readers need a few fields: the built-in navigator the tick and the
 neighbours' positions, the shipped logics the tick and the broadcasts. A subscription with
 ``raw=True`` hands over the serialized bytes; these functions read the fields in place from
-them (the tags are stepped over, never built). Pure Python, no rclpy: the layout is the one
-home of State's wire format for readers.
+them (the tags are stepped over, never built). The simulator, in turn, publishes the bytes
+written by :func:`encode_state` from pieces it encodes once (:func:`tag_wire` for a tag, for
+the run; :func:`nearby_wire` for a neighbour, for a tick) instead of building the message
+objects for rclpy to serialize. Pure Python, no rclpy: the one home of State's wire format.
 
 Wire format: the CDR encoding of ROS 2's rmw layers (a 4-byte encapsulation header, then the
 fields in declaration order, each primitive aligned to its size counted from the end of the
@@ -21,7 +23,15 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["StateHead", "read_state_head", "read_state_nearby"]
+__all__ = [
+    "StateHead",
+    "WirePiece",
+    "encode_state",
+    "nearby_wire",
+    "read_state_head",
+    "read_state_nearby",
+    "tag_wire",
+]
 
 _HEADER = 4  # encapsulation header: 0x00, kind (0x01 CDR little endian), options (2 bytes)
 _U32 = {True: struct.Struct("<I"), False: struct.Struct(">I")}
@@ -161,3 +171,120 @@ def _read_nearby(data) -> tuple[int, list[tuple[float, float]]]:
         nearby.append(xy.unpack_from(data, pos))
         pos += 16
     return tick, nearby
+
+
+# ---------------------------------------------------------------------------------- writing
+_LE_U32, _LE_I64, _LE_F64 = struct.Struct("<I"), struct.Struct("<q"), struct.Struct("<d")
+_ENCAPSULATION = b"\x00\x01\x00\x00"  # CDR little endian, as rmw writes it
+
+
+def _put_string(out: bytearray, text: bytes) -> None:
+    out += bytes(-(len(out) - _HEADER) % 4)
+    out += _LE_U32.pack(len(text) + 1)
+    out += text
+    out += b"\x00"
+
+
+def _put_f64(out: bytearray, *values: float) -> None:
+    out += bytes(-(len(out) - _HEADER) % 8)
+    for value in values:
+        out += _LE_F64.pack(value)
+
+
+#: An element of ``tags_nearby`` or ``nearby_robots`` written once: its bytes when it starts
+#: 8-aligned (``[0]``) and 4 bytes past that (``[4]``). Each such element ends with an 8-byte
+#: field, so every element after the first of a sequence starts 8-aligned.
+WirePiece = dict[int, bytes]
+
+
+def _piece(write) -> WirePiece:
+    pieces = {}
+    for phase in (0, 4):
+        out = bytearray(_HEADER + phase)
+        write(out)
+        pieces[phase] = bytes(out[_HEADER + phase :])
+    return pieces
+
+
+def tag_wire(msg: str, x: float, y: float, sender: str, tick: int) -> WirePiece:
+    """An ``EnvironmentTag`` (payload, position in metres, sender, tick) written once.
+
+    Examples
+    --------
+    >>> len(tag_wire("a", 1.0, 2.0, "robot0", 3)[0])
+    48
+    """
+    text, who = msg.encode("utf-8"), sender.encode("utf-8")
+
+    def write(out: bytearray) -> None:
+        _put_string(out, text)
+        _put_f64(out, float(x), float(y))
+        _put_string(out, who)
+        out += bytes(-(len(out) - _HEADER) % 8)
+        out += _LE_I64.pack(int(tick))
+
+    return _piece(write)
+
+
+def nearby_wire(robot_id: str, x: float, y: float) -> WirePiece:
+    """A ``NearbyRobot`` (its id text, position in metres) written once."""
+    text = robot_id.encode("utf-8")
+
+    def write(out: bytearray) -> None:
+        _put_string(out, text)
+        _put_f64(out, float(x), float(y))
+
+    return _piece(write)
+
+
+def _put_pieces(out: bytearray, pieces: list[WirePiece]) -> None:
+    out += bytes(-(len(out) - _HEADER) % 4)
+    out += _LE_U32.pack(len(pieces))
+    if pieces:
+        out += pieces[0][(len(out) - _HEADER) % 8]
+        out += b"".join([piece[0] for piece in pieces[1:]])
+
+
+def encode_state(
+    tick: int,
+    status: str,
+    colliding: bool,
+    broadcasts: list[tuple[str, str]],
+    tags: list[WirePiece],
+    nearby: list[WirePiece],
+    position: tuple[float, float],
+    heading: float,
+    robot_type: str,
+) -> bytes:
+    """A State message's bytes, as ``rclpy.serialization.serialize_message`` writes them.
+
+    Parameters
+    ----------
+    tick, status, colliding, heading, robot_type
+        The fields of the same names.
+    broadcasts : list of (str, str)
+        ``incoming_broadcast_msgs`` as ``(msg, sender)``.
+    tags, nearby : list of WirePiece
+        ``tags_nearby`` (:func:`tag_wire`) and ``nearby_robots`` (:func:`nearby_wire`).
+    position : (float, float)
+        ``position`` in metres.
+
+    Returns
+    -------
+    bytes
+        Ready for ``Publisher.publish``.
+    """
+    out = bytearray(_ENCAPSULATION)
+    out += _LE_I64.pack(int(tick))
+    _put_string(out, status.encode("utf-8"))
+    out += b"\x01" if colliding else b"\x00"
+    out += bytes(-(len(out) - _HEADER) % 4)
+    out += _LE_U32.pack(len(broadcasts))
+    for text, sender in broadcasts:
+        _put_string(out, text.encode("utf-8"))
+        _put_string(out, sender.encode("utf-8"))
+    _put_pieces(out, tags)
+    _put_pieces(out, nearby)
+    _put_f64(out, float(position[0]), float(position[1]), float(heading))
+    _put_string(out, robot_type.encode("utf-8"))
+    return bytes(out)

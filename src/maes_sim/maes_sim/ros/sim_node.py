@@ -308,6 +308,7 @@ class SimNode(Node):
         self._tag_msgs: dict[
             int, object
         ] = {}  # id(tag in metres) -> its message (kept by the core)
+        self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
         self._maps_published = True
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -771,7 +772,8 @@ class SimNode(Node):
         global_tf = self._global_tf
         obs = sim.observation(tile)  # this tick's observation, in metres
         vel = obs.velocities
-        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
+        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages or bytes, shared
+        wire = self.tap is None
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
             cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
@@ -786,7 +788,10 @@ class SimNode(Node):
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
             robot.scan.publish(scan)
-            robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
+            if wire:  # the bytes written directly: no message objects to build and serialize
+                robot.state.publish(cv.state_to_wire(obs.state(i), self._tag_wire, robot_msgs))
+            else:  # a recording or live view takes messages
+                robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(
                     cv.occupancy_to_msg(
