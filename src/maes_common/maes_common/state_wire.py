@@ -158,17 +158,22 @@ def _read_nearby(data) -> tuple[int, list[tuple[float, float]]]:
     pos = _align(pos, 4)
     (count,) = u32.unpack_from(data, pos)
     pos += 4
+    # Each tag and neighbour starts 4-aligned (after the count or an 8-byte field), so the
+    # loops below step by lengths alone (the hot part of a 50-robot tick: ~120 tags a state).
+    unpack, pair = u32.unpack_from, xy.unpack_from
     for _ in range(count):  # tags: msg, pos (2 x float64), sender, tick (int64)
-        pos = _skip_string(data, pos, u32)
-        pos = _skip_string(data, _align(pos, 8) + 16, u32)
-        pos = _align(pos, 8) + 8
+        pos += 4 + unpack(data, pos)[0]
+        pos += (_HEADER - pos) % 8 + 16
+        pos += 4 + unpack(data, pos)[0]
+        pos += (_HEADER - pos) % 8 + 8
     pos = _align(pos, 4)
-    (count,) = u32.unpack_from(data, pos)
+    (count,) = unpack(data, pos)
     pos += 4
     nearby = []
     for _ in range(count):  # neighbours: id, pos
-        pos = _align(_skip_string(data, pos, u32), 8)
-        nearby.append(xy.unpack_from(data, pos))
+        pos += 4 + unpack(data, pos)[0]
+        pos += (_HEADER - pos) % 8
+        nearby.append(pair(data, pos))
         pos += 16
     return tick, nearby
 
