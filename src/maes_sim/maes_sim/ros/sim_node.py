@@ -279,6 +279,7 @@ class SimNode(Node):
         #: True once the start barrier let the run begin (at ``started_wall``, monotonic s).
         self.started = False
         self.started_wall: float | None = None
+        self._started_tick = 0
         #: Ticks stepped after the deadline passed with participants still missing.
         self.deadline_misses = 0
         #: Times a tick's outputs were published again for a participant still waiting.
@@ -503,6 +504,7 @@ class SimNode(Node):
             )
         self.started = True
         self.started_wall = now
+        self._started_tick = self.sim.tick
         # Tick 0 again, now that everybody listens (a tap has it already); then its manifest.
         with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
             self._publish_tick(force_maps=True)
@@ -671,6 +673,18 @@ class SimNode(Node):
             "logic_failures": self.logic_failures.tolist(),
         }
 
+    def _speed(self) -> dict[str, float]:
+        """The run's wall time from its first tick on and its achieved real-time factor (as
+        maes_run's summary.json has them), for the results written at the end."""
+        if self.started_wall is None:
+            return {}
+        wall = time.monotonic() - self.started_wall
+        sim_s = (self.sim.tick - self._started_tick) * self.sim.tick_duration
+        return {
+            "wall_time_s": round(wall, 3),
+            "real_time_factor_achieved": round(sim_s / wall, 3) if wall > 0 else 0.0,
+        }
+
     @property
     def logic_always_failed(self) -> bool:
         """True when controllers reported logic calls and every one of them raised."""
@@ -726,7 +740,7 @@ class SimNode(Node):
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
             self.results_path = write_run_results(
-                self.sim, self.results_dir, extra_summary=self.logic_summary()
+                self.sim, self.results_dir, extra_summary={**self.logic_summary(), **self._speed()}
             )
             self.get_logger().info(f"results written to {self.results_path}")
         failures = self.logic_failure_line()
