@@ -4,6 +4,7 @@ A controller deployed on a robot installs this package, not the simulator:
 
 * :mod:`~maes_common.contract`: namespaces, frame and topic names, wire formats;
 * :mod:`~maes_common.pose`: planar pose algebra (the one home of ``compose``/``inverse``);
+* :mod:`~maes_common.state_wire`: a serialized ``maes_state``'s fields read in place;
 * :mod:`~maes_common.frames`: the transforms a tick publishes, for every robot at once;
 * :mod:`~maes_common.lockstep`: the lockstep protocol (the simulator's barrier and the
   participants' report counters);
@@ -38,6 +39,15 @@ from .contract import (
 from .frames import TickTransforms, tick_transforms, wire_poses
 from .lockstep import JOIN, LEAVE, Barrier, Participant
 from .pose import Pose2D, compose, compose_many, inverse, inverse_many, yaw_from_quaternion
+from .state_wire import (
+    StateHead,
+    WirePiece,
+    encode_state,
+    nearby_wire,
+    read_state_head,
+    read_state_nearby,
+    tag_wire,
+)
 
 __all__ = [
     "BASE_FRAME",
@@ -55,14 +65,21 @@ __all__ = [
     "Barrier",
     "Participant",
     "Pose2D",
+    "StateHead",
+    "WirePiece",
     "TickTransforms",
     "compose",
     "compose_many",
+    "encode_state",
     "inverse",
     "inverse_many",
     "maes_robot_id",
+    "nearby_wire",
+    "read_state_head",
+    "read_state_nearby",
     "robot_namespace",
     "scan_angles",
+    "tag_wire",
     "tick_transforms",
     "wire_poses",
     "wire_resolution",

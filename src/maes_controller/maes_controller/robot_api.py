@@ -52,8 +52,10 @@ class Robot(Protocol):
         The logic tick of :attr:`state`.
     state : object
         The latest ``maes_interfaces/State`` (its fields: ``src/maes_interfaces/msg/State.msg``;
-        in direct mode a ``maes_sim.core.RobotState`` with the same attribute names, positions
-        in metres), or None before the first one arrives.
+        on ROS read from the message's bytes field by field as the logic reads them, with
+        ``.message()`` giving the ``State`` itself; in direct mode a
+        ``maes_sim.core.RobotState`` with the same attribute names, positions in metres), or
+        None before the first one arrives.
     robot_position : tuple of float or None
         ``(x, y)`` in metres, map frame (map -> base_footprint via tf), None until known.
     robot_heading : float or None

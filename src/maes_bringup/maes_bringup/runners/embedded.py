@@ -241,23 +241,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _executor():
-    """rclpy's EventsExecutor where this rclpy has it, else the SingleThreadedExecutor."""
-    try:
-        from rclpy.experimental import EventsExecutor
-    except ImportError:  # older rclpy
-        from rclpy.executors import SingleThreadedExecutor
+    """The run's executor: :func:`maes_common.process.events_executor` (one home)."""
+    from maes_common.process import events_executor
 
-        return SingleThreadedExecutor()
-    # It enables faulthandler on sys.stderr, which needs a real file (not so under capture).
-    saved = sys.stderr
-    try:
-        sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):
-        sys.stderr = sys.__stderr__
-    try:
-        return EventsExecutor()
-    finally:
-        sys.stderr = saved
+    return events_executor()
 
 
 def _signal_exit_code(signum: int) -> int:
@@ -541,28 +528,38 @@ def _run(
         polled = 0.0
         stop.starting = False  # from here on a signal ends the loop below
         stop.check()
-        while rclpy.ok() and not sim_node.done and stop.signum is None:
+        # One event per spin_once (a 50-robot tick is ~1000 events): per event the loop only
+        # looks at the tick; whether the logic always failed is checked once per tick, right
+        # after the step (once calls were made, a later report can end "always failed", not
+        # start it); the rest runs every 0.1 s.
+        checked_tick = -1
+        while not sim_node.done and stop.signum is None:
             executor.spin_once(timeout_sec=0.05)
+            tick = sim.tick
+            if args.max_ticks is not None and tick >= args.max_ticks:
+                break
+            if tick != checked_tick:
+                checked_tick = tick
+                if (
+                    not args.keep_going
+                    and tick >= ALL_FAILED_TICKS
+                    and sim_node.logic_always_failed
+                ):
+                    logic_stop = True
+                    break
             now = time.monotonic()
             if now - polled >= 0.1:
                 polled = now
+                if not rclpy.ok():
+                    break
                 for controller in controllers:
                     controller.timer_callback()
-            if sim_node.started:
-                progress.update(
-                    sim,
-                    sim_node.achieved_real_time_factor,
-                    logic_failures=int(sim_node.logic_failures.sum()),
-                )
-            if args.max_ticks is not None and sim.tick >= args.max_ticks:
-                break
-            if (
-                not args.keep_going
-                and sim.tick >= ALL_FAILED_TICKS
-                and sim_node.logic_always_failed
-            ):
-                logic_stop = True
-                break
+                if sim_node.started:
+                    progress.update(
+                        sim,
+                        sim_node.achieved_real_time_factor,
+                        logic_failures=int(sim_node.logic_failures.sum()),
+                    )
     except KeyboardInterrupt:
         if stop.signum is None:
             raise

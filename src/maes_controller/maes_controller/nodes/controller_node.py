@@ -512,7 +512,8 @@ class ControllerNode(Node):
         self.create_subscription(
             OccupancyGrid, "global_costmap/costmap", self.costmap_callback, COSTMAP_QOS
         )
-        self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS)
+        # raw: most logics read the tick and the broadcasts, not the tags (cv.WireState)
+        self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS, raw=True)
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
             TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
@@ -757,11 +758,17 @@ class ControllerNode(Node):
         self.robot.receive_odom(msg)
         self._advance()
 
-    def state_callback(self, msg: State) -> None:
-        """Keep the state; the logic runs when the tick's inputs are complete."""
+    def state_callback(self, data: bytes) -> None:
+        """Keep the state (read as needed from its bytes); the logic runs when the tick's
+        inputs are complete."""
+        try:
+            state = cv.WireState(data)
+        except ValueError as exc:
+            self.get_logger().error(f"unreadable maes_state ({exc})", throttle_duration_sec=5.0)
+            return
         robot = self.robot
-        robot.state = msg
-        robot.tick = int(msg.tick)
+        robot.state = state
+        robot.tick = state.tick
         self._advance()
 
     def destroy_node(self) -> None:

@@ -34,6 +34,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
+from maes_common import read_state_nearby
 from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
@@ -142,8 +143,13 @@ class _Namespace:
         node.create_subscription(
             TFMessage, f"{ns}/tf", lambda msg: node.tf_callback(self, msg), TF_QOS
         )
+        # raw: the navigator reads two fields of the state, not its tags (maes_common.state_wire)
         node.create_subscription(
-            State, f"{ns}/maes_state", lambda msg: node.state_callback(self, msg), STATE_QOS
+            State,
+            f"{ns}/maes_state",
+            lambda data: node.state_callback(self, data),
+            STATE_QOS,
+            raw=True,
         )
 
         kinds = (nav2_api.NAVIGATE_TO_POSE, *(nav2_api.MOTION_KINDS if nav2 else ()))
@@ -231,6 +237,8 @@ class NavigatorNode(Node):
             for i in range(n)
         ]
         self.manifest: Tick | None = None
+        self._stepped_tick = -1  # the tick whose robots _stepped counts
+        self._stepped = 0  # robots stepped at the manifest's tick
         self._manifest_stamp = 0.0
         self._lockstep_robots: frozenset[int] = frozenset()
         #: The run this node takes part in (its id from the simulator's first manifest).
@@ -321,7 +329,7 @@ class NavigatorNode(Node):
             ns.controller_tick = max(
                 ns.controller_tick if ns.controller_tick < 2**62 else -1, int(msg.tick)
             )
-        self._advance()
+        self._advance(ns)
 
     def _inputs_ready(self, ns: _Namespace, m: Tick) -> bool:
         base = ns.frames.get(BASE)
@@ -333,23 +341,27 @@ class NavigatorNode(Node):
             and (ns.index not in self._lockstep_robots or ns.controller_tick >= m.tick)
         )
 
-    def _advance(self) -> None:
-        """Lockstep: step every robot whose inputs of the manifest's tick are complete; report
-        the tick once all are stepped."""
+    def _advance(self, only: _Namespace | None = None) -> None:
+        """Lockstep: step every robot whose inputs of the manifest's tick are complete (``only``:
+        the robot an input just came for; the others' inputs did not change); report the tick
+        once all are stepped."""
         m = self.manifest
         if m is None or not m.lockstep or self.reported_tick >= m.tick:
             return
-        pending = False
-        for ns in self.robots:
+        if self._stepped_tick != m.tick:  # a new tick: count its robots stepped afresh
+            self._stepped_tick = m.tick
+            self._stepped = sum(ns.stepped_tick >= m.tick for ns in self.robots)
+        for ns in self.robots if only is None else (only,):
             if ns.stepped_tick >= m.tick:
                 continue
             with ns.lock:
                 if self._inputs_ready(ns, m):
                     ns.stepped_tick = m.tick
+                    self._stepped += 1
                     self._control_step(ns, self._manifest_stamp)
-                else:
-                    pending = True
-        if not pending:
+        if self._stepped >= len(self.robots) and all(
+            ns.stepped_tick >= m.tick for ns in self.robots
+        ):
             self._report(m.tick)
 
     # ------------------------------------------------------------------ inputs
@@ -364,14 +376,22 @@ class NavigatorNode(Node):
         ns.costmap_pub.publish(cv.costmap_to_msg(msg, costs))
         if pose is not None:
             ns.localizer_pub.publish(nav2_api.localizer_pose_msg(pose, msg.header.stamp))
-        self._advance()
+        self._advance(ns)
 
-    def state_callback(self, ns: _Namespace, msg: State) -> None:
-        """Keep where the other robots nearby are (recovery plans go around them)."""
+    def state_callback(self, ns: _Namespace, data: bytes) -> None:
+        """Keep where the other robots nearby are (recovery plans go around them), read from
+        the serialized state without building its tags."""
+        try:
+            tick, nearby = read_state_nearby(data)
+        except ValueError as exc:
+            self.get_logger().error(
+                f"{ns.name}: unreadable maes_state ({exc})", throttle_duration_sec=5.0
+            )
+            return
         with ns.lock:
-            ns.nearby_robots = [(r.pos.x, r.pos.y) for r in msg.nearby_robots]
-            ns.state_tick = int(msg.tick)
-        self._advance()
+            ns.nearby_robots = nearby
+            ns.state_tick = tick
+        self._advance(ns)
 
     def tf_callback(self, ns: _Namespace, msg: TFMessage) -> None:
         """Keep the robot's transforms; free-running, run one control step per new pose."""
@@ -399,7 +419,7 @@ class NavigatorNode(Node):
                     ns.last_control_stamp = base.stamp
                     self._control_step(ns, base.stamp)
         if lockstep:
-            self._advance()
+            self._advance(ns)
 
     def _control_step(self, ns: _Namespace, now: float) -> None:
         """One navigation step of ``ns`` at sim time ``now`` (its lock held)."""

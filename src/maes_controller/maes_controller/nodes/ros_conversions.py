@@ -15,6 +15,10 @@ from builtin_interfaces.msg import Duration, Time
 from geometry_msgs.msg import PoseStamped, Twist, TwistStamped
 from nav2_msgs.action import NavigateToPose
 from nav_msgs.msg import OccupancyGrid, Path
+from rclpy.serialization import deserialize_message
+
+from maes_common import read_state_head
+from maes_interfaces.msg import Broadcast, State
 
 from ..navigation import NavStep
 
@@ -185,3 +189,58 @@ def path_to_msg(points: Sequence[Sequence[float]], stamp: Time, frame_id: str = 
         poses.append(pose_to_msg(x, y, yaw, stamp, frame_id))
     msg.poses = poses
     return msg
+
+
+class WireState:
+    """A ``maes_interfaces/State`` read from its serialized bytes, field by field as needed.
+
+    ``tick``, ``status``, ``colliding`` and ``incoming_broadcast_msgs`` (``Broadcast``
+    messages) are read at once (:func:`maes_common.read_state_head`); reading any other field
+    (``tags_nearby``, ``nearby_robots``, ``position``, ...) deserializes the whole message once.
+    A logic that reads only the broadcasts thus never builds the tags and neighbours.
+
+    Parameters
+    ----------
+    data : bytes
+        The message as a ``raw=True`` subscription receives it.
+
+    Raises
+    ------
+    ValueError
+        When ``data`` is not a serialized State.
+    """
+
+    __slots__ = ("_data", "_msg", "colliding", "incoming_broadcast_msgs", "status", "tick")
+
+    def __init__(self, data: bytes) -> None:
+        head = read_state_head(data)
+        self._data = data
+        self._msg: State | None = None
+        self.tick = head.tick
+        self.status = head.status
+        self.colliding = head.colliding
+        self.incoming_broadcast_msgs = [
+            Broadcast(msg=text, sender=sender) for text, sender in head.broadcasts
+        ]
+
+    def message(self) -> State:
+        """The whole ``State`` message (deserialized on the first call)."""
+        if self._msg is None:
+            self._msg = deserialize_message(self._data, State)
+        return self._msg
+
+    def __getattr__(self, name: str):
+        # called only for names that are not slots: State's other fields
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.message(), name)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WireState):
+            return self._data == other._data
+        return self.message() == other
+
+    __hash__ = None  # type: ignore[assignment]  # as State's
+
+    def __repr__(self) -> str:
+        return repr(self.message())

@@ -16,7 +16,7 @@ from geometry_msgs.msg import Quaternion, TransformStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
-from maes_common import pose
+from maes_common import encode_state, nearby_wire, pose, tag_wire
 from maes_common.contract import wire_scan_geometry, wire_scan_ranges
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
 from maes_sim.core.state import RobotState
@@ -250,6 +250,42 @@ def state_to_msg(
     msg.heading = float(state.heading)
     msg.robot_type = state.robot_type
     return msg
+
+
+def _pieces(objects, cache: dict, encode) -> list:
+    out = []
+    for o in objects:
+        entry = cache.get(id(o))
+        if entry is None or entry[0] is not o:
+            # the object is kept with its bytes: its id cannot be reused while cached
+            entry = cache[id(o)] = (o, encode(o))
+        out.append(entry[1])
+    return out
+
+
+def state_to_wire(state: RobotState, tag_cache: dict, robot_cache: dict) -> bytes:
+    """``state_to_msg(state)`` serialized, written without building the message (the bytes
+    ``rclpy.serialization.serialize_message`` gives; published as they are).
+
+    The caches are :func:`state_to_msg`'s, holding each object's encoded bytes
+    (:func:`maes_common.tag_wire`, :func:`maes_common.nearby_wire`): ``tag_cache`` for the
+    run, ``robot_cache`` for one tick.
+    """
+    return encode_state(
+        state.tick,
+        state.status,
+        state.colliding,
+        [(b.msg, b.sender) for b in state.incoming_broadcast_msgs],
+        _pieces(
+            state.tags_nearby,
+            tag_cache,
+            lambda t: tag_wire(t.msg, t.pos.x, t.pos.y, t.sender, t.tick),
+        ),
+        _pieces(state.nearby_robots, robot_cache, lambda r: nearby_wire(r.id, r.pos.x, r.pos.y)),
+        (state.position.x, state.position.y),
+        state.heading,
+        state.robot_type,
+    )
 
 
 #: Python type of the numeric ``Stats`` fields a statistics row fills.

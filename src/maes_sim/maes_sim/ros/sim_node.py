@@ -284,6 +284,7 @@ class SimNode(Node):
         #: True once the start barrier let the run begin (at ``started_wall``, monotonic s).
         self.started = False
         self.started_wall: float | None = None
+        self._started_tick = 0
         #: Ticks stepped after the deadline passed with participants still missing.
         self.deadline_misses = 0
         #: Times a tick's outputs were published again for a participant still waiting.
@@ -313,6 +314,7 @@ class SimNode(Node):
         self._tag_msgs: dict[
             int, object
         ] = {}  # id(tag in metres) -> its message (kept by the core)
+        self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
         self._maps_published = True
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -513,6 +515,7 @@ class SimNode(Node):
             )
         self.started = True
         self.started_wall = now
+        self._started_tick = self.sim.tick
         # Tick 0 again, now that everybody listens (a tap has it already); then its manifest.
         with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
             self._publish_tick(force_maps=True)
@@ -681,6 +684,18 @@ class SimNode(Node):
             "logic_failures": self.logic_failures.tolist(),
         }
 
+    def _speed(self) -> dict[str, float]:
+        """The run's wall time from its first tick on and its achieved real-time factor (as
+        maes_run's summary.json has them), for the results written at the end."""
+        if self.started_wall is None:
+            return {}
+        wall = time.monotonic() - self.started_wall
+        sim_s = (self.sim.tick - self._started_tick) * self.sim.tick_duration
+        return {
+            "wall_time_s": round(wall, 3),
+            "real_time_factor_achieved": round(sim_s / wall, 3) if wall > 0 else 0.0,
+        }
+
     @property
     def logic_always_failed(self) -> bool:
         """True when controllers reported logic calls and every one of them raised."""
@@ -736,7 +751,7 @@ class SimNode(Node):
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
             self.results_path = write_run_results(
-                self.sim, self.results_dir, extra_summary=self.logic_summary()
+                self.sim, self.results_dir, extra_summary={**self.logic_summary(), **self._speed()}
             )
             self.get_logger().info(f"results written to {self.results_path}")
         failures = self.logic_failure_line()
@@ -782,7 +797,8 @@ class SimNode(Node):
         global_tf = self._global_tf
         obs = sim.observation(tile)  # this tick's observation, in metres
         vel = obs.velocities
-        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages, shared
+        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages or bytes, shared
+        wire = self.tap is None
         for i, robot in enumerate(self.robots):
             tf_msg = robot.tf_msg
             cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
@@ -797,7 +813,10 @@ class SimNode(Node):
             scan.header.stamp = stamp
             scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
             robot.scan.publish(scan)
-            robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
+            if wire:  # the bytes written directly: no message objects to build and serialize
+                robot.state.publish(cv.state_to_wire(obs.state(i), self._tag_wire, robot_msgs))
+            else:  # a recording or live view takes messages
+                robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
             if robot.map is not None and slam_update:
                 robot.map.publish(
                     cv.occupancy_to_msg(
