@@ -69,9 +69,11 @@ def noise_label(settings: dict) -> str:
     lidar = settings.get("lidar", {})
     odometry = settings.get("motion", {}).get("odometry_noise", 0.0)
     slam = settings.get("slam_position_inaccuracy", 0.0)
-    if not (lidar.get("range_noise_std") or lidar.get("dropout_probability") or odometry or slam):
-        return ""
-    return "noisy sensing"
+    noisy_lidar = bool(lidar.get("range_noise_std") or lidar.get("dropout_probability"))
+    pose_errors = bool(odometry or slam)
+    if noisy_lidar and pose_errors:
+        return "noisy sensing"
+    return "lidar noise" if noisy_lidar else "pose errors" if pose_errors else ""
 
 
 def obstacles_label(obstacles: list) -> str:
@@ -174,7 +176,11 @@ def plot(rows: list[dict], out: Path, name: str = "radio_loss") -> None:
     radio = name == "radio_loss"
     for png, ylabel, ratio in (
         (f"{name}_time_to_99.png", "time to 99 % explored (simulated s, median of 5)", False),
-        (f"{name}_slowdown.png", f"slowdown: time / same seed's time {conds[0]} (median)", True),
+        (
+            f"{name}_slowdown.png",
+            f"slowdown (median over the seeds):\ntime / same seed's time with {conds[0]}",
+            True,
+        ),
     ):
         fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 6.0), sharey=True)
         for ax, kind in zip(axes if len(kinds) > 1 else [axes], kinds, strict=True):
@@ -190,7 +196,7 @@ def plot(rows: list[dict], out: Path, name: str = "radio_loss") -> None:
                 ax.plot(x, meds, marker="o", color=colours(k), label=algo)
             if ratio:
                 ax.axhline(1.0, color="grey", linewidth=0.8, linestyle=":")
-            ax.set_xticks(x, conds, rotation=25, ha="right")
+            ax.set_xticks(x, conds, rotation=25, ha="right", fontsize=9)
             ax.set_xlabel("radio condition" if radio else "condition")
             sample = next(r for r in rows if r["kind"] == kind)
             side = ast.literal_eval(sample["map"])["width_in_tiles"]
@@ -211,7 +217,7 @@ def plot(rows: list[dict], out: Path, name: str = "radio_loss") -> None:
             f"{CENSORED_AT:g} s)",
             fontsize=11,
         )
-        fig.tight_layout(rect=(0, 0.1, 1, 1))
+        fig.tight_layout(rect=(0, 0.08, 1, 1))
         fig.savefig(out / png, dpi=80)
         plt.close(fig)
 
