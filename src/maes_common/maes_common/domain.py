@@ -10,9 +10,8 @@ domain (:func:`choose_domain`) and say which.
 
 Discovery takes a moment: the probe watches the graph for :data:`PROBE_S` wall seconds (it
 stops early once it sees a run), or for ``MAES_DOMAIN_PROBE_S`` seconds where that environment
-variable is set (:func:`probe_seconds`; the test suite shortens it, since each of its pytest
-processes holds a domain of its own). The probe has a context and node of its own, with no topics,
-so it cannot disturb the run it finds. Nothing here changes a run's result.
+variable is set (:func:`probe_seconds`). The probe has a context and node of its own, with no
+topics, so it cannot disturb the run it finds. Nothing here changes a run's result.
 """
 
 from __future__ import annotations
