@@ -64,8 +64,9 @@ class RunMembership:
     participant that has not joined yet follows a newer run instead (its simulator was
     replaced before it was ready). Once joined, the run is over for it when a manifest of that
     run carries an end reason, or when a manifest of *another* run arrives (its own run ended
-    without a word: the simulator was killed); :attr:`over` then says why, and the participant
-    should leave.
+    without a word: the simulator was killed), or when the simulator has left the graph
+    (:meth:`simulator_gone`, the owner's check); :attr:`over` then says why, and the
+    participant should leave.
 
     Given a ``run_id`` (a participant started together with its simulator: the embedded
     runner's nodes, a launch's), it takes part in that run only and ignores every other, so it
@@ -109,6 +110,21 @@ class RunMembership:
             )
         elif end_reason:
             self.over = f"run {run_id} ended: {end_reason}"
+
+    def simulator_gone(self) -> None:
+        """The run's simulator left the ROS graph: the run is over for a joined participant,
+        also when its end announcement never arrived (a lost message, a killed simulator).
+
+        >>> m = RunMembership(); m.see("r1", ""); m.simulator_gone(); m.over is None  # not joined
+        True
+        >>> m.joined = True; m.simulator_gone(); m.over  # doctest: +ELLIPSIS
+        'run r1 ended: its simulator left the ROS graph ...'
+        """
+        if self.over is None and self.joined and self.run_id is not None:
+            self.over = (
+                f"run {self.run_id} ended: its simulator left the ROS graph (its end "
+                "announcement, if any, did not arrive)"
+            )
 
     def ours(self, run_id: str) -> bool:
         """True for a message of the run this participant takes part in."""

@@ -10,7 +10,11 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 
 from rclpy.context import Context  # noqa: E402
 
-from maes_controller.nodes.controller_node import ControllerNode  # noqa: E402
+from maes_controller.nodes.controller_node import (  # noqa: E402
+    SIMULATOR_CHECK_PERIOD,
+    SIMULATOR_GONE_S,
+    ControllerNode,
+)
 from maes_controller.robot_api import NavStatus, Robot  # noqa: E402
 from maes_sim.core import Simulation  # noqa: E402
 
@@ -30,6 +34,26 @@ def test_callback_runs_once_per_tick_with_that_ticks_state(stack, tools):
     assert ticks[-1] == sim.tick and ticks[-41:] == list(range(first, sim.tick + 1))
     assert all(t == st and ns == "robot1" for t, st, ns in seen)
     assert s.controllers[1].calls == len(seen) and s.controllers[1].errors == 0
+
+
+def test_a_simulator_gone_without_a_word_ends_the_run_for_the_controller(stack, tools):
+    """The backstop for an end announcement that never arrives (a lost last manifest, a killed
+    simulator): once ``/maes/tick`` has had no publisher for a while, the run is over."""
+    sim = Simulation(tools.config(1))
+    s = stack(sim, navigator=False, logic=lambda robot: None)
+    s.wait_ready()
+    s.step(3)
+    ctl = s.controllers[0]
+    s.spin_for(3 * SIMULATOR_CHECK_PERIOD)  # the simulator is there: nothing ends
+    assert ctl.run.over is None and ctl.run.joined
+    s.executor.remove_node(s.sim_node)
+    s.nodes.remove(s.sim_node)
+    s.sim_node.destroy_node()  # no end manifest: gone without a word
+    assert s.spin_until(lambda: ctl.run.over is not None, timeout=SIMULATOR_GONE_S + 20)
+    assert ctl.run.over == (
+        f"run {ctl.run.run_id} ended: its simulator left the ROS graph (its end announcement, "
+        "if any, did not arrive)"
+    )
 
 
 def test_robot_api_pose_costmap_and_protocol(stack, tools):

@@ -92,6 +92,11 @@ NAVIGATORS = ("builtin", "nav2")
 #: nav2_simple_commander's waitUntilNav2Active asks it), and how often it is asked (wall s).
 NAV2_GATE_NODE = "bt_navigator"
 NAV2_POLL_PERIOD = 1.0
+#: Wall seconds between two looks at whether the run's simulator is still on the graph, and
+#: how long it must have been gone before the run counts as over (a backstop: the simulator
+#: announces the end, but a message can be lost when its process ends right after sending).
+SIMULATOR_CHECK_PERIOD = 1.0
+SIMULATOR_GONE_S = 2.0
 
 _GOAL_STATUS = {
     GoalStatus.STATUS_SUCCEEDED: NavStatus.SUCCEEDED,
@@ -389,7 +394,8 @@ class ControllerNode(Node):
 
     The node takes part in one run: it joins with the run id of the simulator's first manifest
     and ignores everything of other runs. When that run announces its end, or a manifest of
-    another run shows it ended without a word, :attr:`run.over <RunMembership.over>` says why
+    another run shows it ended without a word, or the simulator has left the ROS graph (for
+    :data:`SIMULATOR_GONE_S`), :attr:`run.over <RunMembership.over>` says why
     and the node does nothing more (``controller_node`` then exits).
 
     Parameters
@@ -475,6 +481,8 @@ class ControllerNode(Node):
         )
         self._gate_future = None
         self._gate_asked = -NAV2_POLL_PERIOD
+        self._sim_checked = -SIMULATOR_CHECK_PERIOD  # wall time of the last look
+        self._sim_missing_since: float | None = None
         self.robot = RosRobot(self, robot_id)
         self.manifest: Tick | None = None
         self._manifest_stamp = 0.0
@@ -581,6 +589,9 @@ class ControllerNode(Node):
                 self.run.joined = True
                 self._report(JOIN)
             return
+        if self._simulator_gone():
+            self.run.simulator_gone()
+            return
         m = self.manifest
         if (
             m is not None
@@ -606,6 +617,20 @@ class ControllerNode(Node):
                 throttle_duration_sec=ERROR_LOG_PERIOD,
             )
             self._run(m.tick)
+
+    def _simulator_gone(self) -> bool:
+        """True once no node has published the run's manifests (``/maes/tick``) for
+        :data:`SIMULATOR_GONE_S` wall seconds; looked at every :data:`SIMULATOR_CHECK_PERIOD`."""
+        now = time.monotonic()
+        if now - self._sim_checked < SIMULATOR_CHECK_PERIOD:
+            return False
+        self._sim_checked = now
+        if self.count_publishers(TICK_TOPIC) > 0:
+            self._sim_missing_since = None
+            return False
+        if self._sim_missing_since is None:
+            self._sim_missing_since = now
+        return now - self._sim_missing_since >= SIMULATOR_GONE_S
 
     def _producers_alive(self, m: Tick) -> bool:
         """True while the simulator and every navigator of manifest ``m`` are on the graph."""
@@ -789,8 +814,9 @@ def main(args: list[str] | None = None) -> None:
     Before it starts it looks at its ROS domain: with two MAES-ROS simulators (or built-in
     navigators) on it, it could not tell which run to join, and exits 3 with one line naming the
     domain. Runs until its run ends (the simulator announces it, or a new run shows that it ended
-    without a word), then exits 0 with a line saying so; Ctrl-C or a shutdown (``ros2 launch``
-    ending) also exit quietly. A bad parameter or logic spec exits 2 with a one-line message.
+    without a word, or its simulator left the ROS graph), then exits 0 with a line saying so;
+    Ctrl-C or a shutdown (``ros2 launch`` ending) also exit quietly. A bad parameter or logic
+    spec exits 2 with a one-line message.
     """
     with ros_process("controller_node", args) as proc:
         _check_domain(proc)

@@ -642,12 +642,23 @@ class SimNode(Node):
         with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
             self.publish_manifest()
 
-    def flush_announcements(self, timeout_s: float = 2.0) -> None:
+    def flush_announcements(self, timeout_s: float = 10.0) -> bool:
         """Wait (at most ``timeout_s`` wall seconds) until every matched reader acknowledged
         the latest manifest, so that an end announced just before this node goes reaches the
-        participants."""
-        with contextlib.suppress(Exception):  # a context shut down: nothing to flush
-            self.tick_pub.wait_for_all_acked(RosDuration(seconds=timeout_s))
+        participants. Returns at once when they have; a lost sample is only sent again at the
+        writer's next heartbeat (Fast DDS: every 3 s), so the bound is well above that. False
+        (with a warning) when some reader did not acknowledge in time: its participant still
+        leaves once it sees this simulator gone from the graph."""
+        try:
+            acked = self.tick_pub.wait_for_all_acked(RosDuration(seconds=timeout_s))
+        except Exception:  # a context shut down: nothing to flush
+            return False
+        if not acked:
+            self.get_logger().warning(
+                f"the end of the run was not acknowledged by every participant within "
+                f"{timeout_s:g} s; they leave once they see this simulator gone"
+            )
+        return bool(acked)
 
     def tick_done_callback(self, msg: TickDone) -> None:
         """A participant's report: remember it, then step if the tick is complete. A report of
