@@ -333,8 +333,9 @@ class Mailbox:
         radio.received += np.bincount(recv, minlength=self.n)
         radio.latency_sum += np.bincount(sender, weights=latency, minlength=self.n).astype(np.int64)
         self.total_delivered += int(recv.size)
-        # CSR of messages per receiver, in arrival order (sending tick, sender, sending order)
-        order = np.argsort(recv, kind="stable")
+        # CSR of messages per receiver, in arrival order (sending tick, sender, sending order);
+        # a stable sort of small ints is a radix sort in numpy
+        order = np.argsort(recv.astype(np.int16) if self.n < 2**15 else recv, kind="stable")
         starts = np.searchsorted(recv[order], np.arange(self.n + 1))
         self._inbox = (starts, index[order])
         self._messages = messages
@@ -403,9 +404,13 @@ class Mailbox:
         self.total_sent += sender.size
         self.total_dropped += int((~keep).sum())
         batch = [Broadcast(msg=text, sender=robot_name(s)) for s, text in outbox]
-        delay = radio.latency[a]
-        for k in np.unique(delay[keep]).tolist():
-            chosen = keep & (delay == k)
+        if radio.uniform_latency is not None:  # one latency for all: one batch
+            delays = [(radio.uniform_latency, keep)] if keep.any() else []
+        else:
+            delay = radio.latency[a]
+            kept = np.flatnonzero(np.bincount(delay[keep])).tolist()  # small ints, ascending
+            delays = [(k, keep & (delay == k)) for k in kept]
+        for k, chosen in delays:
             self._in_flight.setdefault(self.clock + 1 + k, []).append(
                 (batch, sender, b[chosen], message[chosen], self.clock)
             )

@@ -49,6 +49,10 @@ class Radio:
         self.models: list[RadioModel] = [RADIO_MODELS[s.model](s, n) for s in distinct]
         self._all_range = all(m.name == "range" for m in self.models)
         self.latency = np.array([s.latency_ticks for s in settings], dtype=np.int64)
+        #: The latency when every robot has the same (most runs), else None.
+        self.uniform_latency: int | None = (
+            int(self.latency[0]) if n and (self.latency == self.latency[0]).all() else None
+        )
         self.budget = np.array(
             [-1 if s.max_messages_per_tick is None else s.max_messages_per_tick for s in settings],
             dtype=np.int64,

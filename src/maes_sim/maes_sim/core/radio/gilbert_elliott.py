@@ -32,7 +32,6 @@ class GilbertElliottModel(RadioModel):
         self.bad: np.ndarray | None = None
 
     def keep(self, senders, receivers, distance, max_range, rng) -> np.ndarray:
-        s = self.settings
         k = len(senders)
         out = np.zeros(k, dtype=bool)
         if k == 0:
@@ -42,19 +41,27 @@ class GilbertElliottModel(RadioModel):
         # a link used by several attempts of one batch moves once per attempt, in order:
         # take the attempts in rounds (first use of each link, second use, ...)
         key = np.asarray(senders, np.int64) * self.n_robots + np.asarray(receivers, np.int64)
+        if k == 1 or (np.diff(key) > 0).all():  # every link once (one message per sender)
+            return self._transmit(np.arange(k), senders, receivers, rng, out)
         order = np.argsort(key, kind="stable")
         sorted_key = key[order]
         first = np.searchsorted(sorted_key, sorted_key, side="left")
         occurrence = np.empty(k, dtype=np.int64)
         occurrence[order] = np.arange(k) - first
         for r in range(int(occurrence.max()) + 1):
-            idx = np.flatnonzero(occurrence == r)
-            a, b = senders[idx], receivers[idx]
-            u = rng.random((2, idx.size))
-            was_bad = self.bad[a, b]
-            move = np.where(was_bad, s.bad_to_good_probability, s.good_to_bad_probability)
-            now_bad = was_bad ^ (u[0] < move)
-            self.bad[a, b] = now_bad
-            loss = np.where(now_bad, s.loss_probability_bad, s.loss_probability_good)
-            out[idx] = u[1] >= loss
+            self._transmit(np.flatnonzero(occurrence == r), senders, receivers, rng, out)
+        return out
+
+    def _transmit(self, idx, senders, receivers, rng, out) -> np.ndarray:
+        """One transmission over each of the distinct links of attempts ``idx``: move their
+        states, then draw their losses into ``out``."""
+        s = self.settings
+        a, b = senders[idx], receivers[idx]
+        u = rng.random((2, idx.size))
+        was_bad = self.bad[a, b]
+        move = np.where(was_bad, s.bad_to_good_probability, s.good_to_bad_probability)
+        now_bad = was_bad ^ (u[0] < move)
+        self.bad[a, b] = now_bad
+        loss = np.where(now_bad, s.loss_probability_bad, s.loss_probability_good)
+        out[idx] = u[1] >= loss
         return out
