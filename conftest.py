@@ -11,6 +11,8 @@ ROS isolation
     keeps its full window here (``MAES_DOMAIN_PROBE_S`` unset): with 0.5 s, two CI runs each
     had a controller_node that stalled (once not reporting tick 2, once not ending on SIGINT),
     which a 4 s window had not shown; not understood, so not shortened.
+    ``MAES_STALL_DUMP_S=7`` (unless set): a node process that has not ended 7 s after its stop
+    signal, or after its teardown began, prints every thread's stack (maes_common.process).
 
 Hypothesis
     Profile ``dev`` (default) and ``ci`` (chosen when ``CI`` is set): no per-example deadline,
@@ -108,6 +110,9 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         os.environ["ROS_DOMAIN_ID"] = str(domain_id)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    # A node process still ending 7 s after its stop signal prints its threads' stacks (ros2
+    # launch sends SIGTERM at 5 s and SIGKILL at 10 s): a hang shows where it is.
+    os.environ.setdefault("MAES_STALL_DUMP_S", "7")
     _register_hypothesis_profiles()
 
 

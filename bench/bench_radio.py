@@ -7,10 +7,17 @@ with a lossy, late, budgeted one (a mixed team: Bernoulli, Gilbert-Elliott and d
 latency 2, a budget of 1 message per tick), alternating, several rounds; prints the median
 ms per tick of each and their ratio.
 
+``--all-models`` turns the rest of the imperfect world on as well in the second run (every
+type: lidar range noise and dropouts, odometry and heading drift, a SLAM pose error; five random
+walkers), paired with everything off. ``--send-every K`` has each robot broadcast on every K-th
+tick only (1, the default, is the worst case; 5 is about SPACE-CBBA's rate, 25 the frontier
+explorer's).
+
 Usage::
 
     python bench/bench_radio.py                  # 10 and 120 robots, 200 ticks, 3 rounds
     python bench/bench_radio.py --robots 120 --ticks 400 --rounds 5
+    python bench/bench_radio.py --robots 120 --all-models --send-every 5
 """
 
 from __future__ import annotations
@@ -26,7 +33,16 @@ for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
     sys.path.insert(0, str(ROOT / "src" / pkg))
 
 
-def _config(robots: int, radio_on: bool):
+#: What --all-models adds to every robot type (the noisy row of experiments/imperfect_world.yaml).
+NOISE = {
+    "lidar": {"range_noise_std": 0.05, "dropout_probability": 0.05},
+    "motion": {"odometry_noise": 0.05, "heading_noise": 0.05},
+    "slam_position_inaccuracy": 0.5,
+}
+WALKERS = [{"random_walkers": 5, "radius": 0.5, "speed": 0.5}]
+
+
+def _config(robots: int, radio_on: bool, all_models: bool = False):
     from maes_sim.core import config_from_dict, config_to_dict, load_config
 
     data = config_to_dict(load_config(ROOT / "configs" / "cave_75.yaml"))
@@ -58,21 +74,29 @@ def _config(robots: int, radio_on: bool):
             },
             "near": {"communication": {"model": "distance", "loss_probability": 0.05}},
         }
+        if all_models:
+            data["robot_types"] = {
+                name: {**NOISE, **t} for name, t in {"default": {}, **data["robot_types"]}.items()
+            }
+            data["obstacles"] = WALKERS
     return config_from_dict(data)
 
 
-def _ms_per_tick(robots: int, ticks: int, radio_on: bool) -> float:
+def _ms_per_tick(
+    robots: int, ticks: int, radio_on: bool, all_models: bool = False, every: int = 1
+) -> float:
     import numpy as np
 
     from maes_sim.core import Simulation
 
-    sim = Simulation(_config(robots, radio_on), seed=0)
+    sim = Simulation(_config(robots, radio_on, all_models), seed=0)
     turn = np.linspace(-0.5, 0.5, robots)
     sim.set_velocities(np.full(robots, 1.0), turn)
     start = time.process_time()
     for t in range(ticks):
         for i in range(robots):
-            sim.broadcast(i, f"{i}:{t}")
+            if (t + i) % every == 0:  # staggered: the same load every tick
+                sim.broadcast(i, f"{i}:{t}")
         sim.step()
     return (time.process_time() - start) * 1000.0 / ticks
 
@@ -82,14 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--robots", type=int, nargs="+", default=[10, 120])
     parser.add_argument("--ticks", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--all-models", action="store_true", help="noise and walkers too")
+    parser.add_argument("--send-every", type=int, default=1, metavar="K")
     args = parser.parse_args(argv)
-    _ms_per_tick(4, 5, True)  # compile and warm the kernels
-    print("robots | default ms/tick | all models on ms/tick | ratio (CPU time, median)")
+    if args.send_every < 1:
+        parser.error("--send-every must be >= 1")
+    _ms_per_tick(4, 5, True, args.all_models)  # compile and warm the kernels
+    what = "radio, noise and walkers" if args.all_models else "radio models"
+    print(f"each robot broadcasts every {args.send_every} tick(s); second column: {what} on")
+    print("robots | everything off ms/tick | on ms/tick | ratio (CPU time, median)")
     for robots in args.robots:
         off, on = [], []
         for _ in range(args.rounds):  # alternate, so a load change hits both alike
-            off.append(_ms_per_tick(robots, args.ticks, False))
-            on.append(_ms_per_tick(robots, args.ticks, True))
+            off.append(_ms_per_tick(robots, args.ticks, False, every=args.send_every))
+            on.append(_ms_per_tick(robots, args.ticks, True, args.all_models, args.send_every))
         a, b = statistics.median(off), statistics.median(on)
         print(f"{robots} | {a:.2f} | {b:.2f} | {b / a:.3f}")
     return 0

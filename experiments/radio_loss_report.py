@@ -29,17 +29,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from compare_algorithms_report import NAMES  # noqa: E402 - one table of display names
 
-NAMES = {
-    "maes_controller.algorithms.frontier_explorer:logic": "example explorer",
-    "maes_controller.algorithms.trs:logic": "TRS-Python",
-    "maes_controller.algorithms.swarmbots:logic": "Swarmbots",
-    "maes_controller.algorithms.space_bt:logic": "SPACE BT (FCG)",
-    "maes_controller.algorithms.space_cbba:logic": "SPACE CBBA",
-    "maes_controller.algorithms.space_grape:logic": "SPACE GRAPE",
-    "maes_controller.algorithms.maes2_explorer:logic": "MAES 2.0 explorer",
-    "maes_controller.algorithms.random_walk:logic": "random walk",
-}
 #: Columns of results.csv that make a condition (a row of the comparison), in label order.
 CONDITION_COLUMNS = ("robot_types", "obstacles")
 #: The label of the reference condition per experiment name (slowdowns are relative to it).

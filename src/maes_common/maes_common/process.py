@@ -13,10 +13,17 @@ wake the executor, then call ours. Ours raises ``KeyboardInterrupt`` for the fir
 so a node still starting up (loading a config, compiling kernels) stops at once, and does
 nothing once the node spins (:meth:`NodeProcess.spin`: rclpy's shutdown ends the spin) or
 teardown has begun.
+
+A process that hangs on its way out can say where: with ``MAES_STALL_DUMP_S`` set to a number
+of seconds, a process still running that long after its first stop signal (or after its
+teardown began) prints every thread's Python stack to stderr (:mod:`faulthandler`) and goes on.
+The tests set it, so that a node that does not end shows its stack in their output.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import signal
 import sys
 from collections.abc import Iterator, Mapping
@@ -33,6 +40,26 @@ __all__ = [
 
 #: Signals that end a node process (``ros2 launch`` sends SIGINT, then SIGTERM).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: Environment variable: seconds after which a process still ending dumps its threads' stacks.
+STALL_DUMP_ENV = "MAES_STALL_DUMP_S"
+
+
+def arm_stall_dump() -> None:
+    """Have :mod:`faulthandler` print every thread's stack to stderr if this process is still
+    running ``MAES_STALL_DUMP_S`` seconds from now (once; a no-op when the variable is unset,
+    empty or not a positive number). Called when a process starts to end."""
+    try:
+        seconds = float(os.environ.get(STALL_DUMP_ENV, "") or "nan")
+    except ValueError:
+        return
+    if not seconds > 0:
+        return
+    stream = sys.__stderr__
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # no real file to write to
+    faulthandler.dump_traceback_later(seconds, repeat=False, file=stream, exit=False)
 
 
 class _FirstSignalInterrupts:
@@ -47,6 +74,7 @@ class _FirstSignalInterrupts:
         self.received += 1
         if self.signum is None:
             self.signum = signum
+            arm_stall_dump()
         if self.armed and self.received == 1:
             raise KeyboardInterrupt
 
@@ -197,6 +225,8 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         raise SystemExit(2) from None
     finally:
         handler.armed = False
+        if handler.signum is None:  # (a stop signal armed it already)
+            arm_stall_dump()
         proc._destroy_nodes()
         rclpy.try_shutdown()
         # What is left is the interpreter's exit. Python then resets a handler of ours to

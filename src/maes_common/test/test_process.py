@@ -191,6 +191,8 @@ DEMO = textwrap.dedent("""
                 os.kill(os.getpid(), signal.SIGINT)
                 os.kill(os.getpid(), signal.SIGTERM)
                 time.sleep(0.5)  # the signals are delivered while we are in here
+            if mode == "slow_teardown":
+                time.sleep(1.5)  # a teardown that takes too long
             super().destroy_node()
             print("teardown finished", flush=True)
 
@@ -242,3 +244,25 @@ def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
     assert out.returncode == 2
     assert out.stderr == "demo: config.yaml: map.width_in_tiles: must be > 0, got -3\n"
     assert "teardown finished" in out.stdout and "exited the with block" not in out.stdout
+
+
+@pytest.mark.parametrize("dump_after", ["0.5", ""])
+def test_a_teardown_that_takes_too_long_shows_where_it_is(tmp_path, dump_after):
+    """MAES_STALL_DUMP_S: a process still ending that many seconds after its teardown began
+    prints its stack (and still ends normally); unset, nothing is printed."""
+    script = tmp_path / "demo.py"
+    script.write_text(DEMO)
+    out = subprocess.run(
+        [sys.executable, str(script), "slow_teardown"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "MAES_STALL_DUMP_S": dump_after},
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "teardown finished" in out.stdout and "exited the with block" in out.stdout
+    if dump_after:
+        assert "Timeout (0:00:00.500000)!" in out.stderr, out.stderr
+        assert "in destroy_node" in out.stderr, out.stderr  # where it was
+    else:
+        assert out.stderr == "", out.stderr
