@@ -1040,7 +1040,8 @@ def main(args: list[str] | None = None) -> None:
             proc.fail(exc)
         try:
             proc.spin(node, until=lambda: node.done)
-            node.flush_announcements()  # the end of the run reaches the controllers
+            if proc.stopped_by is None:  # ended by itself: its end reaches the controllers
+                node.flush_announcements()
         finally:  # also on Ctrl-C: the results are written, the recording gets its footer
             try:
                 if node.results_path is None:
