@@ -119,15 +119,32 @@ class Radio:
         rng: np.random.Generator | None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The SLAM map exchanges of a sync that get through: one exchange per pair of linked
-        robots (from the lower index to the higher, that robot's model), no budget, no latency.
-        Returns the kept pairs (lower, higher), sorted."""
+        robots, no budget, no latency. It goes over a link that exists: from the lower index to
+        the higher (that robot's model) when the lower reaches the higher, else from the higher
+        (robots of different ranges: only the one with the longer range may reach the other).
+        Returns the kept pairs (lower, higher), sorted.
+
+        Examples
+        --------
+        >>> radio = Radio([RadioSettings("distance")] * 2, np.array([5.0, 15.0]))
+        >>> rng = np.random.default_rng(0)
+        >>> pos = np.array([[0.0, 0.0], [10.0, 0.0]])  # 10 apart: only robot 1 reaches robot 0
+        >>> kept = [radio.exchange_links([1], [0], pos, rng)[0].size for _ in range(100)]
+        >>> 30 < sum(kept) < 80  # robot 1's loss at 10 of its 15: (10 / 15) ** 2 = 0.44
+        True
+        """
         ia = np.asarray(ia, dtype=np.int64)
         ib = np.asarray(ib, dtype=np.int64)
         lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+        senders, receivers = lo, hi
         if lo.size:
-            pairs = np.unique(lo * max(self.n, 1) + hi)
-            lo, hi = pairs // max(self.n, 1), pairs % max(self.n, 1)
-        ok = self.keep(lo, hi, positions, rng)
+            n = max(self.n, 1)
+            key = lo * n + hi
+            pairs = np.unique(key)
+            lo, hi = pairs // n, pairs % n
+            forward = np.isin(pairs, key[ia < ib])  # the lower index reaches the higher
+            senders, receivers = np.where(forward, lo, hi), np.where(forward, hi, lo)
+        ok = self.keep(senders, receivers, positions, rng)
         self.map_exchanges += int(lo.size)
         self.map_exchanges_dropped += int((~ok).sum())
         return lo[ok], hi[ok]
