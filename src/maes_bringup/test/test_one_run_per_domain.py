@@ -163,3 +163,26 @@ def test_a_controller_facing_two_simulators_refuses_to_pick_one(tmp_path, starte
     ), controller.stderr
     for sim in started:
         sim.send_signal(signal.SIGINT)
+
+
+@pytest.mark.parametrize("program", ["maes_run", "controller_node"])
+def test_a_bad_probe_window_is_one_line_naming_the_variable(tmp_path, program):
+    config = tmp_path / "run.yaml"
+    config.write_text(CONFIG)
+    argv = (
+        [str(MAES_RUN), "--config", str(config), "--results", str(tmp_path / "out")]
+        if program == "maes_run"
+        else [str(CONTROLLER), "--ros-args", "-p", "robot_id:=0"]
+    )
+    out = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+        env={**os.environ, "MAES_DOMAIN_PROBE_S": "soon"},
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.strip() == (
+        f"{program}: MAES_DOMAIN_PROBE_S must be a number of seconds > 0, got 'soon'"
+    ), out.stderr
+    assert not (tmp_path / "out").exists()  # nothing ran

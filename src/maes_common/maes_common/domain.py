@@ -124,6 +124,7 @@ class DomainProbe:
         from rclpy.context import Context
 
         self.domain = int(domain)
+        self.seconds = probe_seconds()  # a bad MAES_DOMAIN_PROBE_S: ValueError, before anything
         self._started = time.monotonic()
         self._context = Context()
         rclpy.init(context=self._context, domain_id=self.domain)
@@ -148,7 +149,7 @@ class DomainProbe:
         """Watch until ``seconds`` (default :func:`probe_seconds`) after the start, or (unless
         ``whole``) until a run is seen, then up to one second more for its nodes' names; the
         runs found. The probe is closed afterwards."""
-        seconds = probe_seconds() if seconds is None else seconds
+        seconds = self.seconds if seconds is None else seconds
         try:
             found: list[str] = []
             while True:

@@ -867,7 +867,10 @@ def _check_domain(proc) -> None:
     navigator (two runs: which would this controller join?)."""
     from maes_common.domain import current_domain, find_runs
 
-    found = find_runs(whole=True)
+    try:
+        found = find_runs(whole=True)
+    except ValueError as exc:  # a bad ROS_DOMAIN_ID or MAES_DOMAIN_PROBE_S
+        proc.fail(exc)
     for role in ("simulator", "navigator"):
         mine = [what for what in found if what.split(" ")[0] == role]
         if len(mine) > 1:

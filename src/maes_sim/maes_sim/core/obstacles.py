@@ -151,6 +151,7 @@ class Obstacles:
             else:
                 a, b = (s / tile_size / 2.0 for s in spec.size)
                 rows.append((BOX, pts[0, 0], pts[0, 1], a, b))
+        _check_starts(specs, rows, robots, robot_radius, self._offset, tile_size)
         walkers = [(i, s) for i, s in enumerate(specs) if isinstance(s, RandomWalkers)]
         radii, steps, places = [], [], []
         for i, spec in walkers:
@@ -318,3 +319,28 @@ def _fan(n_rays: int, fov: float | None) -> np.ndarray:
     fan = np.ascontiguousarray(np.stack((np.cos(offsets), np.sin(offsets)), axis=-1))
     fan.flags.writeable = False
     return fan
+
+
+def _check_starts(specs, rows, robots, robot_radius, offset, tile_size) -> None:
+    """ConfigError naming ``obstacles[i].path[0]`` when a path obstacle starts on a robot's
+    spawn position (the robots spawn first; random walkers are placed clear of them)."""
+    robots = np.ascontiguousarray(robots, dtype=np.float64).reshape(-1, 2)
+    if not rows or not len(robots):
+        return
+    radii = np.ascontiguousarray(
+        np.broadcast_to(np.asarray(robot_radius, dtype=np.float64), (len(robots),))
+    )
+    shapes = np.asarray(rows, dtype=np.float64).reshape(-1, 5)
+    index = [i for i, spec in enumerate(specs) if isinstance(spec, PathObstacle)]
+    for k, i in enumerate(index):
+        hit = np.zeros(len(robots), dtype=np.bool_)
+        touching_obstacles_kernel(robots, radii, shapes[k : k + 1], -CONTACT_EPS, hit)
+        if hit.any():
+            j = int(np.flatnonzero(hit)[0])
+            x, y = ((robots[j] - offset) * tile_size).tolist()
+            raise ConfigError(
+                f"the obstacle starts on robot {j}'s spawn position ({x:.2f}, {y:.2f}) m: start "
+                "its path elsewhere, or spawn the robots elsewhere (robot_spawn_config)",
+                key=f"obstacles[{i}].path[0]",
+                value=specs[i].path[0],
+            )

@@ -130,6 +130,17 @@ def test_no_room_for_walkers_is_a_named_error():
     assert err.value.key == "obstacles[0].random_walkers"
 
 
+def test_a_path_that_starts_on_a_robot_is_a_named_error():
+    spawn = {"spawn_together": {"suggested_starting_point_x": 0, "suggested_starting_point_y": 0}}
+    box = {"shape": "box", "size": [1.0, 1.0], "speed": 0.5}
+    walker = {"random_walkers": 1, "radius": 0.3, "speed": 0.5}
+    with pytest.raises(ConfigError, match="starts on robot 0's spawn position") as err:
+        _sim([walker, {**box, "path": [[0.0, 0.0], [2.0, 0.0]]}], robot_spawn_config=spawn)
+    assert err.value.key == "obstacles[1].path[0]"
+    sim = _sim([walker, {**box, "path": [[5.0, 5.0], [5.0, 7.0]]}], robot_spawn_config=spawn)
+    assert len(sim.obstacles) == 2  # clear of the robots: fine
+
+
 # ------------------------------------------------------------------------------ motion
 
 
@@ -302,7 +313,8 @@ def test_the_compiled_ray_cut_equals_a_plain_numpy_one():
 
 def test_a_robot_driving_into_an_obstacle_collides_and_stops_at_it():
     box = {"shape": "box", "size": [1.0, 2.0], "path": [[0.5, 0.0]], "speed": 0.0}
-    sim = _sim([box])
+    away = {"spawn_together": {"suggested_starting_point_x": -4, "suggested_starting_point_y": 0}}
+    sim = _sim([box], robot_spawn_config=away)  # (spawned on the box: a ConfigError)
     sim.place_robots(np.array([[-4.0, 0.0, 0.0]]))
     sim.move_continuous(0)
     for _ in range(40):

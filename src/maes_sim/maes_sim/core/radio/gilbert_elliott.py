@@ -13,7 +13,9 @@ channels", 1963):
 * the long-run share of bad transmissions is ``g / (g + b)`` (g, b the two transition
   probabilities), so the mean loss is ``(g * loss_bad + b * loss_good) / (g + b)``.
 
-Two uniform draws per attempt (transition, then loss), in attempt order.
+Two uniform draws per attempt, as one ``rng.random((2, k))`` per round of ``k`` attempts: the
+``k`` transition draws, then the ``k`` loss draws. A round holds each link's next use, in
+attempt order (the first use of every link, then the second, ...).
 """
 
 from __future__ import annotations
