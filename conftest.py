@@ -11,6 +11,8 @@ ROS isolation
     keeps its full window here (``MAES_DOMAIN_PROBE_S`` unset): with 0.5 s, two CI runs each
     had a controller_node that stalled (once not reporting tick 2, once not ending on SIGINT),
     which a 4 s window had not shown; not understood, so not shortened.
+    ``FASTDDS_BUILTIN_TRANSPORTS=UDPv4`` (unless set): no shared-memory transport, which a
+    hard-killed process can leave locked for the processes started after it.
     ``MAES_STALL_DUMP_S=7`` (unless set): a node process that has not ended 7 s after its stop
     signal, or after its teardown began, prints every thread's stack (maes_common.process).
 
@@ -110,6 +112,12 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         os.environ["ROS_DOMAIN_ID"] = str(domain_id)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    # Fast DDS over UDP on loopback only, not its shared-memory transport: the tests kill
+    # processes hard (SIGKILL, on purpose or when cleaning up), which can leave the shared
+    # memory of the domain's ports locked or corrupt (eProsima/Fast-DDS#1144), and a node
+    # started later then stalls (seen as controllers that never subscribed, never reported a
+    # tick or never ended). Everything else is the same real DDS.
+    os.environ.setdefault("FASTDDS_BUILTIN_TRANSPORTS", "UDPv4")
     # A node process still ending 7 s after its stop signal prints its threads' stacks (ros2
     # launch sends SIGTERM at 5 s and SIGKILL at 10 s): a hang shows where it is.
     os.environ.setdefault("MAES_STALL_DUMP_S", "7")
