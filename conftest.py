@@ -11,6 +11,8 @@ ROS isolation
     keeps its full window here (``MAES_DOMAIN_PROBE_S`` unset): with 0.5 s, two CI runs each
     had a controller_node that stalled (once not reporting tick 2, once not ending on SIGINT),
     which a 4 s window had not shown; not understood, so not shortened.
+    SIGINT ignored (pytest run as a background job): restored, so that the processes the
+    tests start hear Ctrl-C as from a terminal (``ros2 launch`` would not).
     ``FASTDDS_BUILTIN_TRANSPORTS=UDPv4`` (unless set): no shared-memory transport, which a
     hard-killed process can leave locked for the processes started after it.
     ``MAES_STALL_DUMP_S=7`` (unless set): a node process that has not ended 7 s after its stop
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -112,6 +115,12 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         os.environ["ROS_DOMAIN_ID"] = str(domain_id)
     os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    # A background job of a non-interactive shell starts with SIGINT ignored, and the processes
+    # a test starts would inherit that: ros2 launch (launch's signal manager only hears a
+    # signal that has a Python handler) then never hears the Ctrl-C a test sends it. The
+    # processes start as from a terminal: SIGINT at its default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # Fast DDS over UDP on loopback only, not its shared-memory transport: the tests kill
     # processes hard (SIGKILL, on purpose or when cleaning up), which can leave the shared
     # memory of the domain's ports locked or corrupt (eProsima/Fast-DDS#1144), and a node
