@@ -118,8 +118,16 @@ class NodeProcess:
         self._nodes: list[Any] = []
         self._handler = handler
 
-    def spin(self, node: Any, until: Any = None) -> None:
+    def spin(self, node: Any, until: Any = None, *, executor: Any = None) -> None:
         """Spin ``node`` until shutdown (or until ``until()`` is true).
+
+        With ``executor`` (holding the process's nodes; ``node`` is then not used) the
+        executor spins instead, one event at a time, ``until()`` checked between them; else
+        rclpy's default (wait-set) executor spins ``node``. The events executor
+        (:func:`events_executor`) is much faster for a node of many robots, but its timers
+        follow the system clock only: a node on sim time with ROS-time timers (an action
+        server's goal expiry) busy-loops on it and can stall (ros2/rclcpp#2457), so only nodes
+        without such timers should get it.
 
         While spinning a stop signal no longer raises ``KeyboardInterrupt`` (which could land
         inside a message conversion in rclpy's C++ and come out as another exception): rclpy's
@@ -133,6 +141,10 @@ class NodeProcess:
                 raise KeyboardInterrupt  # a signal came before spinning: stop now
             self._handler.armed = False
         try:
+            if executor is not None:
+                while rclpy.ok() and not (until is not None and until()):
+                    executor.spin_once(timeout_sec=0.1)
+                return
             if until is None:
                 rclpy.spin(node)
                 return
