@@ -3,8 +3,10 @@ per tick, peak RSS (and per robot), with the machine's load average.
 
 Stacks: ``embedded`` (``maes_run``: one process, lockstep), ``launch`` (``ros2 launch
 maes_bringup multi_robot.launch.py``: a process per node, lockstep, the simulator's SLAM and the
-built-in navigator), ``direct`` (no ROS). Each case runs the example explorer on the config's map
-(maes_config.yaml's building) for a fixed number of ticks, unpaced, in its own process tree:
+built-in navigator), ``composed`` (the same launch with ``use_composition:=true``: every
+controller in one process), ``direct`` (no ROS). Each case runs the example explorer on the
+config's map (maes_config.yaml's building) for a fixed number of ticks, unpaced, in its own
+process tree:
 
 * real-time factor: simulated seconds per wall second from the first tick on (the run's
   summary.json: start-up and compiling excluded);
@@ -38,7 +40,7 @@ import psutil
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-STACKS = ("embedded", "launch", "direct")
+STACKS = ("embedded", "launch", "composed", "direct")
 
 
 def _command(stack: str, config: Path, results: Path, ticks: int) -> list[str]:
@@ -55,11 +57,12 @@ def _command(stack: str, config: Path, results: Path, ticks: int) -> list[str]:
             *("--max-ticks", str(ticks), "--results", str(results)),
         ]
     # the launch ends with the run (the config's end_criteria.tick), its results in the config's
-    # statistics_result_path
+    # statistics_result_path; "composed": every controller in one process (use_composition)
+    composed = ("use_composition:=true",) if stack == "composed" else ()
     return [
         "ros2",
         *("launch", "maes_bringup", "multi_robot.launch.py", f"config:={config}"),
-        *("real_time_factor:=0", "slam:=simulated", "nav:=builtin"),
+        *("real_time_factor:=0", "slam:=simulated", "nav:=builtin", *composed),
     ]
 
 

@@ -25,6 +25,7 @@ setup(
         # Executables for `ros2 run maes_controller <name>`: 'name = maes_controller.module:main'.
         "console_scripts": [
             "controller_node = maes_controller.nodes.controller_node:main",
+            "controller_container = maes_controller.nodes.controller_container:main",
         ],
     },
 )

@@ -1,7 +1,8 @@
 """The full MAES-ROS stack: the simulator and, per robot, navigation, SLAM and a controller.
 
     ros2 launch maes_bringup multi_robot.launch.py [config:=path] [slam:=slam_toolbox|simulated]
-        [nav:=nav2|builtin] [use_rviz:=true] [log_level:=info] [domain:=auto|N]
+        [nav:=nav2|builtin] [use_rviz:=true] [use_composition:=true] [log_level:=info]
+        [domain:=auto|N]
 
 What starts is decided by maes_bringup.stack.launch_plan.plan_launch (a pure function, unit-tested
 without `launch`); this file only loads the config with the simulator's loader and turns the
@@ -84,6 +85,12 @@ ARGUMENTS = (
         "With the built-in navigator: serve Nav2's whole task interface per robot "
         "(docs/nav2_task_api.md), not only navigate_to_pose (true/false)",
     ),
+    (
+        "use_composition",
+        "false",
+        "Every robot's controller in one controller_container process instead of a "
+        "controller_node process per robot (about 200 MiB each): for many robots (true/false)",
+    ),
     ("log_level", "info", "Log level of every node: debug, info, warn, error or fatal"),
     (
         "sync",
@@ -125,7 +132,9 @@ COMMAND = "ros2 launch maes_bringup multi_robot.launch.py"
 #: Wall seconds the simulator gets after SIGINT before SIGTERM: it writes the results folder.
 SIMULATOR_SIGTERM_TIMEOUT = "30"
 #: The nodes that take part in the run's lockstep: they get the launch's run id.
-RUN_NODES = ("maes_sim_node", "navigator_node", "controller_node")
+RUN_NODES = ("maes_sim_node", "navigator_node", "controller_node", "controller_container")
+#: From this many robots on, a launch with a process per controller suggests use_composition.
+MANY_ROBOTS = 20
 # The lock file of a domain chosen with domain:=auto, held while the launch runs.
 _DOMAIN_LOCKS = []
 
@@ -193,7 +202,7 @@ def _node(spec, out_dir, run_id):
     return Node(
         package=spec.package,
         executable=spec.executable,
-        name=spec.name,
+        name=spec.name if spec.renames else None,
         parameters=[*spec.params_files, _values_file(spec, out_dir)],
         remappings=list(spec.remappings),
         arguments=list(spec.arguments),
@@ -241,6 +250,7 @@ def _launch_setup(context):
         real_time_factor=_number("real_time_factor", arg["real_time_factor"]),
         logic=arg["logic"] or None,
         nav2_api=parse_bool("nav2_api", arg["nav2_api"]),
+        use_composition=parse_bool("use_composition", arg["use_composition"]),
         outputs={
             "record": os.path.abspath(arg["record"]) if arg["record"] else "",
             "live": parse_bool("live", arg["live"]),
@@ -257,6 +267,14 @@ def _launch_setup(context):
             f"nav={plan.nav}, config={arg['config']}"
         ),
     ]
+    separate = sum(n.executable == "controller_node" for r in plan.robots for n in r.nodes)
+    if separate >= MANY_ROBOTS:
+        actions.append(
+            LogInfo(
+                msg=f"MAES-ROS: {separate} controller_node processes take about "
+                f"{separate * 0.2:.0f} GiB; use_composition:=true runs them in one process"
+            )
+        )
     run_id = new_run_id()
     actions += [_node(spec, out_dir, run_id) for spec in plan.nodes]
     for robot in plan.robots:

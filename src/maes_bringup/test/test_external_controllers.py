@@ -24,6 +24,7 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 REPO = Path(__file__).resolve().parents[3]
 MAES_RUN = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
 CONTROLLER = REPO / "install" / "maes_controller" / "lib" / "maes_controller" / "controller_node"
+CONTAINER = CONTROLLER.with_name("controller_container")
 ROBOTS = 3
 TICKS = 80
 CONFIG = f"""\
@@ -154,6 +155,50 @@ def test_three_controller_processes_give_the_embedded_run_every_time(processes, 
                 log,
             ), log[-2000:]
         assert "waiting for a controller on every robot" in processes.log(sim)
+
+
+def test_one_controller_container_gives_the_embedded_run(processes, config, embedded, tmp_path):
+    """``controller_container``: every robot's controller in one process, robot 2's own
+    parameters nested under ``robot2`` in a parameter file, as ``use_composition`` writes
+    them; the run equals the embedded one byte for byte and the container leaves by itself."""
+    params = tmp_path / "container.yaml"
+    params.write_text(
+        "/**:\n  ros__parameters:\n    robot_ids: [0, 1, 2]\n"
+        "    robot2: {motion_model: maes, cmd_vel_stamped: false}\n"
+    )
+    sim = processes.maes_run("composed", config, "--controllers", "none")
+    container = processes.start(
+        "container", str(CONTAINER), "--ros-args", "--params-file", str(params)
+    )
+    folder = finished_run(processes, sim, "composed")
+    assert (folder / "statistics.csv").read_bytes() == embedded
+    [log] = exited_by_themselves(processes, [container])
+    assert re.search(
+        rf"controller_container: run \w+ ended: (tick limit {TICKS} reached|its simulator "
+        rf"left the ROS graph); exiting \({ROBOTS} controllers\)",
+        log,
+    ), log[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ((), "parameter robot_ids: give the robots to control"),
+        (("-p", "robot_ids:=[0,0]"), "expected distinct robot indices >= 0, got [0, 0]"),
+        (
+            ("-p", "robot_ids:=[0]", "-p", "robot0.navigator:=nav3"),
+            "parameter robot0.navigator must be one of builtin, nav2, got 'nav3'",
+        ),
+        (("-p", "robot_ids:=[0]", "-p", "robot0.logic:=no_such.module:fn"), "no_such"),
+    ],
+)
+def test_a_bad_container_parameter_is_one_line_and_exit_2(processes, args, expected):
+    proc = processes.start("bad", str(CONTAINER), "--ros-args", *args)
+    code = proc.wait(timeout=BOUND_S)
+    log = processes.log(proc)
+    assert code == 2, log[-2000:]
+    assert expected in log and "Traceback" not in log, log[-2000:]
+    assert log.strip().startswith("controller_container: "), log[-2000:]
 
 
 def test_controllers_left_from_a_killed_run_never_drive_the_next(processes, config, embedded):

@@ -489,16 +489,25 @@ team:
 """
 
 
-def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch):
+@pytest.mark.parametrize("composed", [False, True], ids=["process_per_robot", "composed"])
+def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher, composed):
     """Robot types on the launch stack: the lockstep run of a mixed team (omnidirectional,
-    differential-drive and MAES robots, three lidars) equals direct mode's to the byte."""
+    differential-drive and MAES robots, three lidars) equals direct mode's to the byte, with a
+    controller_node process per robot and with ``use_composition:=true`` (one
+    controller_container holding the three controllers, named as they would be)."""
     from maes_bringup.runners.direct import run as run_direct
     from maes_common.contract import DEFAULT_LOGIC
 
     config = write_config(tmp_path, robots=3, end="tick: 150", extra=MIXED_TEAM)
-    stack = launch(f"config:={config}", "real_time_factor:=0")
+    stack = launch(
+        f"config:={config}", "real_time_factor:=0", f"use_composition:={str(composed).lower()}"
+    )
+    controllers = {f"/robot{i}/controller" for i in range(3)}
+    assert watcher.spin_until(lambda: controllers <= watcher.node_names(), stack), stack.output
     code = stack.wait()
     output = stack.output
+    started = re.findall(r"\[INFO\] \[(controller_\w+)-\d+\]: process started", output)
+    assert started == (["controller_container"] if composed else ["controller_node"] * 3)
     assert code == 0, output[-4000:]
     assert_no_traceback(output)
     [results] = list((tmp_path / "results").iterdir())

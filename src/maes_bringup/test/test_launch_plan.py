@@ -194,6 +194,46 @@ def test_the_logic_argument_reaches_every_controller_and_is_checked():
         make_plan(2, logic="no_such_module:logic")
 
 
+@pytest.mark.parametrize("slam, nav", MODES)
+def test_composition_moves_every_controller_into_one_container_unchanged(slam, nav):
+    """use_composition: the robots' groups lose their controller_node, one global
+    controller_container gets each one's parameters under robot<i>. (robots of two types with
+    their own top speeds), and the launch must not rename it (that would rename every node in
+    it)."""
+    config = config_from_dict(
+        {
+            "number_of_robots": 3,
+            "robot_types": {"fast": {"relative_move_speed": 1.5}},
+            "team": [{"type": "fast", "count": 1}, {"type": "default", "count": 2}],
+        }
+    )
+    apart = make_plan(config=config, slam=slam, nav=nav)
+    composed = make_plan(config=config, slam=slam, nav=nav, use_composition=True)
+    [container] = [n for n in composed.nodes if n.executable == "controller_container"]
+    assert not container.renames and all(n.renames for n in apart.nodes)
+    values = container.parameter_dict
+    assert values["robot_ids"] == [0, 1, 2] and values["use_sim_time"] is True
+    for robot, robot_apart in zip(composed.robots, apart.robots, strict=True):
+        [controller] = [n for n in robot_apart.nodes if n.executable == "controller_node"]
+        assert [n for n in robot.nodes if n.package == "maes_controller"] == []
+        assert robot.nodes == tuple(n for n in robot_apart.nodes if n is not controller)
+        assert robot.includes == robot_apart.includes
+        mine = {
+            key.split(".", 1)[1]: value
+            for key, value in values.items()
+            if key.startswith(f"{robot.namespace}.")
+        }
+        expected = dict(controller.parameter_dict)
+        assert expected.pop("robot_id") == robot.index and expected.pop("use_sim_time")
+        assert mine == expected
+        assert container.remappings == controller.remappings
+    speeds = [values[f"robot{i}.max_speed"] for i in range(3)]
+    assert speeds[0] == 1.5 * speeds[1] and speeds[1] == speeds[2]
+    assert L.parse_bool("use_composition", "false") is False
+    with pytest.raises(ValueError, match="launch argument use_composition: got 'maybe'"):
+        make_plan(use_composition="maybe")
+
+
 def test_builtin_navigator_serves_every_robot_from_the_config():
     plan = make_plan(5, nav="builtin")
     assert names(plan.nodes).count("navigator") == 1
@@ -387,12 +427,14 @@ def test_launch_declares_each_argument_once_with_a_description(launch_tree):
         + ["record", "live", "live_host", "live_port"]  # docs/live_view.md
         + ["nav2_api"]  # docs/nav2_task_api.md
         + ["domain"]  # docs/lockstep.md: one run per ROS domain
+        + ["use_composition"]  # docs/running.md: many robots, one controller process
     )
     assert len(set(declared)) == len(declared)
     for name, _default, description in table:
         assert isinstance(description, ast.Constant) and len(description.value) > 15, name.value
     defaults = {row[0].value: row[1] for row in table}
     assert defaults["use_rviz"].value == "false"
+    assert defaults["use_composition"].value == "false"
     assert defaults["log_level"].value == "info"
     # The installed default config: <share>/config/maes_config.yaml
     assert "maes_config.yaml" in ast.unparse(defaults["config"])

@@ -15,7 +15,9 @@ namespace, on wall time: it publishes ``/clock``; its exit ends the launch):
 * ``slam == "slam_toolbox"``: per robot, ``async_slam_toolbox_node`` in ``robot<i>`` and a
   ``lifecycle_manager`` that configures and activates it (slam_toolbox is a lifecycle node in
   Jazzy); the simulator then does not publish the robots' ``map``.
-* per robot, a ``controller_node`` in ``robot<i>``;
+* per robot, a ``controller_node`` in ``robot<i>``; with ``use_composition``, instead, one
+  ``controller_container`` (global namespace) holding every robot's controller, named and
+  configured as the ``controller_node`` would be;
 * ``use_rviz``: ``rviz2`` with the given config.
 
 Every node but the simulator runs on sim time. :func:`check_packages` tells, before anything
@@ -93,7 +95,9 @@ class NodeSpec:
     ``parameters`` are ``(name, value)`` pairs (values: bool, int, float, str or a tuple of
     them); ``params_files`` are parameter files given before them. ``ends_launch``: when this
     node's process exits, for whatever reason, the whole launch shuts down (the simulator: the
-    end of the run is the end of everything).
+    end of the run is the end of everything). ``renames``: the launch names the node
+    ``name``; False for a process of many nodes (``controller_container``), where a name given
+    on the command line would rename every one of them, so ``name`` only labels it in the plan.
     """
 
     package: str
@@ -104,6 +108,7 @@ class NodeSpec:
     remappings: tuple[tuple[str, str], ...] = ()
     arguments: tuple[str, ...] = ()
     ends_launch: bool = False
+    renames: bool = True
 
     @property
     def parameter_dict(self) -> dict[str, Any]:
@@ -362,6 +367,7 @@ def plan_launch(
     logic: str | None = None,
     outputs: Mapping[str, Any] | None = None,
     nav2_api: bool = False,
+    use_composition: bool = False,
 ) -> LaunchPlan:
     """Decide everything the full stack starts, from a validated config.
 
@@ -408,6 +414,10 @@ def plan_launch(
     nav2_api : bool
         With ``nav="builtin"``: the navigator serves Nav2's whole task interface per robot
         (docs/nav2_task_api.md), not only ``navigate_to_pose``.
+    use_composition : bool
+        Every robot's controller in one ``controller_container`` process instead of a
+        ``controller_node`` process per robot (about 200 MiB each), as ROS 2's composition
+        does: the same nodes, the same result.
 
     Returns
     -------
@@ -529,6 +539,9 @@ def plan_launch(
                 arguments=_args(level),
             )
         )
+    if parse_bool("use_composition", use_composition):
+        robots, container = _compose_controllers(robots, level)
+        nodes.append(container)
     if use_rviz:
         nodes.append(
             NodeSpec(
@@ -542,6 +555,42 @@ def plan_launch(
     return LaunchPlan(
         slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots), files=tuple(files)
     )
+
+
+def _compose_controllers(robots: list[RobotPlan], level: str) -> tuple[list[RobotPlan], NodeSpec]:
+    """Take every robot's ``controller_node`` out of its group and into one
+    ``controller_container``: ``robot_ids`` and, per robot, ``robot<i>.<name>`` for each of
+    the node's parameters (``controller_container``'s format)."""
+    parameters: list[tuple[str, Any]] = [("use_sim_time", True)]
+    ids = []
+    composed = []
+    for robot in robots:
+        [controller] = [n for n in robot.nodes if n.executable == "controller_node"]
+        ids.append(robot.index)
+        parameters += [
+            (f"{robot.namespace}.{name}", value)
+            for name, value in controller.parameters
+            if name not in ("robot_id", "use_sim_time")
+        ]
+        remappings = controller.remappings
+        composed.append(
+            RobotPlan(
+                index=robot.index,
+                namespace=robot.namespace,
+                nodes=tuple(n for n in robot.nodes if n is not controller),
+                includes=robot.includes,
+            )
+        )
+    container = NodeSpec(
+        package="maes_controller",
+        executable="controller_container",
+        name="controllers",
+        parameters=(("robot_ids", tuple(ids)), *parameters),
+        remappings=remappings if robots else TF_REMAPS,
+        arguments=_args(level),
+        renames=False,
+    )
+    return composed, container
 
 
 def write_params_files(plan: LaunchPlan) -> list[str]:

@@ -819,7 +819,7 @@ def main(args: list[str] | None = None) -> None:
     spec exits 2 with a one-line message.
     """
     with ros_process("controller_node", args) as proc:
-        _check_domain(proc)
+        check_domain(proc)
         params = read_parameters(
             "maes_controller_params",
             {
@@ -862,7 +862,7 @@ def main(args: list[str] | None = None) -> None:
             print(f"controller_node: {node.run.over}; exiting", file=sys.stderr, flush=True)
 
 
-def _check_domain(proc) -> None:
+def check_domain(proc) -> None:
     """Exit 3 with one line when this domain holds more than one MAES-ROS simulator or
     navigator (two runs: which would this controller join?)."""
     from maes_common.domain import current_domain, find_runs

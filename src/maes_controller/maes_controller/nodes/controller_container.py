@@ -1,0 +1,141 @@
+"""``controller_container``: the controllers of many robots in one process.
+
+A ``controller_node`` process per robot costs about 200 MiB (Python, rclpy, numpy, numba and
+the logic's maps), so 120 robots would need some 24 GiB. This process holds one
+:class:`~maes_controller.nodes.controller_node.ControllerNode` per robot, ``/robot<i>/controller``
+as ``controller_node`` names it, on one executor, as ROS 2's composition puts many nodes in one
+component container (Nav2's ``use_composition``). Each node is the same as in its own process:
+it joins the run's lockstep as robot ``i``'s controller and reports every tick itself, so the
+run's result is the same to the byte (``ros2 launch ... use_composition:=true`` uses it).
+
+Parameters (``ros2 run maes_controller controller_container --ros-args -p robot_ids:=[0,1,2]``)::
+
+    robot_ids          the robots to control (int array, required)
+    logic, cmd_vel_stamped, motion_model, max_speed, max_angular_speed, navigator, run_id
+                       as controller_node's, for every robot
+    robot<i>.<name>    robot i's own value of one of those (e.g. robot2.max_speed: 0.5)
+
+In a parameter file the per-robot values nest::
+
+    /**:
+      ros__parameters:
+        robot_ids: [0, 1, 2]
+        logic: maes_controller.algorithms.trs:logic
+        robot2: {max_speed: 0.5, max_angular_speed: 1.0}
+
+The process ends when every controller's run has ended (the simulator announced it, or left the
+ROS graph), saying why once, or on Ctrl-C / a shutdown. A bad parameter exits 2 with one line.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from maes_common.contract import DEFAULT_LOGIC
+from maes_common.process import events_executor, read_parameters, ros_process
+
+from .controller_node import NAVIGATORS, ControllerNode, check_domain
+
+__all__ = ["CONTROLLER_PARAMETERS", "POLL_PERIOD_S", "main", "robot_parameters"]
+
+#: controller_node's parameters a container takes for every robot and per robot (robot<i>.name).
+CONTROLLER_PARAMETERS: dict[str, Any] = {
+    "logic": DEFAULT_LOGIC,
+    "cmd_vel_stamped": False,
+    "motion_model": "maes",
+    "max_speed": 0.0,
+    "max_angular_speed": 0.0,
+    "run_id": "",
+    "navigator": "builtin",
+}
+#: Wall seconds between the controllers' polls (joining, input deadlines): controller_node's
+#: own timer runs at 20 Hz.
+POLL_PERIOD_S = 0.05
+
+
+def robot_parameters(robot_ids: list[int]) -> dict[str, Any]:
+    """Read every robot's controller parameters: ``{robot_id: {name: value}}``.
+
+    A robot's ``robot<i>.<name>`` overrides the container's ``<name>``.
+    """
+    common = read_parameters("maes_container_params", CONTROLLER_PARAMETERS)
+    per_robot = read_parameters(
+        "maes_container_robot_params",
+        {f"robot{i}.{name}": common[name] for i in robot_ids for name in CONTROLLER_PARAMETERS},
+    )
+    return {
+        i: {name: per_robot[f"robot{i}.{name}"] for name in CONTROLLER_PARAMETERS}
+        for i in robot_ids
+    }
+
+
+def _robot_ids(value: Any) -> list[int]:
+    ids = list(value or [])
+    if not ids:
+        raise ValueError(
+            "parameter robot_ids: give the robots to control, e.g. -p robot_ids:=[0,1,2]"
+        )
+    if min(ids) < 0 or len(set(ids)) != len(ids):
+        raise ValueError(f"parameter robot_ids: expected distinct robot indices >= 0, got {ids}")
+    return ids
+
+
+def _controller(robot_id: int, params: dict[str, Any]) -> ControllerNode:
+    if params["navigator"] not in NAVIGATORS:
+        raise ValueError(
+            f"parameter robot{robot_id}.navigator must be one of {', '.join(NAVIGATORS)}, "
+            f"got {params['navigator']!r}"
+        )
+    nav2 = params["navigator"] == "nav2"
+    return ControllerNode(
+        robot_id,
+        params["logic"],
+        cmd_vel_stamped=params["cmd_vel_stamped"],
+        motion=(params["motion_model"], params["max_speed"], params["max_angular_speed"]),
+        run_id=params["run_id"] or None,
+        wait_for_navigator=not nav2,
+        goals_wait_for_navigator=nav2,
+        poll_timer=False,  # polled below, all at once
+        node_name="controller",
+    )
+
+
+def main(args: list[str] | None = None) -> None:
+    """Entry point of ``controller_container`` (parameters in the module's docstring)."""
+    from rclpy.parameter import Parameter
+
+    with ros_process("controller_container", args) as proc:
+        check_domain(proc)
+        ids = read_parameters("maes_container_ids", {"robot_ids": Parameter.Type.INTEGER_ARRAY})[
+            "robot_ids"
+        ]
+        try:
+            ids = _robot_ids(ids)
+            controllers = [
+                proc.own(_controller(i, params)) for i, params in robot_parameters(ids).items()
+            ]
+        except ValueError as exc:
+            proc.fail(exc)
+        executor = events_executor()
+        for node in controllers:
+            executor.add_node(node)
+        polled = [0.0]
+
+        def all_over() -> bool:
+            now = time.monotonic()
+            if now - polled[0] >= POLL_PERIOD_S:
+                polled[0] = now
+                for node in controllers:
+                    node.timer_callback()
+            return all(node.run.over is not None for node in controllers)
+
+        proc.spin(None, until=all_over, executor=executor)
+        if all_over():
+            print(
+                f"controller_container: {controllers[0].run.over}; exiting "
+                f"({len(controllers)} controllers)",
+                file=sys.stderr,
+                flush=True,
+            )
