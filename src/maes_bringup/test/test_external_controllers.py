@@ -180,6 +180,29 @@ def test_one_controller_container_gives_the_embedded_run(processes, config, embe
     ), log[-2000:]
 
 
+def test_ctrl_c_stops_a_controller_container_quietly(processes, config):
+    """One SIGINT to a container whose controllers have joined a run: exit 0, no traceback
+    (the simulator then drops the gone controllers from lockstep)."""
+    endless = config.parent / "endless_container.yaml"
+    endless.write_text(CONFIG.replace(f"tick: {TICKS}", "tick: 100000"))
+    sim = processes.maes_run("interrupted", endless, "--controllers", "none")
+    container = processes.start(
+        "container_int", str(CONTAINER), "--ros-args", "-p", f"robot_ids:={list(range(ROBOTS))}"
+    )
+    end = time.monotonic() + BOUND_S
+    while "tick " not in processes.log(sim) and time.monotonic() < end:
+        assert sim.poll() is None and container.poll() is None, processes.log(sim)[-2000:]
+        time.sleep(0.5)  # the run started: every controller joined
+    time.sleep(2.0)
+    container.send_signal(signal.SIGINT)
+    code = container.wait(timeout=60)
+    log = processes.log(container)
+    assert code == 0, log[-3000:]
+    assert "Traceback" not in log and "ExternalShutdownException" not in log, log[-3000:]
+    sim.send_signal(signal.SIGINT)
+    assert sim.wait(timeout=60) == 0, processes.log(sim)[-3000:]
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
     [

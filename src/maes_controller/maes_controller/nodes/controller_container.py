@@ -132,7 +132,8 @@ def main(args: list[str] | None = None) -> None:
             return all(node.run.over is not None for node in controllers)
 
         proc.spin(None, until=all_over, executor=executor)
-        if all_over():
+        # (not all_over(): after a stop signal the nodes must not be polled any more)
+        if all(node.run.over is not None for node in controllers):
             print(
                 f"controller_container: {controllers[0].run.over}; exiting "
                 f"({len(controllers)} controllers)",
