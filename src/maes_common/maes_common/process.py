@@ -23,6 +23,7 @@ The tests set it, so that a node that does not end shows its stack in their outp
 from __future__ import annotations
 
 import faulthandler
+import functools
 import os
 import signal
 import sys
@@ -31,6 +32,7 @@ from contextlib import contextmanager
 from typing import Any
 
 __all__ = [
+    "EndsQuietly",
     "NodeProcess",
     "events_executor",
     "graph_node_names",
@@ -102,6 +104,49 @@ def events_executor() -> Any:
         return EventsExecutor()
     finally:
         sys.stderr = saved
+
+
+def quiet_after_shutdown(context: Any, callback: Any) -> Any:
+    """``callback``, except that an exception it raises once ``context`` is shut down is
+    dropped (the callback returns None): see :class:`EndsQuietly`."""
+
+    @functools.wraps(callback)
+    def guarded(*args: Any) -> Any:
+        try:
+            return callback(*args)
+        except Exception:
+            if context.ok():
+                raise
+            return None
+
+    return guarded
+
+
+class EndsQuietly:
+    """A mixin for ``rclpy.node.Node``: timer and subscription callbacks end quietly when a stop
+    signal shuts the context down under them.
+
+    rclpy's signal handler shuts the context down from another thread, so a callback running
+    at that moment can fail in the middle (``Failed to publish: publisher's context is
+    invalid``). The wait-set executor raises that out of ``spin_once``, where
+    :meth:`NodeProcess.spin` takes it for the normal end it is; the events executor first logs
+    it as ``[FATAL] Exception in 'timers' callback`` with a stack. With this mixin such a
+    failure, and only one after the shutdown, is dropped inside the callback; every other
+    exception propagates as before.
+
+    Examples
+    --------
+    >>> class MyNode(EndsQuietly, Node):  # doctest: +SKIP
+    ...     ...
+    """
+
+    def create_subscription(self, msg_type: Any, topic: str, callback: Any, *args, **kwargs):
+        guarded = quiet_after_shutdown(self.context, callback)
+        return super().create_subscription(msg_type, topic, guarded, *args, **kwargs)
+
+    def create_timer(self, timer_period_sec: float, callback: Any, *args, **kwargs):
+        guarded = quiet_after_shutdown(self.context, callback)
+        return super().create_timer(timer_period_sec, guarded, *args, **kwargs)
 
 
 class NodeProcess:

@@ -266,3 +266,78 @@ def test_a_teardown_that_takes_too_long_shows_where_it_is(tmp_path, dump_after):
         assert "in destroy_node" in out.stderr, out.stderr  # where it was
     else:
         assert out.stderr == "", out.stderr
+
+
+# A stop signal shuts the context down from rclpy's signal thread, possibly while a callback runs
+# (seen in CI: the simulator's stepping timer failed to publish /clock on the events executor,
+# which logged it as FATAL with a stack). Here the callback shuts the context down itself, right
+# before publishing: the same moment, made deterministic.
+RACE = textwrap.dedent("""
+    import sys
+
+    import rclpy
+    from rclpy.node import Node
+    from std_msgs.msg import Empty
+
+    from maes_common.process import EndsQuietly, events_executor, ros_process
+
+    base, fault = sys.argv[1:3]
+
+    class Demo(*((EndsQuietly, Node) if base == "quiet" else (Node,))):
+        def __init__(self):
+            super().__init__("race_demo")
+            self.pub = self.create_publisher(Empty, "race_demo", 1)
+            if fault == "stop_in_timer":
+                self.create_timer(0.01, self.stop_then_publish)
+            else:
+                self.create_subscription(Empty, "race_demo", self.on_message, 1)
+                self.create_timer(0.01, lambda: self.pub.publish(Empty()))
+
+        def stop_then_publish(self):
+            rclpy.try_shutdown()  # what rclpy's signal handler does, from another thread
+            self.pub.publish(Empty())
+
+        def on_message(self, msg):
+            raise ValueError("a real bug in a callback")
+
+    with ros_process("race_demo", []) as proc:
+        node = proc.own(Demo())
+        executor = events_executor()
+        executor.add_node(node)
+        proc.spin(node, executor=executor)
+    print("ended", flush=True)
+""")
+
+
+@pytest.mark.parametrize("base", ["quiet", "plain"])
+def test_a_callback_cut_off_by_a_stop_signal_ends_quietly_on_the_events_executor(tmp_path, base):
+    script = tmp_path / "race.py"
+    script.write_text(RACE)
+    out = subprocess.run(
+        [sys.executable, str(script), base, "stop_in_timer"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ended" in out.stdout
+    if base == "quiet":
+        assert out.stderr == "", out.stderr
+    else:  # a plain node: what the simulator printed before it got EndsQuietly
+        assert "[FATAL]" in out.stderr and "publisher's context is invalid" in out.stderr
+
+
+def test_ends_quietly_lets_every_other_callback_failure_through(tmp_path):
+    script = tmp_path / "race.py"
+    script.write_text(RACE)
+    out = subprocess.run(
+        [sys.executable, str(script), "quiet", "bug_in_subscription"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=os.environ.copy(),
+    )
+    assert out.returncode != 0
+    assert "ValueError: a real bug in a callback" in out.stderr, out.stderr
+    assert "ended" not in out.stdout

@@ -57,7 +57,7 @@ from maes_common.contract import (
 )
 from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
-from maes_common.process import graph_node_names, read_parameters, ros_process
+from maes_common.process import EndsQuietly, graph_node_names, read_parameters, ros_process
 from maes_common.qos import (
     CMD_QOS,
     DEFAULT_QOS,
@@ -378,7 +378,7 @@ class RosRobot:
         client.call_async(request).add_done_callback(done)
 
 
-class ControllerNode(Node):
+class ControllerNode(EndsQuietly, Node):
     """One robot's controller: runs ``logic(robot)`` once per logic tick.
 
     With the simulator in lockstep (its ``/maes/tick`` manifest says so) the node takes part

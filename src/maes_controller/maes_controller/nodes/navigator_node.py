@@ -46,6 +46,7 @@ from maes_common.contract import (
 )
 from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
+from maes_common.process import EndsQuietly
 from maes_common.qos import (
     CMD_QOS,
     LATCHED_QOS,
@@ -168,7 +169,7 @@ class _Namespace:
         self.cmd_vel_sent += 1
 
 
-class NavigatorNode(Node):
+class NavigatorNode(EndsQuietly, Node):
     """Serves ``navigate_to_pose`` for ``robot0 .. robot<N-1>`` (see the module docstring).
 
     In lockstep (the simulator's ``/maes/tick`` manifest says so) it takes part as the

@@ -54,7 +54,13 @@ from maes_common.contract import (
 )
 from maes_common.frames import tick_transforms
 from maes_common.lockstep import NOT_STARTED, Barrier, new_run_id
-from maes_common.process import events_executor, graph_node_names, read_parameters, ros_process
+from maes_common.process import (
+    EndsQuietly,
+    events_executor,
+    graph_node_names,
+    read_parameters,
+    ros_process,
+)
 from maes_common.qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
@@ -140,7 +146,7 @@ class _Robot:
         )
 
 
-class SimNode(Node):
+class SimNode(EndsQuietly, Node):
     """Publishes a Simulation on the robot-facing ROS interface and steps it.
 
     Stepping is synchronous by default (``sync="lockstep"``, docs/lockstep.md): after a tick's
