@@ -27,6 +27,7 @@ import functools
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -187,7 +188,16 @@ class NodeProcess:
             self._handler.armed = False
         try:
             if executor is not None:
-                while rclpy.ok() and not (until is not None and until()):
+                # rclpy.ok() takes a lock: asked after every event it cost a third of a
+                # 120-robot navigator's CPU, so it is asked every 0.05 s (an event, or the
+                # timeout of a spin_once without one, returns to the loop well before that).
+                checked = 0.0
+                while until is None or not until():
+                    now = time.monotonic()
+                    if now - checked >= 0.05:
+                        checked = now
+                        if not rclpy.ok():
+                            return
                     executor.spin_once(timeout_sec=0.1)
                 return
             if until is None:

@@ -121,15 +121,16 @@ def main(args: list[str] | None = None) -> None:
         executor = events_executor()
         for node in controllers:
             executor.add_node(node)
-        polled = [0.0]
+        polled = [0.0, False]  # last poll, every run over then
 
-        def all_over() -> bool:
+        def all_over() -> bool:  # asked after every event: it looks only every POLL_PERIOD_S
             now = time.monotonic()
             if now - polled[0] >= POLL_PERIOD_S:
                 polled[0] = now
                 for node in controllers:
                     node.timer_callback()
-            return all(node.run.over is not None for node in controllers)
+                polled[1] = all(node.run.over is not None for node in controllers)
+            return polled[1]
 
         proc.spin(None, until=all_over, executor=executor)
         # (not all_over(): after a stop signal the nodes must not be polled any more)

@@ -29,6 +29,7 @@ from typing import Any
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.action import ActionServer, CancelResponse
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.task import Future
@@ -167,6 +168,29 @@ class _Namespace:
     def publish_cmd(self, linear: float, angular: float, lateral: float, stamp) -> None:
         self.cmd_pub.publish(cv.twist_to_msg(linear, angular, self.stamped, stamp, lateral=lateral))
         self.cmd_vel_sent += 1
+
+
+class _OnSystemClock:
+    """The navigator as rclpy's ``ActionServer`` sees it: the node, but with the system clock.
+
+    An action server's goal-expiry timer runs on the clock of the node it is given, for the
+    navigator sim time. rclpy's events executor runs timers on the system clock only
+    (ros2/rclcpp#2457): with one such timer per action server (an action per robot), the
+    navigator on it busy-looped at tick 0 with 120 robots. On the system clock the timers are
+    harmless, and the events executor (far faster than a wait-set one for a node of many
+    robots) can spin the navigator. The same clock stamps accepted goals (``GoalInfo.stamp``
+    in the action's status topic) with wall time; results and feedback keep sim time.
+    """
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._clock = Clock(clock_type=ClockType.SYSTEM_TIME)
+
+    def get_clock(self) -> Clock:
+        return self._clock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._node, name)
 
 
 class NavigatorNode(EndsQuietly, Node):
@@ -459,7 +483,7 @@ class NavigatorNode(EndsQuietly, Node):
             return await self.execute_callback(ns, handle)
 
         return ActionServer(
-            self,
+            _OnSystemClock(self),
             kind.action,
             f"/{ns.name}/{kind.name}",
             execute_callback=execute,
@@ -541,7 +565,9 @@ class NavigatorNode(EndsQuietly, Node):
                     self._answer_paths(ns, self._now(ns))
             return await done
 
-        return ActionServer(self, action, f"/{ns.name}/{name}", execute_callback=execute)
+        return ActionServer(
+            _OnSystemClock(self), action, f"/{ns.name}/{name}", execute_callback=execute
+        )
 
     def _answer_paths(self, ns: _Namespace, now: float) -> None:
         requests, ns.path_requests = ns.path_requests, []
