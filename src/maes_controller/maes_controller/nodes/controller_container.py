@@ -33,23 +33,17 @@ import sys
 import time
 from typing import Any
 
-from maes_common.contract import DEFAULT_LOGIC
 from maes_common.process import events_executor, read_parameters, ros_process
 
-from .controller_node import NAVIGATORS, ControllerNode, check_domain
+from .controller_node import (
+    CONTROLLER_PARAMETERS,
+    ControllerNode,
+    check_domain,
+    controller_from_parameters,
+)
 
 __all__ = ["CONTROLLER_PARAMETERS", "POLL_PERIOD_S", "main", "robot_parameters"]
 
-#: controller_node's parameters a container takes for every robot and per robot (robot<i>.name).
-CONTROLLER_PARAMETERS: dict[str, Any] = {
-    "logic": DEFAULT_LOGIC,
-    "cmd_vel_stamped": False,
-    "motion_model": "maes",
-    "max_speed": 0.0,
-    "max_angular_speed": 0.0,
-    "run_id": "",
-    "navigator": "builtin",
-}
 #: Wall seconds between the controllers' polls (joining, input deadlines): controller_node's
 #: own timer runs at 20 Hz.
 POLL_PERIOD_S = 0.05
@@ -83,20 +77,10 @@ def _robot_ids(value: Any) -> list[int]:
 
 
 def _controller(robot_id: int, params: dict[str, Any]) -> ControllerNode:
-    if params["navigator"] not in NAVIGATORS:
-        raise ValueError(
-            f"parameter robot{robot_id}.navigator must be one of {', '.join(NAVIGATORS)}, "
-            f"got {params['navigator']!r}"
-        )
-    nav2 = params["navigator"] == "nav2"
-    return ControllerNode(
+    return controller_from_parameters(
         robot_id,
-        params["logic"],
-        cmd_vel_stamped=params["cmd_vel_stamped"],
-        motion=(params["motion_model"], params["max_speed"], params["max_angular_speed"]),
-        run_id=params["run_id"] or None,
-        wait_for_navigator=not nav2,
-        goals_wait_for_navigator=nav2,
+        params,
+        name=f"robot{robot_id}.navigator",
         poll_timer=False,  # polled below, all at once
         node_name="controller",
     )

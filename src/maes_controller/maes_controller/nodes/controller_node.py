@@ -820,46 +820,50 @@ def main(args: list[str] | None = None) -> None:
     """
     with ros_process("controller_node", args) as proc:
         check_domain(proc)
-        params = read_parameters(
-            "maes_controller_params",
-            {
-                "robot_id": 0,
-                "logic": DEFAULT_LOGIC,
-                "cmd_vel_stamped": False,
-                "motion_model": "maes",
-                "max_speed": 0.0,
-                "max_angular_speed": 0.0,
-                "run_id": "",
-                "navigator": "builtin",
-            },
-        )
+        params = read_parameters("maes_controller_params", {"robot_id": 0, **CONTROLLER_PARAMETERS})
         try:
-            if params["navigator"] not in NAVIGATORS:
-                raise ValueError(
-                    f"parameter navigator must be one of {', '.join(NAVIGATORS)}, "
-                    f"got {params['navigator']!r}"
-                )
-            nav2 = params["navigator"] == "nav2"
-            node = proc.own(
-                ControllerNode(
-                    params["robot_id"],
-                    params["logic"],
-                    cmd_vel_stamped=params["cmd_vel_stamped"],
-                    motion=(
-                        params["motion_model"],
-                        params["max_speed"],
-                        params["max_angular_speed"],
-                    ),
-                    run_id=params["run_id"] or None,
-                    wait_for_navigator=not nav2,
-                    goals_wait_for_navigator=nav2,
-                )
-            )
+            node = proc.own(controller_from_parameters(params["robot_id"], params))
         except ValueError as exc:
             proc.fail(exc)
         proc.spin(node, until=lambda: node.run.over is not None)
         if node.run.over is not None:
             print(f"controller_node: {node.run.over}; exiting", file=sys.stderr, flush=True)
+
+
+#: controller_node's parameters besides robot_id, with their defaults (controller_container
+#: takes the same, for every robot and per robot).
+CONTROLLER_PARAMETERS: dict[str, Any] = {
+    "logic": DEFAULT_LOGIC,
+    "cmd_vel_stamped": False,
+    "motion_model": "maes",
+    "max_speed": 0.0,
+    "max_angular_speed": 0.0,
+    "run_id": "",
+    "navigator": "builtin",
+}
+
+
+def controller_from_parameters(
+    robot_id: int, params: dict[str, Any], name: str = "navigator", **kwargs: Any
+) -> ControllerNode:
+    """Robot ``robot_id``'s ControllerNode from CONTROLLER_PARAMETERS' values (``name``: how an
+    error names the navigator parameter); ``kwargs`` go to ControllerNode. ValueError for a
+    bad value."""
+    if params["navigator"] not in NAVIGATORS:
+        raise ValueError(
+            f"parameter {name} must be one of {', '.join(NAVIGATORS)}, got {params['navigator']!r}"
+        )
+    nav2 = params["navigator"] == "nav2"
+    return ControllerNode(
+        robot_id,
+        params["logic"],
+        cmd_vel_stamped=params["cmd_vel_stamped"],
+        motion=(params["motion_model"], params["max_speed"], params["max_angular_speed"]),
+        run_id=params["run_id"] or None,
+        wait_for_navigator=not nav2,
+        goals_wait_for_navigator=nav2,
+        **kwargs,
+    )
 
 
 def check_domain(proc) -> None:
