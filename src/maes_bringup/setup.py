@@ -20,7 +20,7 @@ setup(
         # Every file in these folders is installed, so adding one needs no edit here
         # (only a rebuild: `make build`).
         (share + "/launch", glob("launch/*.py") + glob("launch/*.xml")),
-        (share + "/config", glob("config/*.yaml")),
+        (share + "/config", glob("config/*.yaml") + glob("config/*.xml")),
         (share + "/params", glob("params/*.yaml")),
         (share + "/rviz", glob("rviz/*.rviz")),
     ],
