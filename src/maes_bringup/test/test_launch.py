@@ -194,6 +194,20 @@ class Watcher:
             lambda msg: setattr(self, "maps", self.maps + 1),
             QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL),
         )
+        # Lockstep participants by the name they report (their node's full name): the graph's
+        # node names can reach this node seconds after a short run's end; these reports are
+        # kept by their writers (transient local), so a late match still gets them.
+        from maes_common.contract import TICK_DONE_TOPIC
+        from maes_common.qos import LOCKSTEP_READER_QOS
+        from maes_interfaces.msg import TickDone
+
+        self.participants: set[str] = set()
+        self.node.create_subscription(
+            TickDone,
+            TICK_DONE_TOPIC,
+            lambda msg: self.participants.add(msg.participant),
+            LOCKSTEP_READER_QOS,
+        )
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
@@ -503,7 +517,9 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher,
         f"config:={config}", "real_time_factor:=0", f"use_composition:={str(composed).lower()}"
     )
     controllers = {f"/robot{i}/controller" for i in range(3)}
-    assert watcher.spin_until(lambda: controllers <= watcher.node_names(), stack), stack.output
+    assert watcher.spin_until(
+        lambda: controllers <= watcher.node_names() | watcher.participants, stack
+    ), stack.output
     code = stack.wait()
     output = stack.output
     started = re.findall(r"\[INFO\] \[(controller_\w+)-\d+\]: process started", output)
@@ -580,3 +596,58 @@ def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(
     finally:
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=60)
+
+
+#: config/fastdds_profile.xml's shared-memory segment (Fast DDS's default is 512 KB).
+PROFILE_SEGMENT_BYTES = 8 * 1024 * 1024
+PROFILE_ENV = "FASTRTPS_DEFAULT_PROFILES_FILE"
+
+
+def _largest_dds_segment(process: psutil.Process) -> int:
+    """Bytes of the largest Fast DDS shared-memory segment mapped into ``process``."""
+    sizes = [0]
+    for mapping in process.memory_maps(grouped=False):
+        if Path(mapping.path).name.startswith("fastrtps_"):
+            start, end = (int(x, 16) for x in mapping.addr.split("-"))
+            sizes.append(end - start)
+    return max(sizes)
+
+
+@pytest.mark.parametrize("preset", [None, ""], ids=["unset", "set_by_the_user"])
+def test_every_node_runs_with_the_fast_dds_profile_unless_the_user_chose_one(
+    tmp_path, launch, watcher, monkeypatch, preset
+):
+    """The launch gives every node config/fastdds_profile.xml, and Fast DDS really takes it:
+    each node maps a shared-memory segment of the profile's size. A variable the user set
+    (here to nothing: Fast DDS's defaults) is left alone."""
+    if preset is None:
+        monkeypatch.delenv(PROFILE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(PROFILE_ENV, preset)
+    config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
+    run = launch(f"config:={config}")
+    assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
+        -3000:
+    ]
+    nodes = [
+        p
+        for p in run.record_children()
+        if any(
+            name in " ".join(p.cmdline())
+            for name in ("maes_sim_node", "navigator_node", "controller_node")
+        )
+    ]
+    assert len(nodes) == 4, [p.cmdline() for p in nodes]  # the simulator, navigator, 2 robots
+    for node in nodes:
+        given = node.environ().get(PROFILE_ENV)
+        segment = _largest_dds_segment(node)
+        if preset is None:
+            assert given is not None and Path(given).name == "fastdds_profile.xml", given
+            assert Path(given).is_file()
+            assert segment >= PROFILE_SEGMENT_BYTES, (node.cmdline(), segment)
+        else:
+            assert given == preset
+            assert 0 < segment < PROFILE_SEGMENT_BYTES, (node.cmdline(), segment)
+    os.killpg(run.proc.pid, signal.SIGINT)
+    assert run.wait(timeout=60.0) == 0, run.output[-3000:]
+    psutil.wait_procs(nodes, timeout=10)
