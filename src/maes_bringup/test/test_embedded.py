@@ -65,6 +65,22 @@ def test_a_short_run_writes_every_result_file(tmp_path, capsys):
     assert summary["final"]["exploration_percent"] > 0
 
 
+def test_max_ticks_stops_at_exactly_that_tick_as_direct_mode_does(tmp_path, capsys):
+    """--max-ticks ends the unpaced run at that very tick (the loop looks after every step, not
+    only every 0.05 s), and what it wrote equals direct mode's run of as many ticks."""
+    from maes_bringup.runners.direct import run as run_direct
+    from maes_common.contract import DEFAULT_LOGIC
+
+    cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None, robots=3)
+    code = main(["--config", str(cfg), "--real-time-factor", "0", "--max-ticks", "37"])
+    assert code == 0
+    assert "stopped at --max-ticks 37" in capsys.readouterr().err
+    (run,) = (tmp_path / "results").iterdir()
+    assert json.loads((run / "summary.json").read_text())["ticks"] == 37
+    direct = run_direct(str(cfg), DEFAULT_LOGIC, max_ticks=37).write(tmp_path / "direct")
+    assert (direct / "statistics.csv").read_bytes() == (run / "statistics.csv").read_bytes()
+
+
 def test_a_bad_config_stops_before_any_node_with_the_loaders_message(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("number_of_robots: 2\nmap:\n  custom_map_filename: nowhere/map.pgm\n")

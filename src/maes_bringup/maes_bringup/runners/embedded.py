@@ -442,6 +442,7 @@ def _run(
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
+    from rclpy.task import Future
 
     from maes_controller.nodes.controller_node import ControllerNode
     from maes_controller.nodes.navigator_node import NavigatorNode
@@ -528,13 +529,25 @@ def _run(
         polled = 0.0
         stop.starting = False  # from here on a signal ends the loop below
         stop.check()
-        # One event per spin_once (a 50-robot tick is ~1000 events): per event the loop only
-        # looks at the tick; whether the logic always failed is checked once per tick, right
-        # after the step (once calls were made, a later report can end "always failed", not
-        # start it); the rest runs every 0.1 s.
+        # The executor spins until the next tick has been stepped (or 0.05 s): the step's
+        # callback completes `stepped`, which stops the spin right after it, so the loop looks
+        # at every tick as when it spun one event at a time. Not one spin_once per event: the
+        # events executor resumes every pending action goal (one per robot) after each event,
+        # each resumption a spin_once of its own. Whether the logic always failed is checked
+        # once per tick, right after the step (once calls were made, a later report can end
+        # "always failed", not start it); the rest runs every 0.1 s.
+        stepped = [Future()]
+
+        def on_step(node: Any) -> None:
+            if not stepped[0].done():
+                stepped[0].set_result(node.sim.tick)
+
+        sim_node.on_tick.append(on_step)
         checked_tick = -1
         while not sim_node.done and stop.signum is None:
-            executor.spin_once(timeout_sec=0.05)
+            if stepped[0].done():
+                stepped[0] = Future()
+            executor.spin_until_future_complete(stepped[0], timeout_sec=0.05)
             tick = sim.tick
             if args.max_ticks is not None and tick >= args.max_ticks:
                 break
