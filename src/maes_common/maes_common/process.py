@@ -42,7 +42,8 @@ __all__ = [
 
 #: Signals that end a node process (``ros2 launch`` sends SIGINT, then SIGTERM).
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-#: Wall seconds an executor spins between two looks at ``until()`` (:meth:`NodeProcess.spin`).
+#: Wall seconds an executor spins at least between two looks at ``until()``
+#: (:meth:`NodeProcess.spin`).
 SPIN_SLICE_S = 0.05
 #: Environment variable: seconds after which a process still ending dumps its threads' stacks.
 STALL_DUMP_ENV = "MAES_STALL_DUMP_S"
@@ -169,9 +170,10 @@ class NodeProcess:
         """Spin ``node`` until shutdown (or until ``until()`` is true).
 
         With ``executor`` (holding the process's nodes; ``node`` is then not used) the
-        executor spins instead, in slices of :data:`SPIN_SLICE_S` with ``until()`` checked
-        between them; else
-        rclpy's default (wait-set) executor spins ``node``. The events executor
+        executor spins instead, in slices with ``until()`` checked between them: a slice
+        lasts :data:`SPIN_SLICE_S` and then until nothing is ready (rclpy's events executor
+        looks at its deadline only when its queue is empty; a stop signal ends a slice at
+        once). Else rclpy's default (wait-set) executor spins ``node``. The events executor
         (:func:`events_executor`) is much faster for a node of many robots, but its timers
         follow the system clock only: a node on sim time with ROS-time timers (an action
         server's goal expiry) busy-loops on it and can stall (ros2/rclcpp#2457), so only nodes
@@ -190,11 +192,11 @@ class NodeProcess:
             self._handler.armed = False
         try:
             if executor is not None:
-                # Slices of SPIN_SLICE_S, every event in them handled, not spin_once: the
-                # events executor counts each resumption of a pending coroutine (an action
-                # goal being executed, one per robot in the navigator) as a callback, and
-                # after every event it resumes all of them; one spin_once per resumption made
-                # a 120-robot navigator spend ~3 s a tick in the spin loop.
+                # Slices of SPIN_SLICE_S (and until idle), every event in them handled, not
+                # spin_once: the events executor counts each resumption of a pending
+                # coroutine (an action goal being executed, one per robot in the navigator)
+                # as a callback, and after every event it resumes all of them; one spin_once
+                # per resumption made a 120-robot navigator spend ~3 s a tick in the loop.
                 from rclpy.task import Future
 
                 never = Future()

@@ -101,7 +101,8 @@ def main(args: list[str] | None = None) -> None:
         for node in controllers:
             executor.add_node(node)
 
-        # Asked between the spin's slices (every 0.05 s, as controller_node's own 20 Hz timer):
+        # Asked between the spin's slices (0.05 s and then until idle; controller_node's own
+        # timer runs at 20 Hz):
         # each controller joins lockstep and checks its input deadlines.
         def all_over() -> bool:
             for node in controllers:
