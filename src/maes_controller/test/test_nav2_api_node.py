@@ -81,8 +81,10 @@ def test_the_servers_exist_only_for_the_robots_asked_for(stack, tools):
     # context closed, and news of its leaving can arrive after the new node's (a flake in CI).
     # So wait for both; a robot0 server of this node would never leave and fails the wait.
     assert s.spin_until(
-        lambda: "/robot1/bt_navigator/get_state" in (got := names())
-        and "/robot0/bt_navigator/get_state" not in got,
+        lambda: (
+            "/robot1/bt_navigator/get_state" in (got := names())
+            and "/robot0/bt_navigator/get_state" not in got
+        ),
         timeout=20.0,
     ), sorted(n for n in names() if "bt_navigator" in n)
     with pytest.raises(ValueError, match="robot index 2 is not in 0..1"):
