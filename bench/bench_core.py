@@ -88,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     lidar = [0.0]  # wall seconds in the lidar kernel (ray casting with marking)
-    cast_rays = simulation_module.cast_rays
+    # the simulator's lidar call (cast_rays before it skipped re-checking its own state)
+    lidar_name = (
+        "cast_rays_checked" if hasattr(simulation_module, "cast_rays_checked") else "cast_rays"
+    )
+    cast_rays = getattr(simulation_module, lidar_name)
 
     def timed_cast_rays(*a, **k):
         t0 = time.perf_counter()
@@ -97,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             lidar[0] += time.perf_counter() - t0
 
-    simulation_module.cast_rays = timed_cast_rays
+    setattr(simulation_module, lidar_name, timed_cast_rays)
 
     cases = [(r, s) for s in args.sizes for r in args.robots]
     if args.quick:

@@ -156,7 +156,10 @@ class Commands:
 
     def copy(self) -> Commands:
         """Deep copy (the arrays are copied)."""
-        return Commands(*(getattr(self, f).copy() for f in _FIELDS))
+        new = object.__new__(Commands)  # a valid instance's copy: no need to check it again
+        for f in _FIELDS:
+            object.__setattr__(new, f, getattr(self, f).copy())
+        return new
 
 
 _FIELDS = ("kind", "target", "progress", "linear", "angular", "stopping", "lateral")
@@ -287,11 +290,14 @@ def _checked_indices(cmds: Commands, robots) -> np.ndarray:
 
 
 def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
+    if type(values) is float and abs(values) <= MAX_COMMAND_MAGNITUDE:  # not NaN, not inf
+        return np.full(idx.shape, values)  # a plain number (lateral=0.0): nothing to look into
     vals = as_numbers(name, values, idx.shape)
     if vals.shape != idx.shape:
         vals = np.broadcast_to(vals, idx.shape)
-    bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
-    if bad.any():
+    # one pass for the common case: NaN and inf compare False
+    if not (np.abs(vals) <= MAX_COMMAND_MAGNITUDE).all():
+        bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
         k = int(np.argmax(bad))
         robot, value = int(idx[k]), float(vals[k])
         raise CommandError(

@@ -57,6 +57,7 @@ re-declares the collision then).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,6 +252,22 @@ class MotionParams:
             a.flags.writeable = False
         object.__setattr__(self, "_arrays", out)
         return out
+
+    def robot_grid(self, n: int) -> RobotGrid:
+        """The scratch :class:`~maes_sim.core.collision.RobotGrid` of ``n`` robots of these
+        parameters, kept per calling thread (the kernels run without the GIL) and rebuilt
+        by every kernel that uses it: not allocated again every tick."""
+        grids = self.__dict__.get("_grids")
+        if grids is None:
+            grids = {}
+            object.__setattr__(self, "_grids", grids)
+        key = (threading.get_ident(), n)
+        grid = grids.get(key)
+        if grid is None:
+            if len(grids) > 16:
+                grids.clear()
+            grid = grids[key] = RobotGrid(self.largest_radius, n)
+        return grid
 
     @property
     def largest_radius(self) -> float:
@@ -500,7 +517,7 @@ def advance_tick(
     aborted = np.zeros(n, dtype=np.bool_)
     radii, vmax, wmax, models = params.arrays(n)
     obst = _NO_OBSTACLES if obstacles is None else np.ascontiguousarray(obstacles, np.float64)
-    grid = RobotGrid(params.largest_radius, n)
+    grid = params.robot_grid(n)
     sub_dt = params.dt / params.substeps
     advance_kernel(
         pos,

@@ -56,12 +56,34 @@ def advance_odometry(
         raise ValueError(
             f"estimate and odom_delta must both be (N, 3), got {est.shape}, {delta.shape}"
         )
+    noisy = check_noises(len(est), odometry_noise, heading_noise)
+    return dead_reckon(est, delta, odometry_noise, heading_noise, noisy, rng)
+
+
+def check_noises(
+    n: int, odometry_noise: float | np.ndarray, heading_noise: float | np.ndarray
+) -> bool:
+    """Raise unless both noises are finite and >= 0, one or one per robot of ``n``; return
+    whether any is > 0 (the ``noisy`` of :func:`dead_reckon`)."""
     for name, val in (("odometry_noise", odometry_noise), ("heading_noise", heading_noise)):
         arr = np.asarray(val, dtype=np.float64)
-        if not np.isfinite(arr).all() or (arr < 0.0).any() or arr.shape not in ((), (len(est),)):
+        if not np.isfinite(arr).all() or (arr < 0.0).any() or arr.shape not in ((), (n,)):
             raise ValueError(f"{name} must be finite and >= 0 (one or one per robot), got {val!r}")
+    return bool(np.any(np.asarray(odometry_noise) > 0.0) or np.any(np.asarray(heading_noise) > 0.0))
+
+
+def dead_reckon(
+    est: np.ndarray,
+    delta: np.ndarray,
+    odometry_noise: float | np.ndarray,
+    heading_noise: float | np.ndarray,
+    noisy: bool,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """:func:`advance_odometry` on checked arguments, updating ``est`` (a float64 (N, 3) array
+    the caller owns) in place and returning it; ``noisy``: whether any noise is > 0. The
+    simulator checks its noises once, when it is built, and calls this every tick."""
     dx, dy, dtheta = delta[:, 0], delta[:, 1], delta[:, 2]
-    noisy = np.any(np.asarray(odometry_noise) > 0.0) or np.any(np.asarray(heading_noise) > 0.0)
     if noisy:  # else the scales are 1: exact as is
         e = rng.standard_normal((len(est), 2))
         scale_t = 1.0 + odometry_noise * e[:, 0]

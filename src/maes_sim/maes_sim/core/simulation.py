@@ -37,11 +37,13 @@ from .config import SimConfig
 from .config_schema import check_slam_memory
 from .explore_bench import ExploreBench
 from .grid import grid_offset
-from .kernels import cast_rays, stop_rays_at_bodies, use_threads, wall_sums
+from .kernels import stop_rays_at_bodies, use_threads, wall_sums
+from .kernels.raycast import cast_rays_checked
 from .metrics import Metrics, snapshot_row
-from .motion import MotionParams, MotionState, advance_odometry, advance_tick, robot_status
+from .motion import MotionParams, MotionState, advance_tick, robot_status
 from .observation import Observation, scaled_tag
 from .obstacles import Obstacles, stop_rays_at_obstacles
+from .odometry import check_noises, dead_reckon
 from .radio import Radio
 from .safe_yaml import short_repr
 from .sensors import SENSORS
@@ -193,7 +195,12 @@ class Simulation:
         # noise per robot (robot types); a uniform team passes scalars, as before types existed
         self._odometry_noise = self.team.per_robot(self.team.odometry_noise)
         self._heading_noise = self.team.per_robot(self.team.heading_noise)
+        # checked once here (advance_odometry's check), not every tick
+        self._odometry_noisy = check_noises(n, self._odometry_noise, self._heading_noise)
         self._lidar_noise_std = self.team.lidar_noise_std / config.world.tile_size  # tiles
+        self._lidar_noisy = bool(
+            (self._lidar_noise_std > 0.0).any() or (self.team.lidar_dropout > 0.0).any()
+        )
         self._scan_noise: list | None = None
         self.snapshots: list[dict[str, float | int]] = []
         self.trail = Trail(n)  # the paths in the result pictures
@@ -651,8 +658,13 @@ class Simulation:
         self.colliding, self.collided = result.colliding, result.collided
         self.metrics.distance += result.distance
         self.metrics.collisions += result.collided
-        self._odom = advance_odometry(
-            self._odom, result.odom_delta, self._odometry_noise, self._heading_noise, self.rng
+        self._odom = dead_reckon(
+            self._odom.copy(),
+            result.odom_delta,
+            self._odometry_noise,
+            self._heading_noise,
+            self._odometry_noisy,
+            self.rng,
         )
         self.tick = next_tick
         self.trail.record(self.tick, self._motion.positions)
@@ -724,7 +736,7 @@ class Simulation:
             for g in groups
         ]
         self._walls_scan = [
-            cast_rays(
+            cast_rays_checked(
                 self.walls,
                 origins,
                 heads,
@@ -743,8 +755,10 @@ class Simulation:
         ]
         self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
         # the lidar noise is drawn every tick, read or not: the same draws in every mode
-        self._scan_noise = draw_noise(
-            groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng
+        self._scan_noise = (
+            draw_noise(groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng)
+            if self._lidar_noisy
+            else None  # what draw_noise returns without noise, without asking it every tick
         )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
@@ -755,13 +769,15 @@ class Simulation:
             self.metrics.refresh_counts()
             if slam_due:  # the seen maps were not marked in the pass above
                 for group, (origins, heads, index) in zip(groups, parts, strict=True):
-                    cast_rays(
+                    cast_rays_checked(
                         self.walls,
                         origins,
                         heads,
                         group.range,
                         group.rays,
                         slam=seen,
+                        explored_tick=None,
+                        tick=self.tick,
                         slam_index=index,
                         parallel=threads > 1,
                         fov=group.fov,

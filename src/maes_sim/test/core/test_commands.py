@@ -124,3 +124,25 @@ def test_commands_shape_is_checked():
             np.zeros(2),
             np.zeros(2, bool),
         )
+
+
+def test_a_copy_holds_equal_arrays_of_its_own():
+    cmds = C.Commands.idle(3)
+    C.set_velocity(cmds, [0, 2], [0.5, -0.25], [0.1, 0.2], 0.0)
+    copy = cmds.copy()
+    assert type(copy) is C.Commands
+    for f in C._FIELDS:
+        a, b = getattr(cmds, f), getattr(copy, f)
+        assert a is not b and a.dtype == b.dtype and np.array_equal(a, b)
+    C.stop(copy, 0)
+    assert cmds.kind[0] == C.VELOCITY and copy.kind[0] != C.VELOCITY
+
+
+def test_a_plain_number_is_checked_like_an_array():
+    cmds = C.Commands.idle(2)
+    C.set_velocity(cmds, np.arange(2), np.zeros(2), np.zeros(2), 0.25)
+    assert cmds.lateral.tolist() == [0.25, 0.25]
+    for bad in (math.nan, math.inf, -2e6):
+        with pytest.raises(C.CommandError, match="lateral"):
+            C.set_velocity(cmds, np.arange(2), np.zeros(2), np.zeros(2), bad)
+    assert cmds.lateral.tolist() == [0.25, 0.25]  # nothing changed

@@ -50,3 +50,23 @@ def test_odometry_noise_is_seeded_and_drifts():
     assert np.ptp(ests[0][:, 2]) > 0.0  # each robot drew its own heading error
     with pytest.raises(ValueError, match="odometry_noise"):
         advance_odometry(est, delta, -1.0, 0.0, None)
+
+
+def test_the_simulators_unchecked_step_is_advance_odometry():
+    """``dead_reckon`` (the simulator's per-tick call, noises checked once) gives
+    ``advance_odometry``'s poses to the bit and draws the same numbers."""
+    from maes_sim.core.odometry import check_noises, dead_reckon
+
+    delta = np.random.default_rng(2).normal(size=(6, 3))
+    noises = np.array([0.0, 0.1, 0.2, 0.0, 0.05, 0.3])
+    for odo, head in ((0.0, 0.0), (noises, 0.1), (0.0, noises)):
+        a, b = np.random.default_rng(9), np.random.default_rng(9)
+        est_a = est_b = np.zeros((6, 3))
+        for _ in range(20):
+            est_a = advance_odometry(est_a, delta, odo, head, a)
+            est_b = dead_reckon(est_b.copy(), delta, odo, head, check_noises(6, odo, head), b)
+        assert np.array_equal(est_a, est_b)
+        assert a.bit_generator.state == b.bit_generator.state
+    assert check_noises(6, 0.0, np.zeros(6)) is False
+    with pytest.raises(ValueError, match="heading_noise"):
+        check_noises(6, 0.0, np.zeros(5))

@@ -669,3 +669,29 @@ def test_bodies_behind_and_on_ray_boundaries_match_the_reference(heading):
     assert got[0].tobytes() == want[0].tobytes()
     np.testing.assert_array_equal(got[1], want[1])
     assert (got[0][0] < 7.0).sum() >= 5  # robot 0 sees the others
+
+
+@pytest.mark.parametrize("fov", [None, math.radians(120.0)])
+def test_the_simulators_unchecked_cast_is_cast_rays(fov):
+    """``cast_rays_checked`` (the simulator's own call: its state needs no checking every tick)
+    returns cast_rays's ranges and hits and marks the same tiles, robots left unmarked (-1)
+    included."""
+    from maes_sim.core.kernels.raycast import cast_rays_checked
+
+    rng = np.random.default_rng(4)
+    walls = rng.random((30, 40)) < 0.15
+    origins = rng.uniform(1.0, 29.0, size=(7, 2))
+    headings = rng.uniform(-math.pi, math.pi, 7)
+    index = np.array([0, 1, -1, 2, 0, -1, 1], dtype=np.int64)
+    outs = []
+    for cast in (cast_rays, cast_rays_checked):
+        explored = np.full(walls.shape, -1, dtype=np.int32)
+        slam = np.zeros((3, *walls.shape), dtype=np.uint8)
+        ranges, hit = cast(
+            walls, origins, headings, 9.0, 90,
+            explored_tick=explored, tick=5, slam=slam, slam_index=index, parallel=False, fov=fov,
+        )  # fmt: skip
+        outs.append((ranges, hit, explored, slam))
+    for a, b in zip(*outs, strict=True):
+        assert np.array_equal(a, b)
+    assert (outs[0][2] == 5).sum() > 100 and outs[0][3].any()  # it did mark

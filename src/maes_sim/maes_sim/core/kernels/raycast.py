@@ -352,14 +352,58 @@ def _stop(origins, rot, base, max_range, bodies, body_radius, fan, ranges, hit):
     )  # fmt: skip
 
 
+def cast_rays_checked(
+    walls: np.ndarray,
+    origins: np.ndarray,
+    headings: np.ndarray,
+    max_range: float,
+    n_rays: int,
+    *,
+    explored_tick: np.ndarray | None,
+    tick: int,
+    slam: np.ndarray | None,
+    slam_index: np.ndarray | None,
+    parallel: bool,
+    fov: float | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`cast_rays` without bodies for a caller whose arguments already pass its checks:
+    the simulator's own state every tick (walls a C-contiguous bool (H, W) array, origins a
+    finite float64 (N, 2) one, headings finite float64 (N,), ``n_rays`` a positive int,
+    ``max_range`` finite and > 0, ``explored_tick`` int32 (H, W), ``slam`` uint8 (M, H, W)
+    with ``slam_index`` int64 (N,) in -1..M-1). The same results; about 25 us less per call."""
+    origins = np.ascontiguousarray(origins, dtype=np.float64) + 0.0  # as check_points
+    base = _ray_fan(n_rays, fov)
+    return _run_trace(
+        walls,
+        origins,
+        _rotations(headings),
+        base,
+        float(max_range),
+        explored_tick,
+        int(tick),
+        slam,
+        slam_index,
+        parallel,
+    )
+
+
 def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):
     """Check the shared arguments and run the kernel."""
     walls = _checks.check_walls(walls)
     max_range = _checks.check_max_range(max_range)
-    n, r = origins.shape[0], base.shape[1]
     explored_tick, tick, slam, slam_index = _checks.check_marking(
-        walls.shape, n, explored_tick, tick, slam, slam_index
+        walls.shape, origins.shape[0], explored_tick, tick, slam, slam_index
     )
+    return _run_trace(
+        walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
+    )
+
+
+def _run_trace(
+    walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel
+):
+    """Run the kernel on checked arguments."""
+    n, r = origins.shape[0], base.shape[1]
     ranges = np.empty((n, r), dtype=np.float64)
     hit = np.empty((n, r), dtype=np.bool_)
     # The kernel always marks (flag tests in its inner loop cost ~10 %): what the caller does not

@@ -46,6 +46,9 @@ def sense_pairs(
     >>> sorted(zip(a.tolist(), b.tolist()))
     [(0, 1), (1, 0)]
     """
+    if len(positions) < 2:  # nobody to sense (what the searches below return, without them)
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty.copy()
     top = team.top_sense_range
     if blocked_by_walls:
         ia, ib = visible_pairs(walls, positions, top, sums=wall_sums)
