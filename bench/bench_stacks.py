@@ -4,9 +4,11 @@ per tick, peak RSS (and per robot), with the machine's load average.
 Stacks: ``embedded`` (``maes_run``: one process, lockstep), ``launch`` (``ros2 launch
 maes_bringup multi_robot.launch.py``: a process per node, lockstep, the simulator's SLAM and the
 built-in navigator), ``composed`` (the same launch with ``use_composition:=true``: every
-controller in one process), ``direct`` (no ROS). Each case runs the example explorer on the
-config's map (maes_config.yaml's building) for a fixed number of ticks, unpaced, in its own
-process tree:
+controller in one process), ``direct`` (no ROS), ``core`` (the simulator alone, no logic and
+no navigator: ``bench/bench_wander.py``'s reactive wanderers, commanded through
+``Simulation.set_velocities``; what the stacks above add is their cost). Each case runs the
+example explorer (``core``: the wanderers) on the config's map (maes_config.yaml's building)
+for a fixed number of ticks, unpaced, in its own process tree:
 
 * real-time factor: simulated seconds per wall second from the first tick on (the run's
   summary.json: start-up and compiling excluded);
@@ -40,10 +42,12 @@ import psutil
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-STACKS = ("embedded", "launch", "composed", "direct")
+STACKS = ("core", "direct", "embedded", "composed", "launch")
 
 
 def _command(stack: str, config: Path, results: Path, ticks: int) -> list[str]:
+    if stack == "core":
+        return [sys.executable, __file__, "--core-run", str(config), str(results), str(ticks)]
     if stack == "embedded":
         return [
             sys.executable,
@@ -104,7 +108,7 @@ def run_case(stack: str, robots: int, ticks: int, base: dict, tmp: Path) -> dict
         return {"error": f"exit {proc.returncode}: {' | '.join(tail)}"}
     summary = json.loads(runs[-1].read_text())
     rtf = summary.get("real_time_factor_achieved")
-    if rtf is None and summary.get("wall_time_s"):  # direct mode: its wall time alone
+    if rtf is None and summary.get("wall_time_s"):  # direct mode, core: their wall time alone
         tick_s = base.get("global_settings", {}).get("logic_ticks_delta_millis", 100) / 1000.0
         rtf = summary["ticks"] * tick_s / summary["wall_time_s"]
     return {
@@ -116,7 +120,43 @@ def run_case(stack: str, robots: int, ticks: int, base: dict, tmp: Path) -> dict
     }
 
 
+def core_run(config: Path, results: Path, ticks: int) -> None:
+    """The ``core`` stack's process: ``ticks`` ticks of the wanderers on ``config``, its
+    summary.json as the other stacks write theirs (ticks, wall time from the first tick)."""
+    sys.path[:0] = [
+        str(REPO / "bench"),
+        *(str(REPO / "src" / p) for p in ("maes_common", "maes_sim")),
+    ]
+    from bench_wander import beam_angles, wander
+
+    from maes_sim.core import Simulation, load_config
+
+    cfg = load_config(config)
+    tile = float(cfg.world.tile_size)
+    warm = Simulation(cfg, seed=1)  # JIT and disk caches load here, not in the timed ticks
+    warm.step()
+    sim = Simulation(cfg)
+    angles = beam_angles(sim.lidar_ranges.shape[1])
+    start = time.perf_counter()
+    for _ in range(ticks):
+        linear, angular = wander(sim.lidar_ranges * tile, angles)
+        sim.set_velocities(linear / tile, angular)
+        sim.step()
+    wall = time.perf_counter() - start
+    run = results / "core"
+    run.mkdir(parents=True, exist_ok=True)
+    summary = {
+        "ticks": sim.tick,
+        "wall_time_s": wall,
+        "final": {"exploration_percent": sim.metrics.exploration_percent},
+    }
+    (run / "summary.json").write_text(json.dumps(summary))
+
+
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and sys.argv[1:2] == ["--core-run"]:
+        core_run(Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--robots", type=int, nargs="+", default=[1, 5, 20, 50, 120])
     parser.add_argument("--stacks", nargs="+", choices=STACKS, default=list(STACKS))
