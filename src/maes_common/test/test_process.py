@@ -55,6 +55,20 @@ def graph():
     context.try_shutdown()
 
 
+def _run(args: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``args`` to the end (2 minutes at most), text output captured."""
+    return subprocess.run(
+        args, capture_output=True, text=True, timeout=120, env=env or os.environ.copy()
+    )
+
+
+def _run_demo(tmp_path: Path, source: str, *args: str, env: dict[str, str] | None = None):
+    """Write ``source`` as a script in ``tmp_path`` and run it with ``args``."""
+    script = tmp_path / "demo.py"
+    script.write_text(source)
+    return _run([sys.executable, str(script), *args], env)
+
+
 def _wait_for(condition, proc: subprocess.Popen, bound: float = 120.0) -> bool:
     end = time.monotonic() + bound
     while time.monotonic() < end and proc.poll() is None:
@@ -146,13 +160,7 @@ def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given
 
 
 def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
-    proc = subprocess.run(
-        [str(_script("maes_sim_node")), "--ros-args", "-p", "publish_slam_map:=maybe"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    proc = _run([str(_script("maes_sim_node")), "--ros-args", "-p", "publish_slam_map:=maybe"])
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     [line] = proc.stderr.strip().splitlines()
@@ -161,13 +169,7 @@ def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
 
 
 def test_malformed_ros_arguments_are_reported_without_a_traceback():
-    proc = subprocess.run(
-        [str(_script("controller_node")), "--ros-args", "-p", "robot_id"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    proc = _run([str(_script("controller_node")), "--ros-args", "-p", "robot_id"])
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "controller_node: bad ROS arguments:" in proc.stderr
@@ -214,15 +216,7 @@ DEMO = textwrap.dedent("""
 
 @pytest.mark.parametrize("mode", ["during_startup", "during_teardown"])
 def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp_path, mode):
-    script = tmp_path / "demo.py"
-    script.write_text(DEMO)
-    out = subprocess.run(
-        [sys.executable, str(script), mode],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    out = _run_demo(tmp_path, DEMO, mode)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Traceback" not in out.stderr, out.stderr
     assert "teardown finished" in out.stdout, out.stdout
@@ -232,15 +226,7 @@ def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp
 
 
 def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
-    script = tmp_path / "demo.py"
-    script.write_text(DEMO)
-    out = subprocess.run(
-        [sys.executable, str(script), "fail"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    out = _run_demo(tmp_path, DEMO, "fail")
     assert out.returncode == 2
     assert out.stderr == "demo: config.yaml: map.width_in_tiles: must be > 0, got -3\n"
     assert "teardown finished" in out.stdout and "exited the with block" not in out.stdout
@@ -250,14 +236,8 @@ def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
 def test_a_teardown_that_takes_too_long_shows_where_it_is(tmp_path, dump_after):
     """MAES_STALL_DUMP_S: a process still ending that many seconds after its teardown began
     prints its stack (and still ends normally); unset, nothing is printed."""
-    script = tmp_path / "demo.py"
-    script.write_text(DEMO)
-    out = subprocess.run(
-        [sys.executable, str(script), "slow_teardown"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "MAES_STALL_DUMP_S": dump_after},
+    out = _run_demo(
+        tmp_path, DEMO, "slow_teardown", env={**os.environ, "MAES_STALL_DUMP_S": dump_after}
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "teardown finished" in out.stdout and "exited the with block" in out.stdout
@@ -311,15 +291,7 @@ RACE = textwrap.dedent("""
 
 @pytest.mark.parametrize("base", ["quiet", "plain"])
 def test_a_callback_cut_off_by_a_stop_signal_ends_quietly_on_the_events_executor(tmp_path, base):
-    script = tmp_path / "race.py"
-    script.write_text(RACE)
-    out = subprocess.run(
-        [sys.executable, str(script), base, "stop_in_timer"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    out = _run_demo(tmp_path, RACE, base, "stop_in_timer")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ended" in out.stdout
     if base == "quiet":
@@ -329,15 +301,7 @@ def test_a_callback_cut_off_by_a_stop_signal_ends_quietly_on_the_events_executor
 
 
 def test_ends_quietly_lets_every_other_callback_failure_through(tmp_path):
-    script = tmp_path / "race.py"
-    script.write_text(RACE)
-    out = subprocess.run(
-        [sys.executable, str(script), "quiet", "bug_in_subscription"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    out = _run_demo(tmp_path, RACE, "quiet", "bug_in_subscription")
     assert out.returncode != 0
     assert "ValueError: a real bug in a callback" in out.stderr, out.stderr
     assert "ended" not in out.stdout
