@@ -483,13 +483,20 @@ class NavigatorNode(EndsQuietly, Node):
             return await self.execute_callback(ns, handle)
 
         return ActionServer(
-            _OnSystemClock(self),
+            self._system_clock_view(),
             kind.action,
             f"/{ns.name}/{kind.name}",
             execute_callback=execute,
             handle_accepted_callback=lambda handle: self.accepted_callback(ns, handle, kind),
             cancel_callback=lambda handle: self.cancel_callback(ns, handle),
         )
+
+    def _system_clock_view(self) -> _OnSystemClock:
+        """This node as its action servers see it (:class:`_OnSystemClock`): one for all."""
+        view = self.__dict__.get("_on_system_clock")
+        if view is None:
+            view = self._on_system_clock = _OnSystemClock(self)
+        return view
 
     def accepted_callback(self, ns: _Namespace, handle, kind=nav2_api.NAVIGATE_TO_POSE) -> None:
         """A goal was accepted: it preempts the current task and starts (in lockstep: at the
@@ -566,7 +573,7 @@ class NavigatorNode(EndsQuietly, Node):
             return await done
 
         return ActionServer(
-            _OnSystemClock(self), action, f"/{ns.name}/{name}", execute_callback=execute
+            self._system_clock_view(), action, f"/{ns.name}/{name}", execute_callback=execute
         )
 
     def _answer_paths(self, ns: _Namespace, now: float) -> None:
