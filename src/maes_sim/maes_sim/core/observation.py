@@ -160,11 +160,12 @@ class Observation:
                 self.headings.tolist(),
                 [views[j] for j in self.observed.tolist()],  # one shared object per robot
                 self.nearby_bounds.tolist(),
+                {name: _sensor_column(values) for name, values in self.sensors.items()},
             )
         return self._columns
 
     def _state(self, i: int, columns: tuple[Any, ...], tags: Sequence[Sequence[TagView]]):
-        status, colliding, positions, headings, seen, bounds = columns
+        status, colliding, positions, headings, seen, bounds, sensors = columns
         x, y = positions[i]
         return RobotState(
             tick=self.tick,
@@ -176,7 +177,7 @@ class Observation:
             position=Vector2D(x, y),
             heading=headings[i],
             robot_type=self.robot_types[i],
-            **{name: sensor_value(values[i]) for name, values in self.sensors.items()},
+            **{name: column[i] for name, column in sensors.items()},
         )
 
     # -- units ----------------------------------------------------------------------------
@@ -217,3 +218,13 @@ def scaled_tag(tag: TagView, scale: float) -> TagView:
     Vector2D(x=1.0, y=-0.5)
     """
     return replace(tag, pos=Vector2D(tag.pos.x * scale, tag.pos.y * scale))
+
+
+def _sensor_column(values: np.ndarray) -> list[Any]:
+    """Every robot's :func:`sensor_value` of a sensor's array, in one pass: ``tolist`` gives
+    the Python scalars ``item`` gives, a position row becomes a ``Vector2D``."""
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return values.tolist()
+    if isinstance(values, np.ndarray) and values.ndim == 2 and values.shape[1] == 2:
+        return [Vector2D(float(x), float(y)) for x, y in values.tolist()]
+    return [sensor_value(row) for row in values]
