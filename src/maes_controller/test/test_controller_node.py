@@ -184,6 +184,40 @@ def test_a_raising_callback_is_logged_and_the_node_keeps_running(stack, tools, c
     assert err.count("logic callback raised") < node.errors  # throttled
 
 
+def test_requests_left_unanswered_are_named_and_the_tick_waits_for_them(stack, tools, capfd):
+    """A lost answer holds lockstep at its tick: the controller says which requests it waits
+    for, and reports the tick once they are answered."""
+    armed = []
+
+    def logic(robot):
+        if armed and not robot.memory.get("sent"):
+            robot.memory["sent"] = robot.tick
+            robot.broadcast_msg("hello")
+            robot.deposit_tag("here")
+
+    sim = Simulation(tools.config(1))
+    s = stack(sim, navigator=False, logic=logic)
+    s.wait_ready()
+    ctl = s.controllers[0]
+    ctl.input_timeout = 0.5
+    s.executor.remove_node(s.sim_node)  # the simulator answers nothing for now
+    armed.append(True)
+    s.sim_node.step_once()
+    assert s.spin_until(lambda: ctl.robot.memory.get("sent") == sim.tick)
+    s.spin_for(1.5)
+    assert ctl.reported_tick == sim.tick - 1 and ctl.robot.unanswered() == ["1 broadcast", "1 tag"]
+    err = capfd.readouterr().err
+    assert (
+        f"tick {sim.tick}: requests unanswered 0.5 s after the logic sent them (1 broadcast, "
+        "1 tag); the tick is reported once they are answered"
+    ) in err
+    s.executor.add_node(s.sim_node)  # the answers come: the tick is reported, the run goes on
+    assert s.spin_until(s.settled)
+    assert ctl.reported_tick == sim.tick and ctl.robot.unanswered() == []
+    s.step(3)
+    assert "requests unanswered" not in capfd.readouterr().err
+
+
 def test_calls_without_a_navigator_or_services_do_not_block(tools):
     from rclpy import init, shutdown
 

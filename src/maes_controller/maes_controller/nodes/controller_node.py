@@ -128,7 +128,8 @@ class RosRobot:
         self.pending_requests = 0
         #: Broadcast/tag requests refused here: MAX_REQUESTS_IN_FLIGHT were unanswered.
         self.requests_refused = 0
-        self._in_flight: dict[str, int] = {}  # per service: requests sent, not yet answered
+        # per kind (goal, cancel, broadcast, tag): requests sent, not yet answered
+        self._in_flight: dict[str, int] = {}
         #: navigate_to_pose results and feedback messages received (for lockstep).
         self.results_received = 0
         self.feedback_received = 0
@@ -221,7 +222,7 @@ class RosRobot:
         seq = self._goal_seq
         stamp = self._node.get_clock().now().to_msg()
         self._sent_seq = seq
-        self.pending_requests += 1
+        self._sent("goal")
         future = client.send_goal_async(
             cv.goal_to_msg(x, y, stamp), feedback_callback=lambda msg: self._feedback(seq, msg)
         )
@@ -282,12 +283,21 @@ class RosRobot:
         self.odom_stamp = stamp_seconds(msg.header.stamp)
 
     def _cancel(self, handle) -> None:
-        self.pending_requests += 1
-        handle.cancel_goal_async().add_done_callback(lambda _f: self._answered())
+        self._sent("cancel")
+        handle.cancel_goal_async().add_done_callback(lambda _f: self._answered("cancel"))
 
-    def _answered(self) -> None:
+    def _sent(self, what: str) -> None:
+        self.pending_requests += 1
+        self._in_flight[what] = self._in_flight.get(what, 0) + 1
+
+    def _answered(self, what: str) -> None:
         self.pending_requests -= 1
+        self._in_flight[what] -= 1
         self._node.request_answered()
+
+    def unanswered(self) -> list[str]:
+        """The requests sent and not yet answered, by kind (e.g. ``["1 goal", "2 tag"]``)."""
+        return [f"{n} {what}" for what, n in sorted(self._in_flight.items()) if n > 0]
 
     def _goal_response(self, seq: int, future) -> None:
         try:
@@ -310,7 +320,7 @@ class RosRobot:
             if self._cancel_requested:
                 self._cancel(handle)
         finally:
-            self._answered()
+            self._answered("goal")
 
     def _feedback(self, seq: int, msg) -> None:
         self.feedback_received += 1
@@ -361,10 +371,8 @@ class RosRobot:
                 throttle_duration_sec=5.0,
             )
             return
-        self._in_flight[what] = in_flight + 1
 
         def done(future) -> None:
-            self._in_flight[what] -= 1
             response = future.result()
             if response is not None and not response.result:
                 text = request.msg if len(request.msg) <= 60 else request.msg[:57] + "..."
@@ -372,9 +380,9 @@ class RosRobot:
                     f"{self.namespace}: {what} {text!r} refused by the simulator",
                     throttle_duration_sec=5.0,
                 )
-            self._answered()
+            self._answered(what)
 
-        self.pending_requests += 1
+        self._sent(what)
         client.call_async(request).add_done_callback(done)
 
 
@@ -390,7 +398,8 @@ class ControllerNode(EndsQuietly, Node):
     Free-running, it runs the logic on every new state. Nothing runs before the simulator's
     first manifest. Inputs missing for ``input_timeout`` wall seconds are waited for while the
     simulator and the navigators are on the ROS graph (a warning says so); once one of them is
-    gone the logic runs with what it has.
+    gone the logic runs with what it has. Requests unanswered ``input_timeout`` wall seconds
+    after the logic sent them are waited for too, with a warning naming them.
 
     The node takes part in one run: it joins with the run id of the simulator's first manifest
     and ignores everything of other runs. When that run announces its end, or a manifest of
@@ -490,6 +499,7 @@ class ControllerNode(EndsQuietly, Node):
         self._costmap_stamp: float | None = None
         self._navigator_reports: dict[str, tuple[int, int, int]] = {}  # tick, results, feedback
         self._ran_tick = -1  # tick whose logic ran
+        self._ran_wall = 0.0  # when it ran (monotonic s)
         #: The run this node takes part in (its id from the first manifest).
         self.run = RunMembership(run_id)
         self._early_reports: list[TickDone] = []  # heard before the run was known
@@ -593,6 +603,22 @@ class ControllerNode(EndsQuietly, Node):
             self.run.simulator_gone()
             return
         m = self.manifest
+        if (
+            m is not None
+            and m.lockstep
+            and self._ran_tick == m.tick
+            and self.reported_tick < m.tick
+            and self.input_timeout > 0
+            and time.monotonic() - self._ran_wall > self.input_timeout
+        ):
+            # A lost answer would stop the run here for ever: say what it waits for.
+            self.get_logger().warning(
+                f"tick {m.tick}: requests unanswered {self.input_timeout:g} s after the logic "
+                f"sent them ({', '.join(self.robot.unanswered())}); the tick is reported once "
+                "they are answered",
+                throttle_duration_sec=ERROR_LOG_PERIOD,
+            )
+            return
         if (
             m is not None
             and m.lockstep
@@ -722,6 +748,7 @@ class ControllerNode(EndsQuietly, Node):
     def _run(self, tick: int) -> None:
         """Run the logic once for ``tick``; report it when its requests are answered."""
         self._ran_tick = tick
+        self._ran_wall = time.monotonic()
         robot = self.robot
         self.calls += 1
         try:
