@@ -155,3 +155,23 @@ def test_bad_noise_settings_get_named_errors(section, value, key):
     with pytest.raises(ConfigError) as err:
         config_from_dict({"robot_types": {"s": section}})
     assert key in str(err.value)
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2024])
+def test_the_compiled_range_errors_are_numpys_draws_value_for_value(seed):
+    """``scaled_normals`` draws on the simulation's generator with numpy's own algorithm: the
+    same numbers as ``standard_normal(shape) * scale``, and the same generator state after."""
+    from maes_sim.core.kernels.noise import scaled_normals
+
+    ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    for n, rays, zeros in ((1, 1, False), (120, 180, True), (7, 361, True), (0, 5, False)):
+        scale = np.abs(theirs.standard_normal(n)) * 0.05
+        ours.standard_normal(n)
+        if zeros:
+            scale[::3] = 0.0
+        got = scaled_normals(ours, scale, rays)
+        want = theirs.standard_normal((n, rays)) * scale[:, None]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    assert ours.random() == theirs.random()
