@@ -238,29 +238,3 @@ def test_wrap_angle():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
-
-
-def test_a_path_checked_once_is_followed_as_one_checked_every_step():
-    """``checked=True`` (the navigator checks each route once) gives the same commands; the
-    pose is still checked every step."""
-    from maes_controller.navigation.following import check_waypoints
-
-    p = FollowParams(max_linear_speed=1.0, max_angular_speed=1.0)
-    wps = check_waypoints([(1.0, 0.0), (1.0, 2.0), (3.0, 2.5)])
-    runs = []
-    for checked in (False, True):
-        pose, st, out = (0.0, 0.0, 0.3), None, []
-        for step in range(60):
-            cmd = follow_path(pose, wps, p, st, 0.1 * step, checked=checked)
-            st = cmd.state
-            x, y, yaw = pose
-            yaw += 0.1 * cmd.angular
-            pose = (x + 0.1 * cmd.linear * math.cos(yaw), y + 0.1 * cmd.linear * math.sin(yaw), yaw)
-            out.append((cmd.linear, cmd.angular, cmd.status, cmd.remaining))
-        runs.append(out)
-    assert runs[0] == runs[1]
-    assert any(status is FollowStatus.DRIVING for _, _, status, _ in runs[0])
-    with pytest.raises(ValueError, match="pose must be finite"):
-        follow_path((math.nan, 0.0, 0.0), wps, p, checked=True)
-    with pytest.raises(ValueError, match="waypoints must be finite"):
-        check_waypoints([(0.0, math.inf)])

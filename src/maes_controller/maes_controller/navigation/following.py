@@ -193,36 +193,18 @@ def wrap_angle(angle: float) -> float:
 
 
 def _check_inputs(pose: Sequence[float], waypoints: Sequence[Sequence[float]]) -> tuple:
-    x, y, yaw = _check_pose(pose)
-    return x, y, yaw, check_waypoints(waypoints)
-
-
-def _check_pose(pose: Sequence[float]) -> tuple[float, float, float]:
     try:
         x, y, yaw = (float(v) for v in pose)
     except (TypeError, ValueError):
         raise ValueError(f"pose must be (x, y, yaw), got {pose!r}") from None
-    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(yaw)):
+    if not all(math.isfinite(v) for v in (x, y, yaw)):
         raise ValueError(f"pose must be finite, got {(x, y, yaw)}")
-    return x, y, yaw
-
-
-def check_waypoints(waypoints: Sequence[Sequence[float]]) -> np.ndarray:
-    """``waypoints`` as :func:`follow_path` takes them: a finite float64 (K, 2) array, K >= 1
-    (else ValueError). A caller following one path for many steps checks it once and passes
-    the array with ``checked=True``.
-
-    Examples
-    --------
-    >>> check_waypoints([(0.0, 1.0)]).shape
-    (1, 2)
-    """
     wps = np.asarray(waypoints, dtype=np.float64)
     if wps.ndim != 2 or wps.shape[1] != 2 or wps.shape[0] == 0:
         raise ValueError(f"waypoints must be a non-empty (K, 2) sequence, got shape {wps.shape}")
     if not np.isfinite(wps).all():
         raise ValueError("waypoints must be finite")
-    return wps
+    return x, y, yaw, wps
 
 
 def _passed(px: float, py: float, wps: np.ndarray, i: int, tol: float, start: tuple) -> bool:
@@ -271,7 +253,6 @@ def follow_path(
     state: FollowState | None = None,
     time: float = 0.0,
     tails: Sequence[float] | None = None,
-    checked: bool = False,
 ) -> FollowCommand:
     """One rotate-xor-move command towards the next waypoint of a path.
 
@@ -290,9 +271,6 @@ def follow_path(
     tails : sequence of float, optional
         :func:`path_tails` of ``waypoints``, when the caller keeps it for the path; computed
         here otherwise.
-    checked : bool
-        ``waypoints`` is :func:`check_waypoints`'s array (the caller checked the path once);
-        the pose is checked either way.
 
     Returns
     -------
@@ -316,11 +294,7 @@ def follow_path(
     >>> cmd.status.name, round(cmd.linear, 6), round(cmd.lateral, 6), cmd.angular
     ('DRIVING', 0.0, 1.0, 1.0)
     """
-    if checked:
-        x, y, yaw = _check_pose(pose)
-        wps = waypoints
-    else:
-        x, y, yaw, wps = _check_inputs(pose, waypoints)
+    x, y, yaw, wps = _check_inputs(pose, waypoints)
     st = state if state is not None else FollowState(start=(x, y))
     if st.start is None:
         st = _with(st, start=(x, y))

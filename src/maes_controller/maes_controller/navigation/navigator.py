@@ -37,14 +37,7 @@ from ..robot_api import NavStatus
 from ._discs import mark_discs
 from ._segment import segment_clear
 from .costmap import GridMap
-from .following import (
-    FollowParams,
-    FollowState,
-    FollowStatus,
-    check_waypoints,
-    follow_path,
-    path_tails,
-)
+from .following import FollowParams, FollowState, FollowStatus, follow_path, path_tails
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
@@ -611,15 +604,7 @@ class Navigator:
                 return failure
             replanned = True
 
-        cmd = follow_path(
-            pose,
-            self._waypoints,
-            self._follow,
-            self._follow_state,
-            now,
-            self._tails,
-            checked=self._waypoints_checked,
-        )
+        cmd = follow_path(pose, self._waypoints, self._follow, self._follow_state, now, self._tails)
         self._follow_state = cmd.state
         self._remaining = cmd.remaining
         if cmd.status is FollowStatus.SUCCEEDED:
@@ -654,7 +639,6 @@ class Navigator:
         self._started = now
         self._route: Route | None = None
         self._waypoints = np.empty((0, 2))  # the route's waypoints as an array, made once
-        self._waypoints_checked = False
         self._tails: list[float] = []  # and their path_tails
         self._dense: list[tuple[float, float]] = []
         self._grid: GridMap | None = None
@@ -709,10 +693,6 @@ class Navigator:
             )
         self._route = route
         self._waypoints = np.asarray(route.waypoints, dtype=np.float64)
-        # checked once per route, not on every step (an empty one: follow_path says so)
-        self._waypoints_checked = len(self._waypoints) > 0
-        if self._waypoints_checked:
-            check_waypoints(self._waypoints)
         self._tails = path_tails(self._waypoints)
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
