@@ -47,7 +47,7 @@ from .odometry import check_noises, dead_reckon
 from .radio import Radio
 from .safe_yaml import short_repr
 from .sensors import SENSORS
-from .sensors.lidar import apply_noise, draw_noise
+from .sensors.lidar import apply_noise, draw_noise, lidar_noisy
 from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
@@ -198,9 +198,7 @@ class Simulation:
         # checked once here (advance_odometry's check), not every tick
         self._odometry_noisy = check_noises(n, self._odometry_noise, self._heading_noise)
         self._lidar_noise_std = self.team.lidar_noise_std / config.world.tile_size  # tiles
-        self._lidar_noisy = bool(
-            (self._lidar_noise_std > 0.0).any() or (self.team.lidar_dropout > 0.0).any()
-        )
+        self._lidar_noisy = lidar_noisy(self._lidar_noise_std, self.team.lidar_dropout)
         self._scan_noise: list | None = None
         self.snapshots: list[dict[str, float | int]] = []
         self.trail = Trail(n)  # the paths in the result pictures

@@ -370,7 +370,8 @@ def cast_rays_checked(
     the simulator's own state every tick (walls a C-contiguous bool (H, W) array, origins a
     finite float64 (N, 2) one, headings finite float64 (N,), ``n_rays`` a positive int,
     ``max_range`` finite and > 0, ``explored_tick`` int32 (H, W), ``slam`` uint8 (M, H, W)
-    with ``slam_index`` int64 (N,) in -1..M-1). The same results; about 25 us less per call."""
+    with ``slam_index`` int64 (N,) in -1..M-1). The same results; the one-robot tick of
+    the wander benchmark fell from 200 to 184 us when the simulator switched to it."""
     origins = np.ascontiguousarray(origins, dtype=np.float64) + 0.0  # as check_points
     base = _ray_fan(n_rays, fov)
     return _run_trace(

@@ -28,6 +28,18 @@ from maes_sim.core.kernels.noise import scaled_normals
 GroupNoise = tuple[np.ndarray | None, np.ndarray | None]
 
 
+def lidar_noisy(std: np.ndarray, dropout: np.ndarray) -> bool:
+    """True when a robot has a range error std or a dropout probability (else nothing is
+    drawn: the scans are exact).
+
+    Examples
+    --------
+    >>> lidar_noisy(np.zeros(3), np.zeros(3)), lidar_noisy(np.zeros(3), np.array([0, 0.1, 0]))
+    (False, True)
+    """
+    return bool((std > 0.0).any() or (dropout > 0.0).any())
+
+
 def draw_noise(
     groups: Sequence,
     std: np.ndarray,
@@ -61,7 +73,7 @@ def draw_noise(
     >>> err.shape, bool((err[1] == 0).all()), drop
     ((2, 4), True, None)
     """
-    if not (std > 0.0).any() and not (dropout > 0.0).any():
+    if not lidar_noisy(std, dropout):
         return None
     out: list[GroupNoise] = []
     for group in groups:
