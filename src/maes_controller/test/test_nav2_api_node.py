@@ -67,25 +67,49 @@ def test_behaviours_in_lockstep_are_reproducible(stack, tools):
     assert math.isfinite(first[2][2])
 
 
-def test_the_servers_exist_only_for_the_robots_asked_for(stack, tools):
+def test_the_servers_exist_only_for_the_robots_asked_for(tools):
+    import time
+
+    import rclpy
+    from rclpy._rclpy_pybind11 import NodeNameNonExistentError
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+
     sim = Simulation(tools.config(n_robots=2, seed=5), world=tools.room(12, 12))
-    s = stack(sim, nav2_api=[1])
-    plain, served = s.navigator.robots
-    assert len(plain.servers) == 1 and not plain.services and plain.localizer_pub is None
-    assert len(served.servers) == 9 and len(served.services) == 19
+    ctx = Context()
+    rclpy.init(context=ctx)
+    # A name of its own: the domain's graph may still list an earlier test's navigator (same
+    # default name) until news of its leaving arrives, which took over 20 s on a loaded machine
+    # (a flake in CI); asking the graph for this node's services leaves those out.
+    name = "maes_navigator_servers_test"
+    navigator = NavigatorNode(sim.config, nav2_api=[1], context=ctx, node_name=name)
+    client = rclpy.create_node("servers_test_client", context=ctx)
+    executor = SingleThreadedExecutor(context=ctx)
+    executor.add_node(navigator)
+    executor.add_node(client)
+    try:
+        plain, served = navigator.robots
+        assert len(plain.servers) == 1 and not plain.services and plain.localizer_pub is None
+        assert len(served.servers) == 9 and len(served.services) == 19
 
-    def names() -> set[str]:
-        return {name for name, _ in s.client.get_service_names_and_types()}
+        def names() -> set[str]:
+            try:
+                listed = client.get_service_names_and_types_by_node(name, "/")
+            except NodeNameNonExistentError:  # not discovered yet
+                return set()
+            return {service for service, _ in listed}
 
-    # The graph is the domain's: a previous test's navigator served robot0's names until its
-    # context closed, and news of its leaving can arrive after the new node's (a flake in CI).
-    # So wait for both; a robot0 server of this node would never leave and fails the wait.
-    assert s.spin_until(
-        lambda: (
-            "/robot1/bt_navigator/get_state" in (got := names())
-            and "/robot0/bt_navigator/get_state" not in got
-        ),
-        timeout=20.0,
-    ), sorted(n for n in names() if "bt_navigator" in n)
-    with pytest.raises(ValueError, match="robot index 2 is not in 0..1"):
-        NavigatorNode(sim.config, nav2_api=[2], context=s.ctx)
+        end = time.monotonic() + 20.0
+        while time.monotonic() < end and "/robot1/bt_navigator/get_state" not in names():
+            executor.spin_once(timeout_sec=0.05)
+        got = names()
+        assert "/robot1/bt_navigator/get_state" in got, sorted(got)
+        assert not [n for n in got if n.startswith("/robot0/bt_navigator")], sorted(got)
+        assert "/robot0/navigate_to_pose/_action/send_goal" in got  # the plain robot's one
+        with pytest.raises(ValueError, match="robot index 2 is not in 0..1"):
+            NavigatorNode(sim.config, nav2_api=[2], context=ctx)
+    finally:
+        executor.shutdown()
+        client.destroy_node()
+        navigator.destroy_node()
+        rclpy.shutdown(context=ctx)
