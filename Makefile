@@ -101,7 +101,7 @@ DOMAIN ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: print-% help run batch bench bench-full bench-irsim fuzz setup test test-image build lint clean distclean \
+.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup test test-image build lint clean distclean \
 	constraints check-system _setup _build
 
 help:
@@ -120,6 +120,8 @@ help:
 	@echo "make bench-full   every benchmark case (tens of minutes)"
 	@echo "make bench-irsim  the core against IR-SIM (PyPI) side by side; IR-SIM in its own venv"
 	@echo "                  .venv-irsim, never the project's (IRSIM_ARGS=...; minutes)"
+	@echo "make bench-stage  the core against Stage 4.3 side by side; Stage built from source"
+	@echo "                  first (STAGE_PREFIX=...; bench/bench_stage.py says how; STAGE_ARGS=...)"
 	@echo "make fuzz         setup, then fuzz configs, maps and commands (FUZZ_ARGS=...; minutes)"
 	@echo "make build        rebuild the workspace with colcon"
 	@echo "make lint         ruff check (pyproject.toml rules) and ruff format --check"
@@ -184,6 +186,13 @@ $(IRSIM_VENV)/.maes-venv-ok: requirements/bench-irsim.txt
 bench-irsim: setup $(IRSIM_VENV)/.maes-venv-ok
 	@scripts/with_env python bench/bench_irsim.py --irsim-python $(IRSIM_VENV)/bin/python \
 		$(IRSIM_ARGS)
+
+STAGE_PREFIX ?= $(HOME)/stage/install
+STAGE_ARGS ?= --robots 1 10 100 1000 --pin 1
+
+bench-stage: setup
+	@STAGE_PREFIX=$(STAGE_PREFIX) bench/stage/build.sh
+	@STAGE_PREFIX=$(STAGE_PREFIX) scripts/with_env python bench/bench_stage.py $(STAGE_ARGS)
 
 fuzz: setup
 	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
