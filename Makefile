@@ -5,7 +5,8 @@
 #                (.ros-launch/) and nav2_simple_commander: those two from optional wheels folders
 #                where they exist, else from upstream sources pinned by tag
 #                (requirements/launch-sources.txt). Idempotent: with nothing to do it takes seconds.
-#   make test    setup, then pytest over every package (PYTEST_ARGS="..." to pass arguments)
+#   make test    setup, then pytest over every package but the long end-to-end runs (marked
+#                slow; PYTEST_ARGS="..." to pass arguments); make test-slow runs those
 #   make test-image  the Docker image's Python side: the core's tests under the image's Python
 #                (3.12) with the versions of requirements/image.txt, in .venv-image (CI runs it)
 #   make build   rebuild the workspace (colcon) even if nothing seems changed
@@ -101,7 +102,7 @@ DOMAIN ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup test test-image build lint clean distclean \
+.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup test test-slow test-image build lint clean distclean \
 	constraints check-system _setup _build
 
 help:
@@ -112,7 +113,9 @@ help:
 	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
 	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
 	@echo "                  DOMAIN=auto: a free ROS domain if another MAES-ROS run uses this one"
-	@echo "make test         setup, then run every test (PYTEST_ARGS='...' passes pytest arguments)"
+	@echo "make test         setup, then run every test but the long end-to-end runs"
+	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; about 15 min from nothing)"
+	@echo "make test-slow    the long end-to-end runs (pytest marker slow; about 5 min; CI runs both)"
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
 	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
@@ -198,7 +201,10 @@ fuzz: setup
 	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
 
 test: setup
-	@scripts/with_env scripts/run_tests.sh $(PYTEST_ARGS)
+	@scripts/with_env scripts/run_tests.sh -m "not slow" $(PYTEST_ARGS)
+
+test-slow: setup
+	@scripts/with_env scripts/run_tests.sh -m slow $(PYTEST_ARGS)
 
 $(IMAGE_VENV_STAMP): $(IMAGE_VENV_INPUTS)
 	scripts/setup_image_venv.sh

@@ -11,6 +11,6 @@ export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
 pytest "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
-    echo "[maes test] pytest collected no tests: check the paths / -k expression given (PYTEST_ARGS='$*')" >&2
+    echo "[maes test] pytest collected no tests: check the paths / -k expression given (PYTEST_ARGS='$*'); a long end-to-end test (marker slow) runs with make test-slow, not make test" >&2
 fi
 exit "$rc"

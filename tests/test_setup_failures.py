@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
 
@@ -46,6 +48,7 @@ def test_check_system_rejects_a_python_that_is_not_3_11(tmp_path: Path) -> None:
     assert "is Python 3.12; the ROS 2 Jazzy wheels need exactly 3.11" in result.stderr
 
 
+@pytest.mark.slow
 def test_failed_install_is_named_and_the_half_built_venv_is_discarded(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     requirements = tmp_path / "requirements.txt"

@@ -76,6 +76,7 @@ def mtimes() -> dict[str, int]:
     return {p: (ROOT / p).stat().st_mtime_ns for p in paths}
 
 
+@pytest.mark.slow
 def test_second_setup_rebuilds_nothing(set_up_tree: None) -> None:
     # A first run absorbs any input edited since the last build (the work tree may be shared
     # with other engineers); the run after it must then find nothing to do.

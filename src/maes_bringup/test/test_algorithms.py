@@ -166,6 +166,7 @@ def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path):
     assert summary["final"]["exploration_percent"] > 60.0  # they explored, not just started
 
 
+@pytest.mark.slow
 @pytest_ros
 def test_an_algorithm_runs_in_separate_controller_node_processes(tmp_path):
     """``maes_run --controllers none`` plus one ``controller_node -p logic:=...`` per robot."""

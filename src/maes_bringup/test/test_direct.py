@@ -425,6 +425,7 @@ map: {width_in_tiles: 30, height_in_tiles: 30, cave_config: {}}
 """
 
 
+@pytest.mark.slow
 def test_example_explorer_finishes_the_same_small_map_in_direct_and_ros_mode(tmp_path):
     pytest.importorskip("rclpy", reason="ROS mode needs the project environment")
     config = tmp_path / "small.yaml"

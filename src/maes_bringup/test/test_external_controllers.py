@@ -140,6 +140,7 @@ def exited_by_themselves(processes: Processes, procs: list[subprocess.Popen]) ->
     return logs
 
 
+@pytest.mark.slow
 def test_three_controller_processes_give_the_embedded_run_every_time(processes, config, embedded):
     for k in range(3):
         sim = processes.maes_run(f"run{k}", config, "--controllers", "none")
@@ -180,6 +181,7 @@ def test_one_controller_container_gives_the_embedded_run(processes, config, embe
     ), log[-2000:]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_controller_container_quietly(processes, config):
     """One SIGINT to a container whose controllers have joined a run: exit 0, no traceback
     (the simulator then drops the gone controllers from lockstep)."""
@@ -224,6 +226,7 @@ def test_a_bad_container_parameter_is_one_line_and_exit_2(processes, args, expec
     assert log.strip().startswith("controller_container: "), log[-2000:]
 
 
+@pytest.mark.slow
 def test_controllers_left_from_a_killed_run_never_drive_the_next(processes, config, embedded):
     endless = config.parent / "endless.yaml"
     endless.write_text(CONFIG.replace(f"tick: {TICKS}", "tick: 100000"))

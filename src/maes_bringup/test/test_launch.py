@@ -290,6 +290,7 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path
 SHUTDOWN_FLAKE = pytest.mark.flaky(reruns=1)
 
 
+@pytest.mark.slow
 @SHUTDOWN_FLAKE
 @pytest.mark.parametrize("target", ["launch", "group"])
 def test_one_sigint_stops_every_process_quietly(tmp_path, launch, watcher, target):
@@ -384,6 +385,7 @@ def test_full_stack_without_its_packages_says_what_to_install(
     assert "Docker image" in line and "sudo apt install " in line and apt in line, line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["random_walk", "maes2_explorer", "space_grape"])
 def test_launch_runs_a_shipped_algorithm_as_direct_mode_does(tmp_path, launch, algorithm):
     """``logic:=`` reaches every controller: a shipped algorithm (issue 15) explores on the
@@ -417,6 +419,7 @@ def test_a_bad_logic_argument_fails_before_any_node_starts(tmp_path, launch):
     assert "launch argument logic: cannot import logic module 'no_such_module'" in output
 
 
+@pytest.mark.slow
 def test_record_and_live_arguments_reach_the_simulator(tmp_path, launch):
     # docs/live_view.md: record:= writes a finished rosbag2 MCAP; live:=true serves the view.
     pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
@@ -458,6 +461,7 @@ def test_bad_live_arguments_fail_naming_them(tmp_path, launch, argument, expecte
     assert expected in output
 
 
+@pytest.mark.slow
 @SHUTDOWN_FLAKE
 def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watcher):
     pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
@@ -503,6 +507,7 @@ team:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("composed", [False, True], ids=["process_per_robot", "composed"])
 def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher, composed):
     """Robot types on the launch stack: the lockstep run of a mixed team (omnidirectional,
@@ -535,6 +540,7 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher,
     assert direct_summary["distance_travelled_m"] == summary["distance_travelled_m"]
 
 
+@pytest.mark.slow
 @SHUTDOWN_FLAKE
 def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch, watcher):
     """One Ctrl-C (SIGINT to the process group, as a terminal sends it): the simulator writes
@@ -613,6 +619,7 @@ def _largest_dds_segment(process: psutil.Process) -> int:
     return max(sizes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", [None, ""], ids=["unset", "set_by_the_user"])
 def test_every_node_runs_with_the_fast_dds_profile_unless_the_user_chose_one(
     tmp_path, launch, watcher, monkeypatch, preset

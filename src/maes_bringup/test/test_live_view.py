@@ -104,6 +104,7 @@ def decoder(channel: dict):
     return DecoderFactory().decoder_for("cdr", schema)
 
 
+@pytest.mark.slow
 def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
     assert MAES_RUN.exists(), f"workspace not built: {MAES_RUN} missing (make build)"
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results")

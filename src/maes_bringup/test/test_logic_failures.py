@@ -97,6 +97,7 @@ def test_keep_going_runs_to_the_end_and_still_says_so(tmp_path):
     assert min(summary["logic_failures"]) >= 58
 
 
+@pytest.mark.slow
 def test_failures_of_separate_controller_processes_reach_the_summary(tmp_path):
     """``--controllers none`` + two ``controller_node`` processes: counts travel in TickDone."""
     config, logic = _setup(tmp_path, "sometimes", SOMETIMES)

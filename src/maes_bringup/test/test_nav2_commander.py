@@ -125,6 +125,7 @@ def script(tmp_path_factory):
         assert "internal error" not in err, err
 
 
+@pytest.mark.slow
 def test_nav2_comes_up_and_serves_its_costmaps(script):
     nav = script.nav
     # the default localizer is amcl: its get_state and amcl_pose are served (simulated SLAM)
@@ -216,6 +217,7 @@ def test_backup_and_drive_on_heading_move_by_the_asked_distance(script):
     assert result == TaskResult.FAILED and msg.error_code == 724  # INVALID_INPUT
 
 
+@pytest.mark.slow
 def test_through_poses_and_waypoints_visit_every_pose(script):
     assert script.nav.goThroughPoses([pose(5.0, 3.0), pose(0.0, 0.0)])
     result, msg = script.wait()
@@ -276,6 +278,7 @@ def test_cancel_and_preemption(script):
     assert result == TaskResult.FAILED and msg.error_code == 202
 
 
+@pytest.mark.slow
 def test_the_waypoints_example_runs_as_a_script(script):
     out = subprocess.run(
         [sys.executable, str(REPO / "examples" / "nav2_waypoints.py"), "2,0", "2,2", "0,0"],

@@ -68,6 +68,7 @@ def started():
             proc.wait()
 
 
+@pytest.mark.slow
 def test_a_second_run_on_a_busy_domain_stops_and_the_first_is_untouched(tmp_path, started):
     assert MAES_RUN.exists(), "workspace not built (make setup)"
     config = tmp_path / "run.yaml"

@@ -180,6 +180,7 @@ def test_a_recording_path_that_exists_is_refused_before_the_run(tmp_path, capsys
     assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_a_finished_readable_recording(tmp_path):
     assert MAES_RUN.exists(), f"workspace not built: {MAES_RUN} missing (make build)"
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
@@ -209,6 +210,7 @@ def test_ctrl_c_leaves_a_finished_readable_recording(tmp_path):
     assert counts["/clock"] > 5
 
 
+@pytest.mark.slow
 def test_the_embedded_stack_gives_the_same_run_with_and_without_recording(tmp_path):
     results = {}
     for name, extra in (("plain", []), ("recorded", ["--record", str(tmp_path / "r.mcap")])):

@@ -36,6 +36,7 @@ def test_callback_runs_once_per_tick_with_that_ticks_state(stack, tools):
     assert s.controllers[1].calls == len(seen) and s.controllers[1].errors == 0
 
 
+@pytest.mark.slow
 def test_a_simulator_gone_without_a_word_ends_the_run_for_the_controller(stack, tools):
     """The backstop for an end announcement that never arrives (a lost last manifest, a killed
     simulator): once ``/maes/tick`` has had no publisher for a while, the run is over."""
@@ -274,6 +275,7 @@ def test_shipped_logic_is_the_default(tools):
         shutdown(context=ctx)
 
 
+@pytest.mark.slow
 def test_console_scripts_run_the_stack_as_processes(tmp_path):
     """maes_sim_node + navigator_node + controller_node (shipped logic) as separate processes."""
     import subprocess

@@ -17,6 +17,7 @@ from maes_sim.core import Simulation  # noqa: E402
 EXPLORATION_BOUND = 150.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [2])
 def test_three_robots_explore_a_30x30_building(stack, tools, seed):
     sim = Simulation(tools.config(3, seed=seed))

@@ -123,6 +123,7 @@ def results_of(results: Path) -> tuple[dict, list[dict]]:
     return json.loads((run / "summary.json").read_text()), rows
 
 
+@pytest.mark.slow
 def test_maes2_own_controller_runs_with_only_the_rename_and_explores(tmp_path):
     path = renamed_copy(tmp_path / "pkg")
     results = tmp_path / "results"
@@ -145,6 +146,7 @@ def test_maes2_own_controller_runs_with_only_the_rename_and_explores(tmp_path):
     assert int(last["tags_deposited"]) >= 3, last
 
 
+@pytest.mark.slow
 def test_a_controller_written_as_maes_readme_shows_sees_maes_values(tmp_path):
     path = renamed_copy(tmp_path / "pkg")  # not imported here; keeps PYTHONPATH alike
     results = tmp_path / "results"

@@ -59,6 +59,7 @@ def _run_behaviours(stack, tools):
     return fingerprint
 
 
+@pytest.mark.slow
 def test_behaviours_in_lockstep_are_reproducible(stack, tools):
     first = _run_behaviours(stack, tools)
     second = _run_behaviours(stack, tools)
