@@ -116,6 +116,13 @@ def script(tmp_path_factory):
     rclpy.init()
     s = Script()
     try:
+        # Every test starts from a stack that is up, whichever tests run (make test leaves the
+        # slow ones out): Nav2's lifecycle nodes active, the initial pose and odometry here.
+        s.nav.waitUntilNav2Active()
+        end = time.monotonic() + 60.0
+        while s.odom is None and time.monotonic() < end:
+            rclpy.spin_once(s.nav, timeout_sec=0.1)
+        assert s.odom is not None, "no odom from the run within 60 s"
         yield s
     finally:
         s.nav.destroy_node()
