@@ -219,6 +219,33 @@ def test_requests_left_unanswered_are_named_and_the_tick_waits_for_them(stack, t
     assert "requests unanswered" not in capfd.readouterr().err
 
 
+def test_a_controller_joining_after_its_logic_ran_reports_that_tick(stack, tools):
+    """A simulator that does not wait for controllers steps on while a controller has not
+    joined (its navigator not found yet) and the controller's logic already runs on each tick.
+    When it joins, the simulator waits for its report of the current tick: the controller
+    sends it at once (CI: without it, a console-script run stalled at the tick of the join)."""
+    from maes_common.lockstep import JOIN
+
+    ran = []
+    sim = Simulation(tools.config(1))
+    s = stack(sim, navigator=False)  # a simulator alone: nobody to wait for
+    s.wait_ready()
+    # wait_for_navigator with no navigator: runs the logic, cannot join (the late navigator)
+    ctl = ControllerNode(0, lambda robot: ran.append(robot.tick), context=s.ctx)
+    s.add_node(ctl)
+    assert s.spin_until(lambda: s.sim_node.count_subscribers("/robot0/maes_state") >= 1)
+    for _ in range(3):
+        s.sim_node.step_once()
+        assert s.spin_until(lambda: ran and ran[-1] == sim.tick), "the logic did not run"
+    assert ctl.reported_tick < JOIN and ran[-1] == sim.tick
+    ctl.wait_for_navigator = False  # the navigator is found: the controller joins
+    assert s.spin_until(lambda: ctl.reported_tick == sim.tick), "the tick was never reported"
+    s.caught_up.append(lambda: ctl.reported_tick >= sim.tick)
+    before = sim.tick
+    s.step(3)  # the simulator now waits for the controller, which keeps up
+    assert ran[-4:] == list(range(before, before + 4)) and ctl.reported_tick == before + 3
+
+
 def test_calls_without_a_navigator_or_services_do_not_block(tools):
     from rclpy import init, shutdown
 

@@ -124,8 +124,6 @@ class RosRobot:
         self.nav_error = ""
         self.logger = node.get_logger()
         self.memory: dict = {}
-        #: Broadcast/tag requests, goals and cancels sent and not yet answered.
-        self.pending_requests = 0
         #: Broadcast/tag requests refused here: MAX_REQUESTS_IN_FLIGHT were unanswered.
         self.requests_refused = 0
         # per kind (goal, cancel, broadcast, tag): requests sent, not yet answered
@@ -286,12 +284,15 @@ class RosRobot:
         self._sent("cancel")
         handle.cancel_goal_async().add_done_callback(lambda _f: self._answered("cancel"))
 
+    @property
+    def pending_requests(self) -> int:
+        """Broadcast/tag requests, goals and cancels sent and not yet answered."""
+        return sum(self._in_flight.values())
+
     def _sent(self, what: str) -> None:
-        self.pending_requests += 1
         self._in_flight[what] = self._in_flight.get(what, 0) + 1
 
     def _answered(self, what: str) -> None:
-        self.pending_requests -= 1
         self._in_flight[what] -= 1
         self._node.request_answered()
 
@@ -598,6 +599,10 @@ class ControllerNode(EndsQuietly, Node):
             ):
                 self.run.joined = True
                 self._report(JOIN)
+                # The logic may have run this tick already (a simulator that does not wait for
+                # controllers steps on before this node joins): report it, or the simulator,
+                # now waiting for this node, would wait for ever.
+                self.request_answered()
             return
         if self._simulator_gone():
             self.run.simulator_gone()
@@ -608,6 +613,7 @@ class ControllerNode(EndsQuietly, Node):
             and m.lockstep
             and self._ran_tick == m.tick
             and self.reported_tick < m.tick
+            and self.robot.pending_requests > 0
             and self.input_timeout > 0
             and time.monotonic() - self._ran_wall > self.input_timeout
         ):
