@@ -214,3 +214,49 @@ def test_a_snapshot_keeps_the_messages_in_flight_and_the_link_states():
     first = drive(15), sim.mailbox.radio.summary()
     sim.restore(saved)
     assert (drive(15), sim.mailbox.radio.summary()) == first
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_models_decide_and_draw_as_the_python_models(seed):
+    """kernels/radio.py against the models' own ``keep`` (the reference): a mixed team (the
+    three lossy models, one with an exponent numpy does not special-case, and the range rule),
+    attempts in any order with links used several times (several messages a tick, a SLAM map
+    exchange), then the same outputs, the same generator state and the same Gilbert-Elliott
+    link states, tick after tick."""
+    setup = np.random.default_rng(100 + seed)
+    n = 40
+    settings = [
+        RadioSettings("bernoulli", loss_probability=0.3),
+        RadioSettings(
+            "gilbert_elliott",
+            good_to_bad_probability=0.3,
+            bad_to_good_probability=0.4,
+            loss_probability_good=0.1,
+            loss_probability_bad=0.8,
+        ),
+        RadioSettings("distance", loss_probability=0.05, distance_exponent=(2.0, 1.7)[seed % 2]),
+        RadioSettings(),
+    ]
+    team = [settings[k] for k in setup.integers(0, len(settings), n)]
+    ranges = setup.uniform(3.0, 12.0, n)
+    radios = [Radio(team, ranges) for _ in range(2)]
+    radios[1].compiled = False
+    rngs = [np.random.default_rng(seed), np.random.default_rng(seed)]
+    for _tick in range(30):
+        k = int(setup.integers(0, 400))
+        senders = setup.integers(0, n, k)
+        receivers = (senders + setup.integers(1, n, k)) % n
+        if setup.random() < 0.5:  # sorted by link, as the mailbox sends them
+            order = np.lexsort((receivers, senders))
+            senders, receivers = senders[order], receivers[order]
+        positions = setup.uniform(0.0, 20.0, (n, 2))
+        kept = [r.keep(senders, receivers, positions, g) for r, g in zip(radios, rngs, strict=True)]
+        np.testing.assert_array_equal(kept[0], kept[1])
+        assert rngs[0].bit_generator.state == rngs[1].bit_generator.state
+        a, b = (radios[i].exchange_links(senders, receivers, positions, rngs[i]) for i in range(2))
+        np.testing.assert_array_equal(np.concatenate(a), np.concatenate(b))
+    for m0, m1 in zip(*(r.models for r in radios), strict=True):
+        if m0.name == "gilbert_elliott":
+            np.testing.assert_array_equal(m0.bad, m1.bad)
+            assert m0.bad.any() and not m0.bad.all()
+    assert 0.2 < kept[0].mean() < 0.95  # losses happened, and deliveries

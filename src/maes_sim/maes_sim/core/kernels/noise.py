@@ -5,7 +5,8 @@ generator, with numpy's algorithms (the same ziggurat for normals, the same 53-b
 kernel's draws are the numbers numpy would give for the same calls, in the same order, and the
 generator's state afterwards is the same. :func:`scaled_normals` draws a lidar group's range
 errors that way (:func:`maes_sim.core.sensors.lidar.draw_noise`): 97 us instead of numpy's
-281 us for 120 robots' 180 rays on a 2-core machine. numpy's uniforms are as fast as a kernel's
+281 us for 120 robots' 180 rays on one 2-core machine, but as slow as numpy (241 vs 250 us) on
+another (an AMD EPYC without AVX-512): never slower. numpy's uniforms are as fast as a kernel's
 and stay numpy's.
 """
 

@@ -23,8 +23,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from maes_sim.core.kernels.radio import keep_group
+
 from .registry import RADIO_MODELS, RadioModel
 from .settings import RadioSettings
+
+_NO_POSITIONS = np.zeros((0, 2))
 
 
 class Radio:
@@ -48,6 +52,11 @@ class Radio:
         )
         self.models: list[RadioModel] = [RADIO_MODELS[s.model](s, n) for s in distinct]
         self._all_range = all(m.name == "range" for m in self.models)
+        #: Built-in models decide in their compiled twin (False: every model's Python
+        #: ``keep``, the reference; the tests compare the two).
+        self.compiled = True
+        self._params = [m.kernel_params() for m in self.models]
+        self._zero = np.zeros(0, dtype=np.int64)
         self.latency = np.array([s.latency_ticks for s in settings], dtype=np.int64)
         #: The latency when every robot has the same (most runs), else None.
         self.uniform_latency: int | None = (
@@ -92,10 +101,42 @@ class Radio:
         out = np.ones(len(senders), dtype=bool)
         if not len(senders) or self._all_range:
             return out
+        senders = np.asarray(senders, dtype=np.int64)
+        receivers = np.asarray(receivers, dtype=np.int64)
+        if positions is not None:
+            positions = np.asarray(positions, dtype=np.float64)
         groups = self.model_of[senders] if len(self.models) > 1 else None
+        counts = None  # attempts per model, when a compiled model needs them
         for g, model in enumerate(self.models):
             if model.name == "range":
                 continue  # the range rule keeps everything and draws nothing
+            if model.kernel is not None and self.compiled:
+                if counts is None:
+                    counts = (
+                        np.array([len(senders)])
+                        if groups is None
+                        else np.bincount(groups, minlength=len(self.models))
+                    )
+                if not counts[g]:
+                    continue
+                if model.uses_distance and positions is None:
+                    raise ValueError(f"radio model {model.name!r} needs the robots' positions")
+                if rng is None:
+                    raise ValueError(f"radio model {model.name!r} needs a random generator")
+                keep_group(
+                    model.kernel,
+                    self._params[g],
+                    senders,
+                    receivers,
+                    self._zeros(len(senders)) if groups is None else groups,
+                    g,
+                    _NO_POSITIONS if positions is None else positions,
+                    self.ranges,
+                    model.kernel_state(),
+                    rng.random(int(counts[g]) * model.draws_per_attempt),
+                    out,
+                )
+                continue
             idx = np.arange(len(senders)) if groups is None else np.flatnonzero(groups == g)
             if not idx.size:
                 continue
@@ -110,6 +151,12 @@ class Radio:
                 raise ValueError(f"radio model {model.name!r} needs a random generator")
             out[idx] = model.keep(a, b, d, self.ranges[a], rng)
         return out
+
+    def _zeros(self, k: int) -> np.ndarray:
+        """``k`` zeros (int64), one array reused while ``k`` does not grow."""
+        if self._zero.size < k:
+            self._zero = np.zeros(k, dtype=np.int64)
+        return self._zero[:k]
 
     def exchange_links(
         self,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_sim.core.kernels.radio import DISTANCE
+
 from .registry import RadioModel, radio_model
 
 
@@ -35,6 +37,11 @@ class DistanceModel(RadioModel):
     """Loss from ``loss_probability`` next to the sender to 1 at its range."""
 
     uses_distance = True
+    kernel = DISTANCE
+
+    def kernel_params(self) -> np.ndarray:
+        s = self.settings
+        return np.array([s.loss_probability, s.distance_exponent, 0.0, 0.0, 0.0])
 
     def keep(self, senders, receivers, distance, max_range, rng) -> np.ndarray:
         s = self.settings

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_sim.core.kernels.radio import GILBERT_ELLIOTT
+
 from .registry import RadioModel, radio_model
 
 
@@ -32,6 +34,26 @@ class GilbertElliottModel(RadioModel):
     def __init__(self, settings, n_robots: int) -> None:
         super().__init__(settings, n_robots)
         self.bad: np.ndarray | None = None
+
+    kernel = GILBERT_ELLIOTT
+    draws_per_attempt = 2
+
+    def kernel_params(self) -> np.ndarray:
+        s = self.settings
+        return np.array(
+            [
+                s.good_to_bad_probability,
+                s.bad_to_good_probability,
+                s.loss_probability_good,
+                s.loss_probability_bad,
+                0.0,
+            ]
+        )
+
+    def kernel_state(self) -> np.ndarray:
+        if self.bad is None:
+            self.bad = np.zeros((self.n_robots, self.n_robots), dtype=bool)
+        return self.bad
 
     def keep(self, senders, receivers, distance, max_range, rng) -> np.ndarray:
         k = len(senders)

@@ -34,6 +34,12 @@ class RadioModel:
     name: ClassVar[str] = ""
     #: Whether :meth:`keep` reads ``distance`` (else the caller may pass zeros).
     uses_distance: ClassVar[bool] = False
+    #: A built-in model's kind in :func:`maes_sim.core.kernels.radio.keep_group`, which
+    #: :class:`~maes_sim.core.radio.Radio` calls instead of :meth:`keep` (the same decisions
+    #: and draws, compiled); None (a model of one's own): :meth:`keep` is called.
+    kernel: ClassVar[int | None] = None
+    #: Uniforms the model draws per attempt (the kernel's are drawn before its call).
+    draws_per_attempt: ClassVar[int] = 1
 
     def __init__(self, settings: RadioSettings, n_robots: int) -> None:
         self.settings = settings
@@ -54,6 +60,16 @@ class RadioModel:
         order (a link may appear several times: several messages in one tick).
         """
         raise NotImplementedError
+
+    def kernel_params(self) -> np.ndarray:
+        """The model's parameters as :func:`~maes_sim.core.kernels.radio.keep_group` takes
+        them (a model with a :attr:`kernel`)."""
+        return np.zeros(5)
+
+    def kernel_state(self) -> np.ndarray:
+        """The per-link state the kernel updates in place, (N, N) bool (an empty array for a
+        model without one)."""
+        return np.zeros((0, 0), dtype=bool)
 
 
 def radio_model(name: str) -> Callable[[type[RadioModel]], type[RadioModel]]:
