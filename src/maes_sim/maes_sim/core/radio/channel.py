@@ -42,6 +42,13 @@ class Radio:
         Each robot's broadcast range, tiles (the ``distance`` model's scale; default 1).
     """
 
+    #: Built-in models decide in their compiled twin (False: every model's Python ``keep``,
+    #: the reference; the tests compare the two). This and the two caches below are class
+    #: defaults, so that a radio pickled in a snapshot file before they existed still works.
+    compiled: bool = True
+    _params: list[np.ndarray] | None = None  # each model's kernel_params()
+    _zero: np.ndarray = np.zeros(0, dtype=np.int64)  # grown by _zeros
+
     def __init__(
         self, settings: Sequence[RadioSettings], broadcast_ranges: np.ndarray | None = None
     ) -> None:
@@ -52,11 +59,6 @@ class Radio:
         )
         self.models: list[RadioModel] = [RADIO_MODELS[s.model](s, n) for s in distinct]
         self._all_range = all(m.name == "range" for m in self.models)
-        #: Built-in models decide in their compiled twin (False: every model's Python
-        #: ``keep``, the reference; the tests compare the two).
-        self.compiled = True
-        self._params = [m.kernel_params() for m in self.models]
-        self._zero = np.zeros(0, dtype=np.int64)
         self.latency = np.array([s.latency_ticks for s in settings], dtype=np.int64)
         #: The latency when every robot has the same (most runs), else None.
         self.uniform_latency: int | None = (
@@ -111,6 +113,8 @@ class Radio:
             if model.name == "range":
                 continue  # the range rule keeps everything and draws nothing
             if model.kernel is not None and self.compiled:
+                if self._params is None:
+                    self._params = [m.kernel_params() for m in self.models]
                 if counts is None:
                     counts = (
                         np.array([len(senders)])
