@@ -13,11 +13,17 @@ walkers), paired with everything off. ``--send-every K`` has each robot broadcas
 tick only (1, the default, is the worst case; 5 is about SPACE-CBBA's rate, 25 the frontier
 explorer's).
 
+``--over-ros`` steps each run through the simulator node (``SimNode.step_once``: the tick, then
+every robot's ``scan``, ``odom``, ``tf``, ``maes_state`` and the rest published, as
+``maes_sim_node`` does at 120 robots), so the figures are the node's whole tick; without it,
+the bare core's ``Simulation.step``.
+
 Usage::
 
     python bench/bench_radio.py                  # 10 and 120 robots, 200 ticks, 3 rounds
     python bench/bench_radio.py --robots 120 --ticks 400 --rounds 5
     python bench/bench_radio.py --robots 120 --all-models --send-every 5
+    scripts/with_env python bench/bench_radio.py --robots 120 --all-models --send-every 5 --over-ros
 """
 
 from __future__ import annotations
@@ -83,7 +89,12 @@ def _config(robots: int, radio_on: bool, all_models: bool = False):
 
 
 def _ms_per_tick(
-    robots: int, ticks: int, radio_on: bool, all_models: bool = False, every: int = 1
+    robots: int,
+    ticks: int,
+    radio_on: bool,
+    all_models: bool = False,
+    every: int = 1,
+    over_ros: bool = False,
 ) -> float:
     import numpy as np
 
@@ -92,13 +103,32 @@ def _ms_per_tick(
     sim = Simulation(_config(robots, radio_on, all_models), seed=0)
     turn = np.linspace(-0.5, 0.5, robots)
     sim.set_velocities(np.full(robots, 1.0), turn)
-    start = time.process_time()
+    step, stop = sim.step, None
+    if over_ros:
+        import rclpy
+        from rclpy.context import Context
+
+        from maes_sim.ros.sim_node import SimNode
+
+        ctx = Context()
+        rclpy.init(context=ctx)
+        node = SimNode(sim, real_time_factor=0.0, context=ctx, start_paused=True)
+        step = node.step_once
+
+        def stop():
+            node.destroy_node()
+            rclpy.shutdown(context=ctx)
+
+    start = time.process_time()  # every thread of the process: DDS's too
     for t in range(ticks):
         for i in range(robots):
             if (t + i) % every == 0:  # staggered: the same load every tick
                 sim.broadcast(i, f"{i}:{t}")
-        sim.step()
-    return (time.process_time() - start) * 1000.0 / ticks
+        step()
+    ms = (time.process_time() - start) * 1000.0 / ticks
+    if stop is not None:
+        stop()
+    return ms
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,18 +138,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--all-models", action="store_true", help="noise and walkers too")
     parser.add_argument("--send-every", type=int, default=1, metavar="K")
+    parser.add_argument("--over-ros", action="store_true", help="time the simulator node's tick")
     args = parser.parse_args(argv)
     if args.send_every < 1:
         parser.error("--send-every must be >= 1")
-    _ms_per_tick(4, 5, True, args.all_models)  # compile and warm the kernels
+    if args.over_ros:
+        import os
+
+        os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    _ms_per_tick(4, 5, True, args.all_models, over_ros=args.over_ros)  # compile, warm up
     what = "radio, noise and walkers" if args.all_models else "radio models"
-    print(f"each robot broadcasts every {args.send_every} tick(s); second column: {what} on")
+    where = "the simulator node's tick (published)" if args.over_ros else "the core's step"
+    print(f"each robot broadcasts every {args.send_every} tick(s); {where}")
+    print(f"second column: {what} on")
     print("robots | everything off ms/tick | on ms/tick | ratio (CPU time, median)")
     for robots in args.robots:
         off, on = [], []
         for _ in range(args.rounds):  # alternate, so a load change hits both alike
-            off.append(_ms_per_tick(robots, args.ticks, False, every=args.send_every))
-            on.append(_ms_per_tick(robots, args.ticks, True, args.all_models, args.send_every))
+            off.append(
+                _ms_per_tick(robots, args.ticks, False, False, args.send_every, args.over_ros)
+            )
+            on.append(
+                _ms_per_tick(
+                    robots, args.ticks, True, args.all_models, args.send_every, args.over_ros
+                )
+            )
         a, b = statistics.median(off), statistics.median(on)
         print(f"{robots} | {a:.2f} | {b:.2f} | {b / a:.3f}")
     return 0
