@@ -114,7 +114,7 @@ help:
 	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
 	@echo "                  DOMAIN=auto: a free ROS domain if another MAES-ROS run uses this one"
 	@echo "make test         setup, then run every test but the long end-to-end runs"
-	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; about 15 min from nothing)"
+	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; 15-21 min from nothing)"
 	@echo "make test-slow    the long end-to-end runs (pytest marker slow; about 5 min; CI runs both)"
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
 	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
