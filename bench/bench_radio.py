@@ -16,7 +16,9 @@ explorer's).
 ``--over-ros`` steps each run through the simulator node (``SimNode.step_once``: the tick, then
 every robot's ``scan``, ``odom``, ``tf``, ``maes_state`` and the rest published, as
 ``maes_sim_node`` does at 120 robots), so the figures are the node's whole tick; without it,
-the bare core's ``Simulation.step``.
+the bare core's ``Simulation.step``. ``--read-scans`` reads every robot's scan after each step
+in the core (``Simulation.lidar_of``, as direct mode's controllers and the learning environments
+do): the robots' bodies, the obstacles and the noise are applied only to a scan that is read.
 
 Usage::
 
@@ -95,6 +97,7 @@ def _ms_per_tick(
     all_models: bool = False,
     every: int = 1,
     over_ros: bool = False,
+    read_scans: bool = False,
 ) -> float:
     import numpy as np
 
@@ -125,6 +128,9 @@ def _ms_per_tick(
             if (t + i) % every == 0:  # staggered: the same load every tick
                 sim.broadcast(i, f"{i}:{t}")
         step()
+        if read_scans:
+            for i in range(robots):
+                sim.lidar_of(i)
     ms = (time.process_time() - start) * 1000.0 / ticks
     if stop is not None:
         stop()
@@ -139,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-models", action="store_true", help="noise and walkers too")
     parser.add_argument("--send-every", type=int, default=1, metavar="K")
     parser.add_argument("--over-ros", action="store_true", help="time the simulator node's tick")
+    parser.add_argument("--read-scans", action="store_true", help="read every scan (core)")
     args = parser.parse_args(argv)
     if args.send_every < 1:
         parser.error("--send-every must be >= 1")
@@ -149,20 +156,17 @@ def main(argv: list[str] | None = None) -> int:
     _ms_per_tick(4, 5, True, args.all_models, over_ros=args.over_ros)  # compile, warm up
     what = "radio, noise and walkers" if args.all_models else "radio models"
     where = "the simulator node's tick (published)" if args.over_ros else "the core's step"
+    if args.read_scans and not args.over_ros:
+        where += ", every scan read"
     print(f"each robot broadcasts every {args.send_every} tick(s); {where}")
     print(f"second column: {what} on")
     print("robots | everything off ms/tick | on ms/tick | ratio (CPU time, median)")
     for robots in args.robots:
         off, on = [], []
         for _ in range(args.rounds):  # alternate, so a load change hits both alike
-            off.append(
-                _ms_per_tick(robots, args.ticks, False, False, args.send_every, args.over_ros)
-            )
-            on.append(
-                _ms_per_tick(
-                    robots, args.ticks, True, args.all_models, args.send_every, args.over_ros
-                )
-            )
+            case = (args.send_every, args.over_ros, args.read_scans)
+            off.append(_ms_per_tick(robots, args.ticks, False, False, *case))
+            on.append(_ms_per_tick(robots, args.ticks, True, args.all_models, *case))
         a, b = statistics.median(off), statistics.median(on)
         print(f"{robots} | {a:.2f} | {b:.2f} | {b / a:.3f}")
     return 0
