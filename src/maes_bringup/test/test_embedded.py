@@ -104,6 +104,16 @@ def test_a_bad_config_stops_before_any_node_with_the_loaders_message(tmp_path, c
     assert "no_such_module" in capsys.readouterr().err
 
 
+def test_a_bad_teardown_limit_stops_before_any_node(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MAES_TEARDOWN_LIMIT_S", "-5")
+    config = write_config(tmp_path / "ok.yaml", tmp_path / "r", ticks=5)
+    assert main(["--config", str(config)]) == 2
+    assert capsys.readouterr().err == (
+        "maes_run: MAES_TEARDOWN_LIMIT_S must be a number of seconds >= 0 (0: no limit), got '-5'\n"
+    )
+    assert not (tmp_path / "r").exists()
+
+
 def test_ctrl_c_still_writes_results_and_leaves_no_process(tmp_path):
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
     exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"

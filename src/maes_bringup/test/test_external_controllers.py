@@ -128,13 +128,30 @@ def finished_run(processes: Processes, sim: subprocess.Popen, name: str) -> Path
     return folder
 
 
+def teardown_hung(code: int, log: str) -> bool:
+    """Whether the process was ended by its teardown limit (maes_common.process): exit code 1
+    after faulthandler's ``Timeout`` dump, hung in ``destroy_node`` under ``ros_process``.
+
+    Fast DDS's deletion of the process's participant (``Node.destroy_node`` of its last node)
+    was seen to hang for ever, about once in 20 controller exits on a loaded 2-core machine
+    (twice in CI, in this test): a middleware defect this project cannot mend, bounded instead.
+    """
+    return (
+        code == 1
+        and re.search(r"^Timeout \(0:00:\d+(\.\d+)?\)!$", log, re.MULTILINE) is not None
+        and "in destroy_node" in log
+        and "in ros_process" in log
+    )
+
+
 def exited_by_themselves(processes: Processes, procs: list[subprocess.Popen]) -> list[str]:
-    """Each process ended with exit code 0 without being signalled; their logs."""
+    """Each process ended with exit code 0 without being signalled (or, where the middleware's
+    teardown hung, was ended by its teardown limit: :func:`teardown_hung`); their logs."""
     logs = []
     for proc in procs:
-        code = proc.wait(timeout=60)  # killed by the fixture if it never leaves
+        code = proc.wait(timeout=90)  # killed by the fixture if it never leaves
         log = processes.log(proc)
-        assert code == 0, log[-3000:]
+        assert code == 0 or teardown_hung(code, log), f"exit code {code}: {log[-3000:]}"
         assert "Traceback" not in log, log[-3000:]
         logs.append(log)
     return logs

@@ -14,10 +14,18 @@ so a node still starting up (loading a config, compiling kernels) stops at once,
 nothing once the node spins (:meth:`NodeProcess.spin`: rclpy's shutdown ends the spin) or
 teardown has begun.
 
-A process that hangs on its way out can say where: with ``MAES_STALL_DUMP_S`` set to a number
-of seconds, a process still running that long after its first stop signal (or after its
-teardown began) prints every thread's Python stack to stderr (:mod:`faulthandler`) and goes on.
-The tests set it, so that a node that does not end shows its stack in their output.
+A teardown that hangs does not keep the process for ever: destroying a node can block inside
+the middleware (seen on loaded machines: Fast DDS deleting the process's participant, with the
+GIL held, so no Python thread can help). :func:`teardown_limit` bounds it: a teardown still
+running ``MAES_TEARDOWN_LIMIT_S`` seconds (default 30) after it began prints every thread's
+stack to stderr (:mod:`faulthandler`, headed ``Timeout (0:00:30)!``) and ends the process with
+exit code 1. ``ros_process`` and ``maes_run`` use it.
+
+A process that hangs elsewhere on its way out can say where: with ``MAES_STALL_DUMP_S`` set to
+a number of seconds, a process still running that long after its first stop signal (or after
+its teardown began, when the teardown has no limit) prints every thread's Python stack to
+stderr and goes on. The tests set it, so that a node that does not end shows its stack in
+their output.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ __all__ = [
     "graph_node_names",
     "read_parameters",
     "ros_process",
+    "teardown_limit",
+    "teardown_limit_seconds",
 ]
 
 #: Signals that end a node process (``ros2 launch`` sends SIGINT, then SIGTERM).
@@ -47,6 +57,77 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SPIN_SLICE_S = 0.05
 #: Environment variable: seconds after which a process still ending dumps its threads' stacks.
 STALL_DUMP_ENV = "MAES_STALL_DUMP_S"
+#: Environment variable: wall seconds a process's teardown may take (:func:`teardown_limit`).
+TEARDOWN_LIMIT_ENV = "MAES_TEARDOWN_LIMIT_S"
+#: Its default. A real teardown takes well under a second (the simulator node of 120 robots
+#: too); the limit only has to tell a hang from a slow machine.
+TEARDOWN_LIMIT_S = 30.0
+
+
+def _stderr_file() -> Any:
+    """The process's real stderr, or None when it has no file descriptor (faulthandler
+    writes to the descriptor)."""
+    stream = sys.__stderr__
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    return stream
+
+
+def teardown_limit_seconds() -> float:
+    """``MAES_TEARDOWN_LIMIT_S`` as seconds (unset or empty: :data:`TEARDOWN_LIMIT_S`; 0: no
+    limit). ValueError naming the variable for anything but a finite number >= 0.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MAES_TEARDOWN_LIMIT_S"] = "soon"
+    >>> teardown_limit_seconds()
+    Traceback (most recent call last):
+    ...
+    ValueError: MAES_TEARDOWN_LIMIT_S must be a number of seconds >= 0 (0: no limit), got 'soon'
+    >>> del os.environ["MAES_TEARDOWN_LIMIT_S"]
+    """
+    raw = os.environ.get(TEARDOWN_LIMIT_ENV, "").strip()
+    if not raw:
+        return TEARDOWN_LIMIT_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(
+            f"{TEARDOWN_LIMIT_ENV} must be a number of seconds >= 0 (0: no limit), got {raw!r}"
+        )
+    return seconds
+
+
+@contextmanager
+def teardown_limit(seconds: float) -> Iterator[bool]:
+    """End the process if the block (a teardown) is still running after ``seconds``.
+
+    When it fires, :mod:`faulthandler` prints ``Timeout (H:MM:SS)!`` and every thread's
+    Python stack to stderr and exits the process with code 1, from its own C thread: it needs
+    no GIL, so it also ends a hang inside a C++ call that holds it (a Fast DDS participant
+    deletion in ``Node.destroy_node``: the reason this exists). The block's end cancels it
+    (and with it a pending :func:`arm_stall_dump`). Yields whether it is armed (not when
+    ``seconds`` is 0 or stderr has no file).
+
+    Examples
+    --------
+    >>> with teardown_limit(teardown_limit_seconds()):  # doctest: +SKIP
+    ...     node.destroy_node()
+    ...     rclpy.try_shutdown()
+    """
+    stream = _stderr_file() if seconds > 0 else None
+    if stream is not None:
+        faulthandler.dump_traceback_later(seconds, repeat=False, file=stream, exit=True)
+    try:
+        yield stream is not None
+    finally:
+        if stream is not None:
+            faulthandler.cancel_dump_traceback_later()
 
 
 def arm_stall_dump() -> None:
@@ -57,13 +138,9 @@ def arm_stall_dump() -> None:
         seconds = float(os.environ.get(STALL_DUMP_ENV, "") or "nan")
     except ValueError:
         return
-    if not seconds > 0:
+    stream = _stderr_file()
+    if not seconds > 0 or stream is None:
         return
-    stream = sys.__stderr__
-    try:
-        stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return  # no real file to write to
     faulthandler.dump_traceback_later(seconds, repeat=False, file=stream, exit=False)
 
 
@@ -250,7 +327,9 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
     The block ends normally, or by Ctrl-C / SIGTERM / ``ros2 launch`` shutting down (both
     caught: a normal end, exit code 0), or by :meth:`NodeProcess.fail` or a bad parameter
     (``<program>: <message>`` on stderr, exit code 2). Then the owned nodes are destroyed and
-    rclpy shut down, with further signals ignored, so no traceback can interrupt either.
+    rclpy shut down, with further signals ignored, so no traceback can interrupt either, and
+    within :func:`teardown_limit` (a hang there ends the process, exit code 1). A bad
+    ``MAES_TEARDOWN_LIMIT_S`` exits 2 with one line before anything starts.
 
     Parameters
     ----------
@@ -274,6 +353,11 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
     from rclpy.impl.implementation_singleton import rclpy_implementation
     from rclpy.signals import SignalHandlerOptions
 
+    try:
+        limit = teardown_limit_seconds()
+    except ValueError as exc:
+        print(f"{program}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     handler = _FirstSignalInterrupts()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     proc = NodeProcess(program, handler)
@@ -295,10 +379,17 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         raise SystemExit(2) from None
     finally:
         handler.armed = False
-        if handler.signum is None:  # (a stop signal armed it already)
-            arm_stall_dump()
-        proc._destroy_nodes()
-        rclpy.try_shutdown()
+        with teardown_limit(limit) as limited:  # (it replaces a stall dump a signal armed)
+            if not limited and handler.signum is None:  # (a stop signal armed it already)
+                arm_stall_dump()
+            proc._destroy_nodes()
+            try:
+                rclpy.try_shutdown()
+            except rclpy_implementation.RCLError:
+                # rclpy's signal thread shut the context down between try_shutdown's look at
+                # it and its own shutdown ("rcl_shutdown already called"): it is down.
+                if rclpy.ok():
+                    raise
         # What is left is the interpreter's exit. Python then resets a handler of ours to
         # SIG_DFL, so a late SIGINT (a terminal's Ctrl-C reaches a node once more via
         # ros2 launch) would kill the process: ignore it. SIGTERM gets its old disposition

@@ -195,6 +195,11 @@ DEMO = textwrap.dedent("""
                 time.sleep(0.5)  # the signals are delivered while we are in here
             if mode == "slow_teardown":
                 time.sleep(1.5)  # a teardown that takes too long
+            if mode == "hung_teardown":
+                # A hang inside a C call that holds the GIL, as Fast DDS's participant
+                # deletion did in CI: libc's sleep called through PyDLL keeps the GIL.
+                import ctypes
+                ctypes.PyDLL(None).sleep(600)
             super().destroy_node()
             print("teardown finished", flush=True)
 
@@ -234,11 +239,12 @@ def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
 
 @pytest.mark.parametrize("dump_after", ["0.5", ""])
 def test_a_teardown_that_takes_too_long_shows_where_it_is(tmp_path, dump_after):
-    """MAES_STALL_DUMP_S: a process still ending that many seconds after its teardown began
-    prints its stack (and still ends normally); unset, nothing is printed."""
-    out = _run_demo(
-        tmp_path, DEMO, "slow_teardown", env={**os.environ, "MAES_STALL_DUMP_S": dump_after}
-    )
+    """MAES_STALL_DUMP_S: with no teardown limit, a process still ending that many seconds
+    after its teardown began prints its stack (and still ends normally); unset, nothing is
+    printed. (A 1.5 s teardown under the default limit of 30 s is no hang: it ends normally.)"""
+    env = {**os.environ, "MAES_STALL_DUMP_S": dump_after}
+    env["MAES_TEARDOWN_LIMIT_S"] = "0" if dump_after else ""
+    out = _run_demo(tmp_path, DEMO, "slow_teardown", env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "teardown finished" in out.stdout and "exited the with block" in out.stdout
     if dump_after:
@@ -246,6 +252,33 @@ def test_a_teardown_that_takes_too_long_shows_where_it_is(tmp_path, dump_after):
         assert "in destroy_node" in out.stderr, out.stderr  # where it was
     else:
         assert out.stderr == "", out.stderr
+
+
+def test_a_hung_teardown_ends_the_process_after_the_limit(tmp_path):
+    """MAES_TEARDOWN_LIMIT_S: a teardown hung in C with the GIL held (no Python thread could
+    act) ends the process with exit code 1 after the limit, printing where it hung."""
+    env = {**os.environ, "MAES_TEARDOWN_LIMIT_S": "1", "MAES_STALL_DUMP_S": "0.2"}
+    start = time.monotonic()
+    out = _run_demo(tmp_path, DEMO, "hung_teardown", env=env)
+    took = time.monotonic() - start
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "teardown started" in out.stdout and "teardown finished" not in out.stdout
+    assert took < 60, took  # the hang lasts 600 s: only the limit ended it
+    # faulthandler's dump at the limit (the stall dump is replaced by it), naming the call.
+    assert out.stderr.count("Timeout (") == 1, out.stderr
+    assert "Timeout (0:00:01)!" in out.stderr, out.stderr
+    assert "in destroy_node" in out.stderr and "in ros_process" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "inf"])
+def test_a_bad_teardown_limit_is_one_line_before_anything_starts(tmp_path, value):
+    out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, "MAES_TEARDOWN_LIMIT_S": value})
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr == (
+        f"demo: MAES_TEARDOWN_LIMIT_S must be a number of seconds >= 0 (0: no limit), "
+        f"got {value!r}\n"
+    )
+    assert "teardown started" not in out.stdout  # no node was built
 
 
 # A stop signal shuts the context down from rclpy's signal thread, possibly while a callback runs

@@ -320,7 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     config, map or logic spec; 4 when another MAES-ROS run uses the ROS domain (nothing
     started); 128 + the signal's number (130, 143) when a signal came before
     the simulation existed (nothing to write); 1 when an unexpected error inside a node ended
-    the run (its traceback logged, the results written).
+    the run (its traceback logged, the results written), or when the nodes' teardown hung
+    for ``MAES_TEARDOWN_LIMIT_S`` seconds (default 30) after the results were written
+    (``Timeout (0:00:30)!`` and the stack printed; maes_common.process.teardown_limit).
     """
     stop = StopSignals()
     stop.install()
@@ -378,6 +380,7 @@ def _claim_domain(request: str | None):
 
 def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
     """``_main`` once the domain is settled: load and check the input, then run."""
+    from maes_common.process import teardown_limit_seconds
     from maes_sim.core import ConfigError, MapError, Simulation, load_config
 
     # Everything that can be wrong with the input is checked before any node exists.
@@ -388,6 +391,7 @@ def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
         sim = Simulation(config, seed=args.seed)
         stop.check()
         args.nav2_api = nav2_robots(args.nav2_api, args.controllers, sim.n_robots)
+        args.teardown_limit = teardown_limit_seconds()  # a bad MAES_TEARDOWN_LIMIT_S
         logic = None
         if args.controllers == "builtin":
             from maes_controller.robot_api import load_logic
@@ -444,6 +448,7 @@ def _run(
     from rclpy.signals import SignalHandlerOptions
     from rclpy.task import Future
 
+    from maes_common.process import teardown_limit
     from maes_controller.nodes.controller_node import ControllerNode
     from maes_controller.nodes.navigator_node import NavigatorNode
     from maes_sim.core import write_run_results
@@ -624,11 +629,14 @@ def _run(
             with contextlib.suppress(Exception):
                 sim_node.announce_end(reason)
                 sim_node.flush_announcements()
-        for node in nodes:
-            with contextlib.suppress(Exception):  # a half-built node after an early signal
-                node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        # A hang in the middleware's teardown ends the process (exit code 1, its stack
+        # printed) once the results are written: maes_common.process.teardown_limit.
+        with teardown_limit(args.teardown_limit):
+            for node in nodes:
+                with contextlib.suppress(Exception):  # a half-built node after an early signal
+                    node.destroy_node()
+            if rclpy.ok():
+                rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
         failed_always = sim_node is not None and sim_node.logic_always_failed
         if sim_node is not None and sim_node.logic_failure_line():
