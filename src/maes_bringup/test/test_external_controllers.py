@@ -133,8 +133,8 @@ def teardown_hung(code: int, log: str) -> bool:
     after faulthandler's ``Timeout`` dump, hung in ``destroy_node`` under ``ros_process``.
 
     Fast DDS's deletion of the process's participant (``Node.destroy_node`` of its last node)
-    was seen to hang for ever, about once in 20 controller exits on a loaded 2-core machine
-    (twice in CI, in this test): a middleware defect this project cannot mend, bounded instead.
+    was seen to hang for ever, rarely (twice in CI, in this test; none in 75 controller exits
+    of the same run in a loop): a middleware defect this project cannot mend, bounded instead.
     """
     return (
         code == 1
