@@ -42,6 +42,7 @@ from .pose import Pose2D, compose, compose_many, inverse, inverse_many, yaw_from
 from .state_wire import (
     StateHead,
     WirePiece,
+    broadcast_wire,
     encode_state,
     nearby_wire,
     read_state_head,
@@ -68,6 +69,7 @@ __all__ = [
     "StateHead",
     "WirePiece",
     "TickTransforms",
+    "broadcast_wire",
     "compose",
     "compose_many",
     "encode_state",

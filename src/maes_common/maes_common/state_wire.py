@@ -26,6 +26,7 @@ import struct
 __all__ = [
     "StateHead",
     "WirePiece",
+    "broadcast_wire",
     "encode_state",
     "nearby_wire",
     "read_state_head",
@@ -231,6 +232,23 @@ def tag_wire(msg: str, x: float, y: float, sender: str, tick: int) -> WirePiece:
     return _piece(write)
 
 
+def broadcast_wire(msg: str, sender: str) -> bytes:
+    """A ``Broadcast`` (payload, sender) written once, for :func:`encode_state`: its bytes from
+    a 4-aligned start, padded to a multiple of 4 bytes (the padding the next element's or
+    field's alignment would add), so that pieces are simply joined.
+
+    Examples
+    --------
+    >>> broadcast_wire("hi", "robot0").hex(" ", 4)
+    '03000000 68690000 07000000 726f626f 74300000'
+    """
+    out = bytearray(_HEADER)
+    _put_string(out, msg.encode("utf-8"))
+    _put_string(out, sender.encode("utf-8"))
+    out += bytes(-(len(out) - _HEADER) % 4)
+    return bytes(out[_HEADER:])
+
+
 def nearby_wire(robot_id: str, x: float, y: float) -> WirePiece:
     """A ``NearbyRobot`` (its id text, position in metres) written once."""
     text = robot_id.encode("utf-8")
@@ -254,7 +272,7 @@ def encode_state(
     tick: int,
     status: str,
     colliding: bool,
-    broadcasts: list[tuple[str, str]],
+    broadcasts: list[tuple[str, str]] | list[bytes],
     tags: list[WirePiece],
     nearby: list[WirePiece],
     position: tuple[float, float],
@@ -267,8 +285,9 @@ def encode_state(
     ----------
     tick, status, colliding, heading, robot_type
         The fields of the same names.
-    broadcasts : list of (str, str)
-        ``incoming_broadcast_msgs`` as ``(msg, sender)``.
+    broadcasts : list of (str, str), or list of bytes
+        ``incoming_broadcast_msgs`` as ``(msg, sender)``, or each written once by
+        :func:`broadcast_wire` (a message heard by many robots is then encoded once).
     tags, nearby : list of WirePiece
         ``tags_nearby`` (:func:`tag_wire`) and ``nearby_robots`` (:func:`nearby_wire`).
     position : (float, float)
@@ -285,9 +304,12 @@ def encode_state(
     out += b"\x01" if colliding else b"\x00"
     out += bytes(-(len(out) - _HEADER) % 4)
     out += _LE_U32.pack(len(broadcasts))
-    for text, sender in broadcasts:
-        _put_string(out, text.encode("utf-8"))
-        _put_string(out, sender.encode("utf-8"))
+    if broadcasts and isinstance(broadcasts[0], bytes):  # pieces: 4-aligned here, padded
+        out += b"".join(broadcasts)
+    else:
+        for text, sender in broadcasts:
+            _put_string(out, text.encode("utf-8"))
+            _put_string(out, sender.encode("utf-8"))
     _put_pieces(out, tags)
     _put_pieces(out, nearby)
     _put_f64(out, float(position[0]), float(position[1]), float(heading))

@@ -12,6 +12,7 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
 
 from maes_common import (  # noqa: E402
+    broadcast_wire,
     encode_state,
     nearby_wire,
     read_state_head,
@@ -85,16 +86,23 @@ def test_written_bytes_read_back_as_the_message_by_rclpy():
     rng = random.Random(95)
     for _ in range(300):
         msg = _state(rng)
-        data = encode_state(
-            msg.tick,
-            msg.status,
-            msg.colliding,
-            [(b.msg, b.sender) for b in msg.incoming_broadcast_msgs],
+        rest = (
             [tag_wire(t.msg, t.pos.x, t.pos.y, t.sender, t.tick) for t in msg.tags_nearby],
             [nearby_wire(r.id, r.pos.x, r.pos.y) for r in msg.nearby_robots],
             (msg.position.x, msg.position.y),
             msg.heading,
             msg.robot_type,
         )
+        data = encode_state(
+            msg.tick,
+            msg.status,
+            msg.colliding,
+            [(b.msg, b.sender) for b in msg.incoming_broadcast_msgs],
+            *rest,
+        )
         assert len(data) == len(serialize_message(msg))
         assert deserialize_message(data, State) == msg
+        # Broadcasts written once each (broadcast_wire) give the very same bytes.
+        pieces = [broadcast_wire(b.msg, b.sender) for b in msg.incoming_broadcast_msgs]
+        assert all(len(piece) % 4 == 0 for piece in pieces)
+        assert encode_state(msg.tick, msg.status, msg.colliding, pieces, *rest) == data

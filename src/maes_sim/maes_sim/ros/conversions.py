@@ -16,7 +16,7 @@ from geometry_msgs.msg import Quaternion, TransformStamped, Twist, TwistStamped
 from nav_msgs.msg import OccupancyGrid, Odometry
 from sensor_msgs.msg import LaserScan
 
-from maes_common import encode_state, nearby_wire, pose, tag_wire
+from maes_common import broadcast_wire, encode_state, nearby_wire, pose, tag_wire
 from maes_common.contract import wire_scan_geometry, wire_scan_ranges
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
 from maes_sim.core.state import RobotState
@@ -269,13 +269,19 @@ def state_to_wire(state: RobotState, tag_cache: dict, robot_cache: dict) -> byte
 
     The caches are :func:`state_to_msg`'s, holding each object's encoded bytes
     (:func:`maes_common.tag_wire`, :func:`maes_common.nearby_wire`): ``tag_cache`` for the
-    run, ``robot_cache`` for one tick.
+    run, ``robot_cache`` for one tick; it holds the tick's broadcasts too
+    (:func:`maes_common.broadcast_wire`): the core shares one object per message among its
+    receivers, so a message every robot hears is encoded once, not once per robot.
     """
     return encode_state(
         state.tick,
         state.status,
         state.colliding,
-        [(b.msg, b.sender) for b in state.incoming_broadcast_msgs],
+        _pieces(
+            state.incoming_broadcast_msgs,
+            robot_cache,
+            lambda b: broadcast_wire(b.msg, b.sender),
+        ),
         _pieces(
             state.tags_nearby,
             tag_cache,
