@@ -44,6 +44,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
         ("core", "bench_core.py", ["--ticks", "300", "--repeat", "3"]),
         ("pair searches", "bench_pairs.py", []),
         ("sim node", "bench_sim_node.py", []),
+        ("maes_state bytes", "bench_state_wire.py", []),
         ("wander", "bench_wander.py", []),
         ("direct", "bench_direct.py", []),
         ("embedded", "bench_embedded.py", []),
