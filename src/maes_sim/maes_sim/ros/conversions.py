@@ -253,11 +253,17 @@ def state_to_msg(
 
 
 def _pieces(objects, cache: dict, encode) -> list:
+    """``encode(o)`` of each object, from ``cache`` (``id(o)`` -> ``(o, bytes)``) or encoded
+    and cached. The object is kept with its bytes, so its id cannot be reused while cached: an
+    entry found under ``id(o)`` is ``o``'s."""
+    try:  # the common case (each neighbour and message is shared by many states): all cached
+        return [cache[id(o)][1] for o in objects]
+    except KeyError:
+        pass
     out = []
     for o in objects:
         entry = cache.get(id(o))
-        if entry is None or entry[0] is not o:
-            # the object is kept with its bytes: its id cannot be reused while cached
+        if entry is None:
             entry = cache[id(o)] = (o, encode(o))
         out.append(entry[1])
     return out
