@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .contract import NAVIGATION_DONE_TOPIC, TICK_TOPIC
+from .process import env_seconds
 
 __all__ = [
     "DOMAIN_MAX",
@@ -73,16 +74,7 @@ def probe_seconds() -> float:
     >>> del os.environ[PROBE_ENV]; probe_seconds() == PROBE_S
     True
     """
-    text = os.environ.get(PROBE_ENV, "").strip()
-    if not text:
-        return PROBE_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 < value < float("inf"):
-        raise ValueError(f"{PROBE_ENV} must be a number of seconds > 0, got {text!r}")
-    return value
+    return env_seconds(PROBE_ENV, PROBE_S)
 
 
 def parse_domain(text: str) -> int:

@@ -45,6 +45,7 @@ __all__ = [
     "events_executor",
     "graph_node_names",
     "read_parameters",
+    "env_seconds",
     "ros_process",
     "teardown_limit",
     "teardown_limit_seconds",
@@ -90,17 +91,36 @@ def teardown_limit_seconds() -> float:
     ValueError: MAES_TEARDOWN_LIMIT_S must be a number of seconds >= 0 (0: no limit), got 'soon'
     >>> del os.environ["MAES_TEARDOWN_LIMIT_S"]
     """
-    raw = os.environ.get(TEARDOWN_LIMIT_ENV, "").strip()
+    return env_seconds(TEARDOWN_LIMIT_ENV, TEARDOWN_LIMIT_S, zero="no limit")
+
+
+def env_seconds(name: str, default: float, *, zero: str | None = None) -> float:
+    """Environment variable ``name`` as a finite number of seconds (unset or empty:
+    ``default``), > 0, or >= 0 when ``zero`` says what 0 means. ValueError naming the variable
+    otherwise.
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MAES_X_S"] = "0"
+    >>> env_seconds("MAES_X_S", 5.0, zero="off")
+    0.0
+    >>> env_seconds("MAES_X_S", 5.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: MAES_X_S must be a number of seconds > 0, got '0'
+    >>> del os.environ["MAES_X_S"]
+    """
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return TEARDOWN_LIMIT_S
+        return default
     try:
         seconds = float(raw)
     except ValueError:
         seconds = float("nan")
-    if not 0 <= seconds < float("inf"):
-        raise ValueError(
-            f"{TEARDOWN_LIMIT_ENV} must be a number of seconds >= 0 (0: no limit), got {raw!r}"
-        )
+    if not ((seconds >= 0 if zero else seconds > 0) and seconds < float("inf")):
+        rule = f">= 0 (0: {zero})" if zero else "> 0"
+        raise ValueError(f"{name} must be a number of seconds {rule}, got {raw!r}")
     return seconds
 
 
