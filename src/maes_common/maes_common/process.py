@@ -182,12 +182,59 @@ class _FirstSignalInterrupts:
             raise KeyboardInterrupt
 
 
+#: The two lines rclpy's events executor prints (pybind11's ``print``, to ``sys.stdout``) each
+#: time a clock gets its 8th or a later timer (rclpy 7.1, ``events_executor/timers_manager.cpp``,
+#: ``WARN_TIMERS_COUNT``): a note on its own design (it scans a clock's timers one by one on
+#: each update), not a fault. Every action server has a goal-expiry timer and the navigator's
+#: are all on one system clock, so a run of 8 robots or more printed them once per robot.
+EVENTS_EXECUTOR_NOTE = (
+    "Warning, the number of timers associated with this clock is large.",
+    "Management of this number of timers may be inefficient.",
+)
+
+
+class WithoutLines:
+    """A text stream that passes every write to ``stream`` except the given whole lines.
+
+    A line arrives as ``print`` writes it: its text, then ``"\n"`` as a second write (dropped
+    with it). Everything else (``fileno``, ``flush``, ``encoding``, ...) is ``stream``'s.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> quiet = WithoutLines(out, ["noise"])
+    >>> print("noise", file=quiet); print("kept", file=quiet); print("noise!", file=quiet)
+    >>> out.getvalue()
+    'kept\nnoise!\n'
+    """
+
+    def __init__(self, stream: Any, lines: Any) -> None:
+        self.stream = stream
+        self._lines = frozenset(lines)
+        self._dropped = False
+
+    def write(self, text: str) -> int:
+        if text in self._lines:
+            self._dropped = True
+            return len(text)
+        if self._dropped and text == "\n":
+            self._dropped = False
+            return 1
+        self._dropped = False
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def events_executor() -> Any:
     """rclpy's EventsExecutor where this rclpy has it, else the SingleThreadedExecutor.
 
     The events executor wakes for each ready entity instead of rebuilding a wait set of every
     entity for every batch: lockstep's short hops per tick made the wait-set executor 6-8x
-    slower (the embedded stack, 20 robots: 0.2x vs 1.6x real time; docs/lockstep.md).
+    slower (the embedded stack, 20 robots: 0.2x vs 1.6x real time; docs/lockstep.md). Its
+    note on many timers per clock (:data:`EVENTS_EXECUTOR_NOTE`) is kept off ``sys.stdout``.
     """
     try:
         from rclpy.experimental import EventsExecutor
@@ -195,6 +242,8 @@ def events_executor() -> Any:
         from rclpy.executors import SingleThreadedExecutor
 
         return SingleThreadedExecutor()
+    if not isinstance(sys.stdout, WithoutLines):
+        sys.stdout = WithoutLines(sys.stdout, EVENTS_EXECUTOR_NOTE)
     # It enables faulthandler on sys.stderr, which needs a real file (not so under capture).
     saved = sys.stderr
     try:
