@@ -270,3 +270,36 @@ def test_controllers_left_from_a_killed_run_never_drive_the_next(processes, conf
         ), log[-2000:]
     for log in exited_by_themselves(processes, fresh):
         assert "ended: tick limit" in log, log[-2000:]
+
+
+@pytest.mark.slow
+def test_a_controller_that_leaves_does_not_stall_the_run(processes, config):
+    """Ctrl-C to one of three controllers in the middle of a run: the simulator drops it as
+    soon as its node is off the ROS graph (looked at every second while a tick waits) and
+    tells the navigator at once, so the run steps on within seconds (it stalled 20 s, and a
+    killed controller's 30 s more, before: issue 34)."""
+    endless = config.parent / "endless_leave.yaml"
+    endless.write_text(CONFIG.replace(f"tick: {TICKS}", "tick: 100000"))
+    sim = processes.maes_run("leave", endless, "--controllers", "none")
+    controllers = processes.controllers("leave_robot")
+    progress = re.compile(r"^tick +(\d+) ", re.M)
+
+    def newest_tick() -> int:
+        ticks = progress.findall(processes.log(sim))
+        return int(ticks[-1]) if ticks else -1
+
+    end = time.monotonic() + BOUND_S
+    while newest_tick() < 1:  # every controller joined and the run steps
+        assert time.monotonic() < end and sim.poll() is None, processes.log(sim)[-3000:]
+        time.sleep(0.5)
+    controllers[1].send_signal(signal.SIGINT)
+    assert controllers[1].wait(timeout=60) == 0, processes.log(controllers[1])[-3000:]
+    left = newest_tick()
+    deadline = time.monotonic() + 20.0  # the progress line comes every 2 s or so
+    while newest_tick() < left + 20 and time.monotonic() < deadline:
+        assert sim.poll() is None, processes.log(sim)[-3000:]
+        time.sleep(0.25)
+    log = processes.log(sim)
+    assert newest_tick() >= left + 20, f"stalled at tick {newest_tick()}: {log[-3000:]}"
+    sim.send_signal(signal.SIGINT)
+    assert sim.wait(timeout=60) == 0, processes.log(sim)[-3000:]

@@ -185,8 +185,10 @@ class Barrier:
         self.stale[name] = run_id
         return False
 
-    def report(self, name: str, tick: int, robots, cmd_vel_sent, role: str = "") -> None:
-        """Take one ``TickDone`` report; robots out of range are ignored.
+    def report(self, name: str, tick: int, robots, cmd_vel_sent, role: str = "") -> bool:
+        """Take one ``TickDone`` report; robots out of range are ignored. True when it changed
+        who is waited for (a participant joined, left, came back or changed robots): the
+        manifest's ``navigators`` and ``lockstep_robots`` may then be out of date.
 
         Reports are cumulative, so a lost or reordered one is harmless: the newest tick and
         the highest counts win.
@@ -194,7 +196,8 @@ class Barrier:
         if tick == LEAVE:
             if self.participants.pop(name, None) is not None:
                 self._rebuild_expected()
-            return
+                return True
+            return False
         robots = np.asarray(robots, dtype=np.int64).reshape(-1)
         sent = np.asarray(cmd_vel_sent, dtype=np.int64).reshape(-1)
         if sent.size != robots.size:
@@ -216,6 +219,7 @@ class Barrier:
         p.dropped = False
         if rebuild:
             self._rebuild_expected()
+        return rebuild
 
     def _rebuild_expected(self) -> None:
         total = np.zeros(self.n_robots, dtype=np.int64)

@@ -88,6 +88,9 @@ MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK
 SYNC_MODES = ("lockstep", "free")
 #: What the start barrier waits for per robot (SimNode's ``wait_for_controllers``).
 WAIT_FOR_CONTROLLERS = ("none", "connected", "lockstep", "external")
+#: Wall seconds between looks at the ROS graph while a lockstep tick waits: a participant whose
+#: process ended without leaving (Ctrl-C, a kill) is dropped this soon after its node is gone.
+GRAPH_CHECK_S = 1.0
 #: Height of the lidar above the footprint, metres (display only: the world is 2-D).
 SCAN_HEIGHT = 0.1
 
@@ -154,7 +157,8 @@ class SimNode(EndsQuietly, Node):
     joined on ``/maes/tick_done`` (the built-in navigator, controllers) has handled it and their
     commands have arrived. A late participant is waited for as long as its node is on the ROS
     graph (every ``sync_timeout`` wall seconds a warning names it); one whose node has gone is
-    dropped and the run steps on without it (``deadline_misses`` counts that). The result then
+    dropped within about a second (the manifest then says so at once) and the run steps on
+    without it (``deadline_misses`` counts that). The result then
     does not depend on the machine's speed or load. ``real_time_factor`` only caps the speed.
     ``sync="free"`` steps on the wall clock alone, whatever the others do (as a real robot
     would be): results then depend on the machine.
@@ -185,8 +189,10 @@ class SimNode(EndsQuietly, Node):
         Sim seconds per wall second at most; <= 0 runs as fast as possible.
     sync : {"lockstep", "free"}
     sync_timeout : float
-        Wall seconds between checks of a late participant: still on the ROS graph, it is waited
-        for (with a warning); gone, it is dropped (<= 0: never checked, wait for ever).
+        Wall seconds between warnings about a late participant still on the ROS graph (it is
+        waited for). While a tick waits the graph is looked at every :data:`GRAPH_CHECK_S`
+        (or ``sync_timeout`` if shorter), and a participant whose node is gone is dropped
+        (<= 0: never checked, wait for ever).
     start_timeout : float or None
         Wall seconds the start barrier waits at most (None: for ever).
     wait_for_navigator : bool
@@ -295,7 +301,11 @@ class SimNode(EndsQuietly, Node):
         self.deadline_misses = 0
         #: Times a tick's outputs were published again for a participant still waiting.
         self.republishes = 0
-        self._last_check = -math.inf
+        self._last_check = self._last_warning = -math.inf
+        # Lockstep participants: wall time of each one's first report, and those whose node was
+        # seen on the ROS graph while late (either lets a gone one be dropped at once).
+        self._first_report: dict[str, float] = {}
+        self._seen_on_graph: set[str] = set()
         self.results_path: Path | None = None
         #: Write the results folder when the run ends (an embedding runner may do it itself).
         self.write_results_on_finish = True
@@ -569,42 +579,8 @@ class SimNode(EndsQuietly, Node):
 
     def _advance_lockstep(self, now: float) -> None:
         tick = self.sim.tick
-        waiting = self.barrier.waiting_for(tick, self._cmd_received)
-        if waiting:
-            if self.sync_timeout <= 0 or now - self._wait_since < self.sync_timeout:
-                return
-            if now - self._last_check < self.sync_timeout:
-                return
-            self._last_check = now
-            # A late participant still on the ROS graph is slow (a loaded machine, a first-run
-            # compile, a long logic call), not gone: wait for it, so the result stays the same.
-            alive = graph_node_names(self)
-            gone = [name for name in self.barrier.late(tick) if name not in alive]
-            if not gone:
-                self.get_logger().warning(
-                    f"tick {tick}: waiting {now - self._wait_since:.0f} s for "
-                    f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''} "
-                    "(still running: the tick waits, the result does not change); "
-                    "publishing the tick's outputs again"
-                )
-                # A reader that matched this node's writers late (a DDS discovery race in a
-                # separate process) can miss the tick's messages, none of which are kept for
-                # late joiners: publish them again, as the start barrier does for tick 0.
-                # Participants handle each tick once, so a repeat changes nothing.
-                self.republishes += 1
-                with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
-                    self._publish_tick()
-                self.publish_manifest()
-                return
-            dropped = self.barrier.drop_late(tick, gone)
-            self.deadline_misses += 1
-            self.get_logger().warning(
-                f"tick {tick}: {', '.join(dropped[:8])}{' ...' if len(dropped) > 8 else ''} "
-                "left the ROS graph without leaving lockstep (a process ended?); stepping on "
-                "without them until they report again (this run is no longer reproducible)"
-            )
-            if self.barrier.waiting_for(tick, self._cmd_received):
-                return  # others still late: the next check decides for them
+        if self.barrier.waiting_for(tick, self._cmd_received) and not self._check_late(now, tick):
+            return
         if self.real_time_factor > 0:
             due = self._wall_anchor + (
                 (tick + 1 - self._tick_anchor) * self.sim.tick_duration / self.real_time_factor
@@ -615,7 +591,81 @@ class SimNode(EndsQuietly, Node):
                 self._wall_anchor, self._tick_anchor = now, tick
         self.step_once()
         self._wait_since = time.monotonic()
-        self._last_check = -math.inf
+        self._last_check = self._last_warning = -math.inf
+
+    def _check_late(self, now: float, tick: int) -> bool:
+        """While tick ``tick`` waits: drop the late participants whose node has left the ROS
+        graph (looked at every :data:`GRAPH_CHECK_S` wall seconds of waiting, or every
+        ``sync_timeout`` if shorter), and every ``sync_timeout`` wall seconds warn about the
+        ones still running and publish the tick's outputs again. True when nobody is waited
+        for any more."""
+        if self.sync_timeout <= 0:
+            return False
+        waited = now - self._wait_since
+        interval = min(GRAPH_CHECK_S, self.sync_timeout)
+        if waited >= interval and now - self._last_check >= interval:
+            self._last_check = now
+            self._drop_gone(now, tick, waited)
+        waiting = self.barrier.waiting_for(tick, self._cmd_received)
+        if not waiting:
+            return True
+        if waited >= self.sync_timeout and now - self._last_warning >= self.sync_timeout:
+            self._last_warning = now
+            self.get_logger().warning(
+                f"tick {tick}: waiting {waited:.0f} s for "
+                f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''} "
+                "(still running: the tick waits, the result does not change); "
+                "publishing the tick's outputs again"
+            )
+            # A reader that matched this node's writers late (a DDS discovery race in a
+            # separate process) can miss the tick's messages, none of which are kept for late
+            # joiners: publish them again, as the start barrier does for tick 0. Participants
+            # handle each tick once, so a repeat changes nothing.
+            self.republishes += 1
+            with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
+                self._publish_tick()
+            self.publish_manifest()
+        return False
+
+    def _drop_gone(self, now: float, tick: int, waited: float) -> None:
+        """Stop waiting for the participants late for ``tick`` whose node is off the graph.
+
+        A late participant still on the ROS graph is slow (a loaded machine, a first-run
+        compile, a long logic call), not gone: it is waited for, so the result stays the same.
+        One whose process ended (a Ctrl-C'd or killed controller: its LEAVE report cannot be
+        sent once rclpy's signal handler has shut its context down) is dropped once its node
+        is off the graph. Only a participant seen on the graph before, or known for
+        ``sync_timeout``, is judged at once: the graph may list a node that just joined a
+        moment after its first report arrives.
+        """
+        late = self.barrier.late(tick)
+        if not late:
+            return
+        alive = graph_node_names(self)
+        self._seen_on_graph.update(name for name in late if name in alive)
+        gone = [
+            name
+            for name in late
+            if name not in alive
+            and (
+                name in self._seen_on_graph
+                or waited >= self.sync_timeout
+                or now - self._first_report.get(name, now) >= self.sync_timeout
+            )
+        ]
+        if not gone:
+            return
+        dropped = self.barrier.drop_late(tick, gone)
+        self.deadline_misses += 1
+        self.get_logger().warning(
+            f"tick {tick}: {', '.join(dropped[:8])}{' ...' if len(dropped) > 8 else ''} "
+            "left the ROS graph without leaving lockstep (a process ended?); stepping on "
+            "without them until they report again (this run is no longer reproducible)"
+        )
+        # The manifest names the robots whose controllers take part: the navigator waits for
+        # those controllers' reports and must hear at once that a dropped one is no longer
+        # among them.
+        self.publish_manifest()
 
     def tick_complete(self) -> bool:
         """True when every lockstep participant handled the current tick and every command
@@ -679,9 +729,15 @@ class SimNode(EndsQuietly, Node):
                     "controller_node leaves by itself once it sees this run)"
                 )
             return
-        self.barrier.report(
+        self._first_report.setdefault(msg.participant, time.monotonic())
+        changed = self.barrier.report(
             msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
         )
+        if changed and self.started and not self.done:
+            # Who takes part changed after this tick's manifest went out (a controller joined
+            # or left mid-run): say so now, not a tick later; the navigator waits for the
+            # controllers the manifest names.
+            self.publish_manifest()
         self._count_logic(msg)
         if self.started and self.sync == "lockstep" and not (self.paused or self.done):
             self._advance_lockstep(time.monotonic())
