@@ -24,6 +24,7 @@ case "$what" in
         log_base="$MAES_ROOT/.standins/log"
         # One prefix for both stand-ins; nothing edits them, so plain copies.
         extra=(--merge-install)
+        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON)
         name="build the tf2_msgs / geographic_msgs / nav2_msgs stand-ins (colcon)"
         ;;
     workspace)
@@ -34,6 +35,7 @@ case "$what" in
         log_base="$MAES_ROOT/log"
         # Python packages are symlinked, so edits to their .py files need no rebuild.
         extra=(--symlink-install)
+        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON)
         name="build the workspace src/ (colcon)"
         ;;
     launch)
@@ -43,6 +45,7 @@ case "$what" in
         install_base="$MAES_LAUNCH_PREFIX/install"
         log_base="$MAES_LAUNCH_PREFIX/log"
         extra=(--merge-install)
+        cmake_args=()
         name="build composition_interfaces for launch_ros (colcon)"
         ;;
     *)
@@ -76,6 +79,6 @@ run_step "$name" \
     --build-base "$build_base" --install-base "$install_base" \
     "${extra[@]}" \
     --event-handlers console_cohesion+ status- \
-    --cmake-args -DBUILD_TESTING=OFF
+    --cmake-args -DBUILD_TESTING=OFF "${cmake_args[@]}"
 
 echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) against: $venv_id" >"$stamp"
