@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .contract import NAVIGATION_DONE_TOPIC, TICK_TOPIC
-from .process import env_seconds
+from .process import destroy_nodes, env_seconds
 
 __all__ = [
     "DOMAIN_MAX",
@@ -161,7 +161,7 @@ class DomainProbe:
     def close(self) -> None:
         """Destroy the probe's node and context (idempotent)."""
         if self._node is not None:
-            self._node.destroy_node()
+            destroy_nodes([self._node])  # the probe's context's only node
             self._node = None
             self._context.try_shutdown()
 

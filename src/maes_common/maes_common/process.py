@@ -42,6 +42,7 @@ from typing import Any
 __all__ = [
     "EndsQuietly",
     "NodeProcess",
+    "destroy_nodes",
     "events_executor",
     "graph_node_names",
     "read_parameters",
@@ -194,7 +195,7 @@ EVENTS_EXECUTOR_NOTE = (
 
 
 class WithoutLines:
-    """A text stream that passes every write to ``stream`` except the given whole lines.
+    r"""A text stream that passes every write to ``stream`` except the given whole lines.
 
     A line arrives as ``print`` writes it: its text, then ``"\n"`` as a second write (dropped
     with it). Everything else (``fileno``, ``flush``, ``encoding``, ...) is ``stream``'s.
@@ -385,8 +386,37 @@ class NodeProcess:
         raise SystemExit(code)
 
     def _destroy_nodes(self) -> None:
-        while self._nodes:
-            self._nodes.pop().destroy_node()
+        nodes, self._nodes = self._nodes, []
+        destroy_nodes(nodes)
+
+
+def destroy_nodes(nodes: list[Any], *, quiet: bool = False) -> None:
+    """Destroy ``nodes``, the last first; before the last node of each context goes, detach
+    its DDS participant's discovery listener
+    (:func:`maes_common.fastdds.detach_participant_listener`: the participant's deletion can
+    hang otherwise). ``nodes`` should hold every node left in their contexts. ``quiet``: a
+    node that fails to be destroyed (half built after an early signal) is skipped.
+
+    Examples
+    --------
+    >>> destroy_nodes([sim_node, navigator])  # doctest: +SKIP
+    """
+    from .fastdds import detach_participant_listener
+
+    remaining: dict[int, int] = {}
+    for node in nodes:
+        key = id(getattr(node, "context", None))
+        remaining[key] = remaining.get(key, 0) + 1
+    for node in reversed(nodes):
+        key = id(getattr(node, "context", None))
+        remaining[key] -= 1
+        try:
+            if remaining[key] == 0:
+                detach_participant_listener(node)
+            node.destroy_node()
+        except Exception:
+            if not quiet:
+                raise
 
 
 @contextmanager
@@ -508,7 +538,7 @@ def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str
             for name, default in declarations.items()
         }
     finally:
-        loader.destroy_node()
+        destroy_nodes([loader])  # the context's only node (its participant goes with it)
 
 
 def graph_node_names(node: Any) -> set[str]:

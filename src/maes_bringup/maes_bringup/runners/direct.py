@@ -482,5 +482,7 @@ def _close_outputs(tap, node, context) -> None:
         tap.close()
     finally:
         if node is not None:
-            node.destroy_node()
+            from maes_common.process import destroy_nodes
+
+            destroy_nodes([node])  # the context's only node
         context.try_shutdown()

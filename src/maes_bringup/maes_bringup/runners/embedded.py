@@ -448,7 +448,7 @@ def _run(
     from rclpy.signals import SignalHandlerOptions
     from rclpy.task import Future
 
-    from maes_common.process import teardown_limit
+    from maes_common.process import destroy_nodes, teardown_limit
     from maes_controller.nodes.controller_node import ControllerNode
     from maes_controller.nodes.navigator_node import NavigatorNode
     from maes_sim.core import write_run_results
@@ -632,9 +632,8 @@ def _run(
         # A hang in the middleware's teardown ends the process (exit code 1, its stack
         # printed) once the results are written: maes_common.process.teardown_limit.
         with teardown_limit(args.teardown_limit):
-            for node in nodes:
-                with contextlib.suppress(Exception):  # a half-built node after an early signal
-                    node.destroy_node()
+            # (a node may be half built after an early signal)
+            destroy_nodes(nodes[::-1], quiet=True)
             if rclpy.ok():
                 rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
