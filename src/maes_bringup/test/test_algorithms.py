@@ -149,6 +149,7 @@ def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path):
         "end_criteria:\n  tick: 400\n"
         "robot_spawn_config:\n  biggest_room: true\n"
         "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
+        "results: {pictures: false}\n"
     )
     exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
     proc = subprocess.run(
@@ -179,6 +180,7 @@ def test_an_algorithm_runs_in_separate_controller_node_processes(tmp_path):
         "end_criteria:\n  tick: 300\n"
         "robot_spawn_config:\n  biggest_room: true\n"
         "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
+        "results: {pictures: false}\n"
     )
     sim = subprocess.Popen(
         [

@@ -31,6 +31,7 @@ CONFIG = f"""\
 number_of_robots: {ROBOTS}
 random_seeds: [2]
 map: {{width_in_tiles: 20, height_in_tiles: 20}}
+results: {{pictures: false}}  # no result pictures: this test does not look at them
 end_criteria: {{exploration_percent: null, tick: {TICKS}}}
 global_settings: {{ticks_per_stats_snapshot: 2, should_write_csv_results: true}}
 """

@@ -30,6 +30,7 @@ CONFIG = """\
 number_of_robots: 2
 random_seeds: [3]
 map: {width_in_tiles: 20, height_in_tiles: 20}
+results: {pictures: false}  # no result pictures: this test does not look at them
 end_criteria: {tick: 300}
 """
 

@@ -29,6 +29,7 @@ CONFIG = f"""\
 number_of_robots: 2
 random_seeds: [5]
 map: {{width_in_tiles: 20, height_in_tiles: 20}}
+results: {{pictures: false}}  # no result pictures: this test does not look at them
 end_criteria: {{exploration_percent: null, tick: {TICKS}}}
 global_settings: {{ticks_per_stats_snapshot: 5, should_write_csv_results: true}}
 """

@@ -27,6 +27,7 @@ number_of_robots: 2
 random_seeds: [7]
 map: {width_in_tiles: 20, height_in_tiles: 20}
 end_criteria: {tick: 260}
+results: {pictures: false}  # no result pictures: this test does not look at them
 global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
 world: {tile_size: 0.3}
 """

@@ -25,6 +25,7 @@ pytest.importorskip("rclpy", reason="ROS tests run in the pip environment (make 
 CONFIG = """\
 random_seeds: [3]
 map: {width_in_tiles: 24, height_in_tiles: 24}
+results: {pictures: false}  # no result pictures: this test does not look at them
 end_criteria: {tick: 200}
 global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
 world: {tile_size: 0.3}

@@ -454,9 +454,22 @@ class PerformanceConfig(_Section):
 
 
 @dataclass(frozen=True)
+class ResultsConfig(_Section):
+    """``results`` (MAES-ROS): what a run writes besides MAES 2.0's statistics; never changes a
+    result.
+
+    ``pictures``: the result pictures (``exploration.png``, ``coverage.png``,
+    ``exploration_first_seen.png``, ``progress.png``); false leaves them out, and matplotlib
+    with them, for many short runs (a sweep, a test)."""
+
+    PATH: ClassVar[str] = "results"
+    pictures: bool = _setting(True, Bool())
+
+
+@dataclass(frozen=True)
 class SimConfig(_Section):
     """A whole run: MAES 2.0's top-level keys plus the ``world``, ``motion``, ``lidar``,
-    ``stack`` and ``performance`` sections, the robot types and team
+    ``stack``, ``performance`` and ``results`` sections, the robot types and team
     (:mod:`maes_sim.core.robot_types`) and the moving obstacles
     (:mod:`maes_sim.core.obstacle_config`).
 
@@ -490,6 +503,7 @@ class SimConfig(_Section):
     performance: PerformanceConfig = field(
         default_factory=PerformanceConfig, metadata=_sub(PerformanceConfig)
     )
+    results: ResultsConfig = field(default_factory=ResultsConfig, metadata=_sub(ResultsConfig))
     robot_types: tuple[RobotTypeSpec, ...] = _setting(
         (),
         RobotTypesCheck(

@@ -154,7 +154,8 @@ def write_run_results(
     was last explored / covered, with every robot's path, start and end; with matplotlib, else
     plain heatmaps) and, with matplotlib, ``exploration_first_seen.png`` (the same for the first
     time a tile was explored: the order of discovery) and ``progress.png`` (exploration and
-    both coverages over time with the end criteria).
+    both coverages over time with the end criteria); no pictures with the config's
+    ``results.pictures`` false.
     """
     import json
 
@@ -180,7 +181,8 @@ def write_run_results(
         write_occupancy_map(
             out / f"{robot_name(i)}_slam", to_occupancy(sim.slam_maps[i]), tile, origin
         )
-    _write_pictures(sim, out)
+    if sim.config.results.pictures:
+        _write_pictures(sim, out)
     summary = {
         "seed": sim.seed,
         "map": sim.world.name,
@@ -200,6 +202,8 @@ def write_run_results(
     }
     summary.update(extra_summary or {})
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    if not sim.config.results.pictures:
+        return out
     end = sim.config.end_criteria
     figures.plot_progress(
         out / "progress.png",

@@ -104,6 +104,7 @@ EXPECTED_DEFAULTS = {
     "stack.cmd_vel_timeout": 0.5,
     "stack.max_tags_per_state": 100,
     "performance.threads": 1,
+    "results.pictures": True,
     "robot_types": {},
     "team": [],
     "obstacles": [],
@@ -233,6 +234,7 @@ def test_empty_mapping_and_null_sections_give_defaults():
         "communication",
         "stack",
         "performance",
+        "results",
     }
     assert config_from_dict({}) == SimConfig()
     assert config_from_dict(nulls) == SimConfig()

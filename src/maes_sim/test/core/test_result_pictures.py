@@ -115,3 +115,40 @@ def test_first_seen_is_the_order_of_discovery_and_is_pictured(tmp_path):
     img = plt.imread(out / "exploration_first_seen.png")
     assert img.shape[1] == 900
     assert not np.array_equal(img, plt.imread(out / "exploration.png"))
+
+
+def test_results_pictures_false_writes_every_other_file_and_never_imports_matplotlib(tmp_path):
+    """``results.pictures: false``: the same files but the PNGs, and matplotlib (half a short
+    run's CPU) is not even imported; checked in a fresh interpreter."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        import os, sys
+        from maes_sim.core import Simulation, config_from_dict, write_run_results
+        for pictures in (False, True):
+            cfg = config_from_dict({{
+                "number_of_robots": 2,
+                "map": {{"width_in_tiles": 20, "height_in_tiles": 20}},
+                "global_settings": {{"should_write_csv_results": True}},
+                "results": {{"pictures": pictures}},
+            }})
+            sim = Simulation(cfg)
+            for _ in range(3):
+                sim.step()
+            out = write_run_results(sim, {str(tmp_path)!r}, folder=f"pictures_{{pictures}}")
+            print(pictures, "matplotlib" in sys.modules, sorted(os.listdir(out)))
+    """)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    without, with_ = done.stdout.strip().splitlines()
+    common = "'ground_truth.pgm', 'ground_truth.yaml', 'robot0_slam.pgm', 'robot0_slam.yaml'"
+    assert without == (
+        f"False False [{common}, 'robot1_slam.pgm', 'robot1_slam.yaml', 'statistics.csv', "
+        "'summary.json']"
+    )
+    assert with_.startswith("True True [") and "'exploration.png'" in with_
+    assert "'progress.png'" in with_ and "'coverage.png'" in with_
