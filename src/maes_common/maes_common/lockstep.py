@@ -153,14 +153,18 @@ class Barrier:
     False
     >>> b.stale
     {'old_ctl': 'r0'}
-    >>> b.report("nav", 0, [0, 1], [0, 0])  # joins by reporting
+    >>> b.report("nav", 0, [0, 1], [0, 0])  # joins by reporting: who takes part changed
+    True
     >>> b.report("ctl0", 0, [0], [0], role="controller")
+    True
     >>> b.controlled_robots()
     [0]
     >>> b.ready(0, np.array([0, 0]))
     True
     >>> b.report("nav", 1, [0, 1], [1, 0])  # one cmd_vel for robot 0 is on its way
+    False
     >>> b.report("ctl0", 1, [0], [0], role="controller")
+    False
     >>> b.ready(1, np.array([0, 0])), b.ready(1, np.array([1, 0]))
     (False, True)
     """
@@ -259,7 +263,8 @@ class Barrier:
         Examples
         --------
         >>> b = Barrier(1)
-        >>> b.report("a", 0, [0], [0]); b.report("b", 0, [0], [0])
+        >>> b.report("a", 0, [0], [0]) and b.report("b", 0, [0], [0])
+        True
         >>> b.drop_late(1, names=["b"]), b.late(1)
         (['b'], ['a'])
         """
