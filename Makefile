@@ -28,6 +28,7 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.maes-venv-ok
 STANDINS_STAMP := .standins/install/.maes-build-ok
 WS_STAMP := install/.maes-build-ok
+KERNELS_STAMP := install/.maes-kernels-ok
 IMAGE_VENV := .venv-image
 IMAGE_VENV_STAMP := $(IMAGE_VENV)/.maes-venv-ok
 
@@ -73,6 +74,12 @@ WS_INPUTS := $(shell find src \( -name test -o -name __pycache__ \) -prune -o -t
 	-o -path '*/launch/*' -o -path '*/config/*' -o -path '*/params/*' -o -path '*/rviz/*' \
 	\) -print 2>/dev/null) scripts/build_ws.sh
 
+# The modules that compile numba kernels: the kernels are compiled into the cache again when
+# one of them changes (scripts/compile_kernels.py).
+KERNELS_INPUTS := $(shell grep -rl --include='*.py' 'njit' src/maes_sim/maes_sim \
+	src/maes_controller/maes_controller 2>/dev/null) src/maes_common/maes_common/jit.py \
+	scripts/compile_kernels.py scripts/compile_kernels.sh
+
 # Concurrent `make setup`s in one tree (several engineers, or two terminals) take turns: the
 # second one re-checks the stamps after the first finished, and so does nothing.
 SETUP_LOCK := /tmp/maes-ros-setup-$(shell printf '%s' "$(CURDIR)" | cksum | cut -d' ' -f1).lock
@@ -102,20 +109,23 @@ DOMAIN ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup test test-slow test-image build lint clean distclean \
-	constraints check-system _setup _build
+.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup setup-run test test-slow test-launch test-stress test-image build lint clean distclean \
+	constraints check-system _setup _setup_run _build
 
 help:
 	@echo "make setup        create or refresh the pip environment (.venv, stand-ins, install/,"
 	@echo "                  ros2 launch + CLI, nav2_simple_commander)"
-	@echo "make run          setup, then run maes_config.yaml on the embedded stack (CONFIG=...,"
-	@echo "                  CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible), RUN_ARGS=...)"
+	@echo "make run          set up what a run needs, then run maes_config.yaml on the embedded stack"
+	@echo "                  (CONFIG=..., CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible),"
+	@echo "                  RUN_ARGS=...)"
 	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
 	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
 	@echo "                  DOMAIN=auto: a free ROS domain if another MAES-ROS run uses this one"
-	@echo "make test         setup, then run every test but the long end-to-end runs"
-	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; 15-21 min from nothing)"
-	@echo "make test-slow    the long end-to-end runs (pytest marker slow; about 5 min; CI runs both)"
+	@echo "make test         setup, then run every test but the long end-to-end runs, in parallel"
+	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; MAES_TEST_JOBS=N workers)"
+	@echo "make test-slow    the long end-to-end runs (pytest marker slow; CI runs both)"
+	@echo "make test-launch  the tests that need ros2 launch or nav2_simple_commander (marker launch_stack)"
+	@echo "make test-stress  the DDS and process tests STRESS_RUNS=10 times beside STRESS_BURNERS=2 busy loops"
 	@echo "make test-image   the core's tests under the Docker image's Python versions"
 	@echo "                  (requirements/image.txt; venv .venv-image; IMAGE_TEST_ARGS='...')"
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
@@ -135,8 +145,16 @@ help:
 setup:
 	@$(LOCKED) $(MAKE) --no-print-directory _setup
 
-_setup: $(WS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_STAMP)
+_setup: $(KERNELS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_STAMP)
 	@echo "[maes setup] environment up to date (.venv, .standins/install, install/, .ros-launch/)"
+
+# What a run needs: the venv, the stand-ins and the workspace (make run, make batch, make fuzz).
+# ROS 2's launch stack, the ros2 CLI and nav2_simple_commander come with make setup (make test).
+setup-run:
+	@$(LOCKED) $(MAKE) --no-print-directory _setup_run
+
+_setup_run: $(KERNELS_STAMP)
+	@$(if $(wildcard $(LAUNCH_STAMP)),true,echo "[maes setup] ready to run; 'make setup' adds ros2 launch and the ros2 CLI")
 
 $(VENV_STAMP): $(VENV_INPUTS)
 	scripts/setup_venv.sh
@@ -146,6 +164,9 @@ $(STANDINS_STAMP): $(VENV_STAMP) $(STANDINS_INPUTS)
 
 $(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
 	scripts/build_ws.sh workspace
+
+$(KERNELS_STAMP): $(WS_STAMP) $(KERNELS_INPUTS)
+	scripts/compile_kernels.sh
 
 $(LAUNCH_STAMP): $(VENV_STAMP) $(LAUNCH_INPUTS)
 	scripts/setup_launch.sh
@@ -161,13 +182,13 @@ print-%:
 check-system:
 	@scripts/check_system.sh
 
-run: setup
+run: setup-run
 	@scripts/with_env python -m maes_bringup.runners.embedded --config "$(CONFIG)" --controllers "$(CONTROLLERS)" \
 		--real-time-factor "$(RTF)" $(if $(LOGIC),--logic "$(LOGIC)") $(if $(RECORD),--record "$(RECORD)") \
 		$(if $(filter-out 0 false no,$(LIVE)),--live "$(LIVE_PORT)") $(if $(DOMAIN),--domain "$(DOMAIN)") \
 		$(RUN_ARGS)
 
-batch: setup
+batch: setup-run
 	@scripts/with_env python -m maes_bringup.experiments.batch "$(EXPERIMENT)" $(BATCH_ARGS)
 
 bench: setup
@@ -197,7 +218,7 @@ bench-stage: setup
 	@STAGE_PREFIX=$(STAGE_PREFIX) bench/stage/build.sh
 	@STAGE_PREFIX=$(STAGE_PREFIX) scripts/with_env python bench/bench_stage.py $(STAGE_ARGS)
 
-fuzz: setup
+fuzz: setup-run
 	@scripts/with_env python bench/fuzz_inputs.py $(FUZZ_ARGS)
 
 test: setup
@@ -205,6 +226,18 @@ test: setup
 
 test-slow: setup
 	@scripts/with_env scripts/run_tests.sh -m slow $(PYTEST_ARGS)
+
+# The tests that talk DDS or start processes (marker dds_or_process), STRESS_RUNS times in a row
+# beside STRESS_BURNERS busy loops: flaky tests show up here (scripts/stress_tests.sh).
+STRESS_RUNS ?= 10
+STRESS_BURNERS ?= 2
+test-stress: setup
+	@scripts/with_env scripts/stress_tests.sh $(STRESS_RUNS) $(STRESS_BURNERS) $(PYTEST_ARGS)
+
+# The tests that need ROS 2's launch stack or nav2_simple_commander (marker launch_stack, fast
+# and slow): what the wheels folders change (CI's second pass).
+test-launch: setup
+	@scripts/with_env scripts/run_tests.sh -m launch_stack $(PYTEST_ARGS)
 
 $(IMAGE_VENV_STAMP): $(IMAGE_VENV_INPUTS)
 	scripts/setup_image_venv.sh

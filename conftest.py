@@ -18,6 +18,20 @@ ROS isolation
     ``MAES_STALL_DUMP_S=7`` (unless set): a node process that has not ended 7 s after its stop
     signal, or after its teardown began, prints every thread's stack (maes_common.process).
 
+Hard limits
+    No test can hang a run. Every test has a wall-clock limit (pytest-timeout): 60 s, or
+    :data:`SLOW_LIMIT_S` for a test marked ``slow`` (its own waits are bounded tighter);
+    ``@pytest.mark.timeout(S)`` sets another. Past it the test fails with every thread's stack.
+    pytest-timeout's signal needs the main thread back in Python; a hang inside a C call that
+    holds the GIL (a DDS participant's deletion, say) is ended :data:`BACKSTOP_S` later by
+    :mod:`faulthandler` from its own C thread: every thread's stack, then the process exits
+    (under pytest-xdist the worker is replaced and the test reported as crashed).
+
+Tests that need ROS 2's launch stack or nav2_simple_commander
+    are marked ``launch_stack``: where setup could not install them (no wheels, no network)
+    they skip, and CI runs them again where the wheels are (``pytest -m launch_stack``). A
+    test that skips for that reason without the mark fails, so none is left out of both.
+
 Hypothesis
     Profile ``dev`` (default) and ``ci`` (chosen when ``CI`` is set): no per-example deadline,
     since the first call of a numba kernel compiles it and a loaded 2-core machine is slow;
@@ -28,9 +42,12 @@ Nothing here imports ROS, so core tests run without it.
 
 from __future__ import annotations
 
+import faulthandler
 import fcntl
 import os
+import re
 import signal
+import sys
 import tempfile
 from pathlib import Path
 
@@ -38,6 +55,13 @@ import pytest
 
 DOMAIN_ID_MIN = 1
 DOMAIN_ID_MAX = 101
+
+#: The hard limit of a test marked ``slow`` (wall seconds; others: pyproject.toml's ``timeout``).
+SLOW_LIMIT_S = 240.0
+#: How long after its limit a test still running is ended by faulthandler (wall seconds).
+BACKSTOP_S = 30.0
+#: The skip reasons of tests that need the launch stack or nav2_simple_commander.
+LAUNCH_STACK_SKIP = re.compile(r"no ROS 2 launch stack|nav2_simple_commander is not installed")
 
 # Keeps the lock file open (and so the domain held) for the life of the pytest process.
 _domain_lock_file = None
@@ -131,6 +155,73 @@ def pytest_configure(config: pytest.Config) -> None:
     # launch sends SIGTERM at 5 s and SIGKILL at 10 s): a hang shows where it is.
     os.environ.setdefault("MAES_STALL_DUMP_S", "7")
     _register_hypothesis_profiles()
+
+
+#: A test module that talks DDS or starts processes names one of these.
+DDS_OR_PROCESS = re.compile(r"\b(rclpy|subprocess|multiprocessing|Popen)\b")
+
+
+def _dds_or_process(module_path: str, cache: dict[str, bool] = {}) -> bool:  # noqa: B006
+    """Whether the test module at ``module_path`` talks DDS or starts processes (its source
+    names rclpy, subprocess, multiprocessing or Popen); read once per module."""
+    if module_path not in cache:
+        try:
+            cache[module_path] = bool(DDS_OR_PROCESS.search(Path(module_path).read_text()))
+        except OSError:
+            cache[module_path] = False
+    return cache[module_path]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``slow`` without a limit of its own gets :data:`SLOW_LIMIT_S`; a test of
+    a module that talks DDS or starts processes is marked ``dds_or_process`` (what
+    ``make test-stress`` repeats under load)."""
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_LIMIT_S))
+        if _dds_or_process(str(item.path)):
+            item.add_marker(pytest.mark.dds_or_process)
+
+
+def _limit_s(item: pytest.Item) -> float:
+    """The test's hard limit in wall seconds (0: none), as pytest-timeout reads it."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0] or 0)
+    try:
+        return float(item.config.getini("timeout") or 0)
+    except ValueError:  # pytest-timeout absent: its ini key is unknown
+        return 0.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Arm the faulthandler backstop for the test's setup, call and teardown."""
+    limit = _limit_s(item)
+    stream = sys.__stderr__
+    armed = limit > 0 and stream is not None
+    if armed:
+        faulthandler.dump_traceback_later(limit + BACKSTOP_S, repeat=False, file=stream, exit=True)
+    try:
+        yield
+    finally:
+        if armed:
+            faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A test that skips for want of the launch stack must be marked ``launch_stack``."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and not item.get_closest_marker("launch_stack"):
+        reason = str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else ""
+        if LAUNCH_STACK_SKIP.search(reason):
+            report.outcome = "failed"
+            report.longrepr = (
+                f"{item.nodeid} skipped ({reason}) but is not marked launch_stack: CI's run "
+                "where the launch stack is installed selects tests by that mark"
+            )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

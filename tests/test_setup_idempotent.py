@@ -37,6 +37,7 @@ STAMPS = (
     ".venv/.maes-venv-ok",
     ".standins/install/.maes-build-ok",
     "install/.maes-build-ok",
+    "install/.maes-kernels-ok",
     LAUNCH_STAMP,
     COMMANDER_STAMP,
 )
@@ -90,6 +91,7 @@ def test_second_setup_rebuilds_nothing(set_up_tree: None) -> None:
     for rebuild_command in (
         "setup_venv.sh",
         "build_ws.sh",
+        "compile_kernels.sh",
         "setup_launch.sh",
         "setup_commander.sh",
         "colcon",

@@ -50,7 +50,7 @@ def _launch_stack_or_skip() -> None:
     pytest.skip("no ROS 2 launch stack outside the project's environment (source scripts/env.sh)")
 
 
-pytestmark = pytest.mark.usefixtures("launch_stack")
+pytestmark = [pytest.mark.launch_stack, pytest.mark.usefixtures("launch_stack")]
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,8 @@ def write_config(
         f"global_settings:\n  statistics_result_path: {folder / 'results'}\n"
         "  should_write_csv_results: true\n"
         f"end_criteria:\n  {end}\n"
-        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n" + extra
+        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n"
+        "results: {pictures: false}\n" + extra
     )
     return path
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.launch_stack  # CI runs these again where the wheels are
+
 if importlib.util.find_spec("nav2_simple_commander") is None:
     if os.environ.get("MAES_NAV2_COMMANDER_ABSENT") == "1":
         pytest.skip(

@@ -1,0 +1,57 @@
+"""Compile the simulator's and the navigator's numba kernels into the on-disk cache, once.
+
+``make setup`` runs it after building the workspace (again only when a module that compiles
+kernels changed), so that the first ``make run`` and every process of the test suite load the
+kernels from the cache (maes_common.jit: ``~/.cache/maes_ros/numba/<digest of their sources>``,
+shared by every clone of the same sources) instead of each compiling them: 20-40 s of CPU per
+process on a 2-core machine, and the parallel test workers would each pay it at once.
+
+It runs short direct-mode runs of the shipped configs (the default explorer on a building, a
+cave, the imperfect world with its noise, radio models and moving obstacles, a mixed team, a
+Nav2 map, the lidar split over two threads), which touch the kernels with the argument types a run
+uses. A kernel used some other way still compiles on its first use, as before. Prints one line.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: (config file, ticks, extra config keys): small runs that together reach every kernel.
+RUNS = [
+    ("maes_config.yaml", 30, {}),
+    ("configs/cave_75.yaml", 20, {}),
+    ("configs/imperfect_world.yaml", 30, {}),
+    ("configs/mixed_team.yaml", 20, {}),
+    ("configs/custom_map_depot.yaml", 10, {}),
+    ("maes_config.yaml", 10, {"performance": {"threads": 2}}),
+]
+
+
+def main() -> int:
+    from maes_bringup.runners.direct import run
+    from maes_common.contract import DEFAULT_LOGIC
+    from maes_common.jit import cache_dir, compile_seconds
+    from maes_sim.core import config_from_dict, config_to_dict, load_config
+
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory() as results:
+        for path, ticks, extra in RUNS:
+            raw = config_to_dict(load_config(ROOT / path))
+            raw["global_settings"]["statistics_result_path"] = results
+            raw["results"] = {"pictures": False}
+            for section, keys in extra.items():
+                raw[section] = {**raw.get(section, {}), **keys}
+            run(config_from_dict(raw), DEFAULT_LOGIC, max_ticks=ticks)
+    print(
+        f"kernels compiled in {compile_seconds():.0f} s ({time.monotonic() - start:.0f} s in "
+        f"all) into {cache_dir() or 'numba’s default cache'}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
