@@ -15,8 +15,11 @@ ROS isolation
     tests start hear Ctrl-C as from a terminal (``ros2 launch`` would not).
     ``FASTDDS_BUILTIN_TRANSPORTS=UDPv4`` (unless set): no shared-memory transport, which a
     hard-killed process can leave locked for the processes started after it.
-    ``MAES_STALL_DUMP_S=7`` (unless set): a node process that has not ended 7 s after its stop
-    signal, or after its teardown began, prints every thread's stack (maes_common.process).
+    ``MAES_STALL_DUMP_S=45`` (unless set): a node process that has not ended 45 s after its
+    stop signal, or after its teardown began, prints every thread's stack
+    (maes_common.process). Not sooner: faulthandler reads the stacks of running threads without
+    the GIL, which can crash a process that is only slow (seen under load: a simulator node
+    still ending 7 s after Ctrl-C died of SIGSEGV in the middle of its dump).
 
 Hard limits
     No test can hang a run. Every test has a wall-clock limit (pytest-timeout): 60 s, or
@@ -151,9 +154,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # started later then stalls (seen as controllers that never subscribed, never reported a
     # tick or never ended). Everything else is the same real DDS.
     os.environ.setdefault("FASTDDS_BUILTIN_TRANSPORTS", "UDPv4")
-    # A node process still ending 7 s after its stop signal prints its threads' stacks (ros2
-    # launch sends SIGTERM at 5 s and SIGKILL at 10 s): a hang shows where it is.
-    os.environ.setdefault("MAES_STALL_DUMP_S", "7")
+    # A node process still ending 45 s after its stop signal prints its threads' stacks, so a
+    # hang shows where it is (the tests give a process 60 s to end).
+    os.environ.setdefault("MAES_STALL_DUMP_S", "45")
     _register_hypothesis_profiles()
 
 

@@ -167,7 +167,15 @@ def arm_stall_dump() -> None:
 
 
 class _FirstSignalInterrupts:
-    """A Python signal handler: raise KeyboardInterrupt for the first stop signal only."""
+    """A Python signal handler: raise KeyboardInterrupt for the first stop signal only, and not
+    when the interrupted code is already handling an exception.
+
+    rclpy's own handler runs first (in C) and shuts the context down, so a node being built
+    when the signal comes can fail on its own (``rcl node's context is invalid``) before this
+    handler runs; a KeyboardInterrupt raised in the middle of that failure's handling (in
+    ``with``'s ``__exit__``, say) would escape :func:`ros_process` as a traceback (seen under
+    load: navigator_node stopped while it made its action servers). That failure is left to
+    propagate instead; :func:`ros_process` takes it for the stop it is."""
 
     def __init__(self) -> None:
         self.received = 0
@@ -179,7 +187,7 @@ class _FirstSignalInterrupts:
         if self.signum is None:
             self.signum = signum
             arm_stall_dump()
-        if self.armed and self.received == 1:
+        if self.armed and self.received == 1 and sys.exc_info()[1] is None:
             raise KeyboardInterrupt
 
 
@@ -477,6 +485,11 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         handler.armed = False
         print(f"{program}: bad parameter: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    except Exception:
+        if not handler.received:
+            raise
+        # A stop signal came while the node was being built: rclpy's handler shut the context
+        # down under it, and whatever rclpy call came next failed. A normal end.
     finally:
         handler.armed = False
         with teardown_limit(limit) as limited:  # (it replaces a stall dump a signal armed)

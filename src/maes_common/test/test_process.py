@@ -379,3 +379,53 @@ def test_the_events_executors_note_on_many_timers_is_not_shown(tmp_path, executo
         assert notes == 0, out.stdout
     else:  # rclpy's own prints it from the 8th timer on: the reason for the filter
         assert notes == 3, out.stdout
+
+
+# A stop signal while the node is being built: rclpy's own handler shuts the context down
+# first, so the build can fail with rclpy's error before our handler's KeyboardInterrupt lands
+# (seen under load: navigator_node stopped while making its action servers printed a
+# traceback). Here the KeyboardInterrupt is swallowed, as that race swallowed it, and the next
+# rclpy call fails on the shut-down context.
+BUILD_FAILS_AFTER_SIGNAL = textwrap.dedent("""
+    import os
+    import signal
+    import time
+
+    from rclpy.node import Node
+    from std_msgs.msg import Empty
+
+    from maes_common.process import ros_process
+
+    with ros_process("build_demo", []) as proc:
+        node = proc.own(Node("build_demo"))
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(2.0)  # rclpy's signal thread shuts the context down meanwhile
+        except KeyboardInterrupt:
+            pass
+        node.create_publisher(Empty, "build_demo", 1)  # fails: the context is shut down
+        print("not reached", flush=True)
+    print("ended", flush=True)
+""")
+
+
+def test_a_build_that_fails_after_a_stop_signal_is_a_quiet_stop(tmp_path):
+    out = _run_demo(tmp_path, BUILD_FAILS_AFTER_SIGNAL)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ended" in out.stdout and "not reached" not in out.stdout
+    assert "Traceback" not in out.stderr, out.stderr
+
+
+def test_the_first_signal_interrupts_unless_an_exception_is_being_handled():
+    from maes_common.process import _FirstSignalInterrupts
+
+    handler = _FirstSignalInterrupts()
+    try:
+        raise ValueError("rcl node's context is invalid")
+    except ValueError:
+        handler(signal.SIGTERM, None)  # no KeyboardInterrupt over the failure in hand
+    assert handler.received == 1 and handler.signum == signal.SIGTERM
+    fresh = _FirstSignalInterrupts()
+    with pytest.raises(KeyboardInterrupt):
+        fresh(signal.SIGINT, None)
+    fresh(signal.SIGINT, None)  # a second signal never raises
