@@ -18,8 +18,8 @@ from maes_common.contract import robot_namespace, wire_resolution
 from maes_controller.navigation import Navigator, NavParams
 from maes_sim.core import SimConfig, Simulation, state_to_metres
 
-from ..runners.direct import _RNG_SALT, shared_grids
 from ..runners.direct_robot import DirectRobot, NavigatorPoses, step_navigation
+from ..runners.team import _RNG_SALT, shared_grids
 from .options import DISCRETE_ACTIONS, EnvOptions
 
 #: Unknown, open, wall: the values of a SLAM map crop (:mod:`maes_sim.core.slam`).

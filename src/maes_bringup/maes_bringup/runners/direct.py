@@ -48,8 +48,6 @@ from typing import Any
 
 import numpy as np
 
-from maes_common.contract import wire_resolution
-from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction, load_logic
 from maes_sim.core import (
     SimConfig,
@@ -59,15 +57,14 @@ from maes_sim.core import (
     load_snapshot,
     save_snapshot,
     state_to_metres,
-    to_occupancy,
 )
 
 from .direct_robot import (
     DirectLogger,
     DirectRobot,
     NavigatorPoses,
-    step_navigation,
 )
+from .team import RobotTeam
 
 __all__ = [
     "DirectLogger",
@@ -79,9 +76,6 @@ __all__ = [
     "run",
     "state_to_metres",
 ]
-
-#: Mixed into every robot's ``rng`` seed so it never equals the simulation's own stream.
-_RNG_SALT = 0x4D414553  # "MAES"
 
 
 class LogicError(RuntimeError):
@@ -198,34 +192,6 @@ class RunResult:
 
 
 # ---------------------------------------------------------------------------------- runner
-def shared_grids(
-    slam_maps: np.ndarray, resolution: float, origin: tuple[float, float]
-) -> list[GridMap]:
-    """Each robot's SLAM map as the ``map`` message's GridMap; equal maps share one object.
-
-    Robots that merged their maps (one SLAM group) hold equal maps, so what is computed from
-    a map (costmap, frontiers: :meth:`GridMap.derived`) is computed once per group. Sharing
-    changes no value: each robot still gets a new object on every map tick, as the ROS stack
-    gets a new message.
-
-    Examples
-    --------
-    >>> maps = np.array([[[0, 1]], [[0, 1]], [[2, 1]]], dtype=np.uint8)
-    >>> a, b, c = shared_grids(maps, 1.0, (0.0, 0.0))
-    >>> a is b, a is c, c.array.tolist()
-    (True, False, [[100, 0]])
-    """
-    by_content: dict[bytes, GridMap] = {}
-    grids = []
-    for slam_map in slam_maps:
-        key = slam_map.tobytes()
-        grid = by_content.get(key)
-        if grid is None:
-            grid = by_content[key] = GridMap.from_array(to_occupancy(slam_map), resolution, *origin)
-        grids.append(grid)
-    return grids
-
-
 def _controllers(controller: Any, n: int) -> list[LogicFunction]:
     if isinstance(controller, Sequence) and not isinstance(controller, str):
         if len(controller) != n:
@@ -305,7 +271,6 @@ def run(
     >>> result.ticks, result.end_reason, result.sim.n_robots
     (5, 'tick limit 5 reached', 2)
     """
-    from maes_controller.navigation import Navigator, NavParams
 
     if not isinstance(config, SimConfig):
         config = load_config(config)
@@ -331,48 +296,22 @@ def run(
     tile = float(config.world.tile_size)
     if resume is not None:
         sim, robots, nav_poses, exploration, coverage, done = _resume(resume, run_key)
+        team = RobotTeam(sim, logic, robots, nav_poses)
     else:
         sim = Simulation(config, seed=seed)
-        params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
-        robots = [
-            DirectRobot(
-                sim, i, Navigator(params[i]), np.random.default_rng([sim.seed, i, _RNG_SALT])
-            )
-            for i in range(n)
-        ]
-        nav_poses = NavigatorPoses(sim)
+        team = RobotTeam.start(sim, logic)
         exploration = [sim.exploration_percent]
         coverage = [sim.coverage_percent]
         done = 0
-    h, w = sim.shape
-    origin = (-w / 2.0 * tile, -h / 2.0 * tile)
     outputs = _Outputs(sim, record, live, live_host) if record or live is not None else None
 
+    def stop_the_run(robot: DirectRobot, exc: Exception) -> None:
+        raise LogicError(
+            f"logic of {robot.namespace} raised at tick {sim.tick}: {type(exc).__name__}: {exc}"
+        ) from exc
+
     while not sim.finished and (max_ticks is None or done < max_ticks):
-        # The simulator node publishes `map` on the SLAM schedule; the navigator then plans on
-        # that map object until the next one.
-        if sim.slam_published_at(sim.tick):
-            # resolution as nav_msgs/MapMetaData carries it (float32), as on ROS
-            for robot, grid in zip(
-                robots, shared_grids(sim.slam_maps, wire_resolution(tile), origin), strict=True
-            ):
-                robot.receive_map(grid)
-        nav_poses.observe(sim)  # this tick's tf, as the nodes read it
-        # Every state of the tick first, as the simulator node publishes them: a tag deposited
-        # by one robot's logic shows in the others' states of the next tick, not this one.
-        states = sim.observation(tile).states()  # in metres, as maes_state carries them
-        for i, (robot, state) in enumerate(zip(robots, states, strict=True)):
-            robot.observe(state, nav_poses.believed(i))
-        for i, robot in enumerate(robots):
-            try:
-                logic[i](robot)
-            except Exception as exc:
-                raise LogicError(
-                    f"logic of {robot.namespace} raised at tick {sim.tick}: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-        step_navigation(sim, robots, nav_poses, tile)
-        sim.step()
+        team.tick(stop_the_run)
         done += 1
         if outputs is not None:
             outputs.publish()
@@ -381,7 +320,11 @@ def run(
         if progress is not None:
             progress(sim)
         if checkpoint is not None and sim.tick % checkpoint_every == 0:
-            _checkpoint(checkpoint, run_key, (sim, robots, nav_poses, exploration, coverage, done))
+            _checkpoint(
+                checkpoint,
+                run_key,
+                (sim, team.robots, team.nav_poses, exploration, coverage, done),
+            )
     wall = time.perf_counter() - started
     if outputs is not None:
         outputs.close()
