@@ -86,7 +86,7 @@ def _ms_per_tick(
     clock = _Clock()
     if sim.slam.grids is not None:  # the mapping: its scans, the grid updates, the merges
         sim._map_scans = clock.wrap(sim._map_scans)
-        sim.slam.merge = clock.wrap(sim.slam.merge)
+        sim.slam.grids.merge_groups = clock.wrap(sim.slam.grids.merge_groups)
     turn = np.linspace(-0.5, 0.5, robots)
     sim.set_velocities(np.full(robots, 1.0), turn)
     start = time.process_time()

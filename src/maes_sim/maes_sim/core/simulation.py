@@ -692,7 +692,9 @@ class Simulation:
                 if self.slam.grids is None:
                     self.slam.merge_groups(labels)
                 else:  # by the robots' poses now, in grid coordinates
-                    self.slam.merge(labels, self._grid_poses(self.poses), self._grid_poses())
+                    self.slam.grids.merge_groups(
+                        self.slam.maps, labels, self._grid_poses(self.poses), self._grid_poses()
+                    )
         if links is None:
             links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self.mailbox.deliver(*links, pos0, self.rng)

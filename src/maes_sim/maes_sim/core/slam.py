@@ -67,7 +67,8 @@ class SlamState:
             self.offsets = rng.uniform(-half, half, self.offsets.shape)
 
     def merge_groups(self, labels: np.ndarray) -> int:
-        """Merge the maps of robots sharing a label (N,); returns the number of groups merged.
+        """Merge the simulated SLAM's maps of robots sharing a label (N,); returns the number of
+        groups merged (occupancy grids merge by the robots' poses: :attr:`grids`).
 
         Examples
         --------
@@ -87,15 +88,6 @@ class SlamState:
             self.maps[members] = combined
             merged += 1
         return merged
-
-    def merge(self, labels: np.ndarray, true_poses: np.ndarray, believed_poses: np.ndarray) -> int:
-        """Merge the maps of robots sharing a label (N,) as the SLAM mode does: the simulated
-        SLAM's :meth:`merge_groups`, or the occupancy grids' merge by the robots' true and
-        believed poses ((N, 3) each, grid coordinates; :mod:`maes_sim.core.occupancy`).
-        Returns the number of groups merged."""
-        if self.grids is None:
-            return self.merge_groups(labels)
-        return self.grids.merge_groups(self.maps, labels, true_poses, believed_poses)
 
     def known_fraction(self) -> np.ndarray:
         """Share (N,) of each robot's map that is not UNKNOWN."""
