@@ -617,7 +617,7 @@ class SimConfig(_Section):
                 self.number_of_robots,
                 self.map.width_in_tiles,
                 self.map.height_in_tiles,
-                slam_bytes_per_tile(self.stack.slam),
+                slam_bytes_per_tile(self.stack.slam, self.robot_constraints.distribute_slam),
             )
 
 
@@ -651,16 +651,21 @@ def substeps_per_tick(
     return params.physics_steps * params.substeps
 
 
-def slam_bytes_per_tile(slam: str) -> int:
-    """Bytes one robot's SLAM map takes per tile: the map's code, and an occupancy grid's
-    float32 log-odds beside it (``stack.slam: occupancy``).
+def slam_bytes_per_tile(slam: str, distribute_slam: bool = False) -> int:
+    """Bytes one robot's SLAM map takes per tile: the map's code, an occupancy grid's float32
+    log-odds beside it (``stack.slam: occupancy``), and its own evidence's when the robots merge
+    their maps (``distribute_slam``).
 
     Examples
     --------
     >>> slam_bytes_per_tile("simulated"), slam_bytes_per_tile("occupancy")
     (1, 5)
+    >>> slam_bytes_per_tile("occupancy", distribute_slam=True)
+    9
     """
-    return 5 if slam == "occupancy" else 1
+    if slam != "occupancy":
+        return 1
+    return 9 if distribute_slam else 5
 
 
 def check_slam_memory(robots: int, width: int, height: int, bytes_per_tile: int = 1) -> None:

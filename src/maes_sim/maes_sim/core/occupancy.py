@@ -17,10 +17,16 @@ model) merge by their believed poses. Robot ``j``'s map frame sits at ``T_j = P_
 E_j^-1`` in the world (``P_j`` its true pose, ``E_j`` the pose it believes, grid frame), so
 ``j``'s map reaches ``i``'s frame through ``T_i^-1 T_j = E_i (P_i^-1 P_j) E_j^-1``: each robot's
 own belief and their true relative pose, as robots that meet and measure each other would align
-their maps. Errors in the believed poses therefore show as misaligned merged maps. The group's
-maps are averaged (log-odds, over the robots that know a cell) in the world frame and resampled
-back into each member's frame (nearest cell); averaging, not adding, so that merging the same
-maps again changes nothing.
+their maps. Errors in the believed poses therefore show as misaligned merged maps: a wall one
+robot placed wrongly stands beside the others' copy of it. What the robots hand over is their
+*own* evidence (the log-odds of their own scans alone, kept beside the map they use while
+merging is on): the group's own evidence is added up in the world frame (independent
+observations; clamped). Where no member has observed a cell itself but some member's map knows
+it from an earlier merge (knowledge relayed from a robot not in the group), the mean of those
+maps stands in. The result is resampled into each member's frame (nearest cell) and replaces the
+member's map wherever it knows the cell. Merged knowledge is never added as one's own, so
+merging again counts nothing twice; and a moving obstacle's trace leaves the merged maps once
+the robots that saw it have seen its cells free again.
 
 Nothing here draws from the random generator: the scans' noise and the pose errors are drawn
 where they always are, so a seed gives the same run in direct mode and on ROS.
@@ -64,6 +70,8 @@ class OccupancyGrids:
         ``(H, W)``, the tile grid's.
     params : OccupancyConfig
         ``config.stack.occupancy``: the update's probabilities.
+    merging : bool
+        Keep each robot's own evidence beside its map (:attr:`own`), which merging needs.
 
     Examples
     --------
@@ -77,14 +85,17 @@ class OccupancyGrids:
     [1, 1, 1, 1, 2, 0]
     """
 
-    def __init__(self, n_robots: int, shape: tuple[int, int], params) -> None:
+    def __init__(self, n_robots: int, shape: tuple[int, int], params, merging: bool = False) -> None:
+        #: The log-odds of the map each robot uses (N, H, W); ``codes`` are its verdicts.
         self.logodds = np.zeros((n_robots, *shape), dtype=np.float32)
+        #: Each robot's own evidence (N, H, W): its own scans only (empty without merging).
+        self.own = np.zeros((n_robots, *shape) if merging else (0, 0, 0), dtype=np.float32)
         self.l_hit = log_odds(params.hit_probability)
         self.l_miss = log_odds(params.miss_probability)
         self.l_min = log_odds(params.clamp_min_probability)
         self.l_max = log_odds(params.clamp_max_probability)
-        self._total = np.zeros(shape, dtype=np.float64)  # the merge's scratch arrays
-        self._count = np.zeros(shape, dtype=np.int32)
+        self._total = np.zeros((2, *shape), dtype=np.float64)  # the merge's scratch arrays
+        self._count = np.zeros((2, *shape), dtype=np.int32)
 
     def integrate(
         self,
@@ -127,6 +138,7 @@ class OccupancyGrids:
         integrate_scans(
             self.logodds,
             codes,
+            self.own,
             np.asarray(robots, dtype=np.int64),
             np.ascontiguousarray(origins, dtype=np.float64),
             rot,
@@ -156,16 +168,18 @@ class OccupancyGrids:
         Examples
         --------
         >>> from maes_sim.core.config_schema import OccupancyConfig
-        >>> grids = OccupancyGrids(2, (1, 3), OccupancyConfig())
+        >>> grids = OccupancyGrids(2, (1, 3), OccupancyConfig(), merging=True)
         >>> codes = np.zeros((2, 1, 3), dtype=np.uint8)
-        >>> grids.logodds[0, 0, 0], codes[0, 0, 0] = -1.0, 1  # robot 0 saw tile 0 free
-        >>> grids.logodds[1, 0, 2], codes[1, 0, 2] = 2.0, 2  # robot 1 saw tile 2 occupied
+        >>> grids.own[0, 0, 0] = -1.0  # robot 0 saw tile 0 free
+        >>> grids.own[1, 0, 2] = 2.0  # robot 1 saw tile 2 occupied
         >>> poses = np.array([[0.5, 0.5, 0.0], [2.5, 0.5, 0.0]])
         >>> grids.merge_groups(codes, np.array([0, 0]), poses, poses)
         1
         >>> codes.tolist()
         [[[1, 0, 2]], [[1, 0, 2]]]
         """
+        if self.own.size == 0:
+            raise ValueError("these grids keep no own evidence: build them with merging=True")
         # map frame -> world, per robot: T = P * E^-1
         to_world = compose_many(true_poses, inverse_many(believed_poses))
         merged = 0
@@ -175,6 +189,16 @@ class OccupancyGrids:
                 continue
             t = to_world[members]
             rigid = np.column_stack((np.cos(t[:, 2]), np.sin(t[:, 2]), t[:, 0], t[:, 1]))
-            merge_maps(self.logodds, codes, members, rigid, self._total, self._count)
+            merge_maps(
+                self.logodds,
+                codes,
+                self.own,
+                members,
+                rigid,
+                self.l_min,
+                self.l_max,
+                self._total,
+                self._count,
+            )
             merged += 1
         return merged

@@ -125,7 +125,7 @@ class Simulation:
             config.number_of_robots,
             self.world.width,
             self.world.height,
-            slam_bytes_per_tile(config.stack.slam),
+            slam_bytes_per_tile(config.stack.slam, config.robot_constraints.distribute_slam),
         )
         self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
         self._wall_sums = wall_sums(self.walls)  # for line-of-sight pair searches
@@ -201,6 +201,7 @@ class Simulation:
             self.shape,
             self.team.per_robot(self.team.slam_inaccuracy),
             config.stack.occupancy if config.stack.slam == "occupancy" else None,
+            merging=rc.distribute_slam,
         )
         # noise per robot (robot types); a uniform team passes scalars, as before types existed
         self._odometry_noise = self.team.per_robot(self.team.odometry_noise)

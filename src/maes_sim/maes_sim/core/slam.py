@@ -32,7 +32,8 @@ class SlamState:
     """SLAM maps (N, H, W) uint8 and believed-position offsets (N, 2) of N robots.
 
     ``occupancy`` (``config.stack.occupancy``) makes the maps occupancy grids
-    (:attr:`grids`); None keeps the simulated SLAM.
+    (:attr:`grids`; ``merging``: the robots merge them, so each keeps its own evidence too);
+    None keeps the simulated SLAM.
     """
 
     #: The log-odds grids of ``stack.slam: occupancy`` (None: the simulated SLAM). A class
@@ -45,6 +46,7 @@ class SlamState:
         shape: tuple[int, int],
         inaccuracy: float | np.ndarray,
         occupancy: OccupancyConfig | None = None,
+        merging: bool = False,
     ) -> None:
         self.maps = np.full((n_robots, *shape), UNKNOWN, dtype=np.uint8)
         self.offsets = np.zeros((n_robots, 2), dtype=np.float64)
@@ -53,7 +55,7 @@ class SlamState:
             float(inaccuracy) if np.ndim(inaccuracy) == 0 else np.asarray(inaccuracy, float)
         )
         if occupancy is not None:
-            self.grids = OccupancyGrids(n_robots, shape, occupancy)
+            self.grids = OccupancyGrids(n_robots, shape, occupancy, merging)
 
     def redraw_offsets(self, rng: np.random.Generator) -> None:
         """Draw each robot's believed-position error for the coming SLAM interval (2N

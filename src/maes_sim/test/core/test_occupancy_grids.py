@@ -98,22 +98,27 @@ def test_a_scan_goes_to_the_robots_own_map():
     assert (codes[:2] == UNKNOWN).all() and codes[2, 0].tolist() == [1, 1, 2, 0, 0, 0]
 
 
-def _seen(shape, known: dict[tuple[int, int], float]):
-    """Codes and log-odds of one map holding the given cells."""
+def _seen(shape, known: dict[tuple[int, int], float], relayed: dict | None = None):
+    """One robot's map holding the given cells: its own evidence (``known``, also in its map)
+    and what an earlier merge put in its map alone (``relayed``)."""
+    own = np.zeros(shape, dtype=np.float32)
     lo = np.zeros(shape, dtype=np.float32)
     codes = np.zeros(shape, dtype=np.uint8)
-    for (ix, iy), value in known.items():
-        lo[iy, ix] = value
-        codes[iy, ix] = SOLID if value > 0 else OPEN
-    return lo, codes
+    for cells, target in ((known, own), (relayed or {}, None)):
+        for (ix, iy), value in cells.items():
+            if target is not None:
+                target[iy, ix] = value
+            lo[iy, ix] = value
+            codes[iy, ix] = SOLID if value > 0 else OPEN
+    return lo, codes, own
 
 
 def _merge(maps, true_poses, believed_poses, labels=None):
     shape = maps[0][0].shape
-    grids = OccupancyGrids(len(maps), shape, PARAMS)
+    grids = OccupancyGrids(len(maps), shape, PARAMS, merging=True)
     codes = np.zeros((len(maps), *shape), dtype=np.uint8)
-    for i, (lo, c) in enumerate(maps):
-        grids.logodds[i], codes[i] = lo, c
+    for i, (lo, c, own) in enumerate(maps):
+        grids.logodds[i], codes[i], grids.own[i] = lo, c, own
     labels = np.zeros(len(maps), dtype=np.int64) if labels is None else np.asarray(labels)
     merged = grids.merge_groups(
         codes, labels, np.asarray(true_poses, float), np.asarray(believed_poses, float)
@@ -121,7 +126,7 @@ def _merge(maps, true_poses, believed_poses, labels=None):
     return grids, codes, merged
 
 
-def test_robots_with_exact_poses_end_with_one_map_the_mean_of_what_they_knew():
+def test_robots_with_exact_poses_end_with_one_map_adding_up_what_they_saw():
     a = _seen((4, 4), {(0, 0): -1.0, (1, 1): 2.0})
     b = _seen((4, 4), {(1, 1): -0.5, (3, 3): 1.0})
     poses = [[1.5, 1.5, 0.3], [2.5, 0.5, -1.0]]
@@ -129,14 +134,51 @@ def test_robots_with_exact_poses_end_with_one_map_the_mean_of_what_they_knew():
     assert merged == 1
     assert (codes[0] == codes[1]).all() and (grids.logodds[0] == grids.logodds[1]).all()
     lo = grids.logodds[0]
-    assert lo[0, 0] == -1.0 and lo[3, 3] == 1.0 and lo[1, 1] == np.float32(0.75)
+    assert lo[0, 0] == -1.0 and lo[3, 3] == 1.0 and lo[1, 1] == np.float32(1.5)
     assert codes[0, 1, 1] == SOLID and (codes[0] != UNKNOWN).sum() == 3
-    # merging again changes nothing (a mean, not a sum)
-    again = OccupancyGrids(2, (4, 4), PARAMS)
-    again.logodds[:] = grids.logodds
-    c2 = codes.copy()
-    again.merge_groups(c2, np.zeros(2, dtype=np.int64), np.array(poses), np.array(poses))
-    assert (again.logodds == grids.logodds).all() and (c2 == codes).all()
+    # the own evidence is left as it was: merging again changes nothing
+    assert grids.own[0, 1, 1] == 2.0 and grids.own[1, 1, 1] == -0.5
+    again = (grids.logodds.copy(), codes.copy())
+    grids.merge_groups(codes, np.zeros(2, dtype=np.int64), np.array(poses), np.array(poses))
+    assert (grids.logodds == again[0]).all() and (codes == again[1]).all()
+
+
+def test_the_sum_is_clamped():
+    a = _seen((1, 2), {(0, 0): 3.0})
+    b = _seen((1, 2), {(0, 0): 3.0})
+    poses = [[0.5, 0.5, 0.0], [1.5, 0.5, 0.0]]
+    grids, _, _ = _merge([a, b], poses, poses)
+    assert grids.logodds[0, 0, 0] == grids.l_max
+
+
+def test_what_a_robot_learnt_from_others_is_relayed_once_and_yields_to_observations():
+    # Robot 0's map knows two cells from an earlier merge with a robot not here: one nobody
+    # here has seen (relayed to robot 1 as it is), one robot 1 has seen itself (its own
+    # observation decides, not a sum with the relayed value).
+    a = _seen((1, 4), {(0, 0): -1.0}, relayed={(2, 0): 3.0, (3, 0): 3.0})
+    b = _seen((1, 4), {(3, 0): -1.5})
+    poses = [[0.5, 0.5, 0.0], [1.5, 0.5, 0.0]]
+    grids, codes, _ = _merge([a, b], poses, poses)
+    assert grids.logodds[1, 0].tolist() == [-1.0, 0.0, 3.0, -1.5]
+    assert codes[1, 0].tolist() == [OPEN, UNKNOWN, SOLID, OPEN]
+    assert (grids.logodds[0] == grids.logodds[1]).all()
+    assert grids.own[1, 0, 2] == 0.0  # relayed knowledge is not robot 1's own
+
+
+def test_merging_needs_the_own_evidence():
+    grids = OccupancyGrids(2, (2, 2), PARAMS)
+    with pytest.raises(ValueError, match="own evidence"):
+        grids.merge_groups(
+            np.zeros((2, 2, 2), dtype=np.uint8), np.zeros(2, dtype=np.int64), np.zeros((2, 3)),
+            np.zeros((2, 3)),
+        )  # fmt: skip
+
+
+def test_scans_update_the_own_evidence_too_when_it_is_kept():
+    grids = OccupancyGrids(1, (1, 6), PARAMS, merging=True)
+    codes = np.zeros((1, 1, 6), dtype=np.uint8)
+    _ray(grids, codes, 0.5, 2.0, True)
+    assert (grids.own == grids.logodds).all() and grids.own[0, 0, 2] == grids.l_hit
 
 
 def test_a_robot_that_believes_itself_elsewhere_hands_over_a_shifted_map():

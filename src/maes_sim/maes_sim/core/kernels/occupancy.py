@@ -5,7 +5,8 @@ kernel's (:mod:`maes_sim.core.grid`): tile ``(ix, iy)`` covers ``[ix, ix + 1) x 
 Each map is a pair: log-odds (M, H, W) float32 and codes (M, H, W) uint8 (UNKNOWN, OPEN, SOLID:
 the simulated SLAM's codes, which every reader of a SLAM map takes). A cell never updated stays
 UNKNOWN; an updated one is SOLID when its log-odds is above 0 (occupied more likely than not),
-else OPEN.
+else OPEN. Robots that merge maps keep a third array, their *own* evidence (M, H, W) float32: the
+log-odds of their own scans alone, which is what they hand over when merging.
 
 Scan update (:func:`integrate_scans`), per robot, ray by ray in order:
 
@@ -19,11 +20,17 @@ Scan update (:func:`integrate_scans`), per robot, ray by ray in order:
   marks the tile beyond, and a small range error does not mark the tile in front);
 * a ray that returned nothing lowers every cell up to its range, the last one included;
 * each update adds ``l_hit`` or ``l_miss`` and clamps to ``[l_min, l_max]``, so a cell can change
-  its mind; cells outside the map are skipped.
+  its mind; cells outside the map are skipped. The own evidence, when kept, takes the same
+  update (clamped on its own).
 
-Merge (:func:`merge_maps`): the members' maps are resampled into one common frame by a rigid
-transform each (nearest cell centre), averaged over the members that know a cell, and resampled
-back into each member's frame; a member keeps its own value where the group knows nothing.
+Merge (:func:`merge_maps`): the members' own evidence and maps are resampled into one common
+frame by a rigid transform each (nearest cell centre). Where some member has observed a cell
+itself, the common value is the clamped sum of their own evidence (independent observations:
+log-odds add); elsewhere, where some member's map knows the cell from an earlier merge, the mean
+of those maps (knowledge relayed from robots not in the group, counted once however often it
+is merged). The common map is resampled back into each member's frame and replaces its map
+where it knows the cell (a member keeps its map elsewhere). Each merge starts again from the
+own evidence, so merging the same maps twice counts nothing twice.
 """
 
 from __future__ import annotations
@@ -44,20 +51,28 @@ _SOLID = int(SOLID)
 
 
 @njit(**JIT_OPTIONS)
-def _update(lf, cf, cell, delta, l_min, l_max):  # pragma: no cover - compiled
-    value = lf[cell] + delta
+def _clamp(value, l_min, l_max):  # pragma: no cover - compiled
     if value < l_min:
-        value = l_min
-    elif value > l_max:
-        value = l_max
+        return l_min
+    if value > l_max:
+        return l_max
+    return value
+
+
+@njit(**JIT_OPTIONS)
+def _update(lf, cf, of, has_own, cell, delta, l_min, l_max):  # pragma: no cover - compiled
+    value = _clamp(lf[cell] + delta, l_min, l_max)
     lf[cell] = value
     cf[cell] = _SOLID if value > 0.0 else _OPEN
+    if has_own:
+        of[cell] = _clamp(of[cell] + delta, l_min, l_max)
 
 
 @njit(**JIT_OPTIONS)
 def integrate_scans(
     logodds,
     codes,
+    own,
     index,
     origins,
     rot,
@@ -77,6 +92,8 @@ def integrate_scans(
     ----------
     logodds : float32 ndarray (M, H, W)
     codes : uint8 ndarray (M, H, W)
+    own : float32 ndarray (M, H, W) or (0, 0, 0)
+        The own evidence, updated alike (an empty array: none kept).
     index : int64 ndarray (n,)
         Map of each scan's robot.
     origins : float64 ndarray (n, 2)
@@ -99,6 +116,8 @@ def integrate_scans(
     hw = h * w
     lf = logodds.reshape(logodds.size)
     cf = codes.reshape(codes.size)
+    of = own.reshape(own.size)
+    has_own = own.size > 0
     for i in range(origins.shape[0]):
         so = index[i] * hw
         ox = origins[i, 0]
@@ -151,7 +170,7 @@ def integrate_scans(
                     break
                 # the ray leaves this cell before its end: crossed, so free
                 if 0 <= ix < w and 0 <= iy < h:
-                    _update(lf, cf, so + iy * w + ix, l_miss, l_min, l_max)
+                    _update(lf, cf, of, has_own, so + iy * w + ix, l_miss, l_min, l_max)
                 if tx == ty:  # through a corner: on diagonally
                     ix += sx
                     iy += sy
@@ -164,26 +183,30 @@ def integrate_scans(
                     iy += sy
                     ty += ry
             if 0 <= ix < w and 0 <= iy < h:
-                _update(lf, cf, so + iy * w + ix, l_hit if is_hit else l_miss, l_min, l_max)
+                delta = l_hit if is_hit else l_miss
+                _update(lf, cf, of, has_own, so + iy * w + ix, delta, l_min, l_max)
 
 
 @njit(**JIT_OPTIONS)
-def merge_maps(logodds, codes, members, to_common, total, count):  # pragma: no cover - compiled
-    """Merge the maps ``members`` (g,) of ``logodds``/``codes`` (M, H, W) in place.
+def merge_maps(
+    logodds, codes, own, members, to_common, l_min, l_max, total, count
+):  # pragma: no cover - compiled
+    """Merge the maps ``members`` (g,) in place (the rules: the module docstring).
 
-    ``to_common`` (g, 4) holds each member's transform from its map's grid coordinates into the
-    common frame's: ``(cos, sin, tx, ty)``, ``q = R p + t``. ``total`` (H, W) float64 and
-    ``count`` (H, W) int32 are scratch arrays. A cell of the common frame takes the mean
-    log-odds of the members whose map knows the point at its centre; each member's cell then
-    takes the common value at its centre's image (nearest cell), where that is known.
+    ``logodds``, ``own`` (M, H, W) float32 and ``codes`` (M, H, W) uint8: the maps, the own
+    evidence (read) and the codes. ``to_common`` (g, 4) holds each member's transform from its
+    map's grid coordinates into the common frame's: ``(cos, sin, tx, ty)``, ``q = R p + t``.
+    ``total`` (2, H, W) float64 and ``count`` (2, H, W) int32 are scratch arrays (own evidence,
+    maps). Own evidence of exactly 0 counts as no observation.
     """
     h = codes.shape[1]
     w = codes.shape[2]
     hw = h * w
     lf = logodds.reshape(logodds.size)
     cf = codes.reshape(codes.size)
-    tf = total.reshape(hw)
-    nf = count.reshape(hw)
+    of = own.reshape(own.size)
+    tf = total.reshape(2 * hw)  # own evidence summed: [0, hw); maps summed: [hw, 2 hw)
+    nf = count.reshape(2 * hw)
     tf[:] = 0.0
     nf[:] = 0
     fw = float(w)
@@ -205,21 +228,26 @@ def merge_maps(logodds, codes, members, to_common, total, count):  # pragma: no 
             for ix in range(w):
                 if px >= 0.0 and py >= 0.0 and px < fw and py < fh:
                     cell = so + int(py) * w + int(px)  # int() is floor here: both >= 0
-                    # an unknown cell's log-odds is 0: only the count needs the code
-                    tf[row + ix] += lf[cell]
-                    nf[row + ix] += cf[cell] != _UNKNOWN
+                    value = of[cell]
+                    k = row + ix
+                    tf[k] += value  # an unobserved cell's evidence is 0
+                    nf[k] += value != 0.0
+                    if cf[cell] != _UNKNOWN:
+                        tf[hw + k] += lf[cell]
+                        nf[hw + k] += 1
                 px += c
                 py -= s
-    mean = np.empty(hw, dtype=np.float32)
-    verdict = np.empty(hw, dtype=np.uint8)
+    common = np.empty(hw, dtype=np.float32)
+    verdict = np.zeros(hw, dtype=np.uint8)
     for k in range(hw):
         if nf[k] > 0:
-            value = np.float32(tf[k] / nf[k])
-            mean[k] = value
-            verdict[k] = _SOLID if value > 0.0 else _OPEN
+            value = _clamp(np.float32(tf[k]), l_min, l_max)
+        elif nf[hw + k] > 0:
+            value = np.float32(tf[hw + k] / nf[hw + k])
         else:
-            mean[k] = 0.0
-            verdict[k] = _UNKNOWN
+            continue
+        common[k] = value
+        verdict[k] = _SOLID if value > 0.0 else _OPEN
     for q in range(members.shape[0]):
         so = members[q] * hw
         c = to_common[q, 0]
@@ -235,7 +263,7 @@ def merge_maps(logodds, codes, members, to_common, total, count):  # pragma: no 
                 if px >= 0.0 and py >= 0.0 and px < fw and py < fh:
                     k = int(py) * w + int(px)
                     if verdict[k] != _UNKNOWN:
-                        lf[row + ix] = mean[k]
+                        lf[row + ix] = common[k]
                         cf[row + ix] = verdict[k]
                 px += c
                 py += s
