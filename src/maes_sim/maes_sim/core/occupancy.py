@@ -85,7 +85,9 @@ class OccupancyGrids:
     [1, 1, 1, 1, 2, 0]
     """
 
-    def __init__(self, n_robots: int, shape: tuple[int, int], params, merging: bool = False) -> None:
+    def __init__(
+        self, n_robots: int, shape: tuple[int, int], params, merging: bool = False
+    ) -> None:
         #: The log-odds of the map each robot uses (N, H, W); ``codes`` are its verdicts.
         self.logodds = np.zeros((n_robots, *shape), dtype=np.float32)
         #: Each robot's own evidence (N, H, W): its own scans only (empty without merging).
