@@ -1,8 +1,8 @@
 """The full MAES-ROS stack: the simulator and, per robot, navigation, SLAM and a controller.
 
-    ros2 launch maes_bringup multi_robot.launch.py [config:=path] [slam:=slam_toolbox|simulated]
-        [nav:=nav2|builtin] [use_rviz:=true] [use_composition:=true] [log_level:=info]
-        [domain:=auto|N]
+    ros2 launch maes_bringup multi_robot.launch.py [config:=path]
+        [slam:=slam_toolbox|simulated|occupancy] [nav:=nav2|builtin] [use_rviz:=true]
+        [use_composition:=true] [log_level:=info] [domain:=auto|N]
 
 What starts is decided by maes_bringup.stack.launch_plan.plan_launch (a pure function, unit-tested
 without `launch`); this file only loads the config with the simulator's loader and turns the
@@ -73,8 +73,9 @@ ARGUMENTS = (
     (
         "slam",
         "",
-        "Who maps: 'slam_toolbox' (one per robot) or 'simulated' (the simulator's "
-        "SLAM); empty = the config's stack.slam",
+        "Who maps: 'slam_toolbox' (one per robot), 'simulated' (the simulator's "
+        "SLAM) or 'occupancy' (the simulator's occupancy grids from each robot's own "
+        "scans); empty = the config's stack.slam",
     ),
     (
         "nav",

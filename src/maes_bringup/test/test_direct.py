@@ -159,11 +159,13 @@ def test_state_to_metres_scales_every_position():
     assert state_to_metres(s, 1.0) is s
 
 
-def test_costmap_is_the_navigators_costmap_of_the_map_published_on_slam_update_ticks():
+@pytest.mark.parametrize("slam", ["simulated", "occupancy"])
+def test_costmap_is_the_navigators_costmap_of_the_map_published_on_slam_update_ticks(slam):
     cfg = small_config(
         world={"tile_size": 0.5},
         end_criteria={"tick": 23},
         robot_constraints={"slam_update_interval_in_ticks": 5, "slam_raytrace_range": 15.0},
+        stack={"slam": slam},  # occupancy: the grids of the robots' own scans, the same way
     )
     arrays = {}
 

@@ -278,3 +278,25 @@ def test_the_radio_experiment_loads_with_one_radio_per_row():
         ("bernoulli", 0.5),
         ("gilbert_elliott", 0.0),
     }
+
+
+def test_the_occupancy_experiment_is_the_imperfect_world_with_occupancy_maps():
+    """experiments/imperfect_world_occupancy.yaml (issue 37) has the cases of
+    imperfect_world.yaml with ``stack.slam: occupancy``, so that occupancy_report.py pairs
+    every run with the same case under the simulated SLAM."""
+    root = Path(__file__).resolve().parents[3] / "experiments"
+    simulated = load_experiment(root / "imperfect_world.yaml")
+    occupancy = load_experiment(root / "imperfect_world_occupancy.yaml")
+    assert len(occupancy.cases) == len(simulated.cases) == 800
+
+    def case_key(case):
+        config = dict(case.config)
+        config["stack"] = dict(config["stack"])
+        slam = config["stack"].pop("slam")
+        return slam, repr(sorted(config.items())), case.controller, case.seed
+
+    sim_keys = [case_key(c) for c in simulated.cases]
+    occ_keys = [case_key(c) for c in occupancy.cases]
+    assert {k[0] for k in sim_keys} == {"simulated"}
+    assert {k[0] for k in occ_keys} == {"occupancy"}
+    assert sorted(k[1:] for k in occ_keys) == sorted(k[1:] for k in sim_keys)

@@ -121,9 +121,10 @@ def test_slam_toolbox_keeps_its_map_in_the_namespace():
 
 
 @pytest.mark.parametrize("slam", L.SLAM_CHOICES)
-def test_simulator_publishes_maps_only_with_simulated_slam(slam):
+def test_simulator_publishes_maps_only_when_it_builds_them(slam):
     sim = make_plan(2, slam=slam).node("maes_sim").parameter_dict
-    assert sim["publish_slam_map"] is (slam == "simulated")
+    assert sim["publish_slam_map"] is (slam in ("simulated", "occupancy"))
+    assert sim["slam"] == slam  # the simulator maps as the launch says
     assert sim["config_file"] == "/cfg/run.yaml"
     assert sim["real_time_factor"] == 1.0
 
@@ -292,7 +293,7 @@ def test_default_config_runs_the_embedded_choices():
 @pytest.mark.parametrize(
     "argument, value, allowed",
     [
-        ("slam", "gmapping", "'simulated', 'slam_toolbox'"),
+        ("slam", "gmapping", "'simulated', 'occupancy', 'slam_toolbox'"),
         ("nav", "move_base", "'builtin', 'nav2'"),
         ("log_level", "verbose", "'debug', 'info', 'warn', 'error', 'fatal'"),
     ],

@@ -159,6 +159,49 @@ def test_publish_slam_map_is_a_bool_and_unset_follows_the_config(tmp_path, given
     assert proc.returncode == 0, output
 
 
+def _sim_node_args(tmp_path: Path) -> list[str]:
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "number_of_robots: 1\nend_criteria: {tick: null, exploration_percent: null}\n"
+    )
+    return [str(_script("maes_sim_node")), "--ros-args", "-p", f"config_file:={config}"]
+
+
+def test_simulator_slam_parameter_replaces_the_configs(tmp_path):
+    # the launch's slam:= reaches the simulator: slam_toolbox over a config's simulated SLAM
+    # means the simulator publishes no map (a SLAM node per robot would)
+    from rclpy.context import Context
+
+    proc = subprocess.Popen(
+        [*_sim_node_args(tmp_path), "-p", "slam:=slam_toolbox"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=os.environ.copy(),
+    )
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("slam_param_watcher", context=context)
+    try:
+        assert _wait_for(lambda: node.count_subscribers("/robot0/cmd_vel") == 1, proc), (
+            "simulator not up"
+        )
+        assert node.count_publishers("/robot0/map") == 0
+    finally:
+        node.destroy_node()
+        context.try_shutdown()
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+
+
+def test_simulator_slam_parameter_is_checked_as_the_configs_key(tmp_path):
+    bad = _run([*_sim_node_args(tmp_path), "-p", "slam:=occupied"])
+    assert bad.returncode == 2, bad.stderr
+    [line] = bad.stderr.strip().splitlines()
+    assert "stack.slam" in line and "'occupied'" in line and "'occupancy'" in line, line
+
+
 def test_simulator_rejects_a_wrongly_typed_parameter_in_one_line(tmp_path):
     proc = _run([str(_script("maes_sim_node")), "--ros-args", "-p", "publish_slam_map:=maybe"])
     assert proc.returncode == 2, proc.stderr

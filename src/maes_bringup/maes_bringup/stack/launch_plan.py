@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from maes_common.contract import DEFAULT_LOGIC
-from maes_sim.core import SimConfig
+from maes_sim.core import SIMULATOR_SLAM_MODES, SLAM_MODES, SimConfig
 
 from .params import (
     dump_params,
@@ -63,7 +63,7 @@ __all__ = [
     "write_params_files",
 ]
 
-SLAM_CHOICES = ("simulated", "slam_toolbox")
+SLAM_CHOICES = SLAM_MODES
 NAV_CHOICES = ("builtin", "nav2")
 LOG_LEVELS = ("debug", "info", "warn", "error", "fatal")
 SYNC_CHOICES = ("lockstep", "free")
@@ -381,8 +381,9 @@ def plan_launch(
     config_path : path
         The config file, passed on to the simulator and the built-in navigator.
     slam, nav : str, optional
-        ``"simulated"``/``"slam_toolbox"`` and ``"builtin"``/``"nav2"``; ``None`` or ``""``
-        takes ``config.stack.slam`` / ``config.stack.nav``.
+        One of :data:`SLAM_CHOICES` (``"simulated"``, ``"occupancy"``: the simulator's maps;
+        ``"slam_toolbox"``) and ``"builtin"``/``"nav2"``; ``None`` or ``""`` takes
+        ``config.stack.slam`` / ``config.stack.nav``.
     use_rviz : bool
         Start RViz with ``rviz_config``.
     log_level : str
@@ -508,9 +509,10 @@ def plan_launch(
         # slam_toolbox take longer to come up.
         "wait_for_navigator": nav == "builtin",
         "wait_for_controllers": "lockstep",
-        "start_timeout": 60.0 if nav == "builtin" and slam == "simulated" else 180.0,
+        "start_timeout": 60.0 if nav == "builtin" and slam in SIMULATOR_SLAM_MODES else 180.0,
         "cmd_vel_stamped": bool(cmd_vel_stamped),
-        "publish_slam_map": slam == "simulated",
+        "publish_slam_map": slam in SIMULATOR_SLAM_MODES,
+        "slam": slam,  # the simulator builds its maps this way (the launch may override)
         "use_sim_time": False,
     }
     # Watching and recording (docs/live_view.md): record, live, live_host, live_port.

@@ -16,8 +16,17 @@ checks it).
 from .batch import BatchedSimulation
 from .commands import CommandError, Status
 from .comms import Broadcast, SignalFunctionError, robot_name
-from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
+from .config import (
+    ConfigError,
+    SimConfig,
+    config_from_dict,
+    config_to_dict,
+    key_paths,
+    load_config,
+    with_slam,
+)
 from .config_checks import Float, Int, Nullable, suggestion
+from .config_schema import SIMULATOR_SLAM_MODES, SLAM_MODES
 from .figures import (
     NEVER_RGB,
     WALL_RGB,
@@ -61,6 +70,8 @@ __all__ = [
     "RandomWalkers",
     "RISE_HALF_LIFE",
     "RobotState",
+    "SIMULATOR_SLAM_MODES",
+    "SLAM_MODES",
     "SignalFunctionError",
     "SimConfig",
     "SimSnapshot",
@@ -96,6 +107,7 @@ __all__ = [
     "read_user_file",
     "short_repr",
     "state_to_metres",
+    "with_slam",
     "world_from_config",
     "write_run_results",
 ]

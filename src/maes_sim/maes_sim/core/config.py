@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import fields, is_dataclass
+from dataclasses import fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from maes_sim.core.config_schema import (
     LidarConfig,
     MapConfig,
     MotionConfig,
+    OccupancyConfig,
     PerformanceConfig,
     ResultsConfig,
     RobotConstraints,
@@ -48,6 +49,7 @@ __all__ = [
     "LidarConfig",
     "MapConfig",
     "MotionConfig",
+    "OccupancyConfig",
     "PerformanceConfig",
     "ResultsConfig",
     "RobotConstraints",
@@ -165,6 +167,21 @@ def config_to_dict(config: SimConfig) -> dict[str, Any]:
     if not isinstance(config, SimConfig):
         raise TypeError(f"expected a SimConfig, got {type(config).__name__}")
     return _to_plain(config)
+
+
+def with_slam(config: SimConfig, slam: str) -> SimConfig:
+    """``config`` with ``stack.slam`` replaced (a launch's ``slam:=``), checked as in a file.
+
+    Examples
+    --------
+    >>> with_slam(SimConfig(), "occupancy").stack.slam
+    'occupancy'
+    >>> with_slam(SimConfig(), "occupied")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.config_checks.ConfigError: stack.slam: got 'occupied' (a string), expected one ...
+    """
+    return replace(config, stack=replace(config.stack, slam=slam))
 
 
 def key_paths(cls: type = SimConfig, prefix: str = "") -> list[str]:

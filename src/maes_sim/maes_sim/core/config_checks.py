@@ -200,6 +200,36 @@ class Float:
         return number
 
 
+class OpenInterval:
+    """A real number strictly between ``lo`` and ``hi`` (e.g. a probability that must move an
+    occupancy cell: above or below one half); ``why`` says what the bounds are for.
+
+    Examples
+    --------
+    >>> OpenInterval(0.0, 0.5, "a miss lowers")(0.4, "stack.occupancy.miss_probability")
+    0.4
+    >>> OpenInterval(0.0, 0.5, "a miss lowers")(0.5, "k")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    maes_sim.core.config_checks.ConfigError: k: got 0.5, expected a number in ]0, 0.5[ (a miss...
+    """
+
+    def __init__(self, lo: float, hi: float, why: str) -> None:
+        self.lo, self.hi, self.why = lo, hi, why
+        self._number = Float(lo=lo, hi=hi)
+
+    def expected(self) -> str:
+        return f"a number in ]{self.lo:g}, {self.hi:g}[ ({self.why})"
+
+    def __call__(self, value: Any, key: str) -> float:
+        number = self._number(value, key)
+        if not self.lo < number < self.hi:
+            raise ConfigError(
+                f"got {show(value)}, expected {self.expected()}", key=key, value=value
+            )
+        return number
+
+
 class Bool:
     """``true`` or ``false``; with ``null_as`` set, YAML ``null`` is accepted and stored as it.
 

@@ -21,6 +21,7 @@ from maes_sim.core.config_checks import (
     Int,
     IntList,
     Nullable,
+    OpenInterval,
     Section,
     Text,
     show,
@@ -429,16 +430,45 @@ class CommunicationConfig(_Section):
 
 
 @dataclass(frozen=True)
+class OccupancyConfig(_Section):
+    """``stack.occupancy`` (MAES-ROS): the log-odds update of ``stack.slam: occupancy``
+    (:mod:`maes_sim.core.occupancy`), as probabilities: a returned ray's end cell is updated
+    with ``hit_probability``, every cell a ray crosses with ``miss_probability``, and a cell's
+    probability stays within ``[clamp_min_probability, clamp_max_probability]`` so it can change
+    its mind. The defaults are OctoMap's."""
+
+    PATH: ClassVar[str] = "stack.occupancy"
+    hit_probability: float = _setting(0.7, OpenInterval(0.5, 1.0, "above 0.5: a hit raises"))
+    miss_probability: float = _setting(0.4, OpenInterval(0.0, 0.5, "below 0.5: a miss lowers"))
+    clamp_min_probability: float = _setting(
+        0.12, OpenInterval(0.0, 0.5, "below 0.5: a free cell stays free")
+    )
+    clamp_max_probability: float = _setting(
+        0.97, OpenInterval(0.5, 1.0, "above 0.5: an occupied cell stays occupied")
+    )
+
+
+#: The values of ``stack.slam``: who builds the robots' maps.
+SLAM_MODES = ("simulated", "occupancy", "slam_toolbox")
+#: The ``stack.slam`` values whose maps the simulator builds and publishes (``map``, ``map ->
+#: odom``); with the others a SLAM node per robot does.
+SIMULATOR_SLAM_MODES = ("simulated", "occupancy")
+
+
+@dataclass(frozen=True)
 class StackConfig(_Section):
-    """``stack`` (MAES-ROS): which SLAM and navigation serve the robots, and what one robot
-    state carries (``max_tags_per_state``: the nearest tags in range, at most this many; the
-    same in direct mode)."""
+    """``stack`` (MAES-ROS): which SLAM and navigation serve the robots, how ``occupancy``
+    maps are updated, and what one robot state carries (``max_tags_per_state``: the nearest
+    tags in range, at most this many; the same in direct mode)."""
 
     PATH: ClassVar[str] = "stack"
-    slam: str = _setting("simulated", Choice("simulated", "slam_toolbox"))
+    slam: str = _setting("simulated", Choice(*SLAM_MODES))
     nav: str = _setting("builtin", Choice("builtin", "nav2"))
     cmd_vel_timeout: float = _setting(0.5, Float(lo=0.0, hi=1e6, lo_open=True))
     max_tags_per_state: int = _setting(DEFAULT_MAX_TAGS_PER_STATE, Int(lo=1, hi=MAX_TAGS_PER_STATE))
+    occupancy: OccupancyConfig = field(
+        default_factory=OccupancyConfig, metadata=_sub(OccupancyConfig)
+    )
 
 
 @dataclass(frozen=True)
@@ -584,7 +614,10 @@ class SimConfig(_Section):
                 )
         if self.map.kind != "custom":
             check_slam_memory(
-                self.number_of_robots, self.map.width_in_tiles, self.map.height_in_tiles
+                self.number_of_robots,
+                self.map.width_in_tiles,
+                self.map.height_in_tiles,
+                slam_bytes_per_tile(self.stack.slam, self.robot_constraints.distribute_slam),
             )
 
 
@@ -618,8 +651,26 @@ def substeps_per_tick(
     return params.physics_steps * params.substeps
 
 
-def check_slam_memory(robots: int, width: int, height: int) -> None:
-    """Raise ConfigError when the per-robot SLAM maps (1 byte per tile) exceed MAX_SLAM_CELLS.
+def slam_bytes_per_tile(slam: str, distribute_slam: bool = False) -> int:
+    """Bytes one robot's SLAM map takes per tile: the map's code, an occupancy grid's float32
+    log-odds beside it (``stack.slam: occupancy``), and its own evidence's when the robots merge
+    their maps (``distribute_slam``).
+
+    Examples
+    --------
+    >>> slam_bytes_per_tile("simulated"), slam_bytes_per_tile("occupancy")
+    (1, 5)
+    >>> slam_bytes_per_tile("occupancy", distribute_slam=True)
+    9
+    """
+    if slam != "occupancy":
+        return 1
+    return 9 if distribute_slam else 5
+
+
+def check_slam_memory(robots: int, width: int, height: int, bytes_per_tile: int = 1) -> None:
+    """Raise ConfigError when the per-robot SLAM maps (``bytes_per_tile`` per tile:
+    :func:`slam_bytes_per_tile`) exceed MAX_SLAM_CELLS bytes.
 
     Examples
     --------
@@ -628,11 +679,12 @@ def check_slam_memory(robots: int, width: int, height: int) -> None:
     ...
     maes_sim.core.config_checks.ConfigError: number_of_robots: got 5000, but 5000 robots ...
     """
-    cells = robots * width * height
-    if cells > MAX_SLAM_CELLS:
+    size = robots * width * height * bytes_per_tile
+    if size > MAX_SLAM_CELLS:
+        per_tile = "one byte" if bytes_per_tile == 1 else f"{bytes_per_tile} bytes"
         raise ConfigError(
-            f"got {robots}, but {robots} robots on a {width}x{height} map need {cells / 2**30:.1f}"
-            f" GiB of SLAM maps (one byte per tile per robot), more than the "
+            f"got {robots}, but {robots} robots on a {width}x{height} map need {size / 2**30:.1f}"
+            f" GiB of SLAM maps ({per_tile} per tile per robot), more than the "
             f"{MAX_SLAM_CELLS / 2**30:g} GiB allowed; use fewer robots or a smaller map",
             key="number_of_robots",
             value=robots,

@@ -34,7 +34,7 @@ from . import commands as C
 from .collision import robot_overlap, wall_penetration
 from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
-from .config_schema import check_slam_memory
+from .config_schema import check_slam_memory, slam_bytes_per_tile
 from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import stop_rays_at_bodies, use_threads, wall_sums
@@ -121,7 +121,12 @@ class Simulation:
         self.rng = np.random.default_rng(self.seed)
         self.world = world if world is not None else world_from_config(config, self.rng)
         # A custom map's size is known only now: refuse SLAM maps no machine could hold.
-        check_slam_memory(config.number_of_robots, self.world.width, self.world.height)
+        check_slam_memory(
+            config.number_of_robots,
+            self.world.width,
+            self.world.height,
+            slam_bytes_per_tile(config.stack.slam, config.robot_constraints.distribute_slam),
+        )
         self.walls = np.ascontiguousarray(self.world.walls, dtype=bool)
         self._wall_sums = wall_sums(self.walls)  # for line-of-sight pair searches
         self.shape = self.walls.shape
@@ -191,7 +196,13 @@ class Simulation:
             n, Radio([t.radio for t in types], np.asarray(self.team.broadcast_ranges, float))
         )
         self.tags = TagStore(n)
-        self.slam = SlamState(n, self.shape, self.team.per_robot(self.team.slam_inaccuracy))
+        self.slam = SlamState(
+            n,
+            self.shape,
+            self.team.per_robot(self.team.slam_inaccuracy),
+            config.stack.occupancy if config.stack.slam == "occupancy" else None,
+            merging=rc.distribute_slam,
+        )
         # noise per robot (robot types); a uniform team passes scalars, as before types existed
         self._odometry_noise = self.team.per_robot(self.team.odometry_noise)
         self._heading_noise = self.team.per_robot(self.team.heading_noise)
@@ -335,8 +346,10 @@ class Simulation:
 
     @property
     def estimated_poses(self) -> np.ndarray:
-        """Poses (N, 3) the robots believe in their SLAM maps (true + SLAM inaccuracy)."""
-        out = self.poses
+        """Poses (N, 3) the robots believe in their SLAM maps: the true pose plus the SLAM
+        inaccuracy; with ``stack.slam: occupancy``, which does no scan matching, the odometry
+        pose (:attr:`odometry_poses`, drift included) plus the SLAM inaccuracy."""
+        out = self._odom.copy() if self.slam.grids is not None else self.poses
         out[:, :2] += self.slam.offsets
         return out
 
@@ -412,11 +425,15 @@ class Simulation:
             if base is None:
                 motion = self._motion
                 robot_xy = motion.positions - self._offset
+                if self.slam.grids is None:
+                    believed_xy, believed_heading = robot_xy, motion.headings.copy()
+                else:  # occupancy: the odometry pose, as estimated_poses
+                    believed_xy, believed_heading = self._odom[:, :2], self._odom[:, 2].copy()
                 base = Observation(
                     self.tick,
                     1.0,
-                    positions=robot_xy + self.slam.offsets,
-                    headings=motion.headings.copy(),
+                    positions=believed_xy + self.slam.offsets,
+                    headings=believed_heading,
                     status=self._status.copy(),
                     colliding=self.colliding.copy(),
                     velocities=self.velocities,
@@ -672,7 +689,13 @@ class Simulation:
             self.links = all_links
             if sync_due:  # each pair's map exchange goes through the radio model
                 kept = self.mailbox.radio.exchange_links(*all_links, pos0, self.rng)
-                self.slam.merge_groups(communication_groups(self.n_robots, *kept))
+                labels = communication_groups(self.n_robots, *kept)
+                if self.slam.grids is None:
+                    self.slam.merge_groups(labels)
+                else:  # by the robots' poses now, in grid coordinates
+                    self.slam.grids.merge_groups(
+                        self.slam.maps, labels, self._grid_poses(self.poses), self._grid_poses()
+                    )
         if links is None:
             links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
         self.mailbox.deliver(*links, pos0, self.rng)
@@ -709,6 +732,32 @@ class Simulation:
             rc.automatically_update_slam and tick % rc.slam_update_interval_in_ticks == 0
         )
 
+    def _grid_poses(self, poses: np.ndarray | None = None) -> np.ndarray:
+        """``poses`` (default: :attr:`estimated_poses`) (N, 3) in grid coordinates."""
+        out = self.estimated_poses if poses is None else poses
+        out[:, :2] += self._offset
+        return out
+
+    def _map_scans(self) -> None:
+        """Add this tick's scans, as published, to the occupancy grids at the believed poses."""
+        believed = self._grid_poses()
+        for g, (group, (ranges, hits)) in enumerate(
+            zip(self.team.lidar_groups, self._lidar(), strict=True)
+        ):
+            idx = group.robots
+            dropped = None if self._scan_noise is None else self._scan_noise[g][1]
+            self.slam.grids.integrate(
+                self.slam.maps,
+                idx,
+                believed[idx, :2],
+                believed[idx, 2],
+                ranges,
+                hits,
+                dropped,
+                group.rays,
+                group.fov,
+            )
+
     def _sense(self, slam_due: bool) -> None:
         self._observe(slam_due, mark=True)
 
@@ -719,7 +768,9 @@ class Simulation:
         # when the SLAM maps are not due (the kernel marks one set of maps per pass), else in a
         # second pass below.
         seen = self.explore_bench.seen if mark else None
-        targets = self.slam.maps if slam_due else seen
+        # occupancy grids are not marked by the exact rays (_map_scans adds the scans)
+        simulated_due = slam_due and self.slam.grids is None
+        targets = self.slam.maps if simulated_due else seen
         slam_index = np.arange(self.n_robots, dtype=np.int64) if targets is not None else None
         # numba's thread count is per calling thread: set it where the kernel runs
         threads = use_threads(self._lidar_threads) if self._lidar_threads > 1 else 1
@@ -760,12 +811,14 @@ class Simulation:
         )
         if slam_due:
             self.slam.redraw_offsets(self.rng)
+            if self.slam.grids is not None:
+                self._map_scans()
         if mark:
             for radius, idx in self.team.body_groups:
                 covered = pos if len(self.team.body_groups) == 1 else pos[idx]
                 self.metrics.mark_covered(covered, radius, self.tick)
             self.metrics.refresh_counts()
-            if slam_due:  # the seen maps were not marked in the pass above
+            if simulated_due:  # the seen maps were not marked in the pass above
                 for group, (origins, heads, index) in zip(groups, parts, strict=True):
                     cast_rays_checked(
                         self.walls,

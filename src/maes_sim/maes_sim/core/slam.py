@@ -13,20 +13,40 @@ precedence the marking uses.
 ``slam_position_inaccuracy`` (tiles) perturbs the pose a robot *believes* it has in its map:
 at every SLAM update each robot draws a new offset uniformly from the square
 [-a, a] x [-a, a] (MAES's approximate position). The map itself is marked from the true pose.
+
+With ``stack.slam: occupancy`` the same codes are instead the verdicts of log-odds grids built
+from the robots' own scans at their believed poses (:mod:`maes_sim.core.occupancy`, held in
+:attr:`SlamState.grids`), and merging goes by the robots' poses.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .config_schema import OccupancyConfig
 from .grid import SOLID, UNKNOWN
+from .occupancy import OccupancyGrids
 
 
 class SlamState:
-    """SLAM maps (N, H, W) uint8 and believed-position offsets (N, 2) of N robots."""
+    """SLAM maps (N, H, W) uint8 and believed-position offsets (N, 2) of N robots.
+
+    ``occupancy`` (``config.stack.occupancy``) makes the maps occupancy grids
+    (:attr:`grids`; ``merging``: the robots merge them, so each keeps its own evidence too);
+    None keeps the simulated SLAM.
+    """
+
+    #: The log-odds grids of ``stack.slam: occupancy`` (None: the simulated SLAM). A class
+    #: default, so a SlamState pickled before it existed still restores.
+    grids: OccupancyGrids | None = None
 
     def __init__(
-        self, n_robots: int, shape: tuple[int, int], inaccuracy: float | np.ndarray
+        self,
+        n_robots: int,
+        shape: tuple[int, int],
+        inaccuracy: float | np.ndarray,
+        occupancy: OccupancyConfig | None = None,
+        merging: bool = False,
     ) -> None:
         self.maps = np.full((n_robots, *shape), UNKNOWN, dtype=np.uint8)
         self.offsets = np.zeros((n_robots, 2), dtype=np.float64)
@@ -34,6 +54,8 @@ class SlamState:
         self.inaccuracy = (
             float(inaccuracy) if np.ndim(inaccuracy) == 0 else np.asarray(inaccuracy, float)
         )
+        if occupancy is not None:
+            self.grids = OccupancyGrids(n_robots, shape, occupancy, merging)
 
     def redraw_offsets(self, rng: np.random.Generator) -> None:
         """Draw each robot's believed-position error for the coming SLAM interval (2N
@@ -47,7 +69,8 @@ class SlamState:
             self.offsets = rng.uniform(-half, half, self.offsets.shape)
 
     def merge_groups(self, labels: np.ndarray) -> int:
-        """Merge the maps of robots sharing a label (N,); returns the number of groups merged.
+        """Merge the simulated SLAM's maps of robots sharing a label (N,); returns the number of
+        groups merged (occupancy grids merge by the robots' poses: :attr:`grids`).
 
         Examples
         --------

@@ -73,7 +73,15 @@ from maes_common.qos import (
 )
 from maes_interfaces.msg import State, Stats, Tick, TickDone
 from maes_interfaces.srv import BroadcastToAll, DepositTag
-from maes_sim.core import CommandRejected, ConfigError, MapError, Simulation, load_config
+from maes_sim.core import (
+    SIMULATOR_SLAM_MODES,
+    CommandRejected,
+    ConfigError,
+    MapError,
+    Simulation,
+    load_config,
+    with_slam,
+)
 from maes_sim.core.results import write_run_results
 from maes_sim.core.slam import to_occupancy
 
@@ -203,8 +211,8 @@ class SimNode(EndsQuietly, Node):
     cmd_vel_stamped : bool
         Subscribe ``cmd_vel`` as TwistStamped instead of Twist.
     publish_slam_map : bool or None
-        Publish each robot's simulated-SLAM ``map`` and map -> odom (default: when the config's
-        ``stack.slam`` is "simulated").
+        Publish each robot's SLAM ``map`` and map -> odom (default: when the config's
+        ``stack.slam`` is one the simulator maps: "simulated" or "occupancy").
     results_dir : str or None
         Where the end-of-run results go (default: ``statistics_result_path``).
     stay_alive_after_end : bool
@@ -285,7 +293,9 @@ class SimNode(EndsQuietly, Node):
         #: Why the run ended, once announced (:meth:`announce_end`).
         self.end_reason = ""
         self.publish_slam_map = (
-            cfg.stack.slam == "simulated" if publish_slam_map is None else bool(publish_slam_map)
+            cfg.stack.slam in SIMULATOR_SLAM_MODES
+            if publish_slam_map is None
+            else bool(publish_slam_map)
         )
         self.results_dir = results_dir or cfg.global_settings.statistics_result_path
         self.stay_alive_after_end = stay_alive_after_end
@@ -1043,6 +1053,7 @@ PARAMETERS = {
     "join_grace": 10.0,  # "external": s before a non-participant maes_state reader counts
     # Not given: from the config's stack.slam; a launch file decides with true/false.
     "publish_slam_map": Parameter.Type.BOOL,
+    "slam": "",  # replaces the config's stack.slam ("" = keep it): the launch's slam:=
     # Watching and recording (docs/live_view.md): an MCAP path ("" = none), the live view.
     "record": "",
     "live": False,
@@ -1063,7 +1074,10 @@ def main(args: list[str] | None = None) -> None:
     with ros_process("maes_sim_node", args) as proc:
         params = read_parameters("maes_sim_params", PARAMETERS)
         try:
-            sim = Simulation(load_config(params["config_file"]))
+            config = load_config(params["config_file"])
+            if params["slam"] and params["slam"] != config.stack.slam:
+                config = with_slam(config, params["slam"])
+            sim = Simulation(config)
         except (ConfigError, MapError) as exc:
             proc.fail(exc)
         start_timeout = params["start_timeout"]

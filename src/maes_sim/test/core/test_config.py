@@ -23,6 +23,7 @@ from maes_sim.core.config import (
     GlobalSettings,
     MapConfig,
     MotionConfig,
+    OccupancyConfig,
     RobotConstraints,
     RobotSpawnConfig,
     SimConfig,
@@ -34,7 +35,7 @@ from maes_sim.core.config import (
     key_paths,
     load_config,
 )
-from maes_sim.core.config_checks import Bool, Choice, Float, Int, Nullable
+from maes_sim.core.config_checks import Bool, Choice, Float, Int, Nullable, OpenInterval
 
 REPO = Path(__file__).resolve().parents[4]
 
@@ -103,6 +104,10 @@ EXPECTED_DEFAULTS = {
     "stack.nav": "builtin",
     "stack.cmd_vel_timeout": 0.5,
     "stack.max_tags_per_state": 100,
+    "stack.occupancy.hit_probability": 0.7,
+    "stack.occupancy.miss_probability": 0.4,
+    "stack.occupancy.clamp_min_probability": 0.12,
+    "stack.occupancy.clamp_max_probability": 0.97,
     "performance.threads": 1,
     "results.pictures": True,
     "robot_types": {},
@@ -451,6 +456,32 @@ BAD_VALUES = [
         ["'slamtoolbox'", "did you mean 'slam_toolbox'?"],
     ),
     ({"stack": {"nav": "nav3"}}, "stack.nav", ["'nav3'", "did you mean 'nav2'?"]),
+    (
+        {"stack": {"slam": "ocupancy"}},
+        "stack.slam",
+        ["'ocupancy'", "'simulated', 'occupancy', 'slam_toolbox'", "did you mean 'occupancy'?"],
+    ),
+    # occupancy grids: a hit must raise, a miss lower, the clamp leave room to change its mind
+    (
+        {"stack": {"occupancy": {"miss_probability": 0.5}}},
+        "stack.occupancy.miss_probability",
+        ["got 0.5", "]0, 0.5[", "a miss lowers"],
+    ),
+    (
+        {"stack": {"occupancy": {"hit_probability": 1}}},
+        "stack.occupancy.hit_probability",
+        ["got 1", "]0.5, 1[", "a hit raises"],
+    ),
+    (
+        {"stack": {"occupancy": {"clamp_max_probability": "high"}}},
+        "stack.occupancy.clamp_max_probability",
+        ["'high'", "a number"],
+    ),
+    (
+        {"stack": {"occupancy": {"hit_probabilty": 0.8}}},
+        "stack.occupancy.hit_probabilty",
+        ["unknown key", "did you mean 'hit_probability'?"],
+    ),
     # unknown keys
     (
         {"map": {"cave_config": {"smothing_runs": 3}}},
@@ -866,6 +897,8 @@ def _strategy(check):
     if isinstance(check, Float):
         lo = -1e6 if check.lo is None else check.lo
         return st.floats(lo, 1e6 if check.hi is None else check.hi, exclude_min=check.lo_open)
+    if isinstance(check, OpenInterval):
+        return st.floats(check.lo, check.hi, exclude_min=True, exclude_max=True)
     raise AssertionError(f"no strategy for {check!r}")
 
 
@@ -878,6 +911,7 @@ _LEAF_SECTIONS = [
     WorldConfig,
     MotionConfig,
     StackConfig,
+    OccupancyConfig,
 ]
 
 
@@ -887,6 +921,8 @@ def _section_values(draw, cls):
     for f in dataclasses.fields(cls):
         if f.name == "statistics_result_path":
             values[f.name] = draw(st.sampled_from(["results", "a/b", "Default", ""]))
+        elif "section" in f.metadata:
+            continue  # a sub-section: drawn as a leaf section of its own
         else:
             values[f.name] = draw(_strategy(f.metadata["check"]))
     return values
@@ -920,7 +956,7 @@ def _sim_config(data, sections):
         else MapConfig(building_config=sections[BuildingConfig]),
         world=sections[WorldConfig],
         motion=sections[MotionConfig],
-        stack=sections[StackConfig],
+        stack=dataclasses.replace(sections[StackConfig], occupancy=sections[OccupancyConfig]),
     )
 
 

@@ -64,6 +64,7 @@ __all__ = [
     "full_circle",
     "ray_angle_offsets",
     "ray_directions",
+    "ray_fan",
     "rotate",
     "stop_rays_at_bodies",
     "trace_rays",
@@ -150,8 +151,18 @@ def rotate(rot: np.ndarray, base: np.ndarray) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=32)
-def _ray_fan(n_rays: int, fov: float | None = None) -> np.ndarray:
-    """Unit directions (1, R, 2) of the ray offsets (heading 0), read-only and shared."""
+def ray_fan(n_rays: int, fov: float | None = None) -> np.ndarray:
+    """Unit directions (1, R, 2) of the ray offsets (heading 0), read-only and shared: the fan
+    the kernels rotate by each robot's heading.
+
+    Examples
+    --------
+    >>> ray_fan(4)[0].round(12) + 0.0
+    array([[-1.,  0.],
+           [ 0., -1.],
+           [ 1.,  0.],
+           [ 0.,  1.]])
+    """
     offsets = ray_angle_offsets(n_rays, None if full_circle(fov) else fov)
     base = np.stack((np.cos(offsets), np.sin(offsets)), axis=-1)[None]
     base.flags.writeable = False
@@ -232,7 +243,7 @@ def cast_rays(
     """
     origins = _checks.check_points("origins", origins)
     headings = _checks.check_vector("headings", headings, origins.shape[0])
-    base = _ray_fan(_checks.check_n_rays(n_rays), fov)
+    base = ray_fan(_checks.check_n_rays(n_rays), fov)
     _checks.check_bodies(bodies, body_radius)  # before any marking
     rot = _rotations(headings)
     ranges, hit = _trace(
@@ -288,7 +299,7 @@ def stop_rays_at_bodies(
         )
     out_r = np.array(r, dtype=np.float64, copy=True)
     out_h = np.array(hit, dtype=np.bool_, copy=True)
-    base = _ray_fan(_checks.check_n_rays(r.shape[1]), fov)
+    base = ray_fan(_checks.check_n_rays(r.shape[1]), fov)
     rot = _rotations(headings)
     _stop(origins, rot, base, max_range, bodies, body_radius, full_circle(fov), out_r, out_h)
     return out_r, out_h
@@ -373,7 +384,7 @@ def cast_rays_checked(
     with ``slam_index`` int64 (N,) in -1..M-1). The same results; the one-robot tick of
     the wander benchmark fell from 200 to 184 us when the simulator switched to it."""
     origins = np.ascontiguousarray(origins, dtype=np.float64) + 0.0  # as check_points
-    base = _ray_fan(n_rays, fov)
+    base = ray_fan(n_rays, fov)
     return _run_trace(
         walls,
         origins,
