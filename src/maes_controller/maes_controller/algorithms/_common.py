@@ -28,6 +28,10 @@ class MapView:
         The costmap (``robot.global_costmap.grid``).
     position : (x, y)
         The robot's position, metres, map frame.
+    avoid : sequence of (x, y), optional
+        Where other robots stand (metres): path lengths are taken around their cells when
+        that still reaches a frontier; when it reaches none but a path through them would,
+        :attr:`hemmed` is True (a robot inside a packed crowd) and the lengths go through.
 
     Examples
     --------
@@ -38,7 +42,9 @@ class MapView:
     ((0, 0), np.int64(2), np.float64(1.0))
     """
 
-    def __init__(self, grid: Any, position: Sequence[float]) -> None:
+    def __init__(
+        self, grid: Any, position: Sequence[float], avoid: Sequence[Sequence[float]] = ()
+    ) -> None:
         self.grid = grid
         self.array = grid.array
         self.resolution = float(grid.resolution)
@@ -46,14 +52,22 @@ class MapView:
         self.position = (float(position[0]), float(position[1]))
         cell = grid.pos_to_cell(*self.position)
         self.robot_cell: Cell | None = nearest_traversable(self.traversable, cell)
+        h, w = self.array.shape
+        cells = {grid.pos_to_cell(float(x), float(y)) for x, y in avoid}
+        self._avoid = sorted(
+            (ix, iy) for ix, iy in cells if 0 <= ix < w and 0 <= iy < h and (ix, iy) != cell
+        )
+        self._hemmed = False
 
     @classmethod
-    def of(cls, robot: Any) -> MapView | None:
-        """The view of ``robot``'s latest costmap and pose, or None while either is missing."""
+    def of(cls, robot: Any, around_robots: bool = False) -> MapView | None:
+        """The view of ``robot``'s latest costmap and pose, or None while either is missing;
+        ``around_robots``: path lengths around the robots it senses (``avoid``)."""
         costmap = robot.global_costmap
         if costmap.costmap is None or robot.robot_position is None:
             return None
-        return cls(costmap.grid, robot.robot_position)
+        nearby = robot.state.nearby_robots if around_robots else ()
+        return cls(costmap.grid, robot.robot_position, [(r.pos.x, r.pos.y) for r in nearby])
 
     @cached_property
     def frontier(self) -> np.ndarray:
@@ -62,10 +76,27 @@ class MapView:
 
     @cached_property
     def dist(self) -> np.ndarray:
-        """Float (H, W): path length in cells from the robot to every cell (inf: unreachable)."""
+        """Float (H, W): path length in cells from the robot to every cell (inf: unreachable),
+        around the ``avoid`` cells while that reaches a frontier (see :attr:`hemmed`)."""
         if self.robot_cell is None:
             return np.full(self.array.shape, np.inf)
-        return distance_field(self.traversable, self.robot_cell)
+        if self._avoid:
+            around = self.traversable.copy()
+            xs, ys = zip(*self._avoid, strict=True)
+            around[list(ys), list(xs)] = False
+            around[self.robot_cell[1], self.robot_cell[0]] = True
+            dist = distance_field(around, self.robot_cell)
+            if (self.frontier & np.isfinite(dist)).any():
+                return dist
+        dist = distance_field(self.traversable, self.robot_cell)
+        self._hemmed = bool(self._avoid) and bool((self.frontier & np.isfinite(dist)).any())
+        return dist
+
+    @property
+    def hemmed(self) -> bool:
+        """No frontier can be reached but through the robots in ``avoid``."""
+        self.dist  # noqa: B018 (computed with the distances)
+        return self._hemmed
 
     @cached_property
     def reachable_frontier(self) -> np.ndarray:
