@@ -25,7 +25,8 @@ Behaviour (metres, seconds, radians; map frame)
       robots that move (a crowd leaving) is no failure; waiting for robots that stand still
       is, and the outranked robot gives up first.
     * Reports ``FAILED_TO_MAKE_PROGRESS``, as Nav2's progress checker does, when the robot has
-      not moved ``progress_radius`` for ``progress_timeout`` seconds, whatever held it.
+      not moved ``progress_radius`` for ``progress_timeout`` seconds, whatever held it, or
+      has not got that much closer for twice as long.
     * Aborts with a Nav2 error code (:class:`NavErrorCode`) and a message on a goal outside the
       map, a goal no path reaches, no pose or no map for too long, or the goal timeout.
 """
@@ -141,10 +142,10 @@ class NavParams:
         Metres (>= 0): the corridor's extra half-width for a robot already within two radii
         plus ``yield_margin`` (a packed start: :func:`~.yielding.robots_in_the_way`).
     escape_distance : float
-        Metres (>= 0): when a recovery's route still starts into a robot, the robot first
-        drives this far along the free heading nearest to the route's
-        (:func:`~.yielding.free_heading`), then re-plans: how a robot in a crowd steps out
-        of it. 0: never.
+        Metres (>= 0): a robot whose drive is held by a robot already within two radii plus
+        ``yield_margin`` (pressed in a crowd) first drives this far along the free heading
+        nearest to "away from the robots around" (:func:`~.yielding.free_heading`), then
+        re-plans: how a robot steps out of a crowd. 0: never.
     yield_timeout : float
         Seconds (> 0) a move may be held before the navigator recovers (replans around the
         robots, every second time backing up first), without waiting for ``blocked_timeout``.
@@ -157,7 +158,8 @@ class NavParams:
     progress_radius, progress_timeout : float
         Nav2's progress checker: a goal aborts (``FAILED_TO_MAKE_PROGRESS``) when the robot has
         not moved ``progress_radius`` metres from where it last did within
-        ``progress_timeout`` seconds.
+        ``progress_timeout`` seconds, or its path left has not become ``progress_radius``
+        shorter than ever before within twice that (robots giving way to each other in turn).
     plan_around_robots : bool
         Plan every route around the robots sensed when that route ends where the plain one
         does and is at most ``detour_factor`` times as long plus ``detour_extra`` metres
@@ -674,6 +676,16 @@ class Navigator:
                 f"no progress towards {self._goal}: moved less than {p.progress_radius:g} m "
                 f"in {p.progress_timeout:g} s",
             )
+        if self._remaining < self._closest[0] - p.progress_radius:
+            self._closest = (self._remaining, now)
+        elif now - self._closest[1] > 2.0 * p.progress_timeout:
+            # moving, but never closer: robots that keep giving way to each other
+            return self._abort(
+                now,
+                NavErrorCode.FAILED_TO_MAKE_PROGRESS,
+                f"no progress towards {self._goal}: its path got no {p.progress_radius:g} m "
+                f"shorter in {2.0 * p.progress_timeout:g} s",
+            )
 
         replanned = False
         if self._route is None or (
@@ -693,7 +705,6 @@ class Navigator:
             failure = self._plan(pose, grid, now, avoid_robots=True)
             if failure is not None:
                 return failure
-            self._escape(pose, grid)
             replanned = True
         elif self._escaping and self._follow_state is not None and self._follow_state.target:
             # stepped out: the way on from here
@@ -742,7 +753,7 @@ class Navigator:
                 # the robots outside to go first (the progress checker bounds the wait)
                 if not self._escaping and now >= hold.next_try:
                     hold.next_try = now + 0.5 * p.yield_timeout
-                    if self._escape(pose, grid):
+                    if self._escape(pose, grid, backwards=outranked(self.rank, ids)):
                         self._hold = None
                         return self._emit(now, 0.0, 0.0, replanned)
                 return self._emit(now, 0.0, 0.0, replanned)
@@ -750,7 +761,9 @@ class Navigator:
             wait = p.yield_timeout * (p.outranked_wait_factor if behind else 1.0)
             if now - hold.since >= wait:
                 self._hold = None
-                return self._recover(pose, grid, now, counted=not hold.moving, outranked=behind)
+                return self._recover(
+                    pose, grid, now, counted=not hold.moving, outranked=behind, by_robots=True
+                )
             linear = lateral = 0.0  # hold, and let the other robot pass
         else:
             self._hold = None
@@ -774,6 +787,7 @@ class Navigator:
         self._hold: Hold | None = None
         self._escaping = False  # the first waypoint is a step out of a crowd
         self._checkpoint = (math.nan, math.nan, now)  # progress checker: where, when
+        self._closest = (math.inf, now)  # the shortest path left so far, and when
         self._robots: Sequence[Sequence[float]] = ()
         self._robot_ids: Sequence[int | None] | None = None
         self._seen: tuple | None = None  # (ids, positions) of the robots at the last step
@@ -869,10 +883,13 @@ class Navigator:
         near = 2.0 * p.robot_radius + p.yield_margin
         return any(math.hypot(x - pose[0], y - pose[1]) < near for x, y in positions)
 
-    def _escape(self, pose: tuple[float, float, float], grid: GridMap) -> bool:
+    def _escape(
+        self, pose: tuple[float, float, float], grid: GridMap, backwards: bool = True
+    ) -> bool:
         """When the route starts into a robot, put a step out along the nearest free heading
         (:func:`~.yielding.free_heading`) before it; the route is planned again from there.
-        Returns whether it did."""
+        ``backwards``: any heading (an outranked robot gives way); else only within 90 degrees
+        of the route's (the robot that goes first keeps its ground). Returns whether it did."""
         p = self.params
         if p.escape_distance <= 0 or not self._waypoints.shape[0] or not p.yield_to_robots:
             return False
@@ -909,6 +926,7 @@ class Navigator:
             p.close_margin,
             p.escape_distance,
             clear,
+            towards=None if backwards else desired,
         )
         if heading is None or heading == desired:
             return False
@@ -998,11 +1016,14 @@ class Navigator:
         now: float,
         counted: bool = True,
         outranked: bool = False,
+        by_robots: bool = False,
     ) -> NavStep:
         """Re-plan around the robots (every second counted time backing up first); abort
         after too many counted recoveries. ``counted``: False after waiting for robots that
         moved (a crowd leaving is no failure); ``outranked``: a robot that goes first was in
-        the way, and this robot gives up sooner."""
+        the way, and this robot gives up sooner; ``by_robots``: robots held the drive, so only
+        an outranked robot backs up (the one that goes first holds its ground: backing up, it
+        would cede the space the other then takes, and both would dance)."""
         p = self.params
         limit = p.outranked_recoveries if outranked else p.max_recoveries
         if counted:
@@ -1017,13 +1038,13 @@ class Navigator:
         # Only getting closer than at any earlier blockage resets the count: backing up and
         # driving back into the same obstacle is no progress.
         self._best_remaining_at_recovery = min(self._best_remaining_at_recovery, self._remaining)
-        if counted and self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
+        backs = outranked or not by_robots
+        if counted and backs and self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
             self._backup_until = now + p.backup_distance / p.backup_speed
             return self._emit(now, -p.backup_speed, 0.0, False)
         failure = self._plan(pose, grid, now, avoid_robots=True)
         if failure is not None:
             return failure
-        self._escape(pose, grid)
         return self._emit(now, 0.0, 0.0, True)
 
     def _emit(

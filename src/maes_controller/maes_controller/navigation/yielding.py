@@ -119,6 +119,7 @@ def robot_in_the_way(
     radius: float,
     margin: float,
     lookahead: float,
+    close_margin: float | None = None,
 ) -> bool:
     """Whether a robot lies in the corridor a straight drive from ``pose`` sweeps next.
 
@@ -135,7 +136,7 @@ def robot_in_the_way(
     >>> robot_in_the_way((0.0, 0.0, 0.0), 1.0, [(1.0, 0.9)], 0.3, 0.2, 0.5)  # beside the path
     False
     """
-    return bool(robots_in_the_way(pose, direction, robots, radius, margin, lookahead))
+    return bool(robots_in_the_way(pose, direction, robots, radius, margin, lookahead, close_margin))
 
 
 def outranked(rank: int | None, ids: Sequence[int | None]) -> bool:
@@ -177,8 +178,9 @@ class Hold:
         self.moving = False
         #: When the holding robot may next look for a way out of a crowd.
         self.next_try = float(now)
-        self._first: dict[int | None, tuple[float, float]] = {}
-        self.see(positions, ids)
+        self._first: dict[int | None, tuple[float, float]] = {
+            i: (float(x), float(y)) for (x, y), i in zip(positions, ids, strict=True)
+        }
 
     def see(self, positions: Sequence[Sequence[float]], ids: Sequence[int | None]) -> None:
         """Note the robots in the way at this step (positions and ids, in the same order)."""
@@ -202,6 +204,7 @@ def free_heading(
     distance: float,
     clear: Callable[[float, float], bool] | None = None,
     steps: int = 72,
+    towards: float | None = None,
 ) -> float | None:
     """The heading nearest to ``desired`` along which the robot can drive ``distance`` metres
     with no robot in its way: a way out of a crowd for a robot that drives only straight.
@@ -209,7 +212,7 @@ def free_heading(
     Headings are tried in ``steps`` equal turns, nearest to ``desired`` first (ties: turning
     left first). A heading is free when :func:`robots_in_the_way` finds nobody in its corridor
     up to ``distance`` beyond contact and ``clear(x, y)`` (when given) accepts the end point
-    (e.g. no wall on the way).
+    (e.g. no wall on the way). ``towards`` (rad): only headings within 90 degrees of it.
 
     Returns
     -------
@@ -230,6 +233,8 @@ def free_heading(
         order += [k, -k] if k < steps - k else [k]
     for k in order:
         heading = desired + 2.0 * math.pi * k / steps
+        if towards is not None and math.cos(heading - towards) < 0.0:
+            continue
         if robots_in_the_way((x, y, heading), 1.0, robots, radius, margin, distance, close_margin):
             continue
         end = (x + distance * math.cos(heading), y + distance * math.sin(heading))
