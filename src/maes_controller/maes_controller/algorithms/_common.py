@@ -177,3 +177,30 @@ def robot_rng(robot: Any) -> np.random.Generator:
 def distance_m(a: Sequence[float], b: Sequence[float]) -> float:
     """Euclidean distance of two world points."""
     return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def spread_cell(view: MapView, robots: Sequence[Sequence[float]], radius_m: float) -> Cell | None:
+    """The cell within ``radius_m`` of path from the robot that lies farthest from every robot
+    in ``robots`` (``(x, y)``, metres): where a robot with nothing of its own to do makes room
+    in a crowd. Ties: the shorter path, then raster order. None when no cell is reachable.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> g = GridMap.from_array(np.zeros((1, 6), dtype=np.int8), 1.0)
+    >>> spread_cell(MapView(g, (1.5, 0.5)), [(0.5, 0.5)], 3.0)
+    (4, 0)
+    """
+    sel = np.isfinite(view.dist) & (view.dist * view.resolution <= radius_m) & view.traversable
+    iy, ix = np.nonzero(sel)
+    if ix.size == 0:
+        return None
+    px = view.grid.origin_x + (ix + 0.5) * view.resolution
+    py = view.grid.origin_y + (iy + 0.5) * view.resolution
+    pts = np.asarray(robots, dtype=np.float64).reshape(-1, 2)
+    if pts.shape[0] == 0:
+        room = np.zeros(ix.size)
+    else:
+        room = np.hypot(px[:, None] - pts[None, :, 0], py[:, None] - pts[None, :, 1]).min(axis=1)
+    order = np.lexsort((ix, iy, view.dist[iy, ix], -room))
+    return int(ix[order[0]]), int(iy[order[0]])

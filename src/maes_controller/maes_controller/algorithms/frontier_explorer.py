@@ -11,12 +11,20 @@ them. Its results are pinned by ``tests/test_result_digests.py``.
 
 Spreading the team (robots that start together all see the same frontiers at once):
 
+* **New ground first.** Without shared maps a robot does not see what the others explored;
+  the goals they announced tell it where they went. A frontier within
+  :data:`CLAIM_RADIUS_CELLS` of any goal announced so far (the last :data:`VISITED_LIMIT`) is
+  taken only when every frontier is.
 * **One robot per frontier.** Two robots that announced goals within :data:`CLAIM_RADIUS_CELLS`
   of each other keep a total order, the shorter announced path first (then the lower robot
   index): the other drops its goal and chooses again among the frontiers nobody announced.
 * **More robots than frontiers.** A robot that finds every frontier announced goes where the
   path plus :data:`SHARE_COST_CELLS` per robot already going there is least, so the spare robots
   spread over the frontiers instead of all following the nearest one.
+* **Making room.** A robot in a crowd (:data:`CROWD_COUNT` robots within
+  :data:`CROWD_RADIUS_M`) that finds every frontier taken first drives to the place within
+  :data:`SPREAD_RADIUS_M` of path farthest from the robots it senses, then chooses again: the
+  spare robots of a large team spread out instead of queueing behind the others.
 * **A goal the navigator gave up on** (it could not make progress, or found no path) is left
   alone for :data:`SKIP_TICKS`, not for ever: a jam clears.
 * **Leaving a crowd from the outside in.** Path lengths to frontiers are taken around the
@@ -26,11 +34,13 @@ Spreading the team (robots that start together all see the same frontiers at onc
 
 from __future__ import annotations
 
+import math
+
 from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
-from ._common import robot_index
+from ._common import MapView, robot_index, spread_cell
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
 CLAIM_PREFIX = "frontier-goal"
@@ -43,7 +53,15 @@ SKIP_TICKS = 300
 #: Ticks between re-choosing while sharing a frontier announced by a robot that goes first.
 SHARE_RECHECK_TICKS = 20
 #: Ticks a robot hemmed in by robots (every frontier only through them) waits for them to go.
-HEMMED_TICKS = 100
+HEMMED_TICKS = 50
+#: The most goals announced by others that a robot remembers (the oldest are forgotten).
+VISITED_LIMIT = 400
+#: A robot with this many robots within CROWD_RADIUS_M metres is in a crowd ...
+CROWD_COUNT = 3
+CROWD_RADIUS_M = 1.5
+#: ... and, when every frontier is taken, first makes room: it drives to the place within this
+#: many metres of path that is farthest from the robots it senses.
+SPREAD_RADIUS_M = 6.0
 
 
 def logic(robot) -> None:
@@ -56,12 +74,20 @@ def logic(robot) -> None:
         claim = parse_claim_distance(message.msg)
         if claim is not None:
             claims[message.sender] = claim
+            visited = memory.setdefault("visited", {})  # every goal announced: seen by others
+            visited[(round(claim[0], 1), round(claim[1], 1))] = None
+            if len(visited) > VISITED_LIMIT:
+                del visited[next(iter(visited))]  # the oldest
 
     costmap = robot.global_costmap
     if costmap.costmap is None or robot.robot_position is None:
         return  # wait for the first costmap and pose
     goal = memory.get("goal")
     keep_if_shared = False  # a goal we share is only left for a frontier of our own
+    if memory.get("spreading"):
+        if not robot.is_nav_complete():
+            return  # making room in a crowd: then choose a frontier from there
+        memory["spreading"], goal = False, None
 
     if goal is not None:
         goal_cell = costmap.pos_to_cell(*goal)
@@ -79,6 +105,7 @@ def logic(robot) -> None:
         del failed[cell]
 
     claimed = [costmap.pos_to_cell(x, y) for x, y, _ in claims.values()]
+    claimed += [costmap.pos_to_cell(x, y) for x, y in memory.get("visited", ())]
     hemmed = memory.get("hemmed_since")
     patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
     found = frontier_goal(
@@ -114,11 +141,30 @@ def logic(robot) -> None:
     )
     if keep_if_shared and sharing:
         return  # no frontier of our own yet: keep driving to the shared one
+    if sharing and _crowded(robot):
+        view = MapView(costmap.grid, robot.robot_position, _positions(robot))
+        spot = spread_cell(view, _positions(robot), SPREAD_RADIUS_M)
+        if spot is not None and spot != view.robot_cell:
+            memory["goal"], memory["spreading"] = costmap.cell_to_pos(*spot), True
+            robot.nav_to_pos(*memory["goal"])
+            return
     distance = cells * costmap.resolution
     memory["goal"], memory["distance"], memory["sharing"] = (x, y), distance, sharing
     robot.nav_to_pos(x, y)
     robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f} {distance:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
+
+
+def _positions(robot) -> list[tuple[float, float]]:
+    """Where the robots it senses are (metres)."""
+    return [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+
+
+def _crowded(robot) -> bool:
+    """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
+    x, y = robot.robot_position
+    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in _positions(robot))
+    return near >= CROWD_COUNT
 
 
 def _yield_goal(robot, costmap) -> bool:

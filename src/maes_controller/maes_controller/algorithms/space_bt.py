@@ -43,7 +43,7 @@ EXPLORATION_RADIUS_M = 5.0
 #: The Exploration node's random goals keep this far (metres) from the robots sensed.
 ROOM_M = 1.5
 #: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
-HEMMED_TICKS = 100
+HEMMED_TICKS = 50
 
 Status = py_trees.common.Status
 

@@ -55,7 +55,7 @@ PEER_TIMEOUT = 100
 #: A frontier cell this close (cells) to another robot's announced goal is left to it.
 CLAIM_RADIUS_CELLS = 4.0
 #: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
-HEMMED_TICKS = 100
+HEMMED_TICKS = 50
 
 EXPLORATION, MOVING = "exploration", "moving"
 
