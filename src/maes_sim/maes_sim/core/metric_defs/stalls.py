@@ -1,4 +1,5 @@
-"""Robots that stayed in one place while driven, with area left to explore (:mod:`..stalls`)."""
+"""Robots that stayed in one place while driven, with area left to explore (:mod:`..stalls`).
+Metrics computed without a simulation (``MetricInputs.sim`` None, as in unit tests) have none."""
 
 from ..metric_registry import MetricInputs, metric
 
@@ -10,9 +11,9 @@ from ..metric_registry import MetricInputs, metric
     "unexplored (each stall counted once, when it began)",
 )
 def stalls(m: MetricInputs) -> int:
-    return int(m.sim.stalls.count)
+    return 0 if m.sim is None else int(m.sim.stalls.count)
 
 
 @metric("robots_stalled", "count", "robots stalled now (see stalls)")
 def robots_stalled(m: MetricInputs) -> int:
-    return int(m.sim.stalls.stalled.sum())
+    return 0 if m.sim is None else int(m.sim.stalls.stalled.sum())
