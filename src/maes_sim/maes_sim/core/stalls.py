@@ -65,7 +65,7 @@ class StallWatch:
     >>> w = StallWatch(np.zeros((2, 2)), radius=1.0, ticks=3)
     >>> for t in range(1, 5):
     ...     w.driven(0)
-    ...     w.update(t, np.zeros((2, 2)), np.array([True, False]), exploring=True)
+    ...     _ = w.update(t, np.zeros((2, 2)), np.array([True, False]), exploring=True)
     >>> w.count, w.per_robot.tolist(), w.stalled.tolist()
     (1, [1, 0], [True, False])
     """
