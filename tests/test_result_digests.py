@@ -40,6 +40,9 @@ RADIO_COLUMNS = (
     "broadcast_latency_mean_ticks",
     "map_exchanges_dropped",
 )
+#: Statistics columns added after the digests were stored (issue 36's stalls, core/stalls.py):
+#: hashed on their own under "stalls", so the other keys keep covering what they covered.
+STALL_COLUMNS = ("stalls", "robots_stalled")
 #: (case id, config file, logic spec, ticks). The explorer goes by the name every stack uses
 #: for the default, so moving its module keeps the case.
 ALG = "maes_controller.algorithms."
@@ -97,6 +100,8 @@ def _digest_of_run(config_file: str, logic: str, ticks: int) -> dict[str, str]:
     else:  # a case made after them: every column, and the radio's per-robot counters
         rows = result.snapshots
         extra = {"radio": hashlib.sha256(json.dumps(radio.summary()).encode()).hexdigest()[:16]}
+    stalls = [{k: row[k] for k in STALL_COLUMNS} for row in rows]
+    rows = [{k: v for k, v in row.items() if k not in STALL_COLUMNS} for row in rows]
     stats = json.dumps(rows, sort_keys=True, default=repr)
     return {
         **extra,
@@ -106,6 +111,7 @@ def _digest_of_run(config_file: str, logic: str, ticks: int) -> dict[str, str]:
         "heatmaps": h(sim.exploration_heatmap(), sim.coverage_heatmap()),
         "statistics": hashlib.sha256(stats.encode()).hexdigest()[:16],
         "distance_collisions": h(result.distance, result.collisions),
+        "stalls": hashlib.sha256(json.dumps(stalls).encode()).hexdigest()[:16],
         "messages_tags": "/".join(
             str(n)
             for n in (result.broadcasts_sent, result.broadcasts_delivered, result.tags_deposited)

@@ -3,8 +3,10 @@
 Five robots on a 20x20 building (``configs/maes2_example.yaml`` otherwise) explore for 600 ticks.
 Before the navigator yielded to robots (issue 13) they collided 167, 64 and 205 times on seeds 0,
 1 and 2 (new contacts, summed over the robots, as ``summary.json`` counts them); with yielding,
-0 each. The test runs both ways and asserts the yielding runs collide at least ten times less and
-explore as much.
+0 each. Since issue 36 (the explorer spreads the robots over the frontiers, the navigator plans
+around robots and yields by a bounded order) the three seeds give 114 collisions in all without
+yielding and 6 with it. The test runs both ways and asserts the yielding runs collide at least
+ten times less and explore as much.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def test_yielding_explorer_collides_ten_times_less_and_explores_as_much(monkeypa
     with_yield, explored_yield = explore(monkeypatch, True)
     without, explored_plain = explore(monkeypatch, False)
     print(f"collisions over seeds {SEEDS}: {without} without yielding, {with_yield} with")
-    assert without >= 100  # the scenario does provoke collisions
+    assert without >= 50  # the scenario does provoke collisions
     assert 10 * with_yield <= without
     assert min(explored_yield) >= 99.0 and min(explored_plain) >= 99.0
 
@@ -62,5 +64,5 @@ def test_yielding_explorer_collides_ten_times_less_and_explores_as_much(monkeypa
 def test_nav_params_from_a_config_yield_by_default():
     params = NavParams.from_config(config())
     assert params.yield_to_robots
-    # the corridor's margin covers the believed pose's error (slam_position_inaccuracy 0.2)
-    assert params.yield_margin == pytest.approx(0.3)
+    # the corridor's margin covers the navigator's pose error (slam_position_inaccuracy 0.2)
+    assert params.yield_margin == pytest.approx(0.1 + 0.5 * 0.2)

@@ -28,6 +28,7 @@ from .contract import (
     TICK_TOPIC,
     WORLD_FRAME,
     maes_robot_id,
+    robot_index_of_id,
     robot_namespace,
     scan_angles,
     wire_resolution,
@@ -47,6 +48,7 @@ from .state_wire import (
     nearby_wire,
     read_state_head,
     read_state_nearby,
+    read_state_neighbours,
     tag_wire,
 )
 
@@ -76,9 +78,11 @@ __all__ = [
     "inverse",
     "inverse_many",
     "maes_robot_id",
+    "robot_index_of_id",
     "nearby_wire",
     "read_state_head",
     "read_state_nearby",
+    "read_state_neighbours",
     "robot_namespace",
     "scan_angles",
     "tag_wire",

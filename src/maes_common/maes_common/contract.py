@@ -87,6 +87,18 @@ def maes_robot_id(index: int) -> str:
     return str(int(index))
 
 
+def robot_index_of_id(robot_id: str) -> int | None:
+    """The index of the robot whose ``NearbyRobot.id`` is ``robot_id`` (the inverse of
+    :func:`maes_robot_id`), None for an id that is not a robot number.
+
+    Examples
+    --------
+    >>> robot_index_of_id("3"), robot_index_of_id("robot3"), robot_index_of_id("")
+    (3, None, None)
+    """
+    return int(robot_id) if robot_id.isdigit() and robot_id.isascii() else None
+
+
 def wire_time(seconds: float) -> float:
     """``seconds`` as a receiver reads it back from a ``builtin_interfaces/Time`` stamp.
 

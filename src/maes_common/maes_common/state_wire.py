@@ -140,13 +140,32 @@ def read_state_nearby(data: bytes | memoryview) -> tuple[int, list[tuple[float, 
     ValueError
         When the bytes are too short or not CDR.
     """
+    tick, positions, _ = read_state_neighbours(data)
+    return tick, positions
+
+
+def read_state_neighbours(
+    data: bytes | memoryview,
+) -> tuple[int, list[tuple[float, float]], list[str]]:
+    """:func:`read_state_nearby`, with each nearby robot's ``id`` too (``"2"`` for robot2).
+
+    Returns
+    -------
+    tuple of (int, list of (float, float), list of str)
+        The tick, the positions and the ids, in the message's order.
+
+    Raises
+    ------
+    ValueError
+        When the bytes are too short or not CDR.
+    """
     try:
         return _read_nearby(data)
-    except (struct.error, IndexError) as exc:
+    except (struct.error, IndexError, UnicodeDecodeError) as exc:
         raise ValueError(f"maes_state: not a State message ({exc})") from None
 
 
-def _read_nearby(data) -> tuple[int, list[tuple[float, float]]]:
+def _read_nearby(data) -> tuple[int, list[tuple[float, float]], list[str]]:
     little = _little_endian(data)
     u32, i64, xy = _U32[little], _I64[little], _XY[little]
     (tick,) = i64.unpack_from(data, _HEADER)
@@ -170,13 +189,15 @@ def _read_nearby(data) -> tuple[int, list[tuple[float, float]]]:
     pos = _align(pos, 4)
     (count,) = unpack(data, pos)
     pos += 4
-    nearby = []
+    nearby, ids = [], []
     for _ in range(count):  # neighbours: id, pos
-        pos += 4 + unpack(data, pos)[0]
+        size = unpack(data, pos)[0]
+        ids.append(bytes(data[pos + 4 : pos + 3 + size]).decode())
+        pos += 4 + size
         pos += (_HEADER - pos) % 8
         nearby.append(pair(data, pos))
         pos += 16
-    return tick, nearby
+    return tick, nearby, ids
 
 
 # ---------------------------------------------------------------------------------- writing

@@ -17,6 +17,7 @@ from maes_common import (  # noqa: E402
     nearby_wire,
     read_state_head,
     read_state_nearby,
+    read_state_neighbours,
     tag_wire,
 )
 from maes_interfaces.msg import (  # noqa: E402
@@ -66,6 +67,7 @@ def test_fields_read_in_place_equal_rclpys_deserialization():
         tick, nearby = read_state_nearby(data)
         assert tick == msg.tick
         assert nearby == [(r.pos.x, r.pos.y) for r in msg.nearby_robots]
+        assert read_state_neighbours(data) == (tick, nearby, [r.id for r in msg.nearby_robots])
 
 
 def test_a_truncated_or_foreign_buffer_is_refused_with_a_message():

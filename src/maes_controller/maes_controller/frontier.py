@@ -192,6 +192,33 @@ def _goal_candidates(cluster: np.ndarray, dist: np.ndarray, trav: np.ndarray) ->
     return around[np.isfinite(dist[around[:, 1], around[:, 0]])]
 
 
+def _candidates(
+    clusters: list[np.ndarray],
+    trav: np.ndarray,
+    start: Cell,
+    avoid: Iterable[Sequence[int]],
+    through: bool = True,
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """(candidate goal cells (K, 2), the distance field) from ``start``: around the ``avoid``
+    cells when that reaches a candidate, else (``through``) through them."""
+    h, w = trav.shape
+    cells = [(int(x), int(y)) for x, y in avoid]
+    cells = [(x, y) for x, y in cells if 0 <= x < w and 0 <= y < h and (x, y) != tuple(start)]
+    tries = [trav]
+    if cells:
+        around = trav.copy()
+        xs, ys = zip(*cells, strict=True)
+        around[list(ys), list(xs)] = False
+        tries = [around, trav] if through else [around]
+    for mask in tries:
+        dist = distance_field(mask, start)
+        parts = [_goal_candidates(c, dist, mask) for c in clusters]
+        parts = [p for p in parts if p.shape[0]]
+        if parts:
+            return np.concatenate(parts), dist
+    return None, dist
+
+
 def choose_frontier_goal(
     grid: Any,
     robot_cell: Sequence[int],
@@ -201,6 +228,8 @@ def choose_frontier_goal(
     claim_radius: float = 3.0,
     min_cluster_size: int = 1,
     occupied_threshold: int | None = None,
+    share_cost: float | None = None,
+    avoid: Iterable[Sequence[int]] = (),
 ) -> Cell | None:
     """The reachable frontier goal nearest to the robot by path length.
 
@@ -211,7 +240,7 @@ def choose_frontier_goal(
     ``claim_radius`` of a cell in ``claimed`` (other robots' goals) are skipped unless every
     candidate is claimed, so robots spread out yet still finish the last frontier together. An
     explorer can also put its own earlier goals in ``claimed`` when reaching them did not close
-    their frontier.
+    their frontier. :func:`frontier_goal` gives the path length too.
 
     Parameters
     ----------
@@ -230,6 +259,15 @@ def choose_frontier_goal(
         Ignore smaller frontier clusters.
     occupied_threshold : int, optional
         As in :func:`frontier_mask`.
+    share_cost : float, optional
+        When every candidate is claimed: cells of path added per claim, times ``1 - gap /
+        claim_radius`` for a claim ``gap`` cells away, so robots left without a frontier of
+        their own spread over the claimed ones, and over each one's cells, instead of all
+        taking the nearest. None: the nearest.
+    avoid : iterable of (ix, iy)
+        Cells the path should not cross (e.g. where other robots stand): the path lengths are
+        taken around them, unless that leaves no frontier reachable (a robot inside a crowd),
+        then through them.
 
     Returns
     -------
@@ -249,6 +287,46 @@ def choose_frontier_goal(
     >>> choose_frontier_goal(grid, (0, 0), claimed=[(4, 1)], claim_radius=1.5)
     (1, 2)
     """
+    found = frontier_goal(
+        grid,
+        robot_cell,
+        traversable,
+        claimed=claimed,
+        claim_radius=claim_radius,
+        min_cluster_size=min_cluster_size,
+        occupied_threshold=occupied_threshold,
+        share_cost=share_cost,
+        avoid=avoid,
+    )
+    return None if found is None else found[0]
+
+
+def frontier_goal(
+    grid: Any,
+    robot_cell: Sequence[int],
+    traversable: np.ndarray | None = None,
+    *,
+    claimed: Iterable[Sequence[int]] = (),
+    claim_radius: float = 3.0,
+    min_cluster_size: int = 1,
+    occupied_threshold: int | None = None,
+    share_cost: float | None = None,
+    avoid: Iterable[Sequence[int]] = (),
+    through: bool = True,
+) -> tuple[Cell, float] | None:
+    """:func:`choose_frontier_goal`'s goal and its path length from the robot, in cells.
+
+    ``through=False``: no path through the ``avoid`` cells, even when nothing is reachable
+    around them (None then: the robot is hemmed in).
+
+    Examples
+    --------
+    >>> grid = np.array([[0, 0, 0, -1], [0, 0, 0, -1]])
+    >>> frontier_goal(grid, (0, 0))
+    ((2, 0), 2.0)
+    >>> frontier_goal(grid, (0, 0), claimed=[(2, 0), (2, 0)], claim_radius=0.5, share_cost=5.0)
+    ((2, 1), 2.414213562373095)
+    """
     arr, thr = _occupancy(grid, occupied_threshold)
     if traversable is None:
         trav = (arr >= 0) & (arr < thr)
@@ -260,25 +338,29 @@ def choose_frontier_goal(
                 f"dtype={trav.dtype}, shape={trav.shape}"
             )
     claim_radius = check_non_negative("claim_radius", claim_radius)
+    if share_cost is not None:
+        share_cost = check_non_negative("share_cost", share_cost)
     claimed_arr = np.array([tuple(c) for c in claimed], dtype=np.float64).reshape(-1, 2)
     start = nearest_traversable(trav, robot_cell)
     if start is None:
         return None
-    dist = distance_field(trav, start)
     clusters = find_frontiers(grid, min_cluster_size, thr)
-    parts = [_goal_candidates(c, dist, trav) for c in clusters]
-    parts = [p for p in parts if p.shape[0]]
-    if not parts:
+    cand, dist = _candidates(clusters, trav, start, avoid, through)
+    if cand is None:
         return None
-    cand = np.concatenate(parts)
+    d = dist[cand[:, 1], cand[:, 0]]
+    cost = d
     if claimed_arr.size:
         gaps = np.hypot(
             cand[:, None, 0] - claimed_arr[None, :, 0], cand[:, None, 1] - claimed_arr[None, :, 1]
         )
-        free_of_claims = gaps.min(axis=1) > claim_radius
+        near = gaps <= claim_radius
+        free_of_claims = ~near.any(axis=1)
         if free_of_claims.any():
-            cand = cand[free_of_claims]
-    d = dist[cand[:, 1], cand[:, 0]]
-    order = np.lexsort((cand[:, 0], cand[:, 1], d))
+            cand, d, cost = cand[free_of_claims], d[free_of_claims], d[free_of_claims]
+        elif share_cost is not None:  # per claim, less the farther from it the cell is
+            crowding = np.clip(1.0 - gaps / max(claim_radius, 1.0), 0.0, None).sum(axis=1)
+            cost = d + share_cost * crowding
+    order = np.lexsort((cand[:, 0], cand[:, 1], cost))
     ix, iy = cand[order[0]]
-    return int(ix), int(iy)
+    return (int(ix), int(iy)), float(d[order[0]])

@@ -166,6 +166,7 @@ def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
             }
         ),
         goal_timeout=10 * (12 + 8) / 1.5,  # the 12 x 8 room's (a config's map is >= 10 tiles)
+        plan_around_robots=False,  # the first plan ignores the robots: see the next test
     )
     other = (0.0, 0.5)  # standing in the middle of the straight line, invisible in the map
 
@@ -188,6 +189,35 @@ def test_a_robot_in_the_way_is_planned_around_after_a_blockage():
     assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
 
 
+def test_the_first_plan_goes_around_a_robot_in_the_way_when_the_detour_is_short():
+    params = NavParams.from_config(
+        config_from_dict(
+            {
+                "map": {"width_in_tiles": 12, "height_in_tiles": 10},
+                "robot_constraints": {"agent_relative_size": 0.6, "relative_move_speed": 0.5},
+            }
+        ),
+        goal_timeout=10 * (12 + 8) / 1.5,
+    )
+    assert params.plan_around_robots  # the default
+    other = (0.0, 0.5)
+    nav = Navigator(params)
+    nav.start((4.5, 0.5), now=0.0)
+    step, poses, steps = drive(nav, (-4.5, 0.5, 0.0), lambda t: grid_of(room()), robots=[other])
+    assert step.status is NavStatus.SUCCEEDED and step.number_of_recoveries == 0
+    first = steps[0].path
+    assert all(math.dist(p, other) >= 0.5 for p in first)  # not through the robot's cell
+    # With no way around (the robot stands in the only gap of a wall), the plan goes through
+    # the gap: the drive then waits for the robot there.
+    occ = room()
+    occ[1:4, 6] = 100
+    occ[5:7, 6] = 100
+    nav = Navigator(params)
+    nav.start((4.5, 0.5), now=0.0)
+    step = nav.update((-4.5, 0.5, 0.0), grid_of(occ), 0.1, [other])
+    assert (6, 4) in [grid_of(occ).pos_to_cell(x, y) for x, y in step.path]
+
+
 def test_a_robot_in_the_way_is_never_touched_when_yielding():
     params = NavParams.from_config(
         config_from_dict(
@@ -201,6 +231,7 @@ def test_a_robot_in_the_way_is_never_touched_when_yielding():
             }
         ),
         goal_timeout=10 * (12 + 8) / 1.5,  # the 12 x 8 room's (a config's map is >= 10 tiles)
+        plan_around_robots=False,  # the plan goes through: the drive must wait
     )
     other = (0.0, 0.5)
 

@@ -55,7 +55,10 @@ class Episode:
         params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
         self.robots = [
             DirectRobot(
-                sim, i, Navigator(params[i]), np.random.default_rng([sim.seed, i, _RNG_SALT])
+                sim,
+                i,
+                Navigator(params[i], rank=i),
+                np.random.default_rng([sim.seed, i, _RNG_SALT]),
             )
             for i in range(sim.n_robots)
         ]

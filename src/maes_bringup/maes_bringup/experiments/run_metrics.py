@@ -9,6 +9,11 @@ name                       meaning                                              
 ``time_to_exploration_P``  first simulated time at which exploration reached P %       s
                            (P any number in ]0, 100], e.g. 50, 90, 99; empty if never)
 ``time_to_coverage_P``     the same for coverage                                       s
+``exploration_at_Ts``      exploration after T simulated seconds (T a number, e.g.     %
+                           ``exploration_at_60s``; the final value when an end
+                           criterion ended the run sooner; empty when ``max_ticks``
+                           stopped it sooner)
+``coverage_at_Ts``         the same for coverage                                       %
 ``final_exploration``      exploration at the end of the run                           %
 ``final_coverage``         coverage at the end of the run                              %
 ``distance``               distance travelled, all robots together                     m
@@ -59,6 +64,7 @@ _FIXED = (
 )
 _BENCH = ("explored_area", "exploration_efficiency", "overlap", "overlap_share")
 _THRESHOLD = re.compile(r"^time_to_(exploration|coverage)_(\d+(?:\.\d+)?)$")
+_AT_TIME = re.compile(r"^(exploration|coverage)_at_(\d+(?:\.\d+)?)s$")
 
 
 def _core_metrics() -> tuple[str, ...]:
@@ -96,6 +102,8 @@ def check_metric_names(names: Any) -> tuple[str, ...]:
             if not 0 < float(m.group(2)) <= 100:
                 raise ValueError(f"metric {name!r}: the percentage must be in ]0, 100]")
             continue
+        if _AT_TIME.match(name) is not None:
+            continue
         if name not in _FIXED and name not in core:
             known = list(_FIXED) + ["time_to_exploration_99", "time_to_coverage_99"]
             known += [c for c in core if c not in known]
@@ -111,6 +119,16 @@ def _none_if_missing(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _value_at(result: Any, kind: str, seconds: float) -> float | None:
+    """Exploration or coverage (%) after ``seconds`` of simulated time: the value of the tick
+    reached then, the final one when an end criterion ended the run sooner, else None."""
+    series = result.exploration if kind == "exploration" else result.coverage
+    tick = int(round(seconds / result.sim.tick_duration))
+    if tick < len(series):
+        return round(float(series[tick]), 4)
+    return round(float(series[-1]), 4) if result.finished else None
+
+
 def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int | None]:
     """The named metrics of a :class:`~maes_bringup.runners.direct.RunResult` (None = not reached).
 
@@ -120,9 +138,10 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
     >>> from maes_sim.core import config_from_dict
     >>> cfg = config_from_dict({"end_criteria": {"tick": 3},
     ...                         "map": {"width_in_tiles": 20, "height_in_tiles": 20}})
-    >>> m = compute_metrics(run(cfg, lambda robot: None), ["ticks_to_end", "distance"])
-    >>> m["ticks_to_end"], m["distance"]
-    (3, 0.0)
+    >>> names = ["ticks_to_end", "distance", "exploration_at_0.2s", "exploration_at_9s"]
+    >>> m = compute_metrics(run(cfg, lambda robot: None), names)
+    >>> m["ticks_to_end"], m["distance"], m["exploration_at_0.2s"] == m["exploration_at_9s"]
+    (3, 0.0, True)
     """
     out: dict[str, float | int | None] = {}
     n = max(len(result.distance), 1)
@@ -148,6 +167,10 @@ def compute_metrics(result: Any, names: Sequence[str]) -> dict[str, float | int 
         )
     fixed["distance_max_robot"] = round(float(result.distance.max(initial=0.0)), 6)
     for name in names:
+        at = _AT_TIME.match(name)
+        if at is not None:
+            out[name] = _value_at(result, at.group(1), float(at.group(2)))
+            continue
         m = _THRESHOLD.match(name)
         if m is None:
             # a metric of the simulator's registry: its final value

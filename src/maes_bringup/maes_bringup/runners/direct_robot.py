@@ -19,6 +19,7 @@ from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
     ODOM_FRAME,
+    robot_index_of_id,
     robot_namespace,
     scan_angles,
     wire_scan_geometry,
@@ -377,12 +378,14 @@ def step_navigation(
     for i, robot in enumerate(robots):
         session = robot.session
         if session.task is not None:
+            nearby = robot.state.nearby_robots
             events = session.step(
                 poses.pose(i),
                 robot._grid,
                 now,
-                _Positions(robot.state.nearby_robots),
+                _Positions(nearby),
                 odom_pose=poses.odom_pose(i),
+                robot_ids=[robot_index_of_id(r.id) for r in nearby],
             )
             idx.append(i)
             linear.append(events.command[0] / tile)  # cmd_vel: m/s -> tiles/s

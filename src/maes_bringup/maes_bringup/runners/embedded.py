@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 class Progress:
     """One live status line (rewritten in place on a terminal, a line every few seconds in
-    logs): tick, sim time, real-time factor, exploration and coverage."""
+    logs): tick, sim time, real-time factor, exploration and coverage, and once they happen
+    the logic's failures and the robots' stalls (``maes_sim.core.stalls``)."""
 
     def __init__(self, stream=None, every_s: float = 0.5, log_every_s: float = 5.0):
         self.stream = stream if stream is not None else sys.stderr
@@ -62,6 +63,9 @@ class Progress:
         end = sim.config.end_criteria
         goal = f"/{end.exploration_percent:g}" if end.exploration_percent is not None else ""
         failures = f" | logic failures {logic_failures}" if logic_failures else ""
+        stalls = sim.stalls
+        if stalls.count:
+            failures += f" | stalls {stalls.count} ({int(stalls.stalled.sum())} now)"
         return (
             f"tick {sim.tick:6d} | sim {sim.sim_time:7.1f} s | {rtf:5.2f}x real time | "
             f"explored {sim.exploration_percent:5.1f}{goal} % | "

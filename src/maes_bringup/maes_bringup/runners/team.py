@@ -105,7 +105,7 @@ class RobotTeam:
         for i in range(sim.n_robots):
             params = NavParams.from_config(sim.config, robot=i)
             robot = DirectRobot(
-                sim, i, Navigator(params), np.random.default_rng([sim.seed, i, _RNG_SALT])
+                sim, i, Navigator(params, rank=i), np.random.default_rng([sim.seed, i, _RNG_SALT])
             )
             if logger is not None:
                 robot.logger = logger(robot)

@@ -28,6 +28,10 @@ class MapView:
         The costmap (``robot.global_costmap.grid``).
     position : (x, y)
         The robot's position, metres, map frame.
+    avoid : sequence of (x, y), optional
+        Where other robots stand (metres): path lengths are taken around their cells when
+        that still reaches a frontier; when it reaches none but a path through them would,
+        :attr:`hemmed` is True (a robot inside a packed crowd) and the lengths go through.
 
     Examples
     --------
@@ -38,7 +42,9 @@ class MapView:
     ((0, 0), np.int64(2), np.float64(1.0))
     """
 
-    def __init__(self, grid: Any, position: Sequence[float]) -> None:
+    def __init__(
+        self, grid: Any, position: Sequence[float], avoid: Sequence[Sequence[float]] = ()
+    ) -> None:
         self.grid = grid
         self.array = grid.array
         self.resolution = float(grid.resolution)
@@ -46,14 +52,22 @@ class MapView:
         self.position = (float(position[0]), float(position[1]))
         cell = grid.pos_to_cell(*self.position)
         self.robot_cell: Cell | None = nearest_traversable(self.traversable, cell)
+        h, w = self.array.shape
+        cells = {grid.pos_to_cell(float(x), float(y)) for x, y in avoid}
+        self._avoid = sorted(
+            (ix, iy) for ix, iy in cells if 0 <= ix < w and 0 <= iy < h and (ix, iy) != cell
+        )
+        self._hemmed = False
 
     @classmethod
-    def of(cls, robot: Any) -> MapView | None:
-        """The view of ``robot``'s latest costmap and pose, or None while either is missing."""
+    def of(cls, robot: Any, around_robots: bool = False) -> MapView | None:
+        """The view of ``robot``'s latest costmap and pose, or None while either is missing;
+        ``around_robots``: path lengths around the robots it senses (``avoid``)."""
         costmap = robot.global_costmap
         if costmap.costmap is None or robot.robot_position is None:
             return None
-        return cls(costmap.grid, robot.robot_position)
+        nearby = robot.state.nearby_robots if around_robots else ()
+        return cls(costmap.grid, robot.robot_position, [(r.pos.x, r.pos.y) for r in nearby])
 
     @cached_property
     def frontier(self) -> np.ndarray:
@@ -62,10 +76,27 @@ class MapView:
 
     @cached_property
     def dist(self) -> np.ndarray:
-        """Float (H, W): path length in cells from the robot to every cell (inf: unreachable)."""
+        """Float (H, W): path length in cells from the robot to every cell (inf: unreachable),
+        around the ``avoid`` cells while that reaches a frontier (see :attr:`hemmed`)."""
         if self.robot_cell is None:
             return np.full(self.array.shape, np.inf)
-        return distance_field(self.traversable, self.robot_cell)
+        if self._avoid:
+            around = self.traversable.copy()
+            xs, ys = zip(*self._avoid, strict=True)
+            around[list(ys), list(xs)] = False
+            around[self.robot_cell[1], self.robot_cell[0]] = True
+            dist = distance_field(around, self.robot_cell)
+            if (self.frontier & np.isfinite(dist)).any():
+                return dist
+        dist = distance_field(self.traversable, self.robot_cell)
+        self._hemmed = bool(self._avoid) and bool((self.frontier & np.isfinite(dist)).any())
+        return dist
+
+    @property
+    def hemmed(self) -> bool:
+        """No frontier can be reached but through the robots in ``avoid``."""
+        self.dist  # noqa: B018 (computed with the distances)
+        return self._hemmed
 
     @cached_property
     def reachable_frontier(self) -> np.ndarray:
@@ -146,3 +177,30 @@ def robot_rng(robot: Any) -> np.random.Generator:
 def distance_m(a: Sequence[float], b: Sequence[float]) -> float:
     """Euclidean distance of two world points."""
     return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def spread_cell(view: MapView, robots: Sequence[Sequence[float]], radius_m: float) -> Cell | None:
+    """The cell within ``radius_m`` of path from the robot that lies farthest from every robot
+    in ``robots`` (``(x, y)``, metres): where a robot with nothing of its own to do makes room
+    in a crowd. Ties: the shorter path, then raster order. None when no cell is reachable.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> g = GridMap.from_array(np.zeros((1, 6), dtype=np.int8), 1.0)
+    >>> spread_cell(MapView(g, (1.5, 0.5)), [(0.5, 0.5)], 3.0)
+    (4, 0)
+    """
+    sel = np.isfinite(view.dist) & (view.dist * view.resolution <= radius_m) & view.traversable
+    iy, ix = np.nonzero(sel)
+    if ix.size == 0:
+        return None
+    px = view.grid.origin_x + (ix + 0.5) * view.resolution
+    py = view.grid.origin_y + (iy + 0.5) * view.resolution
+    pts = np.asarray(robots, dtype=np.float64).reshape(-1, 2)
+    if pts.shape[0] == 0:
+        room = np.zeros(ix.size)
+    else:
+        room = np.hypot(px[:, None] - pts[None, :, 0], py[:, None] - pts[None, :, 1]).min(axis=1)
+    order = np.lexsort((ix, iy, view.dist[iy, ix], -room))
+    return int(ix[order[0]]), int(iy[order[0]])

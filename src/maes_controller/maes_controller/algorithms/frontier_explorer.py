@@ -1,70 +1,190 @@
 """MAES-ROS's frontier explorer: the logic every run uses unless told otherwise.
 
-It drives to the nearest frontier (free space next to unknown space) it can reach, skips
-frontiers other robots announced (a broadcast ``frontier-goal x y`` at every new goal), deposits
-a tag at every new goal, and stops when no frontier is left. It is
+It drives to the nearest frontier (free space next to unknown space) it can reach, leaves
+frontiers other robots announced to them (a broadcast ``frontier-goal x y d`` at every new goal,
+``d`` the path length to it in metres), deposits a tag at every new goal, and stops when no
+frontier is left. It is
 :data:`maes_common.contract.DEFAULT_LOGIC` (``maes_controller.algorithms.frontier_explorer:logic``):
 ``make run``, direct mode, the launch file, experiments and the tests name it there, so that a
 user's edits to :mod:`maes_controller.logic` (the template for their own logic) change none of
 them. Its results are pinned by ``tests/test_result_digests.py``.
+
+Spreading the team (robots that start together all see the same frontiers at once):
+
+* **New ground first.** Without shared maps a robot does not see what the others explored;
+  the goals they announced tell it where they went. A frontier within
+  :data:`CLAIM_RADIUS_CELLS` of any goal announced so far (the last :data:`VISITED_LIMIT`) is
+  taken only when every frontier is.
+* **One robot per frontier.** Two robots that announced goals within :data:`CLAIM_RADIUS_CELLS`
+  of each other keep a total order, the shorter announced path first (then the lower robot
+  index): the other drops its goal and chooses again among the frontiers nobody announced.
+* **More robots than frontiers.** A robot that finds every frontier announced goes where the
+  path plus :data:`SHARE_COST_CELLS` per robot already going there is least, so the spare robots
+  spread over the frontiers instead of all following the nearest one.
+* **Making room.** A robot in a crowd (:data:`CROWD_COUNT` robots within
+  :data:`CROWD_RADIUS_M`) that finds every frontier taken first drives to the place within
+  :data:`SPREAD_RADIUS_M` of path farthest from the robots it senses, then chooses again: the
+  spare robots of a large team spread out instead of queueing behind the others.
+* **A goal the navigator gave up on** (it could not make progress, or found no path) is left
+  alone for :data:`SKIP_TICKS`, not for ever: a jam clears.
+* **Leaving a crowd from the outside in.** Path lengths to frontiers are taken around the
+  robots the robot senses; a robot that can reach a frontier only through other robots (inside
+  a packed start) waits, with no goal, until a way opens, for at most :data:`HEMMED_TICKS`.
 """
 
 from __future__ import annotations
 
-from maes_controller.frontier import choose_frontier_goal, is_near_frontier
+import math
+
+from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
-#: Broadcasts of the example explorer start with this word, then "x y" of the goal.
+from ._common import MapView, robot_index, spread_cell
+
+#: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
 CLAIM_PREFIX = "frontier-goal"
 #: A frontier within this many cells of another robot's goal is left to that robot.
 CLAIM_RADIUS_CELLS = 4.0
+#: With every frontier announced: cells of path a frontier costs per robot going there.
+SHARE_COST_CELLS = 10.0
+#: Ticks a goal the navigator gave up on is left alone.
+SKIP_TICKS = 300
+#: Ticks between re-choosing while sharing a frontier announced by a robot that goes first.
+SHARE_RECHECK_TICKS = 20
+#: Ticks a robot hemmed in by robots (every frontier only through them) waits for them to go.
+HEMMED_TICKS = 50
+#: The most goals announced by others that a robot remembers (the oldest are forgotten).
+VISITED_LIMIT = 400
+#: A robot with this many robots within CROWD_RADIUS_M metres is in a crowd ...
+CROWD_COUNT = 3
+CROWD_RADIUS_M = 1.5
+#: ... and, when every frontier is taken, first makes room: it drives to the place within this
+#: many metres of path that is farthest from the robots it senses.
+SPREAD_RADIUS_M = 6.0
 
 
 def logic(robot) -> None:
     """Frontier exploration (see the module docstring)."""
     memory = robot.memory
-    claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y)
-    skip = memory.setdefault("skip", [])  # our own goals that did not close their frontier
+    claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
+    skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
+    failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
     for message in robot.state.incoming_broadcast_msgs:
-        claim = parse_claim(message.msg)
+        claim = parse_claim_distance(message.msg)
         if claim is not None:
             claims[message.sender] = claim
+            visited = memory.setdefault("visited", {})  # every goal announced: seen by others
+            visited[(round(claim[0], 1), round(claim[1], 1))] = None
+            if len(visited) > VISITED_LIMIT:
+                del visited[next(iter(visited))]  # the oldest
 
     costmap = robot.global_costmap
     if costmap.costmap is None or robot.robot_position is None:
         return  # wait for the first costmap and pose
     goal = memory.get("goal")
+    keep_if_shared = False  # a goal we share is only left for a frontier of our own
+    if memory.get("spreading"):
+        if not robot.is_nav_complete():
+            return  # making room in a crowd: then choose a frontier from there
+        memory["spreading"], goal = False, None
 
     if goal is not None:
         goal_cell = costmap.pos_to_cell(*goal)
         still_frontier = costmap.in_bounds(*goal_cell) and is_near_frontier(costmap, goal_cell)
         if not robot.is_nav_complete() and still_frontier:
-            return  # keep driving: the goal still borders unknown space
+            if not _yield_goal(robot, costmap):
+                return  # keep driving: the goal still borders unknown space
+            keep_if_shared = memory.get("sharing", False)
         status = robot.nav_status
-        if status is NavStatus.ABORTED or (status is NavStatus.SUCCEEDED and still_frontier):
-            skip.append(goal_cell)  # failed, or reached without closing it: don't retry
+        if status is NavStatus.ABORTED:
+            failed[goal_cell] = robot.tick  # the navigator gave up: leave it for a while
+        elif status is NavStatus.SUCCEEDED and still_frontier:
+            skip.append(goal_cell)  # reached without closing it: don't retry
+    for cell in [c for c, tick in failed.items() if robot.tick - tick >= SKIP_TICKS]:
+        del failed[cell]
 
-    claimed = [costmap.pos_to_cell(*xy) for xy in claims.values()] + skip
-    cell = choose_frontier_goal(
+    claimed = [costmap.pos_to_cell(x, y) for x, y, _ in claims.values()]
+    claimed += [costmap.pos_to_cell(x, y) for x, y in memory.get("visited", ())]
+    hemmed = memory.get("hemmed_since")
+    patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
+    found = frontier_goal(
         costmap,
         costmap.pos_to_cell(*robot.robot_position),
         traversable_mask(costmap.array),
-        claimed=claimed,
+        claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
+        share_cost=SHARE_COST_CELLS,
+        avoid=[costmap.pos_to_cell(r.pos.x, r.pos.y) for r in robot.state.nearby_robots],
+        through=not patient,
     )
-    if cell is None:
+    if found is None and patient and robot.state.nearby_robots:
+        # no frontier but through other robots: let the ones outside go first (bounded)
+        memory["hemmed_since"] = robot.tick if hemmed is None else hemmed
+        if goal is not None and robot.nav_status is NavStatus.ACTIVE:
+            return  # keep the goal we have: the navigator waits for the robots in its way
+        memory["goal"] = None
+        return
+    memory["hemmed_since"] = None
+    if found is None:
         if not memory.get("done"):
             robot.logger.info(f"{robot.namespace}: no frontier left, exploration done")
             memory["done"] = True
         memory["goal"] = None
         return
 
+    cell, cells = found
     x, y = costmap.cell_to_pos(*cell)
-    memory["goal"], memory["done"] = (x, y), False
+    memory["done"], memory["checked"] = False, robot.tick
+    sharing = any(
+        (cx - cell[0]) ** 2 + (cy - cell[1]) ** 2 <= CLAIM_RADIUS_CELLS**2 for cx, cy in claimed
+    )
+    if keep_if_shared and sharing:
+        return  # no frontier of our own yet: keep driving to the shared one
+    if sharing and _crowded(robot):
+        view = MapView(costmap.grid, robot.robot_position, _positions(robot))
+        spot = spread_cell(view, _positions(robot), SPREAD_RADIUS_M)
+        if spot is not None and spot != view.robot_cell:
+            memory["goal"], memory["spreading"] = costmap.cell_to_pos(*spot), True
+            robot.nav_to_pos(*memory["goal"])
+            return
+    distance = cells * costmap.resolution
+    memory["goal"], memory["distance"], memory["sharing"] = (x, y), distance, sharing
     robot.nav_to_pos(x, y)
-    robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f}")
+    robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f} {distance:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
+
+
+def _positions(robot) -> list[tuple[float, float]]:
+    """Where the robots it senses are (metres)."""
+    return [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+
+
+def _crowded(robot) -> bool:
+    """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
+    x, y = robot.robot_position
+    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in _positions(robot))
+    return near >= CROWD_COUNT
+
+
+def _yield_goal(robot, costmap) -> bool:
+    """Whether a robot that goes first announced a goal near ours: the shorter announced path
+    goes first, then the lower robot index. Checked on every new claim; while every frontier
+    is announced (the goal is shared), at most every :data:`SHARE_RECHECK_TICKS`."""
+    memory = robot.memory
+    goal, mine = memory["goal"], memory.get("distance", 0.0)
+    me = (round(mine, 2), robot_index(robot.namespace))
+    gx, gy = costmap.pos_to_cell(*goal)
+    radius2 = CLAIM_RADIUS_CELLS**2
+    for sender, (x, y, d) in memory["claims"].items():
+        cx, cy = costmap.pos_to_cell(x, y)
+        if (cx - gx) ** 2 + (cy - gy) ** 2 > radius2:
+            continue
+        if (d, robot_index(sender)) < me:
+            if not memory.get("sharing"):
+                return True
+            return robot.tick - memory.get("checked", -SHARE_RECHECK_TICKS) >= SHARE_RECHECK_TICKS
+    return False
 
 
 def parse_claim(text: str) -> tuple[float, float] | None:
@@ -72,15 +192,31 @@ def parse_claim(text: str) -> tuple[float, float] | None:
 
     Examples
     --------
-    >>> parse_claim("frontier-goal 1.50 -2.00")
+    >>> parse_claim("frontier-goal 1.50 -2.00 7.25")
     (1.5, -2.0)
     >>> parse_claim("hello") is None
     True
     """
+    claim = parse_claim_distance(text)
+    return None if claim is None else claim[:2]
+
+
+def parse_claim_distance(text: str) -> tuple[float, float, float] | None:
+    """``(x, y, d)`` of an explorer's broadcast: the goal and the path length to it (metres;
+    0 when the broadcast gives none), or None for other messages.
+
+    Examples
+    --------
+    >>> parse_claim_distance("frontier-goal 1.50 -2.00 7.25")
+    (1.5, -2.0, 7.25)
+    >>> parse_claim_distance("frontier-goal 1.50 -2.00")
+    (1.5, -2.0, 0.0)
+    """
     parts = text.split()
-    if len(parts) != 3 or parts[0] != CLAIM_PREFIX:
+    if len(parts) not in (3, 4) or parts[0] != CLAIM_PREFIX:
         return None
     try:
-        return float(parts[1]), float(parts[2])
+        values = [float(v) for v in parts[1:]]
     except ValueError:
         return None
+    return values[0], values[1], values[2] if len(values) == 3 else 0.0

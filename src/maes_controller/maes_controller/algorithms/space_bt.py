@@ -40,6 +40,10 @@ DECISION_PERIOD = 10
 BROADCAST_PERIOD = 5
 #: How far the Exploration node's random goals may be, metres.
 EXPLORATION_RADIUS_M = 5.0
+#: The Exploration node's random goals keep this far (metres) from the robots sensed.
+ROOM_M = 1.5
+#: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
+HEMMED_TICKS = 50
 
 Status = py_trees.common.Status
 
@@ -134,13 +138,10 @@ class LocalSensing(_Node):
     """Read the broadcasts; rebuild the tasks every DECISION_PERIOD ticks."""
 
     def update(self) -> Status:
-        robot, plugin = self.bb["robot"], self.bb["plugin"]
-        for message in robot.state.incoming_broadcast_msgs:
-            sender = robot_index(message.sender)
-            if sender is not None:
-                plugin.receive(sender, message.msg, robot.tick)
+        robot = self.bb["robot"]
+        _receive(robot, self.bb["plugin"])
         if self.bb.get("tasks") is None or robot.tick >= self.bb["tasks_tick"] + DECISION_PERIOD:
-            view = MapView.of(robot)
+            view = MapView.of(robot, around_robots=True)
             if view is None:
                 return Status.FAILURE
             self.bb["view"], self.bb["tasks"] = view, find_tasks(view)
@@ -187,7 +188,9 @@ class TaskExecution(_Node):
 
 
 class Exploration(_Node):
-    """No task: drive to a random reachable free cell within EXPLORATION_RADIUS_M."""
+    """No task: drive to a random reachable free cell within EXPLORATION_RADIUS_M, among
+    those at least ROOM_M from the robots it senses when there are any (MAES-ROS: spare
+    robots of a large team spread out instead of milling about the start)."""
 
     def update(self) -> Status:
         robot, view = self.bb["robot"], self.bb.get("view")
@@ -196,6 +199,9 @@ class Exploration(_Node):
         if self.bb.get("wander") is not None and not robot.nav_status.done:
             return Status.RUNNING
         near = np.isfinite(view.dist) & (view.dist * view.resolution <= EXPLORATION_RADIUS_M)
+        roomy = near & _away_from(view, robot.state.nearby_robots, ROOM_M)
+        if roomy.any():
+            near = roomy
         iy, ix = np.nonzero(near)
         if ix.size == 0:
             return Status.FAILURE
@@ -203,6 +209,18 @@ class Exploration(_Node):
         self.bb["wander"], self.bb["goal"] = view.pos_of((ix[k], iy[k])), None
         robot.nav_to_pos(*self.bb["wander"])
         return Status.RUNNING
+
+
+def _away_from(view: MapView, robots: Any, distance_m: float) -> np.ndarray:
+    """Bool (H, W): cells whose centre is at least ``distance_m`` from every robot in
+    ``robots`` (``State.nearby_robots``)."""
+    h, w = view.array.shape
+    xs = view.grid.origin_x + (np.arange(w) + 0.5) * view.resolution
+    ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
+    free = np.ones((h, w), dtype=bool)
+    for r in robots:
+        free &= (xs[None, :] - r.pos.x) ** 2 + (ys[:, None] - r.pos.y) ** 2 >= distance_m**2
+    return free
 
 
 def build_tree(bb: dict) -> py_trees.behaviour.Behaviour:
@@ -232,7 +250,36 @@ def run_tree(robot: Any, make_plugin) -> None:
     if bb.get("task") is not None and bb["tasks"] is not None and bb["task"] not in bb["tasks"]:
         bb["plugin"].task_done(bb["task"])  # its area has no frontier left
     bb["wander"] = None if bb.get("task") is not None else bb.get("wander")
+    if _hemmed(robot, bb):
+        return  # frontier only through the robots around: let them go first
     bb["tree"].tick_once()
+
+
+def _receive(robot: Any, plugin: Any) -> None:
+    """Hand the plugin this tick's broadcasts."""
+    for message in robot.state.incoming_broadcast_msgs:
+        sender = robot_index(message.sender)
+        if sender is not None:
+            plugin.receive(sender, message.msg, robot.tick)
+
+
+def _hemmed(robot: Any, bb: dict) -> bool:
+    """Whether the robot, without a goal yet, reaches frontier only through the robots it
+    senses (inside a packed start); it then waits, at most HEMMED_TICKS (MAES-ROS: the
+    robots outside leave first)."""
+    if bb.get("goal") is not None or bb.get("wander") is not None:
+        bb["hemmed_since"] = None
+        return False
+    since = bb.get("hemmed_since")
+    if since is not None and robot.tick - since >= HEMMED_TICKS:
+        return False
+    view = MapView.of(robot, around_robots=True)
+    if view is None or not view.hemmed:
+        bb["hemmed_since"] = None
+        return False
+    bb["hemmed_since"] = robot.tick if since is None else since
+    _receive(robot, bb["plugin"])  # the plugin still hears the others
+    return True
 
 
 def logic(robot: Any) -> None:

@@ -14,8 +14,20 @@ pruned to line-of-sight waypoints (:func:`prune_path`, :func:`logic`) or kept ce
 (:func:`logic_unpruned`, the paper's "without pruning" baseline). Each waypoint is sent as a
 navigation goal in turn, as TRS-Python's robots drove from way-point to way-point.
 
-Every robot broadcasts ``trs <state> <subarea> <x> <y>`` when it picks a goal and every
-``BROADCAST_PERIOD`` ticks; robots out of broadcast range simply do not count.
+Every robot broadcasts ``trs <state> <subarea> <x> <y> <d>`` (its goal and the path length to
+it, metres) when it picks a goal and every ``BROADCAST_PERIOD`` ticks; robots out of broadcast
+range simply do not count.
+
+Spreading a team that starts together (MAES-ROS's additions; the paper coordinated by subareas
+only, and its few robots started apart):
+
+* a frontier cell within :data:`CLAIM_RADIUS_CELLS` of another robot's announced goal is left
+  to it while the subarea has others; a subarea whose frontier is all announced counts as
+  explored for Exploration (the robot moves on, with TRS's own weight per robot approaching);
+* two robots whose goals are that close keep a total order, the shorter announced path first
+  (then the lower robot index), and the other chooses again;
+* path lengths go around the robots the robot senses; a robot that reaches frontier only
+  through them (inside a packed start) waits for them, at most :data:`HEMMED_TICKS`.
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ import numpy as np
 
 from ..navigation import astar, prune_path
 from ..robot_api import NavStatus
-from ._common import MapView, area_labels
+from ._common import MapView, area_labels, robot_index
 
 #: Side of a square subarea, metres (the paper does not give one; 4 subareas in its house map).
 SUBAREA_SIDE_M = 10.0
@@ -40,6 +52,10 @@ RECHECK_PERIOD = 10
 SKIP_RADIUS_CELLS = 2
 #: Another robot's broadcast older than this many ticks no longer counts as approaching.
 PEER_TIMEOUT = 100
+#: A frontier cell this close (cells) to another robot's announced goal is left to it.
+CLAIM_RADIUS_CELLS = 4.0
+#: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
+HEMMED_TICKS = 50
 
 EXPLORATION, MOVING = "exploration", "moving"
 
@@ -54,21 +70,23 @@ def logic_unpruned(robot: Any) -> None:
     step(robot, prune=False)
 
 
-def parse_message(text: str) -> tuple[str, int, float, float] | None:
-    """``(state, subarea, x, y)`` of a TRS broadcast, None for other messages.
+def parse_message(text: str) -> tuple[str, int, float, float, float] | None:
+    """``(state, subarea, x, y, d)`` of a TRS broadcast (``d`` 0 when not given), None for
+    other messages.
 
     Examples
     --------
-    >>> parse_message("trs moving 1002001 1.5 -2.0")
-    ('moving', 1002001, 1.5, -2.0)
+    >>> parse_message("trs moving 1002001 1.5 -2.0 7.25")
+    ('moving', 1002001, 1.5, -2.0, 7.25)
     >>> parse_message("frontier-goal 1 2") is None
     True
     """
     parts = text.split()
-    if len(parts) != 5 or parts[0] != "trs" or parts[1] not in (EXPLORATION, MOVING):
+    if len(parts) not in (5, 6) or parts[0] != "trs" or parts[1] not in (EXPLORATION, MOVING):
         return None
     try:
-        return parts[1], int(parts[2]), float(parts[3]), float(parts[4])
+        d = float(parts[5]) if len(parts) == 6 else 0.0
+        return parts[1], int(parts[2]), float(parts[3]), float(parts[4]), d
     except ValueError:
         return None
 
@@ -135,10 +153,12 @@ def step(robot: Any, *, prune: bool) -> None:
     """One logic tick of TRS-Python (see the module docstring)."""
     mem = robot.memory
     peers = mem.setdefault("peers", {})  # namespace -> (subarea, tick of the broadcast)
+    claims = mem.setdefault("claims", {})  # namespace -> (goal x, y, path length d)
     for message in robot.state.incoming_broadcast_msgs:
         parsed = parse_message(message.msg)
         if parsed is not None:
             peers[message.sender] = (parsed[1], robot.tick)
+            claims[message.sender] = parsed[2:]
     mem.setdefault("mode", EXPLORATION)
     skip = mem.setdefault("skip", [])
     waypoints = mem.get("waypoints")
@@ -147,6 +167,8 @@ def step(robot: Any, *, prune: bool) -> None:
         goal_cell = mem["goal_cell"]
         if robot.tick % RECHECK_PERIOD == 0 and not _goal_open(robot, goal_cell):
             waypoints.clear()  # the frontier closed on the way: pick a new goal now
+        elif not mem.get("sharing") and _outranked_claim(robot):
+            waypoints.clear()  # a robot that goes first announced a goal near ours
         elif status is NavStatus.ABORTED or status is NavStatus.REJECTED:
             skip.append(goal_cell)
             waypoints.clear()
@@ -167,11 +189,21 @@ def step(robot: Any, *, prune: bool) -> None:
 
 def _decide(robot: Any, prune: bool) -> None:
     mem = robot.memory
-    view = MapView.of(robot)
+    view = MapView.of(robot, around_robots=True)
     if view is None or view.robot_cell is None:
         return
+    hemmed = mem.get("hemmed_since")
+    if view.hemmed and (hemmed is None or robot.tick - hemmed < HEMMED_TICKS):
+        mem["hemmed_since"] = robot.tick if hemmed is None else hemmed
+        mem["waypoints"] = []
+        return  # frontier only through the robots around: let them go first
+    mem["hemmed_since"] = None
     labels = area_labels(view, SUBAREA_SIDE_M)
     allowed = _skip_mask(view, mem["skip"])
+    unclaimed = allowed & _claim_mask(view, mem["claims"])
+    mem["sharing"] = not (view.reachable_frontier & unclaimed).any()
+    if not mem["sharing"]:
+        allowed = unclaimed  # else every frontier is announced: share, weighted by TRS's rule
     here = int(labels[view.robot_cell[1], view.robot_cell[0]])
     goal = None
     if mem["mode"] == EXPLORATION:
@@ -189,6 +221,7 @@ def _decide(robot: Any, prune: bool) -> None:
         goal = view.nearest_in((labels == target) & allowed)
     mem["done"] = False
     mem["goal_cell"] = goal
+    mem["goal_distance"] = round(float(view.dist[goal[1], goal[0]]) * view.resolution, 2)
     mem["waypoints"] = _plan(view, goal, prune)
     if not mem["waypoints"]:
         mem["skip"].append(goal)
@@ -197,10 +230,44 @@ def _decide(robot: Any, prune: bool) -> None:
     _maybe_broadcast(robot, force=True)
 
 
+def _claim_mask(view: MapView, claims: dict) -> np.ndarray:
+    """Bool (H, W): cells farther than :data:`CLAIM_RADIUS_CELLS` from every announced goal."""
+    h, w = view.array.shape
+    free = np.ones((h, w), dtype=bool)
+    if not claims:
+        return free
+    cells = np.array([view.cell_of(x, y) for x, y, _ in claims.values()], dtype=np.float64)
+    ys, xs = np.mgrid[0:h, 0:w]
+    for cx, cy in cells:
+        free &= (xs - cx) ** 2 + (ys - cy) ** 2 > CLAIM_RADIUS_CELLS**2
+    return free
+
+
+def _outranked_claim(robot: Any) -> bool:
+    """Whether another robot announced a goal within :data:`CLAIM_RADIUS_CELLS` of ours with a
+    shorter path (then a lower robot index): the total order of who keeps a frontier."""
+    mem = robot.memory
+    costmap = robot.global_costmap
+    if costmap.costmap is None or "goal_cell" not in mem:
+        return False
+    gx, gy = mem["goal_cell"]
+    me = (mem.get("goal_distance", 0.0), robot_index(robot.namespace))
+    for sender, (x, y, d) in mem["claims"].items():
+        cx, cy = costmap.pos_to_cell(x, y)
+        near = (cx - gx) ** 2 + (cy - gy) ** 2 <= CLAIM_RADIUS_CELLS**2
+        if near and (d, robot_index(sender)) < me:
+            return True
+    return False
+
+
 def _maybe_broadcast(robot: Any, force: bool = False) -> None:
     mem = robot.memory
-    if "subarea" not in mem or robot.robot_position is None:
+    if "subarea" not in mem or "goal_cell" not in mem or robot.robot_position is None:
         return
     if force or robot.tick % BROADCAST_PERIOD == 0:
-        x, y = robot.robot_position
-        robot.broadcast_msg(f"trs {mem['mode']} {mem['subarea']} {x:.2f} {y:.2f}")
+        costmap = robot.global_costmap
+        if costmap.costmap is None:
+            return
+        x, y = costmap.cell_to_pos(*mem["goal_cell"])
+        d = mem.get("goal_distance", 0.0)
+        robot.broadcast_msg(f"trs {mem['mode']} {mem['subarea']} {x:.2f} {y:.2f} {d:.2f}")

@@ -16,9 +16,17 @@ Behaviour (metres, seconds, radians; map frame)
       behaviour does. Recovery plans treat the other robots nearby (``robots``) as obstacles,
       so two robots meeting head-on plan around each other (the map holds only walls). Too
       many recoveries without getting closer to the goal abort.
+    * Plans around the robots it senses when a way around them is not much longer
+      (``plan_around_robots``), so a robot at the edge of a crowd leaves it on the outside.
     * Yields to robots (``yield_to_robots``): a straight move is held while a sensed robot
-      stands in the corridor it sweeps next (:mod:`.yielding`); held for ``yield_timeout``,
-      the navigator recovers as above and plans around the robots.
+      stands in the corridor it sweeps next, for a bounded time that a total order (the robot
+      index, ``rank``) makes longer for the robot that lets the other go first; then the
+      navigator recovers as above and plans around the robots (:mod:`.yielding`). Waiting for
+      robots that move (a crowd leaving) is no failure; waiting for robots that stand still
+      is, and the outranked robot gives up first.
+    * Reports ``FAILED_TO_MAKE_PROGRESS``, as Nav2's progress checker does, when the robot has
+      not moved ``progress_radius`` for ``progress_timeout`` seconds, whatever held it, or
+      has not got that much closer for twice as long.
     * Aborts with a Nav2 error code (:class:`NavErrorCode`) and a message on a goal outside the
       map, a goal no path reaches, no pose or no map for too long, or the goal timeout.
 """
@@ -41,7 +49,7 @@ from .following import FollowParams, FollowState, FollowStatus, follow_path, pat
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
-from .yielding import robot_in_the_way
+from .yielding import Hold, free_heading, outranked, robots_in_the_way
 
 
 class NavErrorCode(enum.IntEnum):
@@ -130,9 +138,34 @@ class NavParams:
     yield_margin, yield_lookahead : float
         Metres (>= 0): the corridor's extra half-width beyond two radii, and how far beyond
         contact distance it reaches ahead.
+    close_margin : float
+        Metres (>= 0): the corridor's extra half-width for a robot already within two radii
+        plus ``yield_margin`` (a packed start: :func:`~.yielding.robots_in_the_way`).
+    escape_distance : float
+        Metres (>= 0): a robot whose drive is held by a robot already within two radii plus
+        ``yield_margin`` (pressed in a crowd) first drives this far along the free heading
+        nearest to "away from the robots around" (:func:`~.yielding.free_heading`), then
+        re-plans: how a robot steps out of a crowd. 0: never.
     yield_timeout : float
         Seconds (> 0) a move may be held before the navigator recovers (replans around the
         robots, every second time backing up first), without waiting for ``blocked_timeout``.
+    outranked_wait_factor : float
+        (>= 1) How many times ``yield_timeout`` a robot waits when a robot in its way goes
+        first (a lower index: :func:`~.yielding.outranked`).
+    outranked_recoveries : int
+        Recoveries without progress, each after a hold by robots that stood still, that an
+        outranked robot makes before ``FAILED_TO_MAKE_PROGRESS`` (others: ``max_recoveries``).
+    progress_radius, progress_timeout : float
+        Nav2's progress checker: a goal aborts (``FAILED_TO_MAKE_PROGRESS``) when the robot has
+        not moved ``progress_radius`` metres from where it last did within
+        ``progress_timeout`` seconds, or its path left has not become ``progress_radius``
+        shorter than ever before within twice that (robots giving way to each other in turn).
+    plan_around_robots : bool
+        Plan every route around the robots sensed when that route ends where the plain one
+        does and is at most ``detour_factor`` times as long plus ``detour_extra`` metres
+        (recoveries take a way around of any length).
+    detour_factor, detour_extra : float
+        (>= 1, >= 0) The longest detour ``plan_around_robots`` takes.
     omnidirectional : bool
         The robot can strafe (``motion.model: omnidirectional``): the follower drives straight
         at each waypoint, turning towards it on the way, instead of turning in place first.
@@ -166,7 +199,16 @@ class NavParams:
     yield_to_robots: bool = True
     yield_margin: float = 0.0
     yield_lookahead: float = 0.0
+    close_margin: float = 0.0
+    escape_distance: float = 0.0
     yield_timeout: float = 1.0
+    outranked_wait_factor: float = 2.0
+    outranked_recoveries: int = 2
+    progress_radius: float = 0.5
+    progress_timeout: float = 15.0
+    plan_around_robots: bool = True
+    detour_factor: float = 1.5
+    detour_extra: float = 2.0
     omnidirectional: bool = False
 
     def __post_init__(self) -> None:
@@ -185,6 +227,8 @@ class NavParams:
             "input_timeout",
             "backup_speed",
             "yield_timeout",
+            "progress_radius",
+            "progress_timeout",
         )
         non_negative = (
             "inflation_radius",
@@ -193,6 +237,9 @@ class NavParams:
             "backup_distance",
             "yield_margin",
             "yield_lookahead",
+            "close_margin",
+            "escape_distance",
+            "detour_extra",
         )
         for name in positive + non_negative:
             value = getattr(self, name)
@@ -201,14 +248,15 @@ class NavParams:
             if not (ok and low_ok and math.isfinite(value)):
                 need = "> 0" if name in positive else ">= 0"
                 raise ValueError(f"NavParams.{name} must be a finite number {need}, got {value!r}")
-        if (
-            isinstance(self.max_recoveries, bool)
-            or not isinstance(self.max_recoveries, int)
-            or self.max_recoveries < 0
-        ):
-            raise ValueError(
-                f"NavParams.max_recoveries must be an int >= 0, got {self.max_recoveries!r}"
-            )
+        for name in ("max_recoveries", "outranked_recoveries"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"NavParams.{name} must be an int >= 0, got {value!r}")
+        for name in ("outranked_wait_factor", "detour_factor"):
+            value = getattr(self, name)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not (ok and math.isfinite(value) and value >= 1):
+                raise ValueError(f"NavParams.{name} must be a finite number >= 1, got {value!r}")
         self.follow_params()  # validates the follower's share now, not at the first goal
 
     @classmethod
@@ -218,8 +266,10 @@ class NavParams:
         The robot's type (``cfg.robot_type_per_robot()[robot]``) gives its radius and the top
         speeds of its motion model (``max_speed`` tiles/s, ``max_angular_speed`` rad/s: the
         core's, not restated here); tolerances are scaled by ``tile_size``, a goal timeout long
-        enough to cross the map ten times, and a yielding corridor widened by the SLAM position
-        inaccuracy (the believed pose's error against the sensed robots' positions).
+        enough to cross the map ten times, and a yielding corridor widened by half the SLAM
+        position inaccuracy: the error of the navigator's smoothed pose against the sensed
+        robots' positions (measured with ``slam_position_inaccuracy: 0.5``: median 0.09, 99th
+        percentile 0.30, largest 0.41 tiles, 5 robots, 600 ticks).
         ``overrides`` replace any field.
 
         Examples
@@ -256,9 +306,13 @@ class NavParams:
             "progress_epsilon": 0.25 * tile,
             "goal_timeout": max(60.0, 10.0 * crossing),
             "backup_distance": 0.3 * tile,
+            "progress_radius": 0.5 * tile,
+            "detour_extra": 2.0 * tile,
             "backup_speed": 0.2 * speed,
-            "yield_margin": (0.1 + inaccuracy) * tile,
+            "yield_margin": (0.1 + 0.5 * inaccuracy) * tile,
             "yield_lookahead": 0.5 * tile,
+            "close_margin": 0.01 * tile,
+            "escape_distance": 1.0 * tile,
             "omnidirectional": getattr(kind, "motion_model", "") == "omnidirectional",
         }
         values.update(overrides)
@@ -425,6 +479,19 @@ def robots_as_obstacles(
     return out
 
 
+#: A robot in the way that got this much farther (metres) since the last step is leaving ...
+LEAVING_SPEED = 0.02
+#: ... and is followed, not waited for, while more than this gap (metres) from contact.
+LEAVING_GAP = 0.1
+
+
+def _free_cells(grid: GridMap) -> np.ndarray:
+    """Bool (H, W): cells that are not walls (unknown ones included), read-only."""
+    free = grid.array < grid.occupied_threshold
+    free.flags.writeable = False
+    return free
+
+
 def _pose(pose: Sequence[float] | None) -> tuple[float, float, float] | None:
     if pose is None:
         return None
@@ -443,6 +510,9 @@ class Navigator:
     Parameters
     ----------
     params : NavParams
+    rank : int, optional
+        The robot's place in the yielding order (its index: a lower one goes first; see
+        :mod:`.yielding`); None: it lets no robot go first.
 
     Examples
     --------
@@ -459,10 +529,13 @@ class Navigator:
     'CANCELED'
     """
 
-    def __init__(self, params: NavParams) -> None:
+    def __init__(self, params: NavParams, rank: int | None = None) -> None:
         if not isinstance(params, NavParams):
             raise TypeError(f"params must be NavParams, got {type(params).__name__}")
+        if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)):
+            raise TypeError(f"rank must be an int or None, got {rank!r}")
         self.params = params
+        self.rank = rank
         self._follow = params.follow_params()
         self._status = NavStatus.IDLE
         self._goal: tuple[float, float] | None = None
@@ -537,6 +610,7 @@ class Navigator:
         grid: GridMap | None,
         now: float,
         robots: Sequence[Sequence[float]] = (),
+        robot_ids: Sequence[int | None] | None = None,
     ) -> NavStep:
         """One control step.
 
@@ -551,7 +625,9 @@ class Navigator:
             Seconds (sim time).
         robots : sequence of (x, y)
             Positions (map frame) of other robots nearby, e.g. ``State.nearby_robots``;
-            recovery plans go around them.
+            plans go around them and drives yield to them.
+        robot_ids : sequence of int or None, optional
+            Their indices (``robot<i>``), in the same order: the yielding order. None: unknown.
 
         Returns
         -------
@@ -559,8 +635,11 @@ class Navigator:
         """
         pose = _pose(pose_xyyaw)
         now = float(now)
-        # read only when a recovery plans around them: kept as given until then
+        # read only when a plan goes around them: kept as given until then
+        self._previous = self._seen  # where the robots were at the last step, by id
         self._robots = robots if isinstance(robots, Sequence) else list(robots)
+        self._robot_ids = robot_ids
+        self._seen = None if robot_ids is None else (robot_ids, self._robots)
         if self._status is not NavStatus.ACTIVE:
             self._last = replace(self._last, linear=0.0, angular=0.0, replanned=False)
             return self._last
@@ -586,9 +665,33 @@ class Navigator:
                 )
             return self._emit(now, 0.0, 0.0, replanned=False)
 
+        if math.hypot(pose[0] - self._checkpoint[0], pose[1] - self._checkpoint[1]) >= (
+            p.progress_radius
+        ) or math.isnan(self._checkpoint[0]):
+            self._checkpoint = (pose[0], pose[1], now)
+        elif now - self._checkpoint[2] > p.progress_timeout:
+            return self._abort(
+                now,
+                NavErrorCode.FAILED_TO_MAKE_PROGRESS,
+                f"no progress towards {self._goal}: moved less than {p.progress_radius:g} m "
+                f"in {p.progress_timeout:g} s",
+            )
+        if self._remaining < self._closest[0] - p.progress_radius:
+            self._closest = (self._remaining, now)
+        elif now - self._closest[1] > 2.0 * p.progress_timeout:
+            # moving, but never closer: robots that keep giving way to each other
+            return self._abort(
+                now,
+                NavErrorCode.FAILED_TO_MAKE_PROGRESS,
+                f"no progress towards {self._goal}: its path got no {p.progress_radius:g} m "
+                f"shorter in {2.0 * p.progress_timeout:g} s",
+            )
+
         replanned = False
-        if self._route is None or (grid is not self._grid and not self._route_clear(pose, grid)):
-            failure = self._plan(pose, grid, now)
+        if self._route is None or (
+            grid is not self._grid and not self._escaping and not self._route_clear(pose, grid)
+        ):
+            failure = self._plan(pose, grid, now, avoid_robots=p.plan_around_robots, detour=True)
             if failure is not None:
                 return failure
             replanned = True
@@ -600,6 +703,12 @@ class Navigator:
                 return self._emit(now, back, 0.0, replanned)
             self._backup_until = None
             failure = self._plan(pose, grid, now, avoid_robots=True)
+            if failure is not None:
+                return failure
+            replanned = True
+        elif self._escaping and self._follow_state is not None and self._follow_state.target:
+            # stepped out: the way on from here
+            failure = self._plan(pose, grid, now, avoid_robots=p.plan_around_robots, detour=True)
             if failure is not None:
                 return failure
             replanned = True
@@ -621,16 +730,43 @@ class Navigator:
         if lateral != 0.0:
             heading = (pose[0], pose[1], pose[2] + math.atan2(lateral, linear))
             direction = 1.0
+        turning = direction == 0.0 and cmd.angular != 0.0
+        if turning:  # look before turning: the drive the turn is for
+            wx, wy = self._waypoints[cmd.state.target]
+            heading, direction = (pose[0], pose[1], math.atan2(wy - pose[1], wx - pose[0])), 1.0
         # a robot beyond the goal is not in the way: this one stops before it
-        if direction != 0.0 and self._in_the_way(heading, direction, reach=cmd.remaining):
-            if self._held_since is None:
-                self._held_since = now
-            if now - self._held_since >= p.yield_timeout:
-                self._held_since = None
-                return self._recover(pose, grid, now)
+        blockers = self._blockers(heading, direction, reach=cmd.remaining)
+        if blockers and self._previous:
+            blockers = [k for k in blockers if not self._leaving(pose, k)]
+        if blockers and turning and not self._crowded(pose, [self._robots[k] for k in blockers]):
+            blockers = []  # out in the open, turn now: the way may be free by then
+        if blockers:
+            ids = self._ids_of(blockers)
+            positions = [self._robots[k] for k in blockers]
+            if self._hold is None:
+                self._hold = Hold(now, positions, ids)
+            else:
+                self._hold.see(positions, ids)
+            hold = self._hold
+            if self._crowded(pose, positions):
+                # pressed in a crowd: step out where there is room; with none, wait for
+                # the robots outside to go first (the progress checker bounds the wait)
+                if not self._escaping and now >= hold.next_try:
+                    hold.next_try = now + 0.5 * p.yield_timeout
+                    if self._escape(pose, grid, backwards=outranked(self.rank, ids)):
+                        self._hold = None
+                        return self._emit(now, 0.0, 0.0, replanned)
+                return self._emit(now, 0.0, 0.0, replanned)
+            behind = outranked(self.rank, ids)
+            wait = p.yield_timeout * (p.outranked_wait_factor if behind else 1.0)
+            if now - hold.since >= wait:
+                self._hold = None
+                return self._recover(
+                    pose, grid, now, counted=not hold.moving, outranked=behind, by_robots=True
+                )
             linear = lateral = 0.0  # hold, and let the other robot pass
         else:
-            self._held_since = None
+            self._hold = None
         return self._emit(now, linear, cmd.angular, replanned, lateral)
 
     # -- internals ----------------------------------------------------------------------------
@@ -648,8 +784,14 @@ class Navigator:
         self._consecutive_recoveries = 0
         self._best_remaining_at_recovery = math.inf
         self._backup_until: float | None = None
-        self._held_since: float | None = None
+        self._hold: Hold | None = None
+        self._escaping = False  # the first waypoint is a step out of a crowd
+        self._checkpoint = (math.nan, math.nan, now)  # progress checker: where, when
+        self._closest = (math.inf, now)  # the shortest path left so far, and when
         self._robots: Sequence[Sequence[float]] = ()
+        self._robot_ids: Sequence[int | None] | None = None
+        self._seen: tuple | None = None  # (ids, positions) of the robots at the last step
+        self._previous: tuple | None = None
 
     def _plan(
         self,
@@ -657,8 +799,13 @@ class Navigator:
         grid: GridMap,
         now: float,
         avoid_robots: bool = False,
+        detour: bool = False,
     ) -> NavStep | None:
-        """Plan from the pose; the aborted step on failure, None on success."""
+        """Plan from the pose; the aborted step on failure, None on success.
+
+        ``avoid_robots``: take a way around the robots sensed when one ends where the plain
+        route does; ``detour``: only when it is at most the detour limit longer.
+        """
         p = self.params
         goal = self._goal
         if not grid.in_bounds(*grid.pos_to_cell(*goal)):
@@ -676,13 +823,20 @@ class Navigator:
         route = plan_route(grid, pose[:2], goal, radius, costs=costs, allow_unknown=p.allow_unknown)
         robots = [(float(x), float(y)) for x, y in self._robots] if avoid_robots else []
         if route is not None and robots:
-            blocked = robots_as_obstacles(costs, grid, robots, 2.0 * p.robot_radius)
+            # a detour goes around the cells the robots stand in (the coarse map cannot thread
+            # between packed robots); a recovery keeps two radii from them
+            blocked = robots_as_obstacles(
+                costs, grid, robots, 0.0 if detour else 2.0 * p.robot_radius
+            )
             around = plan_route(
                 grid, pose[:2], goal, radius, costs=blocked, allow_unknown=p.allow_unknown
             )
             # Only a way around the robots to the same end: a goal a robot stands on would
             # otherwise move to the nearest free cell, and the robot would "succeed" there.
-            if around is not None and around.waypoints[-1] == route.waypoints[-1]:
+            short = around is not None and (
+                not detour or around.length <= p.detour_factor * route.length + p.detour_extra
+            )
+            if short and around.waypoints[-1] == route.waypoints[-1]:
                 route = around
         if route is None:
             return self._abort(
@@ -699,17 +853,121 @@ class Navigator:
         dense[-1] = route.waypoints[-1]
         self._dense = dense
         self._follow_state = None
+        self._escaping = False
         self._grid = grid
         return None
+
+    def _leaving(self, pose: tuple[float, float, float], k: int) -> bool:
+        """Whether robot ``k`` (sensed now) moved away from this one since the last step and
+        is still more than a small gap from contact: a robot to follow, not to wait for."""
+        p = self.params
+        ids, positions = self._previous
+        me = self._robot_ids[k]
+        if me is None:
+            return False
+        try:
+            x0, y0 = positions[ids.index(me)]
+        except ValueError:
+            return False
+        x, y = self._robots[k]
+        now = math.hypot(x - pose[0], y - pose[1])
+        before = math.hypot(x0 - pose[0], y0 - pose[1])
+        gap = 2.0 * p.robot_radius + p.close_margin + LEAVING_GAP
+        return now - before >= LEAVING_SPEED and now > gap
+
+    def _crowded(
+        self, pose: tuple[float, float, float], positions: Sequence[Sequence[float]]
+    ) -> bool:
+        """Whether a robot in the way is already within two radii plus ``yield_margin``."""
+        p = self.params
+        near = 2.0 * p.robot_radius + p.yield_margin
+        return any(math.hypot(x - pose[0], y - pose[1]) < near for x, y in positions)
+
+    def _escape(
+        self, pose: tuple[float, float, float], grid: GridMap, backwards: bool = True
+    ) -> bool:
+        """When the route starts into a robot, put a step out along the nearest free heading
+        (:func:`~.yielding.free_heading`) before it; the route is planned again from there.
+        ``backwards``: any heading (an outranked robot gives way); else only within 90 degrees
+        of the route's (the robot that goes first keeps its ground). Returns whether it did."""
+        p = self.params
+        if p.escape_distance <= 0 or not self._waypoints.shape[0] or not p.yield_to_robots:
+            return False
+        wx, wy = self._waypoints[0]
+        desired = math.atan2(wy - pose[1], wx - pose[0])
+        if not self._blockers((pose[0], pose[1], desired), 1.0):
+            return False
+        res = grid.resolution
+        free = grid.derived(("navigator free", grid.occupied_threshold), _free_cells)
+        clearance = p.robot_radius / res
+
+        def clear(x: float, y: float) -> bool:
+            ox, oy = grid.origin_x, grid.origin_y
+            a = ((pose[0] - ox) / res, (pose[1] - oy) / res)
+            b = ((x - ox) / res, (y - oy) / res)
+            h, w = free.shape
+            inside = 0 <= b[0] < w and 0 <= b[1] < h
+            return inside and segment_clear(free, a[0], a[1], b[0], b[1], clearance)
+
+        # in a crowd, outwards first: away from the robots around, so the crowd empties
+        # from the outside in; else as near to the route as there is room
+        prefer = desired
+        near = 2.0 * p.robot_radius + p.yield_margin
+        around = [(x - pose[0], y - pose[1]) for x, y in self._robots]
+        around = [(dx, dy) for dx, dy in around if math.hypot(dx, dy) < near]
+        if around:
+            prefer = math.atan2(-sum(d[1] for d in around), -sum(d[0] for d in around))
+        heading = free_heading(
+            pose,
+            prefer,
+            self._robots,
+            p.robot_radius,
+            p.yield_margin,
+            p.close_margin,
+            p.escape_distance,
+            clear,
+            towards=None if backwards else desired,
+        )
+        if heading is None or heading == desired:
+            return False
+        step = (
+            pose[0] + p.escape_distance * math.cos(heading),
+            pose[1] + p.escape_distance * math.sin(heading),
+        )
+        self._waypoints = np.vstack([np.asarray([step]), self._waypoints])
+        self._tails = path_tails(self._waypoints)
+        self._follow_state = None
+        self._escaping = True
+        return True
+
+    def _blockers(
+        self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
+    ) -> list[int]:
+        """Indices into the robots sensed of those in the way of a drive in ``direction``."""
+        p = self.params
+        if not p.yield_to_robots or direction == 0.0:
+            return []
+        lookahead = min(p.yield_lookahead, max(float(reach), 0.0))
+        return robots_in_the_way(
+            pose,
+            direction,
+            self._robots,
+            p.robot_radius,
+            p.yield_margin,
+            lookahead,
+            p.close_margin,
+        )
 
     def _in_the_way(
         self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
     ) -> bool:
-        p = self.params
-        lookahead = min(p.yield_lookahead, max(float(reach), 0.0))
-        return p.yield_to_robots and robot_in_the_way(
-            pose, direction, self._robots, p.robot_radius, p.yield_margin, lookahead
-        )
+        return bool(self._blockers(pose, direction, reach))
+
+    def _ids_of(self, indices: list[int]) -> list[int | None]:
+        ids = self._robot_ids
+        if ids is None:
+            return [None] * len(indices)
+        return [ids[k] for k in indices]
 
     def _route_clear(self, pose: tuple[float, float, float], grid: GridMap) -> bool:
         """Whether the remaining route's segments are still clear on ``grid``."""
@@ -751,20 +1009,37 @@ class Navigator:
                 return False
         return True
 
-    def _recover(self, pose: tuple[float, float, float], grid: GridMap, now: float) -> NavStep:
+    def _recover(
+        self,
+        pose: tuple[float, float, float],
+        grid: GridMap,
+        now: float,
+        counted: bool = True,
+        outranked: bool = False,
+        by_robots: bool = False,
+    ) -> NavStep:
+        """Re-plan around the robots (every second counted time backing up first); abort
+        after too many counted recoveries. ``counted``: False after waiting for robots that
+        moved (a crowd leaving is no failure); ``outranked``: a robot that goes first was in
+        the way, and this robot gives up sooner; ``by_robots``: robots held the drive, so only
+        an outranked robot backs up (the one that goes first holds its ground: backing up, it
+        would cede the space the other then takes, and both would dance)."""
         p = self.params
-        self._consecutive_recoveries += 1
-        if self._consecutive_recoveries > p.max_recoveries:
+        limit = p.outranked_recoveries if outranked else p.max_recoveries
+        if counted:
+            self._consecutive_recoveries += 1
+        if self._consecutive_recoveries > limit:
             return self._abort(
                 now,
                 NavErrorCode.FAILED_TO_MAKE_PROGRESS,
-                f"no progress towards {self._goal} after {p.max_recoveries} recoveries",
+                f"no progress towards {self._goal} after {limit} recoveries",
             )
         self._recoveries += 1
         # Only getting closer than at any earlier blockage resets the count: backing up and
         # driving back into the same obstacle is no progress.
         self._best_remaining_at_recovery = min(self._best_remaining_at_recovery, self._remaining)
-        if self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
+        backs = outranked or not by_robots
+        if counted and backs and self._consecutive_recoveries % 2 == 0 and p.backup_distance > 0:
             self._backup_until = now + p.backup_distance / p.backup_speed
             return self._emit(now, -p.backup_speed, 0.0, False)
         failure = self._plan(pose, grid, now, avoid_robots=True)

@@ -112,7 +112,9 @@ class GoToPose:
 
     def update(self, inputs: StepInputs) -> NavStep:
         """One navigator step."""
-        return self.navigator.update(inputs.pose, inputs.grid, inputs.now, inputs.robots)
+        return self.navigator.update(
+            inputs.pose, inputs.grid, inputs.now, inputs.robots, inputs.robot_ids
+        )
 
     def cancel(self, now: float) -> NavStep:
         """Stop the navigator (CANCELED)."""
@@ -125,6 +127,7 @@ class StepInputs:
 
     ``odom_pose`` is the robot's ``odom -> base_footprint`` (behaviours measure the distance
     and angle travelled on it, as Nav2's behaviour server does); None when not known.
+    ``robot_ids`` are the indices of ``robots`` (the yielding order), None when not known.
     """
 
     pose: Sequence[float] | None
@@ -132,6 +135,7 @@ class StepInputs:
     now: float
     robots: Sequence[Sequence[float]] = ()
     odom_pose: Sequence[float] | None = None
+    robot_ids: Sequence[int | None] | None = None
 
 
 class NavSession:
@@ -262,14 +266,17 @@ class NavSession:
         now: float,
         robots: Sequence[Sequence[float]] = (),
         odom_pose: Sequence[float] | None = None,
+        robot_ids: Sequence[int | None] | None = None,
     ) -> SessionEvents:
-        """One control step of the running task (nothing when idle)."""
+        """One control step of the running task (nothing when idle); ``robots`` are the other
+        robots nearby ``(x, y)`` and ``robot_ids`` their indices (the yielding order)."""
         if self._token is None:
             return SessionEvents()
         if self._pending:
             self._task.begin(float(now))
             self._pending = False
-        step = self._task.update(StepInputs(pose, grid, float(now), robots, odom_pose))
+        inputs = StepInputs(pose, grid, float(now), robots, odom_pose, robot_ids)
+        step = self._task.update(inputs)
         plan = step.path if step.replanned else None
         if step.status is NavStatus.ACTIVE:
             self._last = step

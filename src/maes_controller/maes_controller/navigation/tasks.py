@@ -93,7 +93,9 @@ class PoseSequence:
         if not self.goals:
             return NavStep(status=NavStatus.SUCCEEDED)
         while True:
-            step = self.navigator.update(inputs.pose, inputs.grid, inputs.now, inputs.robots)
+            step = self.navigator.update(
+                inputs.pose, inputs.grid, inputs.now, inputs.robots, inputs.robot_ids
+            )
             if step.status is NavStatus.ACTIVE:
                 return self._tag(step)
             if step.status is NavStatus.ABORTED:

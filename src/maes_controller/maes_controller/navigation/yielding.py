@@ -1,33 +1,58 @@
-"""Yielding to robots: hold a straight move while another robot stands in the way.
+"""Yielding to robots: who waits when robots are in each other's way, and for how long.
 
 The MAES motion model drives straight or turns in place, so two discs can only touch while one
-of them drives. Before a drive command is sent, :func:`robot_in_the_way` looks at the other
-robots the robot senses (``State.nearby_robots``) and holds the command (linear speed 0) while
+of them drives. Before a drive command is sent, :func:`robots_in_the_way` looks at the other
+robots the robot senses (``State.nearby_robots``) and the drive is held (linear speed 0) while
 one of them is inside the corridor the drive sweeps next: ahead (behind, when reversing) within
 ``lookahead``, and closer to the line of travel than two radii plus ``margin``. The margin
 absorbs the difference between the robot's believed pose (its SLAM estimate) and the sensed
-robots' positions. A robot held long enough makes no progress, so the navigator's recovery
-replans around the robots (:func:`~.navigator.robots_as_obstacles`), as Nav2 does when its
-local costmap shows an obstacle on the path.
+robots' positions.
+
+A hold is bounded, and a total order decides who waits longer, so two robots (or a ring of
+them) can never wait for each other for ever:
+
+* **The order** is the robots' index (``robot<i>``: a lower index goes first), known from each
+  sensed robot's id. A robot whose way is blocked by a robot that goes first is *outranked*.
+* **Bounded wait.** A robot that goes first waits ``yield_timeout`` before it re-plans around
+  the robots in its way (:func:`~.navigator.robots_as_obstacles`, as Nav2 re-plans when its
+  costmap shows an obstacle); an outranked robot waits ``outranked_wait_factor`` times longer,
+  so in a head-on meeting the first robot steers around a robot that stands still.
+* **Giving way.** When the way stays blocked and nothing in it moves, each re-plan counts as a
+  recovery without progress; an outranked robot gives up after fewer of them
+  (:class:`Hold` only tracks the hold; the counting is the navigator's), so it is the one that
+  reports ``FAILED_TO_MAKE_PROGRESS`` and lets its logic choose another goal, while the robot
+  that goes first keeps its goal.
+* **A crowd that moves is no jam.** While a robot in the way has moved since the hold began
+  (a packed start emptying from the outside in), waiting counts as no failure: the robot waits
+  for the crowd, bounded by the navigator's progress timeout.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-__all__ = ["robot_in_the_way"]
+__all__ = ["Hold", "free_heading", "outranked", "robot_in_the_way", "robots_in_the_way"]
+
+#: A robot in the way that moved at least this far (metres) since a hold began is moving.
+MOVED_DISTANCE = 0.1
 
 
-def robot_in_the_way(
+def robots_in_the_way(
     pose: Sequence[float],
     direction: float,
     robots: Sequence[Sequence[float]],
     radius: float,
     margin: float,
     lookahead: float,
-) -> bool:
-    """Whether a robot lies in the corridor a straight drive from ``pose`` sweeps next.
+    close_margin: float | None = None,
+) -> list[int]:
+    """Indices (into ``robots``) of the robots in the corridor a straight drive sweeps next.
+
+    A robot already closer than two radii plus ``margin`` (robots spawned packed, or one that
+    just passed) is in the way only when the drive would bring the two closer than two radii
+    plus ``close_margin``: the margin for the pose error would otherwise hold every drive that
+    does not point straight away from it, and a packed crowd could never leave.
 
     Parameters
     ----------
@@ -44,10 +69,61 @@ def robot_in_the_way(
     lookahead : float
         How far ahead of the robot's centre (metres) a robot may be and still count, measured
         to the other robot's centre, plus ``2 * radius``.
+    close_margin : float, optional
+        The sideways clearance (metres) for robots already within ``2 * radius + margin``;
+        default ``margin``.
 
     Returns
     -------
-    bool
+    list of int
+
+    Examples
+    --------
+    >>> robots_in_the_way((0.0, 0.0, 0.0), 1.0, [(1.0, 0.2), (-1.0, 0.0), (0.5, -0.1)], 0.3,
+    ...                   0.2, 0.5)
+    [0, 2]
+
+    A neighbour 0.65 m away and 0.63 m to the side, with a 0.6 m contact distance:
+
+    >>> robots_in_the_way((0.0, 0.0, 0.0), 1.0, [(0.15, 0.63)], 0.3, 0.5, 0.5)
+    [0]
+    >>> robots_in_the_way((0.0, 0.0, 0.0), 1.0, [(0.15, 0.63)], 0.3, 0.5, 0.5, close_margin=0.02)
+    []
+    """
+    if direction == 0.0 or len(robots) == 0:
+        return []
+    heading = float(pose[2]) if direction > 0 else float(pose[2]) + math.pi
+    c, s = math.cos(heading), math.sin(heading)
+    px, py = float(pose[0]), float(pose[1])
+    contact = 2.0 * radius
+    ahead, beside = contact + lookahead, contact + margin
+    close = beside if close_margin is None else contact + close_margin
+    near2 = beside * beside
+    found = []
+    # a plain loop over the few robots sensed (float arithmetic as numpy's, in the same order)
+    for k, (x, y) in enumerate(robots):
+        dx = float(x) - px
+        dy = float(y) - py
+        along = c * dx + s * dy
+        if 0.0 < along <= ahead:
+            side = abs(-s * dx + c * dy)
+            if side < (close if dx * dx + dy * dy < near2 else beside):
+                found.append(k)
+    return found
+
+
+def robot_in_the_way(
+    pose: Sequence[float],
+    direction: float,
+    robots: Sequence[Sequence[float]],
+    radius: float,
+    margin: float,
+    lookahead: float,
+    close_margin: float | None = None,
+) -> bool:
+    """Whether a robot lies in the corridor a straight drive from ``pose`` sweeps next.
+
+    The parameters are :func:`robots_in_the_way`'s.
 
     Examples
     --------
@@ -60,18 +136,108 @@ def robot_in_the_way(
     >>> robot_in_the_way((0.0, 0.0, 0.0), 1.0, [(1.0, 0.9)], 0.3, 0.2, 0.5)  # beside the path
     False
     """
-    if direction == 0.0 or len(robots) == 0:
+    return bool(robots_in_the_way(pose, direction, robots, radius, margin, lookahead, close_margin))
+
+
+def outranked(rank: int | None, ids: Sequence[int | None]) -> bool:
+    """Whether a robot of ``rank`` must let one of the robots ``ids`` go first.
+
+    The order is the robot index: a lower index goes first. Robots of unknown index (None)
+    outrank nobody, and a robot of unknown rank is outranked by nobody.
+
+    Examples
+    --------
+    >>> outranked(3, [5, 1]), outranked(3, [5, 7]), outranked(None, [0]), outranked(3, [None])
+    (True, False, False, False)
+    """
+    if rank is None:
         return False
-    heading = float(pose[2]) if direction > 0 else float(pose[2]) + math.pi
-    c, s = math.cos(heading), math.sin(heading)
-    px, py = float(pose[0]), float(pose[1])
-    contact = 2.0 * radius
-    ahead, beside = contact + lookahead, contact + margin
-    # a plain loop over the few robots sensed (float arithmetic as numpy's, in the same order)
-    for x, y in robots:
-        dx = float(x) - px
-        dy = float(y) - py
-        along = c * dx + s * dy
-        if 0.0 < along <= ahead and abs(-s * dx + c * dy) < beside:
-            return True
-    return False
+    return any(i is not None and i < rank for i in ids)
+
+
+class Hold:
+    """One hold: since when the drive is held, and whether the robots in the way moved.
+
+    The robots in the way are told apart by id (when known) and remembered where they were
+    first seen in the way; one that has since moved :data:`MOVED_DISTANCE` or more, or a new
+    robot taking another's place, makes :attr:`moving` true (the way is changing, not jammed).
+
+    Examples
+    --------
+    >>> h = Hold(now=1.0, positions=[(1.0, 0.0)], ids=[4])
+    >>> h.see([(1.0, 0.0)], [4]); h.moving
+    False
+    >>> h.see([(1.3, 0.0)], [4]); h.moving
+    True
+    """
+
+    def __init__(
+        self, now: float, positions: Sequence[Sequence[float]], ids: Sequence[int | None]
+    ) -> None:
+        self.since = float(now)
+        self.moving = False
+        #: When the holding robot may next look for a way out of a crowd.
+        self.next_try = float(now)
+        self._first: dict[int | None, tuple[float, float]] = {
+            i: (float(x), float(y)) for (x, y), i in zip(positions, ids, strict=True)
+        }
+
+    def see(self, positions: Sequence[Sequence[float]], ids: Sequence[int | None]) -> None:
+        """Note the robots in the way at this step (positions and ids, in the same order)."""
+        for (x, y), i in zip(positions, ids, strict=True):
+            first = self._first.get(i)
+            if first is None:
+                if self._first and i is not None:
+                    self.moving = True  # another robot came into the way: the crowd moves
+                self._first[i] = (float(x), float(y))
+            elif math.hypot(float(x) - first[0], float(y) - first[1]) >= MOVED_DISTANCE:
+                self.moving = True
+
+
+def free_heading(
+    pose: Sequence[float],
+    desired: float,
+    robots: Sequence[Sequence[float]],
+    radius: float,
+    margin: float,
+    close_margin: float,
+    distance: float,
+    clear: Callable[[float, float], bool] | None = None,
+    steps: int = 72,
+    towards: float | None = None,
+) -> float | None:
+    """The heading nearest to ``desired`` along which the robot can drive ``distance`` metres
+    with no robot in its way: a way out of a crowd for a robot that drives only straight.
+
+    Headings are tried in ``steps`` equal turns, nearest to ``desired`` first (ties: turning
+    left first). A heading is free when :func:`robots_in_the_way` finds nobody in its corridor
+    up to ``distance`` beyond contact and ``clear(x, y)`` (when given) accepts the end point
+    (e.g. no wall on the way). ``towards`` (rad): only headings within 90 degrees of it.
+
+    Returns
+    -------
+    float or None
+        The heading (rad), or None when every heading is blocked.
+
+    Examples
+    --------
+    A robot with a neighbour just ahead and one to the left may leave to the right:
+
+    >>> h = free_heading((0.0, 0.0, 0.0), 0.0, [(0.65, 0.0), (0.0, 0.65)], 0.3, 0.2, 0.02, 1.0)
+    >>> round(math.degrees(h))
+    -75
+    """
+    x, y = float(pose[0]), float(pose[1])
+    order = [0]
+    for k in range(1, steps // 2 + 1):
+        order += [k, -k] if k < steps - k else [k]
+    for k in order:
+        heading = desired + 2.0 * math.pi * k / steps
+        if towards is not None and math.cos(heading - towards) < 0.0:
+            continue
+        if robots_in_the_way((x, y, heading), 1.0, robots, radius, margin, distance, close_margin):
+            continue
+        end = (x + distance * math.cos(heading), y + distance * math.sin(heading))
+        if clear is None or clear(*end):
+            return math.atan2(math.sin(heading), math.cos(heading))
+    return None

@@ -35,7 +35,7 @@ from rclpy.parameter import Parameter
 from rclpy.task import Future
 from tf2_msgs.msg import TFMessage
 
-from maes_common import read_state_nearby
+from maes_common import read_state_neighbours, robot_index_of_id
 from maes_common.contract import (
     BASE_FRAME,
     MAP_FRAME,
@@ -112,7 +112,7 @@ class _Namespace:
     ) -> None:
         self.name = robot_namespace(i)
         ns = "/" + self.name
-        self.session = NavSession(Navigator(params))
+        self.session = NavSession(Navigator(params, rank=i))
         self.frames = FrameTree()
         self.map_odom = SmoothedTransform(reset_distance=jump)
         self.map_odom_stamp: float | None = None  # stamp of the last sample smoothed
@@ -121,6 +121,7 @@ class _Namespace:
         self.path_requests: list[tuple[type, Any, Future]] = []  # answered at the next step
         self.last_control_stamp: float | None = None
         self.nearby_robots: list[tuple[float, float]] = []  # from maes_state, map frame
+        self.nearby_ids: list[int | None] = []  # their indices: the yielding order
         # lockstep inputs: what has arrived for which tick
         self.state_tick = -1
         self.map_stamp: float | None = None
@@ -407,7 +408,7 @@ class NavigatorNode(EndsQuietly, Node):
         """Keep where the other robots nearby are (recovery plans go around them), read from
         the serialized state without building its tags."""
         try:
-            tick, nearby = read_state_nearby(data)
+            tick, nearby, ids = read_state_neighbours(data)
         except ValueError as exc:
             self.get_logger().error(
                 f"{ns.name}: unreadable maes_state ({exc})", throttle_duration_sec=5.0
@@ -415,6 +416,7 @@ class NavigatorNode(EndsQuietly, Node):
             return
         with ns.lock:
             ns.nearby_robots = nearby
+            ns.nearby_ids = [robot_index_of_id(i) for i in ids]
             ns.state_tick = tick
         self._advance(ns)
 
@@ -458,7 +460,9 @@ class NavigatorNode(EndsQuietly, Node):
             return
         pose = self._pose(ns)
         odom = ns.frames.lookup(ODOM, BASE)
-        events = ns.session.step(pose, ns.grid, now, ns.nearby_robots, odom_pose=odom)
+        events = ns.session.step(
+            pose, ns.grid, now, ns.nearby_robots, odom_pose=odom, robot_ids=ns.nearby_ids
+        )
         self._carry(ns, events, now, pose)
 
     def _carry(self, ns: _Namespace, events, now: float, pose=None) -> None:

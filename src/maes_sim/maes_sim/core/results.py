@@ -196,6 +196,7 @@ def write_run_results(
         "final": rows[-1],
         "distance_travelled_m": (sim.metrics.distance * tile).round(6).tolist(),
         "collisions": sim.metrics.collisions.tolist(),  # new contacts, per robot
+        "stalls": sim.stalls.per_robot.tolist(),  # stalls begun, per robot (core/stalls.py)
         "radio": sim.mailbox.radio.summary(),  # per robot: sent, delivered, dropped, latency
         "exploration_metrics": sim.explore_bench_summary(),  # Explore-Bench's measures
         "config": config_to_dict(sim.config),

@@ -51,6 +51,7 @@ from .sensors.lidar import apply_noise, draw_noise, lidar_noisy
 from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
+from .stalls import STALL_RADIUS_M, STALL_SECONDS, StallWatch, asks_motion
 from .state import RobotState, TagView
 from .tags import TagStore
 from .team import Team
@@ -170,6 +171,13 @@ class Simulation:
 
         reachable = reachable_open(self.walls, np.floor(start).astype(np.int64))
         self.metrics = Metrics(reachable, n)
+        #: Robots that stay in one place while driven (:mod:`.stalls`): counted for the
+        #: statistics and ``summary.json``.
+        self.stalls = StallWatch(
+            start,
+            STALL_RADIUS_M / config.world.tile_size,
+            round(STALL_SECONDS / self.tick_duration),
+        )
         #: The moving obstacles (:mod:`.obstacles`), or None without any.
         self.obstacles = (
             Obstacles(
@@ -525,6 +533,8 @@ class Simulation:
             fn(self._commands, robot, *args)
         except C.CommandError as exc:
             raise CommandRejected(str(exc)) from exc
+        if fn is not C.stop:
+            self.stalls.driven(robot)
 
     def set_velocity(self, robot: int, linear: float, angular: float, lateral: float = 0.0) -> None:
         """Velocity command (tiles/s, rad/s) mapped through the robot's motion model (cmd_vel);
@@ -667,6 +677,7 @@ class Simulation:
         if self.obstacles is not None:  # they move first; the robots meet them where they are
             self.obstacles.advance(next_tick, self.rng)
             shapes = self.obstacles.shapes
+        asked = asks_motion(self._commands)
         result = advance_tick(self._motion, self._commands, self.walls, self.motion_params, shapes)
         self._motion, self._commands = result.state, result.commands
         self._status = result.status
@@ -685,6 +696,10 @@ class Simulation:
         self.trail.record(self.tick, self._motion.positions)
 
         self._sense(self.slam_published_at(self.tick))
+        m = self.metrics
+        self.stalls.update(
+            self.tick, self._motion.positions, asked, m.explored_count < m.reachable_count
+        )
         if all_links is not None:
             self.links = all_links
             if sync_due:  # each pair's map exchange goes through the radio model

@@ -1,0 +1,243 @@
+"""Yielding between robots (issue 36): a total order, bounded waits, a way out of a crowd.
+
+Two or more navigators drive discs in a small kinematic world (no ROS, no simulator): each
+step every navigator gets the others' positions and indices, and a move that would bring two
+discs into contact is refused (as the simulator's collisions stop a robot).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from maes_controller.navigation import GridMap, NavErrorCode, Navigator, NavParams
+from maes_controller.navigation.yielding import (
+    Hold,
+    free_heading,
+    outranked,
+    robot_in_the_way,
+    robots_in_the_way,
+)
+from maes_controller.robot_api import NavStatus
+
+DT = 0.1
+PARAMS = NavParams(
+    robot_radius=0.3,
+    max_linear_speed=1.0,
+    max_angular_speed=2.0,
+    inflation_radius=0.6,
+    yield_margin=0.1,
+    yield_lookahead=0.3,
+    close_margin=0.01,
+    escape_distance=1.0,
+)
+
+
+def grid_of(occ: np.ndarray) -> GridMap:
+    h, w = occ.shape
+    return GridMap.from_array(occ, 1.0, -w / 2.0, -h / 2.0)
+
+
+def room(width: int, height: int) -> np.ndarray:
+    occ = np.zeros((height, width), dtype=np.int8)
+    occ[0, :] = occ[-1, :] = occ[:, 0] = occ[:, -1] = 100
+    return occ
+
+
+def hits_wall(grid: GridMap, x: float, y: float, r: float) -> bool:
+    """Whether a disc of radius ``r`` at (x, y) overlaps an occupied cell of ``grid``."""
+    occ = grid.array
+    h, w = occ.shape
+    gx, gy = x - grid.origin_x, y - grid.origin_y
+    for iy in range(max(int(gy - r) - 1, 0), min(int(gy + r) + 2, h)):
+        for ix in range(max(int(gx - r) - 1, 0), min(int(gx + r) + 2, w)):
+            if occ[iy, ix] >= 65:
+                nx, ny = min(max(gx, ix), ix + 1), min(max(gy, iy), iy + 1)
+                if math.hypot(gx - nx, gy - ny) < r:
+                    return True
+    return False
+
+
+def run(navs, poses, grid, max_time=60.0, params=PARAMS, on_end=None):
+    """Step every navigator with the others' positions and indices until none is active;
+    a move into another robot or a wall is refused.
+
+    ``on_end(i, step, t)`` may start a new goal for robot ``i`` whose goal ended (its logic
+    choosing again); returns True then. Returns ({robot: [(final step, time), ...]}, the
+    closest approach of any two robots).
+    """
+    poses = [list(p) for p in poses]
+    ends: dict[int, list] = {i: [] for i in range(len(navs))}
+    active = set(range(len(navs)))
+    closest = math.inf
+    t = 0.0
+    while t < max_time and active:
+        t += DT
+        steps = {}
+        for i in sorted(active):
+            others = [j for j in range(len(navs)) if j != i]
+            step = navs[i].update(
+                tuple(poses[i]),
+                grid,
+                t,
+                [tuple(poses[j][:2]) for j in others],
+                robot_ids=others,
+            )
+            steps[i] = step
+            if step.status is not NavStatus.ACTIVE:
+                ends[i].append((step, t))
+                if on_end is None or not on_end(i, step, t):
+                    active.discard(i)
+        for i, step in steps.items():
+            x, y, yaw = poses[i]
+            nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
+            apart = all(
+                math.dist((nx, ny), poses[j][:2]) >= 2 * params.robot_radius
+                or math.dist((nx, ny), poses[j][:2]) >= math.dist((x, y), poses[j][:2])
+                for j in range(len(navs))
+                if j != i
+            )
+            if apart and not hits_wall(grid, nx, ny, params.robot_radius):
+                poses[i][0], poses[i][1] = nx, ny
+            poses[i][2] = yaw + step.angular * DT
+        for i in range(len(navs)):
+            for j in range(i + 1, len(navs)):
+                closest = min(closest, math.dist(poses[i][:2], poses[j][:2]))
+    return ends, closest
+
+
+def test_the_corridor_test_holds_for_an_overlap_only_when_already_close():
+    # contact 0.6; a neighbour 0.65 m away: beside it (no overlap on the way), ahead of it
+    assert robots_in_the_way((0, 0, 0), 1.0, [(0.15, 0.63)], 0.3, 0.5, 0.5) == [0]
+    assert robots_in_the_way((0, 0, 0), 1.0, [(0.15, 0.63)], 0.3, 0.5, 0.5, 0.01) == []
+    assert robots_in_the_way((0, 0, 0), 1.0, [(0.46, 0.46)], 0.3, 0.5, 0.5, 0.01) == [0]
+    # farther robots keep the full margin
+    assert robot_in_the_way((0, 0, 0), 1.0, [(1.0, 0.8)], 0.3, 0.5, 0.5, 0.01)
+
+
+def test_the_order_is_the_robot_index():
+    assert outranked(5, [7, 2]) and not outranked(2, [7, 5])
+    assert not outranked(0, [1, 2, 3])  # robot0 waits for nobody
+    assert not outranked(None, [0]) and not outranked(3, [None])
+
+
+def test_a_hold_tells_a_moving_crowd_from_a_jam():
+    hold = Hold(0.0, [(1.0, 0.0), (1.0, 1.0)], [3, 4])
+    hold.see([(1.0, 0.0), (1.0, 1.0)], [3, 4])
+    assert not hold.moving
+    hold.see([(1.0, 0.0)], [3])  # robot 4 left the way: unchanged positions still mean a jam
+    assert not hold.moving
+    hold.see([(1.0, 0.0), (1.2, 0.3)], [3, 7])  # another robot came into the way
+    assert hold.moving
+
+
+def test_a_free_heading_leads_out_of_a_crowd_and_none_from_its_middle():
+    lattice = [(x * 0.65, y * 0.65) for x in range(-2, 3) for y in range(-2, 3) if (x, y) != (0, 0)]
+    assert free_heading((0.0, 0.0, 0.0), 0.0, lattice, 0.3, 0.1, 0.01, 1.0) is None
+    edge = [(x, y) for x, y in lattice if x <= 0.0]  # the robot at the crowd's east edge
+    heading = free_heading((0.0, 0.0, 0.0), math.pi, edge, 0.3, 0.1, 0.01, 1.0)
+    assert heading is not None and abs(heading) < math.radians(30)  # out to the east
+    # a wall east of x = 0: the end point must be clear, the heading nearest the desired one
+    # (5 degree steps) that ends west of it is 95 degrees
+    heading = free_heading((0.0, 0.0, 0.0), 0.0, [], 0.3, 0.1, 0.01, 1.0, lambda x, y: x < 0)
+    assert math.degrees(heading) == pytest.approx(95.0)
+
+
+def test_head_on_in_a_narrow_corridor_the_outranked_robot_gives_way():
+    # a corridor one robot wide; robot0 goes west, robot1 east: they meet in the middle
+    occ = np.full((5, 14), 100, dtype=np.int8)
+    occ[2, 1:13] = 0
+    grid = grid_of(occ)
+    navs = [Navigator(PARAMS, rank=0), Navigator(PARAMS, rank=1)]
+    navs[0].start((-5.5, 0.0), now=0.0)
+    navs[1].start((5.5, 0.0), now=0.0)
+
+    chosen = []
+
+    def choose_again(i, step, t):
+        # the robots' logic, told that the goal could not be reached: robot1 goes back to the
+        # end it came from, robot0 tries again
+        if step.status is NavStatus.ABORTED and len(chosen) < 6:
+            chosen.append((i, t))
+            navs[i].start((-5.5, 0.0) if i == 1 else (-4.0, 0.0), now=t)
+            return True
+        return False
+
+    result, closest = run(navs, [(4.5, 0.0, math.pi), (-4.5, 0.0, 0.0)], grid, max_time=90.0)
+    assert closest >= 2 * PARAMS.robot_radius - 1e-9  # they never touched
+    # robot1 (outranked) reported that it cannot make progress, as Nav2 does, in bounded time
+    (gave_up, t1), *_ = result[1]
+    assert gave_up.status is NavStatus.ABORTED
+    assert gave_up.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
+    assert t1 <= 2 * PARAMS.progress_timeout + 1.0
+    # with a logic that then sends it back to the end it came from, robot0 (which goes
+    # first) gets through behind it (perhaps after trying again)
+    navs = [Navigator(PARAMS, rank=0), Navigator(PARAMS, rank=1)]
+    navs[0].start((-4.0, 0.0), now=0.0)
+    navs[1].start((5.5, 0.0), now=0.0)
+    start = [(4.5, 0.0, math.pi), (-4.5, 0.0, 0.0)]
+    ends, closest = run(navs, start, grid, max_time=90.0, on_end=choose_again)
+    assert closest >= 2 * PARAMS.robot_radius - 1e-9
+    assert ends[0][-1][0].status is NavStatus.SUCCEEDED
+    assert ends[1][0][0].error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
+    assert ends[1][-1][0].status is NavStatus.SUCCEEDED
+
+
+def test_robots_crossing_in_a_room_pass_each_other():
+    grid = grid_of(room(14, 10))
+    navs = [Navigator(PARAMS, rank=i) for i in range(4)]
+    starts = [(-5.0, 0.0, 0.0), (5.0, 0.0, math.pi), (0.0, -3.5, math.pi / 2), (0.0, 3.5, -1.5)]
+    goals = [(5.0, 0.2), (-5.0, -0.2), (0.2, 3.5), (-0.2, -3.5)]
+    for nav, goal in zip(navs, goals, strict=True):
+        nav.start(goal, now=0.0)
+    ends, closest = run(navs, starts, grid)
+    assert all(e[-1][0].status is NavStatus.SUCCEEDED for e in ends.values())
+    assert closest >= 2 * PARAMS.robot_radius - 1e-9
+
+
+def test_a_packed_crowd_leaves_and_every_goal_ends_in_bounded_time():
+    # 9 robots packed 0.65 apart (MAES's spawn spacing for 0.6 robots) in an open room, each
+    # going to its own spot on the far side, 1.1 m apart: no two ever touch, every goal ends
+    # (arrived, or no progress reported) in bounded time, and most arrive
+    grid = grid_of(room(20, 14))
+    starts = [(x * 0.65, y * 0.65, 0.0) for x in (-1, 0, 1) for y in (-1, 0, 1)]
+    goals = [(7.0, -4.5 + 1.1 * k) for k in range(9)]
+    navs = [Navigator(PARAMS, rank=i) for i in range(9)]
+    for nav, goal in zip(navs, goals, strict=True):
+        nav.start(goal, now=0.0)
+    ends, closest = run(navs, starts, grid, max_time=90.0)
+    assert closest >= 2 * PARAMS.robot_radius - 1e-9
+    last = [e[-1] for e in ends.values()]
+    assert all(t <= 40.0 for _, t in last)
+    assert all(
+        step.status is NavStatus.SUCCEEDED
+        or step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
+        for step, _ in last
+    )
+    assert sum(step.status is NavStatus.SUCCEEDED for step, _ in last) >= 7
+
+
+def test_a_robot_blocked_for_good_reports_no_progress_in_bounded_time():
+    # the only gap is taken by a robot that never moves (parked: no navigator)
+    occ = room(14, 8)
+    occ[1:7, 7] = 100
+    occ[4, 7] = 0
+    grid = grid_of(occ)
+    parked = (0.5, 0.5)
+    nav = Navigator(PARAMS, rank=1)
+    nav.start((5.0, 0.5), now=0.0)
+    x, y, yaw, t = -5.0, 0.5, 0.0, 0.0
+    while t < 60.0:
+        t += DT
+        step = nav.update((x, y, yaw), grid, t, [parked], robot_ids=[0])
+        if step.status is not NavStatus.ACTIVE:
+            break
+        nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
+        if math.dist((nx, ny), parked) >= 2 * PARAMS.robot_radius:
+            x, y = nx, ny
+        yaw += step.angular * DT
+    assert step.status is NavStatus.ABORTED
+    assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
+    assert t <= 30.0

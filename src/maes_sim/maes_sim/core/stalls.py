@@ -1,0 +1,111 @@
+"""Stalls: robots that stay in one place while driven, with something left to explore.
+
+A robot *stalls* when it has stayed within :data:`STALL_RADIUS_M` of one place for
+:data:`STALL_SECONDS` while it was driven every tick (a velocity or movement command arrived for
+it each tick, as the navigator sends one every tick while it has a goal, a zero one too while it
+waits for another robot) and at least once asked to move, and while reachable area was still
+unexplored. A robot its logic told to stop (no goal, no command), or one that is done because
+everything is explored, does not stall. The place is the point where the robot last left such
+a circle or was last not driven: the clock restarts there.
+
+Each robot's stall is counted once when it begins (``stalls``, a metric of the statistics and
+``summary.json``) and lasts until the robot moves or is no longer driven (``robots_stalled``:
+how many are stalled now).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import commands as C
+
+#: A robot that stays within this many metres of one place ...
+STALL_RADIUS_M = 1.0
+#: ... for this many simulated seconds, driven and with area left to explore, stalls.
+STALL_SECONDS = 60.0
+
+
+def asks_motion(commands: C.Commands) -> np.ndarray:
+    """Bool (N,): the robots whose current command asks them to move or turn.
+
+    Examples
+    --------
+    >>> cmds = C.Commands.idle(3)
+    >>> C.set_velocity(cmds, np.array([1, 2]), np.array([0.0, 0.5]), np.array([0.0, 0.0]), 0.0)
+    >>> asks_motion(cmds).tolist()
+    [False, False, True]
+    """
+    kind = commands.kind
+    velocity = (kind == C.VELOCITY) & (
+        (commands.linear != 0.0)
+        | (commands.angular != 0.0)
+        | (commands.lateral != 0.0 if commands.lateral is not None else False)
+    )
+    stepwise = ((kind == C.MOVE) | (kind == C.ROTATE)) & (commands.target != 0.0)
+    continuous = (kind == C.MOVE_CONT) | (kind == C.ROTATE_CONT)
+    return velocity | stepwise | continuous
+
+
+class StallWatch:
+    """Every robot's stall clock (see the module docstring).
+
+    Parameters
+    ----------
+    positions : float (N, 2)
+        The robots' positions (tiles) at the start.
+    radius : float
+        :data:`STALL_RADIUS_M` in tiles.
+    ticks : int
+        :data:`STALL_SECONDS` in logic ticks.
+
+    Examples
+    --------
+    A robot driven in place for 3 ticks stalls (with ``ticks=3``); one never driven does not:
+
+    >>> w = StallWatch(np.zeros((2, 2)), radius=1.0, ticks=3)
+    >>> for t in range(1, 5):
+    ...     w.driven(0)
+    ...     _ = w.update(t, np.zeros((2, 2)), np.array([True, False]), exploring=True)
+    >>> w.count, w.per_robot.tolist(), w.stalled.tolist()
+    (1, [1, 0], [True, False])
+    """
+
+    def __init__(self, positions: np.ndarray, radius: float, ticks: int) -> None:
+        n = positions.shape[0]
+        self.radius = float(radius)
+        self.ticks = int(ticks)
+        self.anchor = np.array(positions, dtype=np.float64, copy=True)
+        self.since = np.zeros(n, dtype=np.int64)
+        #: A command asked the robot to move since its clock restarted.
+        self.asked = np.zeros(n, dtype=bool)
+        #: A command (not a stop) arrived since the last tick.
+        self.commanded = np.zeros(n, dtype=bool)
+        #: Stalled now.
+        self.stalled = np.zeros(n, dtype=bool)
+        #: Stalls begun, per robot, and in all.
+        self.per_robot = np.zeros(n, dtype=np.int64)
+        self.count = 0
+
+    def driven(self, robots) -> None:
+        """Note that a command (not a stop) arrived for ``robots`` (an index or indices)."""
+        self.commanded[robots] = True
+
+    def update(self, tick: int, positions: np.ndarray, asked: np.ndarray, exploring: bool) -> int:
+        """Advance the clocks to ``tick``: positions (N, 2) tiles after the tick's motion,
+        ``asked`` (N,) the robots whose command of the tick asked for motion, ``exploring``
+        whether reachable area is still unexplored. Returns the stalls begun now."""
+        moved = np.hypot(*(positions - self.anchor).T) > self.radius
+        restart = moved | ~self.commanded
+        self.anchor[restart] = positions[restart]
+        self.since[restart] = tick
+        self.asked[restart] = False
+        self.stalled[restart] = False
+        self.asked |= asked & self.commanded
+        self.commanded[:] = False
+        now = self.asked & (tick - self.since >= self.ticks) & bool(exploring)
+        begun = now & ~self.stalled
+        self.stalled |= now
+        self.per_robot += begun
+        started = int(begun.sum())
+        self.count += started
+        return started
