@@ -19,7 +19,11 @@ from .comms import Broadcast, SignalFunctionError, robot_name
 from .config import ConfigError, SimConfig, config_from_dict, config_to_dict, key_paths, load_config
 from .config_checks import Float, Int, Nullable, suggestion
 from .figures import (
+    BROADCAST_RGB,
+    EXPLORED_RGB,
     NEVER_RGB,
+    OBSTACLE_RGB,
+    TAG_RGB,
     WALL_RGB,
     agg_pyplot,
     crop_box,
@@ -44,6 +48,10 @@ __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
     "BatchedSimulation",
+    "BROADCAST_RGB",
+    "EXPLORED_RGB",
+    "OBSTACLE_RGB",
+    "TAG_RGB",
     "MAX_YAML_BYTES",
     "NEVER_RGB",
     "Broadcast",
