@@ -326,14 +326,16 @@ function mapImage() {
   return img;
 }
 
+const BAR_H = 34; // the strip under the map that holds the scale bar
+
 function fitView(cw, ch) {
-  const m = S.scene.map, pad = 12;
+  const m = S.scene.map, pad = 10, mh = ch - BAR_H;
   const w = m.width * m.tile, h = m.height * m.tile;
-  const scale = Math.max(1e-6, Math.min((cw - 2 * pad) / w, (ch - 2 * pad) / h));
+  const scale = Math.max(1e-6, Math.min((cw - 2 * pad) / w, (mh - 2 * pad) / h));
   S.view = {
     scale,
     ox: (cw - w * scale) / 2 - m.origin[0] * scale,
-    oy: (ch + h * scale) / 2 + m.origin[1] * scale,
+    oy: (mh + h * scale) / 2 + m.origin[1] * scale,
   };
 }
 
@@ -452,6 +454,7 @@ function drawTags(ctx, tags) {
 function drawLinks(ctx, f) {
   ctx.strokeStyle = S.scene.colours.broadcast;
   ctx.lineWidth = 1.4;
+  ctx.globalAlpha = f.links.length > 400 ? 0.3 : 0.9; // many links: see the robots through them
   ctx.setLineDash([5, 4]);
   ctx.beginPath();
   for (let k = 0; k < f.links.length; k += 2) {
@@ -463,6 +466,7 @@ function drawLinks(ctx, f) {
   }
   ctx.stroke();
   ctx.setLineDash([]);
+  ctx.globalAlpha = 1;
 }
 
 function drawRobots(ctx, f) {
@@ -517,9 +521,9 @@ function niceLength(metres) {
 
 function drawScaleBar(ctx, cw, ch) {
   const s = S.view.scale, len = niceLength((cw * 0.18) / s), px = len * s;
-  const x0 = 16, y0 = ch - 16;
-  ctx.fillStyle = "rgba(255,255,255,0.85)";
-  ctx.fillRect(x0 - 6, y0 - 30, px + 92, 38);
+  const x0 = Math.max(16, S.view.ox + S.scene.map.origin[0] * s), y0 = ch - 8;
+  ctx.font = "12px system-ui, sans-serif";
+  const axes = "x → , y ↑ in metres, origin at the map's centre";
   ctx.strokeStyle = "#000";
   ctx.lineWidth = 2;
   ctx.beginPath();
@@ -529,9 +533,8 @@ function drawScaleBar(ctx, cw, ch) {
   ctx.lineTo(x0 + px, y0 - 6);
   ctx.stroke();
   ctx.fillStyle = "#000";
-  ctx.font = "12px system-ui, sans-serif";
   ctx.fillText(`${len} m`, x0 + px / 2 - 10, y0 - 10);
-  ctx.fillText("x → , y ↑ (m)", x0 + px + 8, y0 - 2);
+  ctx.fillText(axes, x0 + px + 14, y0 - 2);
 }
 
 // ---------------------------------------------------------------- robot panel

@@ -1,0 +1,27 @@
+"""Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests.
+
+Without a ``chromium`` on PATH those tests skip, saying how to install it
+(``scripts/setup_browser.sh``); under CI (``CI`` set) they fail instead, since ``.ci/run``
+installs it first.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+@pytest.fixture
+def browser_page():
+    """A playwright page in Debian's headless Chromium (1280 x 800), closed after the test."""
+    from maes_sim.watch.headless import INSTALL_HINT, chromium_path, open_page
+
+    if chromium_path() is None:
+        why = f"the web page's tests drive a real Chromium: {INSTALL_HINT}"
+        if os.environ.get("CI"):
+            pytest.fail(f"{why} (.ci/run runs it before the tests)")
+        pytest.skip(why)
+    pytest.importorskip("playwright.sync_api", reason="needs playwright (make setup installs it)")
+    with open_page() as page:
+        yield page
