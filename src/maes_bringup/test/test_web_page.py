@@ -158,7 +158,8 @@ def test_the_page_follows_a_real_run(tmp_path, browser_page):
                 "robot1's maes_state")  # fmt: skip
         info = page.inner_text("#robot-info")
         assert page.text_content("#robot-heading") == "Robot: robot1"
-        assert re.search(r"robot_type\s+default", info) and re.search(r"status\s+\w+", info)
+        assert re.search(r"robot_type\s+default", info), info
+        assert re.search(r"tick, status\s+\d+, (Idle|Moving|Stopping)", info), info
         wait_js(page, "!document.getElementById('robot-info').textContent.includes('not heard')",
                 "robot1's navigation")  # fmt: skip
         nav = re.search(r"navigation\s+(.*)", page.inner_text("#robot-info")).group(1)

@@ -52,7 +52,8 @@ async function start() {
   try {
     S.scene = await getJSON("api/scene");
   } catch (err) {
-    setStatus(`cannot reach the run: ${err.message}`, true);
+    const starting = /not started/.test(err.message);
+    setStatus(starting ? "waiting for the run to start…" : `cannot reach the run: ${err.message}`, !starting);
     setTimeout(start, 1000);
     return;
   }
@@ -579,19 +580,18 @@ function showRobot() {
   const name = sc.robots.names[i];
   $("robot-heading").textContent = `Robot: ${name}`;
   const x = f.poses[3 * i], y = f.poses[3 * i + 1], th = f.poses[3 * i + 2];
+  const kind = sc.robots.types[i] ? `type ${esc(sc.robots.types[i])}, ` : "";
   const rows = [
-    ["robot", `<span class="swatch" style="background:${sc.robots.colour[i]}"></span>${esc(name)}`],
-    ["type", esc(sc.robots.types[i] || "–")],
-    ["radius", `${fmt(sc.radius[i], 2)} m`],
-    ["true pose", `x ${fmt(x, 2)} m, y ${fmt(y, 2)} m, heading ${fmt((th * 180) / Math.PI, 0)}°`],
+    ["robot", `<span class="swatch" style="background:${sc.robots.colour[i]}"></span>${esc(name)}: ${kind}radius ${fmt(sc.radius[i], 2)} m`],
+    ["true pose", `x ${fmt(x, 2)}, y ${fmt(y, 2)} m, ${fmt((th * 180) / Math.PI, 0)}°`],
   ];
   const nav = f.nav && f.nav[String(i)];
   rows.push(["navigation", esc(nav || (S.live ? "not heard yet" : "not kept in replays"))]);
   const st = f.states && f.states[String(i)];
   if (st) {
-    rows.push(["<b>maes_state</b>", ""]);
-    rows.push(["tick", st.tick], ["status", esc(st.status)], ["colliding", st.colliding]);
-    rows.push(["position", `x ${fmt(st.position.x, 2)} m, y ${fmt(st.position.y, 2)} m (its SLAM estimate)`]);
+    rows.push(['<b>maes_state</b>', `<span class="hint">what its controller gets</span>`]);
+    rows.push(["tick, status", `${st.tick}, ${esc(st.status)}`], ["colliding", st.colliding]);
+    rows.push(["position", `x ${fmt(st.position.x, 2)}, y ${fmt(st.position.y, 2)} m (SLAM's)`]);
     rows.push(["heading", `${fmt((st.heading * 180) / Math.PI, 1)}°`], ["robot_type", esc(st.robot_type)]);
     rows.push(["incoming_broadcast_msgs", listText(st.incoming_broadcast_msgs, (b) => `${b.sender}: ${b.msg}`)]);
     rows.push(["tags_nearby", listText(st.tags_nearby, (t) => `${t.sender} @ (${fmt(t.pos.x, 1)}, ${fmt(t.pos.y, 1)}) tick ${t.tick}: ${t.msg}`)]);
