@@ -86,7 +86,7 @@ class ChromiumClient:
     """The page in a real headless Chromium (Debian's, through playwright)."""
 
     def __init__(self, url: str) -> None:
-        from maes_sim.watch.headless import open_page
+        from maes_sim.watch import open_page
 
         self._context = open_page(url)
         self.page = self._context.__enter__()
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
     parser.add_argument("--size", type=int, default=None, help="map width and height in tiles")
     args = parser.parse_args(argv)
-    from maes_sim.watch.headless import INSTALL_HINT, chromium_path
+    from maes_sim.watch import INSTALL_HINT, chromium_path
 
     client = args.client
     if client == "auto":

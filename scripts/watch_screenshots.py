@@ -38,7 +38,7 @@ def config(robots: int, size: int) -> str:
 
 
 def shoot(robots: int, seconds: float) -> Path:
-    from maes_sim.watch.headless import open_page
+    from maes_sim.watch import open_page
 
     size, clicked, hidden = RUNS[robots]
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,7 +15,7 @@ import pytest
 @pytest.fixture
 def browser_page():
     """A playwright page in Debian's headless Chromium (1280 x 800), closed after the test."""
-    from maes_sim.watch.headless import INSTALL_HINT, chromium_path, open_page
+    from maes_sim.watch import INSTALL_HINT, chromium_path, open_page
 
     if chromium_path() is None:
         why = f"the web page's tests drive a real Chromium: {INSTALL_HINT}"

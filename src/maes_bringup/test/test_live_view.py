@@ -281,3 +281,57 @@ def test_a_busy_port_names_the_setting_to_change(tmp_path):
     assert f"cannot serve on 127.0.0.1:{port}" in line, line
     assert "LIVE_PORT=" in line and "--live " in line and "live_port:=" in line, line
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_a_page_looking_never_changes_the_run(tmp_path):
+    """Direct mode with the live view and a client asking for frames the whole run (scans, a
+    robot's state, the maps: what the page asks), against the same run nobody watches: the
+    same run to the bit. Sampling reads the simulation between ticks and draws no random
+    number."""
+    import socket
+    import threading
+    import urllib.request
+
+    from maes_bringup.runners.direct import run
+    from maes_sim.core import config_from_dict
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 3,
+            "random_seeds": [11],
+            "end_criteria": {"tick": 80},
+            "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+            "communication": {"model": "bernoulli", "loss_probability": 0.2},
+        }
+    )
+    frames: list[int] = []
+    stop = threading.Event()
+
+    def look() -> None:
+        url = f"http://127.0.0.1:{port}/api/frame?scans=1&robot=1&maps=0"
+        while not stop.is_set():
+            try:
+                with urllib.request.urlopen(url, timeout=5) as answer:
+                    frames.append(json.loads(answer.read())["tick"])
+            except OSError:
+                pass  # not up yet, or over
+            time.sleep(0.02)
+
+    looker = threading.Thread(target=look, daemon=True)
+    looker.start()
+    logic = "maes_controller.algorithms.frontier_explorer:logic"
+    try:
+        # slowed a little, so that the page sees many ticks
+        watched = run(cfg, logic, live=port, progress=lambda s: time.sleep(0.01))
+    finally:
+        stop.set()
+        looker.join(timeout=10)
+    alone = run(cfg, logic)
+    assert len(set(frames)) >= 5, f"the page saw ticks {sorted(set(frames))}"
+    assert watched.ticks == alone.ticks == 80
+    assert (watched.sim.poses == alone.sim.poses).all()
+    assert watched.sim.stats() == alone.sim.stats()

@@ -7,12 +7,15 @@ shipped in ``static/``: nothing to install, nothing fetched from the internet.
 """
 
 from .foxglove_relay import SUBPROTOCOLS, chosen_subprotocol
+from .headless import CHROMIUM_ARGS, INSTALL_HINT, chromium_path, open_page
 from .live_feed import LiveFeed, bad_query, query_int
 from .scene import MAP_COLOURS, hex_colour, map_scene, robot_state_fields
 from .server import STATIC, Feed, PageServer
 from .wire import dumps, packed
 
 __all__ = [
+    "CHROMIUM_ARGS",
+    "INSTALL_HINT",
     "MAP_COLOURS",
     "STATIC",
     "SUBPROTOCOLS",
@@ -21,9 +24,11 @@ __all__ = [
     "PageServer",
     "bad_query",
     "chosen_subprotocol",
+    "chromium_path",
     "dumps",
     "hex_colour",
     "map_scene",
+    "open_page",
     "packed",
     "query_int",
     "robot_state_fields",

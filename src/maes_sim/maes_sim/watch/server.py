@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import mimetypes
+import sys
 import threading
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -144,6 +145,8 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = False  # a port another run holds is an error, not a shared port
 
     def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a browser that closed its tab mid-request
         self.owner.report(f"web page: a request from {client_address[0]} failed")
 
 
