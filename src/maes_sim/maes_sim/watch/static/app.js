@@ -627,7 +627,7 @@ function buildLegend() {
     [(g) => { g.beginPath(); g.arc(11, 7, 5.5, 0, 7); g.fillStyle = sc.robots.colour[0]; g.fill(); g.strokeStyle = "#000"; g.stroke(); g.beginPath(); g.moveTo(11, 7); g.lineTo(16.5, 7); g.lineWidth = 2; g.stroke(); }, "robot (to scale), heading"],
     [(g) => { g.strokeStyle = sc.robots.colour[0]; g.lineWidth = 1.5; g.beginPath(); g.moveTo(1, 11); g.lineTo(8, 4); g.lineTo(21, 8); g.stroke(); }, "path"],
     [(g) => { g.strokeStyle = sc.robots.colour[0]; g.globalAlpha = 0.6; g.beginPath(); for (const a of [-0.5, 0, 0.5]) { g.moveTo(2, 7); g.lineTo(2 + 19 * Math.cos(a), 7 + 19 * Math.sin(a)); } g.stroke(); }, "scan rays"],
-    [(g) => { g.strokeStyle = c.broadcast; g.setLineDash([4, 3]); g.lineWidth = 1.5; g.beginPath(); g.moveTo(1, 7); g.lineTo(21, 7); g.stroke(); }, "broadcast link (in range)"],
+    [(g) => { g.strokeStyle = c.broadcast; g.setLineDash([4, 3]); g.lineWidth = 1.5; g.beginPath(); g.moveTo(1, 7); g.lineTo(21, 7); g.stroke(); }, S.live ? "broadcast link (in range)" : "broadcast (sender – receiver)"],
     [(g) => { g.fillStyle = c.tag; g.beginPath(); g.moveTo(11, 3); g.lineTo(15, 7); g.lineTo(11, 11); g.lineTo(7, 7); g.fill(); }, "tag"],
     [(g) => { g.fillStyle = c.obstacle; g.fillRect(4, 2, 14, 10); g.strokeStyle = "#fff"; g.strokeRect(4.5, 2.5, 13, 9); }, "moving obstacle"],
     [(g) => { g.beginPath(); g.arc(11, 7, 5, 0, 7); g.lineWidth = 2.5; g.strokeStyle = "#e00000"; g.stroke(); }, "colliding robot"],
