@@ -107,6 +107,8 @@ def follow(node, feed, controls: bool = True) -> None:
             node.set_real_time_factor(command["rtf"])
 
     def run_info() -> dict:
+        if not controls:  # the caller steps the simulation: the feed measures the speed
+            return {"paused": False, "started": True, "rtf_cap": 0.0}
         return {
             "rtf": float(node.achieved_real_time_factor),
             "rtf_cap": float(node.real_time_factor),

@@ -107,6 +107,7 @@ class LiveFeed:
         self._on_select: Callable[[tuple[int, ...]], None] | None = None
         self._nav_status: Callable[[int], str | None] = lambda i: None
         self._selection: tuple[int, ...] = ()
+        self._speed_window: list[tuple[float, float]] = []
         #: Why sampling stopped (an error while sampling), else None: the run goes on.
         self.failed: str | None = None
 
@@ -187,6 +188,16 @@ class LiveFeed:
         if self._stale and self.failed is None and now - self._asked <= self.idle_s:
             self._take(now, everything=False)
 
+    def _speed(self, now: float, sim) -> float:
+        """Sim seconds per wall second between the samples of the last few seconds (for a run
+        that does not say its own real-time factor)."""
+        window = self._speed_window
+        window.append((now, sim.sim_time))
+        while len(window) > 2 and now - window[0][0] > 5.0:
+            window.pop(0)
+        (w0, t0), (w1, t1) = window[0], window[-1]
+        return (t1 - t0) / (w1 - w0) if w1 > w0 else 0.0
+
     def _wanted_robots(self, now: float) -> tuple[int, ...]:
         with self._lock:
             recent = [i for i, t in self._selected.items() if now - t <= self.idle_s]
@@ -200,6 +211,7 @@ class LiveFeed:
             scans = everything or now - self._asked_scans <= self.idle_s
             robots = self._wanted_robots(now)
             frame = simulation_frame(sim, scans=scans, robots=robots)
+            frame["rtf"] = self._speed(now, sim)
             frame.update(self._run_info())
             frame["nav"] = {str(i): self._nav_status(i) for i in robots}
             new_ticks, new_xy = sim.trail.since(self._trail_tick)

@@ -103,8 +103,8 @@ function bindInputs() {
 
 function setUpLive(sc) {
   $("run-heading").textContent = "Run (live)";
-  $("live-controls").hidden = false;
   const canPause = sc.controls.pause, canSpeed = sc.controls.speed;
+  $("live-controls").hidden = !canPause && !canSpeed; // direct mode: its own loop steps the run
   $("pause").disabled = !canPause;
   $("speed").disabled = !canSpeed;
   if (!canPause) $("pause").title = "this run cannot be paused from the page";
@@ -267,6 +267,7 @@ function showNumbers() {
   $("n-time").textContent = `${fmt(f.time, 1)} s`;
   if (S.live) {
     const cap = f.rtf_cap > 0 ? `cap ${f.rtf_cap}×` : "no cap";
+    // (a direct-mode run has no cap of its own: as fast as its loop goes)
     $("n-rtf").textContent = `${fmt(f.rtf, 2)}× (${cap})`;
   } else {
     $("n-rtf").textContent = "– (a replay)";
