@@ -49,7 +49,8 @@ POLL_S = 0.1
 
 class HttpClient:
     """Asks ``/api/frame`` what the page asks, every ``POLL_S`` (the page's rate) or slower
-    when an answer takes longer, with scans on and a robot selected."""
+    when an answer takes longer: the layers the page starts with (the scene's ``show``), and
+    one robot selected."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -59,11 +60,12 @@ class HttpClient:
         self.thread.start()
 
     def _run(self) -> None:
-        urllib.request.urlopen(self.url + "api/scene", timeout=10).read()
+        scene = json.loads(urllib.request.urlopen(self.url + "api/scene", timeout=10).read())
+        shown = "&".join(f"{k}={int(v)}" for k, v in scene["show"].items())
         seq, hist, maps = -1, 0, 0
         while not self.stop.is_set():
             t0 = time.monotonic()
-            query = f"seq={seq}&trail=-1&stride=0&hist={hist}&maps={maps}&scans=1&robot=0"
+            query = f"seq={seq}&trail=-1&stride=0&hist={hist}&maps={maps}&{shown}&robot=0"
             try:
                 with urllib.request.urlopen(f"{self.url}api/frame?{query}", timeout=10) as r:
                     frame = json.loads(r.read())

@@ -77,7 +77,7 @@ class ReplayFeed:
                 "state": False,
                 "coverage": any(f.coverage_percent is not None for f in replay.frames),
             },
-            "show": {"scans": False},
+            "show": {"scans": False, "links": True},
             "frames": {
                 "count": len(replay.frames),
                 "times": times,

@@ -98,6 +98,7 @@ class LiveFeed:
         self._maps_at = -math.inf
         self._asked = -math.inf
         self._asked_scans = -math.inf
+        self._asked_links = -math.inf
         self._asked_maps = -math.inf
         self._selected: dict[int, float] = {}
         self._stale = False
@@ -209,8 +210,9 @@ class LiveFeed:
         try:
             self._stale = False
             scans = everything or now - self._asked_scans <= self.idle_s
+            links = everything or now - self._asked_links <= self.idle_s
             robots = self._wanted_robots(now)
-            frame = simulation_frame(sim, scans=scans, robots=robots)
+            frame = simulation_frame(sim, scans=scans, robots=robots, links=links)
             frame["rtf"] = self._speed(now, sim)
             frame.update(self._run_info())
             frame["nav"] = {str(i): self._nav_status(i) for i in robots}
@@ -265,7 +267,8 @@ class LiveFeed:
         Query: ``seq`` (the sample the page has: unchanged, only the run's state comes back),
         ``trail`` (the last path tick it has), ``stride`` (its path's stride), ``hist`` (the
         number of plot points it has), ``maps`` (the maps' number it has; ``-1``: it shows
-        none), ``scans`` (``1``: it shows scans), ``robot`` (the robot it shows, or -1).
+        none), ``scans`` and ``links`` (``1``: it shows them), ``robot`` (the robot it
+        shows, or -1).
         """
         seq = query_int(query, "seq", -1)
         trail_after = query_int(query, "trail", -1)
@@ -284,6 +287,9 @@ class LiveFeed:
             if query.get("scans") == "1":
                 self._stale |= now - self._asked_scans > self.idle_s
                 self._asked_scans = now
+            if query.get("links") == "1":
+                self._stale |= now - self._asked_links > self.idle_s
+                self._asked_links = now
             if maps_have >= 0:
                 self._stale |= now - self._asked_maps > self.idle_s
                 self._asked_maps = now

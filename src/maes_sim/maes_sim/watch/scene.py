@@ -37,8 +37,10 @@ __all__ = [
 
 #: Lists of a robot's state (broadcasts, tags, robots nearby) shown up to this many items.
 STATE_LIST_ITEMS = 12
-#: Above this many robots the page starts with the scan rays hidden (a toggle shows them).
-SCANS_SHOWN_UP_TO = 30
+#: Above this many robots the page starts with the scan rays and the broadcast links hidden (a
+#: tick box shows them): 120 robots near each other make 14 000 links, which say nothing drawn
+#: and cost the browser most of its drawing.
+SHOWN_UP_TO = 30
 
 
 def hex_colour(rgb) -> str:
@@ -132,7 +134,7 @@ def simulation_scene(sim, controls: dict | None = None, mode: str = "live") -> d
         },
         "controls": {"pause": False, "speed": False, **(controls or {})},
         "has": {"scans": True, "slam": True, "state": True, "coverage": True},
-        "show": {"scans": n <= SCANS_SHOWN_UP_TO},
+        "show": {"scans": n <= SHOWN_UP_TO, "links": n <= SHOWN_UP_TO},
     }
 
 
@@ -187,9 +189,10 @@ def _links(sim) -> np.ndarray:
     return np.stack([np.asarray(ia), np.asarray(ib)], axis=1).reshape(-1, 2)
 
 
-def simulation_frame(sim, scans: bool, robots: tuple[int, ...] = ()) -> dict:
-    """``sim`` now, for the page: poses, collisions, links, tags, obstacles, percentages; the
-    scans when ``scans``; the ``maes_state`` of each robot of ``robots`` (its fields, metres).
+def simulation_frame(sim, scans: bool, robots: tuple[int, ...] = (), links: bool = True) -> dict:
+    """``sim`` now, for the page: poses, collisions, tags, obstacles, percentages; the scans
+    when ``scans``, the broadcast links when ``links``; the ``maes_state`` of each robot of
+    ``robots`` (its fields, metres).
     """
     tile = sim.config.world.tile_size
     poses = sim.poses
@@ -207,7 +210,7 @@ def simulation_frame(sim, scans: bool, robots: tuple[int, ...] = ()) -> dict:
         "end_reason": sim.end_reason or "",
         "poses": packed(poses),
         "colliding": packed(np.asarray(sim.colliding, dtype=np.uint8), "u1"),
-        "links": packed(_links(sim), "i4"),
+        "links": packed(_links(sim), "i4") if links else None,
         "tags": packed(tags),
         "obstacles": None if sim.obstacles is None else packed(sim.obstacles.in_metres(tile)),
         "scans": packed(_scans_m(sim, tile)) if scans else None,

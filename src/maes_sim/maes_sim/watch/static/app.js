@@ -65,7 +65,9 @@ async function start() {
   $("title").textContent = `${sc.title}${S.live ? " (live)" : " (replay)"}`;
   document.title = `MAES-ROS: ${sc.title}`;
   S.show.scans = !!(sc.show && sc.show.scans) && sc.has.scans;
+  S.show.links = !!(sc.show && sc.show.links);
   $("show-scans").checked = S.show.scans;
+  $("show-links").checked = S.show.links;
   $("show-scans").disabled = !sc.has.scans;
   if (!sc.has.slam) {
     document.querySelector('input[value="slam"]').disabled = true;
@@ -137,6 +139,7 @@ async function poll() {
     hist: S.history.length,
     maps: S.maps.seq,
     scans: S.show.scans ? 1 : 0,
+    links: S.show.links ? 1 : 0,
     robot: S.selected,
   });
   try {
@@ -456,8 +459,9 @@ function drawTags(ctx, tags) {
 function drawLinks(ctx, f) {
   ctx.strokeStyle = S.scene.colours.broadcast;
   ctx.lineWidth = 1.4;
-  ctx.globalAlpha = f.links.length > 400 ? 0.3 : 0.9; // many links: see the robots through them
-  ctx.setLineDash([5, 4]);
+  const many = f.links.length > 400; // many links: faint and solid (dashes cost the most)
+  ctx.globalAlpha = many ? 0.3 : 0.9;
+  ctx.setLineDash(many ? [] : [5, 4]);
   ctx.beginPath();
   for (let k = 0; k < f.links.length; k += 2) {
     const a = f.links[k], b = f.links[k + 1];
