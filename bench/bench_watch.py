@@ -63,7 +63,15 @@ class HttpClient:
         self.thread.start()
 
     def _run(self) -> None:
-        scene = json.loads(urllib.request.urlopen(self.url + "api/scene", timeout=10).read())
+        scene = None
+        while scene is None and not self.stop.is_set():  # the page waits for the start too
+            try:
+                with urllib.request.urlopen(self.url + "api/scene", timeout=10) as r:
+                    scene = json.loads(r.read())
+            except OSError:
+                self.stop.wait(0.5)
+        if scene is None:
+            return
         shown = "&".join(f"{k}={int(v)}" for k, v in scene["show"].items())
         seq, hist, maps = -1, 0, 0
         while not self.stop.is_set():
