@@ -150,8 +150,14 @@ def test_the_page_follows_a_real_run(tmp_path, browser_page):
         while len({s["drawn"]["tick"] for s in samples}) < 6 and time.monotonic() < deadline:
             samples.append(drawn_now(page))
             time.sleep(0.25)
-        # a robot clicked: its maes_state and navigation, as the run has them
-        robot1 = samples[-1]["drawn"]["robots"][1]
+        # pause: the ticks stop, the robots stand still
+        page.click("#pause")
+        wait_js(page, "document.getElementById('status').textContent.includes('paused')", "paused")
+        held = drawn_now(page)
+        time.sleep(1.5)
+        assert drawn_now(page)["drawn"]["tick"] == held["drawn"]["tick"], "a paused run stepped"
+        # a robot clicked: its maes_state as the run has it
+        robot1 = held["drawn"]["robots"][1]
         box = page.locator("#map").bounding_box()
         page.mouse.click(box["x"] + robot1[0], box["y"] + robot1[1])
         wait_js(page, "document.getElementById('robot-info').textContent.includes('nearby_robots')",
@@ -159,17 +165,8 @@ def test_the_page_follows_a_real_run(tmp_path, browser_page):
         info = page.inner_text("#robot-info")
         assert page.text_content("#robot-heading") == "Robot: robot1"
         assert re.search(r"robot_type\s+default", info), info
-        assert re.search(r"tick, status\s+\d+, (Idle|Moving|Stopping)", info), info
-        wait_js(page, "!document.getElementById('robot-info').textContent.includes('not heard')",
-                "robot1's navigation")  # fmt: skip
-        nav = re.search(r"navigation\s+(.*)", page.inner_text("#robot-info")).group(1)
-        assert re.match(r"(no goal yet|navigating|accepted|arrived|idle|failed|cancel)", nav), nav
-        # pause: the ticks stop; the screenshot shows what the page says it drew
-        page.click("#pause")
-        wait_js(page, "document.getElementById('status').textContent.includes('paused')", "paused")
-        held = drawn_now(page)
-        time.sleep(1.5)
-        assert drawn_now(page)["drawn"]["tick"] == held["drawn"]["tick"], "a paused run stepped"
+        assert re.search(rf"tick, status\s+{held['drawn']['tick']}, (Idle|Moving|Stopping)", info)
+        # the screenshot shows what the page says it drew
         shot = tmp_path / "page.png"
         page.locator("#map").screenshot(path=str(shot))
         still = drawn_now(page)
@@ -178,6 +175,11 @@ def test_the_page_follows_a_real_run(tmp_path, browser_page):
         wait_js(page, "document.getElementById('n-rtf').textContent.includes('cap 5×')", "cap 5×")
         page.click("#pause")  # resume
         wait_js(page, f"window.maesPage.drawn.tick > {held['drawn']['tick']}", "the run again")
+        # robot1's navigation, heard from its navigate_to_pose status
+        wait_js(page, "!document.getElementById('robot-info').textContent.includes('not heard')",
+                "robot1's navigation")  # fmt: skip
+        nav = re.search(r"navigation\s+(.*)", page.inner_text("#robot-info")).group(1)
+        assert re.match(r"(no goal yet|navigating|accepted|arrived|idle|failed|cancel)", nav), nav
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
