@@ -34,13 +34,13 @@ def status_line(msg: GoalStatusArray | None, goals_seen: int) -> str:
     Examples
     --------
     >>> status_line(None, 0)
-    'no goal yet'
+    'no goal heard yet'
     >>> s = GoalStatus(status=GoalStatus.STATUS_EXECUTING)
     >>> status_line(GoalStatusArray(status_list=[s]), 3)
     'navigating (3 goals so far)'
     """
     if msg is None or not msg.status_list:
-        return "no goal yet" if not goals_seen else f"idle ({goals_seen} goals so far)"
+        return "no goal heard yet" if not goals_seen else f"idle ({goals_seen} goals so far)"
     latest = max(
         msg.status_list,
         key=lambda s: (s.goal_info.stamp.sec, s.goal_info.stamp.nanosec),

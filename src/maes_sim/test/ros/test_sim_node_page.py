@@ -69,7 +69,7 @@ def test_a_clicked_robot_s_navigation_is_heard(harness, tap):
     topic = "/robot1/navigate_to_pose/_action/status"
     status = h.client.create_publisher(GoalStatusArray, topic, qos_profile_action_status_default)
     frame(tap, robot=1)  # the page clicked robot1
-    assert h.spin_until(lambda: frame(tap, robot=1)["nav"].get("1") == "no goal yet", 10)
+    assert h.spin_until(lambda: frame(tap, robot=1)["nav"].get("1") == "no goal heard yet", 10)
     goal = GoalStatus(status=GoalStatus.STATUS_EXECUTING)
     goal.goal_info.goal_id.uuid = list(range(16))
     status.publish(GoalStatusArray(status_list=[goal]))
