@@ -2,7 +2,8 @@
 
 Without a ``chromium`` on PATH those tests skip, saying how to install it
 (``scripts/setup_browser.sh``); under CI (``CI`` set) they fail instead, since ``.ci/run``
-installs it first.
+installs it first. Without playwright they fail: ``make setup`` installs it
+(requirements/venv.txt), so its absence is a broken environment, not a missing browser.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ def browser_page():
         if os.environ.get("CI"):
             pytest.fail(f"{why} (.ci/run runs it before the tests)")
         pytest.skip(why)
-    pytest.importorskip("playwright.sync_api", reason="needs playwright (make setup installs it)")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        why = f"playwright is missing ({exc}): make setup installs it (requirements/venv.txt)"
+        pytest.fail(why)
     with open_page() as page:
         yield page

@@ -17,6 +17,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -120,75 +122,67 @@ def check_screenshot(
     assert is_wall_colour[~inner_walls].mean() < 0.1, "walls drawn where the map has none"
 
 
-@pytest.mark.slow
-def test_the_page_follows_a_real_run(tmp_path, browser_page):
-    """``maes_run --live 0`` with 3 robots: the page loads, shows 3 robots where the simulator
-    has them tick after tick (its recording's /tf), shows a clicked robot's maes_state and
-    navigation, pauses, sets the speed and resumes the run; a screenshot is no blank picture."""
+#: A run of 3 robots on a small building map that goes until it is stopped (no pictures: the
+#: tests do not look at them, and matplotlib would double the run's end).
+RUN_CONFIG = (
+    "number_of_robots: 3\nrandom_seeds: [5]\n"
+    "end_criteria:\n  exploration_percent: null\n  tick: null\n"
+    "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  building_config: {}\n"
+    "results: {pictures: false}\n"
+)
+
+
+@contextmanager
+def live_run(tmp_path: Path, record: Path | None = None) -> Iterator[tuple[Output, str]]:
+    """``maes_run --live 0`` (2x real time) in its own process: its output and the page's
+    address; on exit Ctrl-C, and the run must end cleanly."""
     assert MAES_RUN.exists(), f"workspace not built: {MAES_RUN} missing (make build)"
     cfg = tmp_path / "run.yaml"
-    cfg.write_text(
-        "number_of_robots: 3\nrandom_seeds: [5]\n"
-        "end_criteria:\n  exploration_percent: null\n  tick: null\n"
-        "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  building_config: {}\n"
-    )
-    record = tmp_path / "run.mcap"
+    cfg.write_text(RUN_CONFIG)
+    args = [str(MAES_RUN), "--config", str(cfg), "--real-time-factor", "2", "--live", "0",
+            "--results", str(tmp_path / "results")]  # fmt: skip
+    if record is not None:
+        args += ["--record", str(record)]
     proc = subprocess.Popen(
-        [str(MAES_RUN), "--config", str(cfg), "--real-time-factor", "2", "--live", "0",
-         "--record", str(record), "--results", str(tmp_path / "results")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
-    )  # fmt: skip
-    page = browser_page
-    samples: list[dict] = []
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ.copy()
+    )
+    out = Output(proc.stderr)
     try:
-        out = Output(proc.stderr)
-        url = out.wait_for(r"maes_run: watch at (http://127\.0\.0\.1:\d+/)", 120, proc).group(1)
-        page.goto(url)
-        wait_js(page, "window.maesPage.ready && window.maesPage.drawn.tick >= 3", "the run")
-        assert page.text_content("#title") == "building map, 3 robots, seed 5 (live)"
-        deadline = time.monotonic() + 20
-        while len({s["drawn"]["tick"] for s in samples}) < 6 and time.monotonic() < deadline:
-            samples.append(drawn_now(page))
-            time.sleep(0.25)
-        # pause: the ticks stop, the robots stand still
-        page.click("#pause")
-        wait_js(page, "document.getElementById('status').textContent.includes('paused')", "paused")
-        held = drawn_now(page)
-        time.sleep(1.5)
-        assert drawn_now(page)["drawn"]["tick"] == held["drawn"]["tick"], "a paused run stepped"
-        # a robot clicked: its maes_state as the run has it
-        robot1 = held["drawn"]["robots"][1]
-        box = page.locator("#map").bounding_box()
-        page.mouse.click(box["x"] + robot1[0], box["y"] + robot1[1])
-        wait_js(page, "document.getElementById('robot-info').textContent.includes('nearby_robots')",
-                "robot1's maes_state")  # fmt: skip
-        info = page.inner_text("#robot-info")
-        assert page.text_content("#robot-heading") == "Robot: robot1"
-        assert re.search(r"robot_type\s+default", info), info
-        assert re.search(rf"tick, status\s+{held['drawn']['tick']}, (Idle|Moving|Stopping)", info)
-        # the screenshot shows what the page says it drew
-        shot = tmp_path / "page.png"
-        page.locator("#map").screenshot(path=str(shot))
-        still = drawn_now(page)
-        page.screenshot(path=str(tmp_path / "whole_page.png"))
-        page.select_option("#speed", "5")
-        wait_js(page, "document.getElementById('n-rtf').textContent.includes('cap 5×')", "cap 5×")
-        page.click("#pause")  # resume
-        wait_js(page, f"window.maesPage.drawn.tick > {held['drawn']['tick']}", "the run again")
-        # robot1's navigation, heard from its navigate_to_pose status
-        wait_js(page, "!document.getElementById('robot-info').textContent.includes('not heard')",
-                "robot1's navigation")  # fmt: skip
-        nav = re.search(r"navigation\s+(.*)", page.inner_text("#robot-info")).group(1)
-        assert re.match(r"(no goal yet|navigating|accepted|arrived|idle|failed|cancel)", nav), nav
+        yield out, out.wait_for(r"maes_run: watch at (http://127\.0\.0\.1:\d+/)", 40, proc).group(1)
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
         try:
-            proc.wait(timeout=90)
+            proc.wait(timeout=30)
         finally:
             if proc.poll() is None:
                 proc.kill()
     assert proc.returncode == 0, "".join(out.lines)[-3000:]
+
+
+def test_the_page_follows_a_real_run(tmp_path, browser_page):
+    """``maes_run --live 0`` with 3 robots: the page loads and shows 3 robots, drawn where the
+    simulator has them (its recording's /tf) tick after tick; paused, a screenshot of the map
+    is no blank picture: each robot's colour where it is drawn, the walls where the map has
+    them."""
+    record = tmp_path / "run.mcap"
+    page = browser_page
+    samples: list[dict] = []
+    with live_run(tmp_path, record) as (_, url):
+        page.goto(url)
+        wait_js(page, "window.maesPage.ready && window.maesPage.drawn.tick >= 3", "the run", 40)
+        assert page.text_content("#title") == "building map, 3 robots, seed 5 (live)"
+        samples.append(drawn_now(page))
+        for _ in range(6):  # the ticks advance: each sample at least 5 ticks after the last
+            after = samples[-1]["drawn"]["tick"] + 5
+            wait_js(page, f"window.maesPage.drawn.tick >= {after}", f"tick {after}", 30)
+            samples.append(drawn_now(page))
+        page.click("#pause")
+        wait_js(page, "document.getElementById('status').textContent.includes('paused')", "paused")
+        still = drawn_now(page)
+        shot = tmp_path / "page.png"
+        page.locator("#map").screenshot(path=str(shot))
+        assert drawn_now(page)["drawn"]["tick"] == still["drawn"]["tick"], "a paused run stepped"
 
     replay = read_mcap(record, max_frames=10_000)  # every tick the simulator published
     ticks = {int(t): k for k, t in enumerate(replay.trail_ticks)}
@@ -206,14 +200,49 @@ def test_the_page_follows_a_real_run(tmp_path, browser_page):
         assert np.abs(got - want).max() <= PIXEL_TOLERANCE, f"tick {tick}: {got} vs {want}"
         compared += 1
     seen = sorted({s["drawn"]["tick"] for s in samples})
-    assert compared >= 5 and len(seen) >= 6, f"compared {compared} samples of ticks {seen}"
+    assert compared == len(samples) + 1 and len(seen) == 7, f"compared {compared} of ticks {seen}"
     moved = np.ptp([s["drawn"]["robots"][0][:2] for s in samples], axis=0).max()
     assert moved > 2, "robot0 never moved on the page"
     frame = next(f for f in replay.frames if f.tick == still["drawn"]["tick"])
     xy_m = (frame.positions - [w / 2, h / 2]) * tile
-    colours = page_colours(url)
-    check_screenshot(shot, still, xy_m, frame.headings, colours, replay.walls, tile,
+    check_screenshot(shot, still, xy_m, frame.headings, page_colours(url), replay.walls, tile,
                      (-w / 2 * tile, -h / 2 * tile))  # fmt: skip
+
+
+def test_the_page_shows_a_clicked_robot_and_steers_the_run(tmp_path, browser_page):
+    """The page's controls on a real ``maes_run --live 0``: paused, the ticks stop; a clicked
+    robot shows its maes_state at the paused tick; the speed cap and Resume reach the run;
+    the robot's navigation is heard from its navigate_to_pose status."""
+    page = browser_page
+    with live_run(tmp_path) as (_, url):
+        page.goto(url)
+        wait_js(page, "window.maesPage.ready && window.maesPage.drawn.tick >= 3", "the run", 40)
+        page.click("#pause")
+        wait_js(page, "document.getElementById('status').textContent.includes('paused')", "paused")
+        held = drawn_now(page)
+        time.sleep(1.0)  # nothing to wait for: a paused run must not step meanwhile
+        assert drawn_now(page)["drawn"]["tick"] == held["drawn"]["tick"], "a paused run stepped"
+        # robot1 clicked while it stands still: its maes_state as the run has it
+        robot1 = held["drawn"]["robots"][1]
+        box = page.locator("#map").bounding_box()
+        page.mouse.click(box["x"] + robot1[0], box["y"] + robot1[1])
+        wait_js(page, "document.getElementById('robot-info').textContent.includes('nearby_robots')",
+                "robot1's maes_state")  # fmt: skip
+        info = page.inner_text("#robot-info")
+        assert page.text_content("#robot-heading") == "Robot: robot1"
+        assert re.search(r"robot_type\s+default", info), info
+        assert re.search(rf"tick, status\s+{held['drawn']['tick']}, (Idle|Moving|Stopping)", info)
+        page.screenshot(path=str(tmp_path / "whole_page.png"))
+        page.select_option("#speed", "5")
+        wait_js(page, "document.getElementById('n-rtf').textContent.includes('cap 5×')", "cap 5×")
+        page.click("#pause")  # resume
+        wait_js(page, f"window.maesPage.drawn.tick > {held['drawn']['tick']}", "the run again")
+        # robot1's navigation, heard from its navigate_to_pose status (the frontier explorer
+        # gives every robot a goal from its first ticks)
+        wait_js(page, "/goals? so far/.test(document.getElementById('robot-info').textContent)",
+                "robot1's navigation", 30)  # fmt: skip
+        nav = re.search(r"navigation\s+(.*)", page.inner_text("#robot-info")).group(1)
+        assert re.match(r"(navigating|accepted|arrived|idle|failed|cancel)", nav), nav
 
 
 def page_colours(url: str) -> list[str]:
@@ -265,7 +294,6 @@ def stop(proc: subprocess.Popen) -> None:
             proc.kill()
 
 
-@pytest.mark.slow
 def test_a_finished_run_in_the_browser_with_a_time_slider(tmp_path, recording, browser_page):
     """``maes-replay --serve run.mcap``: the slider chooses the moment; the robots are drawn
     where the recording has them then; Play moves on; a screenshot is no blank picture."""
