@@ -283,7 +283,6 @@ def test_a_busy_port_names_the_setting_to_change(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.slow
 def test_a_page_looking_never_changes_the_run(tmp_path):
     """Direct mode with the live view and a client asking for frames the whole run (scans, a
     robot's state, the maps: what the page asks), against the same run nobody watches: the
