@@ -74,6 +74,12 @@ def shoot(robots: int, seconds: float) -> Path:
                 page.wait_for_function(
                     "document.getElementById('robot-info').textContent.includes('nearby_robots')"
                 )
+                # its navigation heard from its navigate_to_pose status (a subscription made
+                # on the click: discovery takes a moment, longer with 120 robots)
+                page.wait_for_function(
+                    "/goals? so far/.test(document.getElementById('robot-info').textContent)",
+                    timeout=120_000,
+                )
                 time.sleep(1.0)
                 OUT.mkdir(parents=True, exist_ok=True)
                 path = OUT / f"page_{robots}_robots.png"
