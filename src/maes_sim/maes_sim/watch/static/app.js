@@ -503,18 +503,22 @@ function drawRobots(ctx, f) {
       ctx.strokeStyle = "#000000";
       ctx.stroke();
     }
-    if (i === S.selected) {
-      ctx.beginPath();
-      ctx.arc(px, py, r + 4, 0, 2 * Math.PI);
-      ctx.lineWidth = 2.5;
-      ctx.strokeStyle = "#0050d0";
-      ctx.stroke();
-    }
     if (labels) {
       ctx.fillStyle = "#000";
       ctx.fillText(String(i), px + r + 2, py - r - 1);
     }
     drawn.push([px, py, r]);
+  }
+  const sel = drawn[S.selected];
+  if (sel) { // the clicked robot over the others: a black and white ring, found in any crowd
+    const [px, py, r] = sel;
+    for (const [width, colour] of [[5, "#000000"], [2, "#ffffff"]]) {
+      ctx.beginPath();
+      ctx.arc(px, py, r + 4, 0, 2 * Math.PI);
+      ctx.lineWidth = width;
+      ctx.strokeStyle = colour;
+      ctx.stroke();
+    }
   }
   page.drawn = { tick: f.tick, index: S.frameIndex, robots: drawn };
 }
@@ -636,6 +640,7 @@ function buildLegend() {
     [(g) => { g.fillStyle = c.tag; g.beginPath(); g.moveTo(11, 3); g.lineTo(15, 7); g.lineTo(11, 11); g.lineTo(7, 7); g.fill(); }, "tag"],
     [(g) => { g.fillStyle = c.obstacle; g.fillRect(4, 2, 14, 10); g.strokeStyle = "#fff"; g.strokeRect(4.5, 2.5, 13, 9); }, "moving obstacle"],
     [(g) => { g.beginPath(); g.arc(11, 7, 5, 0, 7); g.lineWidth = 2.5; g.strokeStyle = "#e00000"; g.stroke(); }, "colliding robot"],
+    [(g) => { for (const [w, col] of [[4, "#000000"], [1.5, "#ffffff"]]) { g.beginPath(); g.arc(11, 7, 5, 0, 7); g.lineWidth = w; g.strokeStyle = col; g.stroke(); } }, "clicked robot"],
   );
   for (const [fn, label] of items) {
     const li = document.createElement("li");
