@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     cfg = yaml.safe_load(Path(args.config).read_text())
     cfg["number_of_robots"] = args.robots
     cfg["end_criteria"] = {"exploration_percent": None, "coverage_percent": None, "tick": None}
+    cfg.setdefault("results", {})["pictures"] = False  # matplotlib's end is no part of the run
     if args.size:
         cfg["map"]["width_in_tiles"] = cfg["map"]["height_in_tiles"] = args.size
     sys.path.insert(0, str(REPO))
