@@ -97,8 +97,9 @@ RUN_ARGS ?=
 # make run: LOGIC=pkg.module:function or LOGIC=path/file.py:function runs that logic callback
 # (e.g. LOGIC=maes_controller.logic:logic, the template you edit; docs/writing_logic.md).
 LOGIC ?=
-# make run: RECORD=run.mcap records the run (rosbag2's MCAP format); LIVE=1 serves the live view
-# for Foxglove / Lichtblick on ws://127.0.0.1:$(LIVE_PORT) (docs/live_view.md).
+# make run: RECORD=run.mcap records the run (rosbag2's MCAP format); LIVE=1 serves a page to watch
+# the run at http://127.0.0.1:$(LIVE_PORT)/ in a web browser, and Foxglove / Lichtblick on the same
+# port (docs/watching.md, docs/live_view.md).
 RECORD ?=
 LIVE ?=
 LIVE_PORT ?= 8765
@@ -119,7 +120,8 @@ help:
 	@echo "                  (CONFIG=..., CONTROLLERS=builtin|none, RTF=2 (0 = as fast as possible),"
 	@echo "                  RUN_ARGS=...)"
 	@echo "                  LOGIC=maes_controller.logic:logic runs your logic (docs/writing_logic.md)"
-	@echo "                  RECORD=run.mcap records it, LIVE=1 serves the live view (LIVE_PORT=8765)"
+	@echo "                  RECORD=run.mcap records it, LIVE=1: watch it in a web browser at"
+	@echo "                  http://127.0.0.1:8765/ (LIVE_PORT=8765; Foxglove on the same port)"
 	@echo "                  DOMAIN=auto: a free ROS domain if another MAES-ROS run uses this one"
 	@echo "make test         setup, then run every test but the long end-to-end runs, in parallel"
 	@echo "                  (PYTEST_ARGS='...' passes pytest arguments; MAES_TEST_JOBS=N workers)"

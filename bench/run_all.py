@@ -56,6 +56,11 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
             [str(BENCH.parent / "experiments" / "lhs_sensing.yaml"), "--workers", "2"],
         ),
         ("learning envs", "bench_envs.py", []),
+        (
+            "watching in a web browser",
+            "bench_watch.py",
+            ["--robots", "120", "--ticks", "150", "--rounds", "3"],
+        ),
     ],
 }
 

@@ -137,7 +137,8 @@ def test_no_import_cycles():
 
 #: What other packages may import from maes_sim: the core's and the kernels' public API; and of
 #: the ROS adapter its node (the embedded runner composes it) and the switches of the live view
-#: and recording (docs/live_view.md), which every runner shares. What the simulator shares with
+#: and recording (docs/live_view.md), which every runner shares; the web page (maes_sim.watch's
+#: __init__: its server and feeds, which maes-replay --serve uses). What the simulator shares with
 #: the controller and the navigator (names, frames, QoS, lockstep, process, jit, the
 #: one-run-per-domain check) is maes_common.
 PUBLIC_SIM = {
@@ -145,6 +146,7 @@ PUBLIC_SIM = {
     "maes_sim.core.kernels",
     "maes_sim.ros.sim_node",
     "maes_sim.ros.outputs",
+    "maes_sim.watch",
 }
 
 

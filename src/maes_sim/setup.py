@@ -11,6 +11,8 @@ setup(
     packages=find_namespace_packages(
         include=[package_name, f"{package_name}.*"], exclude=["*.__pycache__"]
     ),
+    # the web page's files (maes_sim.watch: docs/watching.md)
+    package_data={"maes_sim.watch": ["static/*"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + package_name]),
         ("share/" + package_name, ["package.xml"]),

@@ -121,7 +121,12 @@ ARGUMENTS = (
         "Record the simulator's topics to this .mcap file (or rosbag2 bag folder); "
         "empty = no recording (docs/live_view.md)",
     ),
-    ("live", "false", "Serve the live view for Foxglove / Lichtblick (true/false)"),
+    (
+        "live",
+        "false",
+        "Serve the live view (true/false): a page to watch the run in a web browser at "
+        "http://live_host:live_port/, and Foxglove / Lichtblick on the same port",
+    ),
     ("live_host", "127.0.0.1", "Address the live view binds; 0.0.0.0 serves the network"),
     ("live_port", "8765", "TCP port of the live view"),
     (

@@ -440,7 +440,7 @@ def test_record_and_live_arguments_reach_the_simulator(tmp_path, launch):
     output = run.output
     assert code == 0, output[-4000:]
     assert_no_traceback(output)
-    assert f"recording to {out}" in output and "live view on ws://127.0.0.1:" in output
+    assert f"recording to {out}" in output and "watch at http://127.0.0.1:" in output
     states = [
         m.ros_msg.tick
         for m in read_ros2_messages(str(out))

@@ -55,10 +55,12 @@ def write_config(path: Path, results: Path) -> Path:
     return path
 
 
-async def watch(url: str, seconds: float) -> dict:
-    """Connect, subscribe to WANTED once advertised, collect messages for ``seconds``."""
+async def watch(url: str, seconds: float, subprotocol: str = "foxglove.sdk.v1") -> dict:
+    """Connect asking for ``subprotocol``, subscribe to WANTED once advertised, collect
+    messages for ``seconds``."""
     got: dict = {"channels": {}, "messages": {}, "times": []}
-    async with websockets.connect(url, subprotocols=["foxglove.sdk.v1"]) as ws:
+    async with websockets.connect(url, subprotocols=[subprotocol]) as ws:
+        got["subprotocol"] = ws.subprotocol
         info = json.loads(await asyncio.wait_for(ws.recv(), 10))
         assert info["op"] == "serverInfo"
         got["info"] = info
@@ -122,9 +124,9 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
             line = proc.stderr.readline()
             if not line:
                 break
-            found = re.search(r"live view on (ws://127\.0\.0\.1:\d+)", line)
+            found = re.search(r"maes_run: watch at http://(127\.0\.0\.1:\d+)/", line)
             if found:
-                url = found.group(1)
+                url = f"ws://{found.group(1)}"  # Foxglove's protocol on the page's port
             if url and (line.startswith("tick") or "\rtick" in line):
                 break
         assert url, "maes_run did not say where the live view is"
@@ -190,9 +192,14 @@ def test_a_websocket_client_sees_the_run_live_and_decodes_it(tmp_path):
     assert got["times"][-1] % TICK_NS == 0
 
 
-def test_direct_mode_serves_the_live_view_too(tmp_path):
+@pytest.mark.parametrize("subprotocol", ["foxglove.websocket.v1", "foxglove.sdk.v1"])
+def test_direct_mode_serves_the_live_view_too(tmp_path, subprotocol):
+    """A client asking for either name of Foxglove's protocol (Lichtblick before December 2025
+    and PlotJuggler: foxglove.websocket.v1; foxglove_bridge 3.x and current apps:
+    foxglove.sdk.v1) gets the run on the live port, where the web page is served too."""
     import socket
     import threading
+    import urllib.request
 
     from maes_bringup.runners.direct import run
     from maes_sim.core import config_from_dict
@@ -225,14 +232,20 @@ def test_direct_mode_serves_the_live_view_too(tmp_path):
     async def connect_and_watch():
         for _ in range(200):  # until the server is up (the run compiles nothing: cached)
             try:
-                return await watch(f"ws://127.0.0.1:{port}", seconds=3.0)
+                # the page, on the same port, while the run goes
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/scene") as answer:
+                    scene = json.loads(answer.read())
+                return scene, await watch(f"ws://127.0.0.1:{port}", 3.0, subprotocol)
             except OSError:
                 await asyncio.sleep(0.1)
         raise AssertionError("direct mode's live view never came up")
 
-    got = asyncio.run(connect_and_watch())
+    scene, got = asyncio.run(connect_and_watch())
     worker.join(timeout=120)
     assert done.is_set()
+    assert got["subprotocol"] == subprotocol
+    assert scene["robots"]["names"] == ["robot0", "robot1"]
+    assert scene["controls"] == {"pause": False, "speed": False}  # direct mode steps itself
     channels, messages = got["channels"], got["messages"]
     states = [
         decoder(channels["/robot0/maes_state"])(data) for _, data in messages["/robot0/maes_state"]
@@ -268,3 +281,56 @@ def test_a_busy_port_names_the_setting_to_change(tmp_path):
     assert f"cannot serve on 127.0.0.1:{port}" in line, line
     assert "LIVE_PORT=" in line and "--live " in line and "live_port:=" in line, line
     assert "Traceback" not in done.stderr
+
+
+def test_a_page_looking_never_changes_the_run(tmp_path):
+    """Direct mode with the live view and a client asking for frames the whole run (scans, a
+    robot's state, the maps: what the page asks), against the same run nobody watches: the
+    same run to the bit. Sampling reads the simulation between ticks and draws no random
+    number."""
+    import socket
+    import threading
+    import urllib.request
+
+    from maes_bringup.runners.direct import run
+    from maes_sim.core import config_from_dict
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 3,
+            "random_seeds": [11],
+            "end_criteria": {"tick": 80},
+            "map": {"width_in_tiles": 20, "height_in_tiles": 20},
+            "communication": {"model": "bernoulli", "loss_probability": 0.2},
+        }
+    )
+    frames: list[int] = []
+    stop = threading.Event()
+
+    def look() -> None:
+        url = f"http://127.0.0.1:{port}/api/frame?scans=1&robot=1&maps=0"
+        while not stop.is_set():
+            try:
+                with urllib.request.urlopen(url, timeout=5) as answer:
+                    frames.append(json.loads(answer.read())["tick"])
+            except OSError:
+                pass  # not up yet, or over
+            time.sleep(0.02)
+
+    looker = threading.Thread(target=look, daemon=True)
+    looker.start()
+    logic = "maes_controller.algorithms.frontier_explorer:logic"
+    try:
+        # slowed a little, so that the page sees many ticks
+        watched = run(cfg, logic, live=port, progress=lambda s: time.sleep(0.01))
+    finally:
+        stop.set()
+        looker.join(timeout=10)
+    alone = run(cfg, logic)
+    assert len(set(frames)) >= 5, f"the page saw ticks {sorted(set(frames))}"
+    assert watched.ticks == alone.ticks == 80
+    assert (watched.sim.poses == alone.sim.poses).all()
+    assert watched.sim.stats() == alone.sim.stats()

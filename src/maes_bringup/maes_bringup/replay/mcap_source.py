@@ -149,6 +149,7 @@ def read_mcap(
     walls = tile = origin = None
     tick_time: dict[int, float] = {}
     percent: dict[int, float] = {}
+    coverage: dict[int, float] = {}
     n = 0  # robots: from the topic names and /maes/stats
 
     def first_pass(topic: str) -> bool:
@@ -165,6 +166,7 @@ def read_mcap(
         elif topic == STATS:
             tick_time[int(msg.tick)] = _stamp(msg.sim_time)
             percent[int(msg.tick)] = float(msg.exploration_percent)
+            coverage[int(msg.tick)] = float(msg.coverage_percent)
             n = max(n, int(msg.number_of_robots))
     if walls is None:
         raise RecordingError(
@@ -190,6 +192,9 @@ def read_mcap(
     world_odom: dict[int, tuple[float, float, float]] = {}
     true_trail, believed_trail = Trail(n), Trail(n)
     true_xy, believed_xy = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
+    # headings as (cos, sin), kept at the same ticks as the positions
+    true_heads, believed_heads = Trail(n), Trail(n)
+    true_head, believed_head = np.full((n, 2), np.nan), np.full((n, 2), np.nan)
     last_tf_tick, believed_tick = -1, -1
     links: list[tuple[int, int, int]] = []
     tags: dict[tuple, tuple[float, float, int]] = {}
@@ -231,17 +236,21 @@ def read_mcap(
                     true_xy[i] = to_grid(
                         ox + c * pose[0] - s * pose[1], oy + s * pose[0] + c * pose[1]
                     )
+                    true_head[i] = (math.cos(oyaw + pose[2]), math.sin(oyaw + pose[2]))
                     tick = tick_of(_stamp(tf.header.stamp))
             if tick is not None and tick > last_tf_tick:
                 true_trail.record(tick, true_xy)
+                true_heads.record(tick, true_head)
                 last_tf_tick = tick
             continue
         i = int(ROBOT_TOPIC.match(topic).group(1))
         tick = int(msg.tick)
         if tick > believed_tick >= 0:  # a new tick: keep the last one's positions
             believed_trail.record(believed_tick, believed_xy)
+            believed_heads.record(believed_tick, believed_head)
         believed_tick = max(believed_tick, tick)
         believed_xy[i] = to_grid(msg.position.x, msg.position.y)
+        believed_head[i] = (math.cos(msg.heading), math.sin(msg.heading))
         for b in msg.incoming_broadcast_msgs:
             sender = re.match(r"^robot(\d+)$", b.sender)
             if sender and int(sender.group(1)) < n:
@@ -251,9 +260,13 @@ def read_mcap(
             tags.setdefault(key, (*to_grid(tag.pos.x, tag.pos.y), int(tag.tick)))
     if believed_tick >= 0:
         believed_trail.record(believed_tick, believed_xy)
+        believed_heads.record(believed_tick, believed_head)
     # true poses from /tf; the robots' own beliefs (maes_state) only without /tf
-    trail = true_trail if true_trail.ticks.size else believed_trail
+    trail, heads = (
+        (true_trail, true_heads) if true_trail.ticks.size else (believed_trail, believed_heads)
+    )
     trail_ticks, trail_xy = trail.ticks, trail.positions
+    head_xy = heads.positions
     if not trail_ticks.size:
         raise RecordingError(f"{path} holds no robot poses")
 
@@ -309,6 +322,8 @@ def read_mcap(
                 links=np.unique(link_arr[sel, 1:], axis=0),
                 exploration_percent=pct,
                 obstacles=_latest(obstacles_at, obstacle_ticks, t),
+                headings=np.arctan2(head_xy[:, idx, 1], head_xy[:, idx, 0]).astype(np.float64),
+                coverage_percent=coverage.get(t),
             )
         )
         previous = t
@@ -325,6 +340,7 @@ def read_mcap(
         tags=np.array([v[:2] for v in tag_list], dtype=np.float64).reshape(-1, 2),
         tag_ticks=np.array([v[2] for v in tag_list], dtype=np.int64),
         radii=radii,
+        tick_duration=float(dt),
     )
 
 

@@ -6,6 +6,7 @@ bottom; see ``maes_sim.core.grid``), as the result pictures use, so the two shar
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +15,8 @@ from maes_sim.core import Simulation, robot_name
 
 #: Frames a replay keeps by default; longer runs are subsampled (every 2nd, 4th, ... tick).
 MAX_FRAMES = 150
+#: Frames a replay served to the web page keeps at most (its slider's steps).
+SERVE_FRAMES = 1500
 
 
 @dataclass
@@ -35,6 +38,9 @@ class ReplayFrame:
     obstacles : ndarray, shape (K, 5), or None
         Moving obstacles at this tick (``maes_sim.core.obstacles.Obstacles.shapes``: rows
         ``kind (0 disc, 1 box), x, y, a, b`` in grid coordinates); None: none, or unknown.
+    headings : ndarray, shape (N,), or None
+        Robots' true headings (radians, counter-clockwise from +x); NaN or None where unknown.
+    coverage_percent : float or None
     """
 
     tick: int
@@ -44,6 +50,8 @@ class ReplayFrame:
     links: np.ndarray = field(default_factory=lambda: np.empty((0, 2), dtype=np.int64))
     exploration_percent: float | None = None
     obstacles: np.ndarray | None = None
+    headings: np.ndarray | None = None
+    coverage_percent: float | None = None
 
     def explored(self, shape: tuple[int, int]) -> np.ndarray | None:
         """The (H, W) bool explored mask, or None when the source had none."""
@@ -77,6 +85,10 @@ class Replay:
         The tick each tag was deposited.
     radii : ndarray, shape (N,), optional
         Robot radii, tiles (robot types: robots drawn at their relative sizes); None: all alike.
+    types : list of str, optional
+        Each robot's type name (robot types); None: unknown.
+    tick_duration : float or None
+        Simulated seconds per tick, where known.
     """
 
     walls: np.ndarray
@@ -88,6 +100,8 @@ class Replay:
     tags: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
     tag_ticks: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     radii: np.ndarray | None = None
+    types: list[str] | None = None
+    tick_duration: float | None = None
 
     @property
     def n_robots(self) -> int:
@@ -120,17 +134,7 @@ def _keep(frames: list[ReplayFrame], keep: set[int]) -> tuple[list[ReplayFrame],
         carry.append(frame.links)
         if k in keep:
             links = np.unique(np.concatenate(carry).reshape(-1, 2), axis=0)
-            out.append(
-                ReplayFrame(
-                    frame.tick,
-                    frame.sim_time,
-                    frame.positions,
-                    frame.explored_bits,
-                    links,
-                    frame.exploration_percent,
-                    frame.obstacles,
-                )
-            )
+            out.append(dataclasses.replace(frame, links=links))
             carry = []
     return out, [c for c in carry if c.size]
 
@@ -203,6 +207,8 @@ class ReplayRecorder:
                 links=links,
                 exploration_percent=sim.exploration_percent,
                 obstacles=None if sim.obstacles is None else sim.obstacles.shapes.copy(),
+                headings=sim.poses[:, 2],
+                coverage_percent=sim.coverage_percent,
             )
         )
 
@@ -218,4 +224,6 @@ class ReplayRecorder:
             tags=np.asarray(sim.tags.grid_positions, dtype=np.float64).reshape(-1, 2),
             tag_ticks=np.array([t.tick for t in sim.tags.tags], dtype=np.int64),
             radii=np.array(sim.team.radii),
+            types=list(sim.team.names),
+            tick_duration=float(sim.tick_duration),
         )

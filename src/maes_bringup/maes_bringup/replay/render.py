@@ -16,7 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from maes_sim.core import (
+    BROADCAST_RGB,
+    EXPLORED_RGB,
     NEVER_RGB,
+    OBSTACLE_RGB,
+    TAG_RGB,
     WALL_RGB,
     agg_pyplot,
     crop_box,
@@ -26,14 +30,12 @@ from maes_sim.core import (
 
 from .model import MAX_FRAMES, Replay, thin_frames
 
-#: Open tiles some lidar has seen (the unseen ones are NEVER_RGB).
-EXPLORED_RGB = (1.0, 1.0, 1.0)
-TAG_COLOUR = "black"
-#: Moving obstacles (config ``obstacles``): dark, white-hatched and outlined, so that no robot's
-#: colour (any hue, for any number of robots) and no wall is mistaken for one.
-OBSTACLE_COLOUR = "#262626"
+# The colours of every picture of a run (maes_sim.core.figures; the web page uses them too).
+TAG_COLOUR = TAG_RGB
+#: Moving obstacles (config ``obstacles``): dark, white-hatched and outlined.
+OBSTACLE_COLOUR = OBSTACLE_RGB
 OBSTACLE_HATCH = "////"
-BROADCAST_COLOUR = (0.85, 0.1, 0.55)
+BROADCAST_COLOUR = BROADCAST_RGB
 FORMATS = (".gif", ".mp4")
 
 

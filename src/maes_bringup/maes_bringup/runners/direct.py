@@ -236,7 +236,8 @@ def run(
         (or rosbag2 bag folder) in rosbag2's format (docs/live_view.md). Needs rclpy and the
         message packages (the pip environment has them); nothing is published on DDS.
     live : int, optional
-        Serve a live view for Foxglove / Lichtblick on this port (docs/live_view.md).
+        Serve a live view on this port: a page to watch the run in a web browser, and
+        Foxglove / Lichtblick on the same port (docs/watching.md, docs/live_view.md).
     live_host : str
         The address the live view binds (default this machine only).
     checkpoint : path, optional
@@ -407,6 +408,7 @@ class _Outputs:
                 start_timeout=None,
                 start_paused=True,
                 tap=tap,
+                page_controls=False,  # this loop steps the simulation, not the node
                 node_name="maes_sim_direct",
                 context=context,
             )

@@ -20,8 +20,9 @@ speed or load, and ``--real-time-factor`` only caps the speed. ``--sync free`` l
 simulator run on the wall clock alone (results then depend on the machine).
 
 ``--record run.mcap`` writes everything the simulator publishes to an MCAP file in rosbag2's
-format; ``--live`` serves it to Foxglove or Lichtblick on ws://127.0.0.1:8765
-(docs/live_view.md). Neither changes the run's result.
+format; ``--live`` serves a page to watch the run in a web browser at http://127.0.0.1:8765/
+(the run prints ``maes_run: watch at http://...``) and Foxglove or Lichtblick on the same port
+(docs/watching.md, docs/live_view.md). Neither changes the run's result.
 
 Before it starts anything, the run looks for another MAES-ROS run (a simulator or a built-in
 navigator) on its ROS domain: found, it stops with one line naming the domain (exit code 3),
@@ -226,7 +227,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         const=8765,
         default=None,
         metavar="PORT",
-        help="serve a live view for Foxglove / Lichtblick on ws://HOST:PORT (default port 8765)",
+        help="serve a page to watch the run in a web browser at http://HOST:PORT/ and, on the "
+        "same port, Foxglove / Lichtblick (default port 8765; 0: a free one)",
     )
     parser.add_argument(
         "--domain",

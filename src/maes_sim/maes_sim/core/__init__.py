@@ -28,7 +28,11 @@ from .config import (
 from .config_checks import Float, Int, Nullable, suggestion
 from .config_schema import SIMULATOR_SLAM_MODES, SLAM_MODES
 from .figures import (
+    BROADCAST_RGB,
+    EXPLORED_RGB,
     NEVER_RGB,
+    OBSTACLE_RGB,
+    TAG_RGB,
     WALL_RGB,
     agg_pyplot,
     crop_box,
@@ -53,6 +57,10 @@ __all__ = [
     "ANGULAR_BRAKE_TAU",
     "BRAKE_TAU",
     "BatchedSimulation",
+    "BROADCAST_RGB",
+    "EXPLORED_RGB",
+    "OBSTACLE_RGB",
+    "TAG_RGB",
     "MAX_YAML_BYTES",
     "NEVER_RGB",
     "Broadcast",

@@ -15,6 +15,15 @@ import numpy as np
 #: Colours (RGB 0..1) of walls and of open tiles never explored / covered, in every picture.
 WALL_RGB = (0.42, 0.42, 0.42)
 NEVER_RGB = (0.93, 0.89, 0.78)
+#: Open tiles some lidar has seen (replays and the web page; the unseen ones are NEVER_RGB).
+EXPLORED_RGB = (1.0, 1.0, 1.0)
+#: A broadcast, drawn from sender to receiver (replays and the web page).
+BROADCAST_RGB = (0.85, 0.1, 0.55)
+#: Environment tags.
+TAG_RGB = (0.0, 0.0, 0.0)
+#: Moving obstacles: dark (outlined in white), so that no robot's colour (any hue, for any
+#: number of robots) and no wall is mistaken for one.
+OBSTACLE_RGB = (0x26 / 255, 0x26 / 255, 0x26 / 255)
 #: The colour map of the recency pictures (dark: long ago, yellow: just now).
 RECENCY_CMAP = "viridis"
 #: Tiles of margin around the open area when a picture is cropped to it.

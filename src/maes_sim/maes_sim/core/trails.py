@@ -74,3 +74,19 @@ class Trail:
     def positions(self) -> np.ndarray:
         """Positions (N, T, 2) in grid coordinates at :attr:`ticks` (a copy)."""
         return self._xy[:, : self._size].copy()
+
+    def since(self, tick: int) -> tuple[np.ndarray, np.ndarray]:
+        """The samples kept after ``tick``: ticks (K,) and positions (N, K, 2), copies of the
+        tail only (a watcher following a run takes what is new, not the whole trail).
+
+        Examples
+        --------
+        >>> t = Trail(1)
+        >>> for tick in range(4):
+        ...     t.record(tick, np.array([[float(tick), 1.0]]))
+        >>> ticks, xy = t.since(1)
+        >>> ticks.tolist(), xy[0, :, 0].tolist()
+        ([2, 3], [2.0, 3.0])
+        """
+        start = int(np.searchsorted(self._ticks[: self._size], tick, side="right"))
+        return self._ticks[start : self._size].copy(), self._xy[:, start : self._size].copy()

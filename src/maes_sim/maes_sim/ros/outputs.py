@@ -8,6 +8,7 @@ three give the same files and the same live view.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 from .tap import Sink, Tap
@@ -53,11 +54,12 @@ def build_tap(
     record : path, optional
         Record to this ``.mcap`` file (or rosbag2 bag folder).
     live : bool
-        Serve the live view on ``host:port``.
+        Serve the live view on ``host:port``: the web page (``http://host:port/``) and, on the
+        same port, Foxglove's WebSocket protocol for Foxglove and Lichtblick.
     forward : bool
         Also publish on DDS (False in direct mode).
     say : callable, optional
-        Told one line per output started (where to connect, where the file goes).
+        Told one line per output started (``watch at http://...``, where the file goes).
 
     Raises
     ------
@@ -83,21 +85,46 @@ def build_tap(
         recorder = McapRecorder(record)
         sinks.append(recorder)
         say(f"recording to {recorder.path}")
+    page = None
     if live:
-        from .live import LiveServer
-
-        try:
-            server = LiveServer(host, port)
-        except RuntimeError:
-            for sink in sinks:
-                sink.close()
-            raise
-        sinks.append(server)
+        page = _serve_live(host, port, sinks)
+        sinks.append(page.foxglove)
         say(
-            f"live view on {server.url} (in Foxglove or Lichtblick: Open connection, "
-            "Foxglove WebSocket; docs/live_view.md)"
+            f"watch at {page.url} in a web browser (Foxglove or Lichtblick: Open connection, "
+            f"Foxglove WebSocket, {page.ws_url}; docs/watching.md)"
         )
-    return Tap(sinks, forward=forward) if sinks else None
+    return Tap(sinks, forward=forward, page=page) if sinks else None
+
+
+def _serve_live(host: str, port: int, sinks: list[Sink]):
+    """The web page on ``host:port`` and, behind it on a loopback port of its own, the Foxglove
+    server (Foxglove apps reach it through the page's port, :mod:`maes_sim.watch`); the
+    page server holds it as ``foxglove``. Closes ``sinks`` and raises RuntimeError naming the
+    address when either cannot start."""
+    from maes_sim.watch import LiveFeed, PageServer
+
+    from .live import PORT_HINT, LiveServer
+
+    def log(text: str) -> None:
+        print(f"maes_sim: {text}", file=sys.stderr, flush=True)
+
+    foxglove = None
+    try:
+        foxglove = LiveServer("127.0.0.1", 0)
+        try:
+            page = PageServer(LiveFeed(log=log), host, port, foxglove.port, report=log)
+        except OSError as exc:
+            raise RuntimeError(
+                f"live view: cannot serve on {host}:{port}: {exc}; {PORT_HINT}"
+            ) from exc
+    except RuntimeError:
+        if foxglove is not None:
+            foxglove.close()
+        for sink in sinks:
+            sink.close()
+        raise
+    page.foxglove = foxglove
+    return page
 
 
 def listen_to_navigation(node, tap: Tap, robots: int) -> None:

@@ -223,7 +223,11 @@ class SimNode(EndsQuietly, Node):
         Start paused (``/maes/resume`` or :meth:`step_once` advance it).
     tap : maes_sim.ros.tap.Tap or None
         Every message this node publishes also goes to the tap's sinks (an MCAP recording,
-        the live view), stamped with sim time; the caller closes it.
+        the live view), stamped with sim time; the caller closes it. With the live view's web
+        page (``tap.page``) the page follows the run (:mod:`maes_sim.ros.watching`).
+    page_controls : bool
+        The web page may pause, resume and set the speed (False for a caller that steps the
+        simulation itself: direct mode).
     run_id : str, optional
         The run's id (default: a new one); a launch gives it to every node it starts.
     exclusive : bool
@@ -254,6 +258,7 @@ class SimNode(EndsQuietly, Node):
         tap: Tap | None = None,
         run_id: str | None = None,
         exclusive: bool = False,
+        page_controls: bool = True,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
@@ -366,6 +371,13 @@ class SimNode(EndsQuietly, Node):
         self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
         if tap is not None:  # the navigator's plans and costmaps, for the live view
             listen_to_navigation(self, tap, sim.n_robots)
+        #: The web page's feed (sampled after each tick's outputs while a page looks), or None.
+        self.page = None
+        if tap is not None and tap.page is not None:
+            from .watching import follow
+
+            follow(self, tap.page.feed, controls=page_controls)
+            self.page = tap.page.feed
         zero = cv.time_to_msg(0.0)
         self._global_tf = TFMessage(
             transforms=[
@@ -553,6 +565,8 @@ class SimNode(EndsQuietly, Node):
     # ------------------------------------------------------------------ pacing
     def timer_callback(self) -> None:
         """Start, step when due, and enforce the lockstep deadline."""
+        if self.page is not None:  # the web page's commands, on this thread
+            self.page.drain()
         if self.paused or self.done:
             return
         now = time.monotonic()
@@ -830,6 +844,8 @@ class SimNode(EndsQuietly, Node):
 
     def _finish(self) -> None:
         self.stats_pub.publish(self._stats_msg())
+        if self.page is not None:  # the page shows the end, whenever it last sampled
+            self.page.offer(force=True)
         # The results folder is always written; should_write_csv_results decides only about
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
@@ -942,6 +958,8 @@ class SimNode(EndsQuietly, Node):
                 obstacle_markers(sim.obstacles.in_metres(tile), stamp, WORLD_FRAME)
             )
         self.stats_pub.publish(self._stats_msg())
+        if self.page is not None:
+            self.page.offer()
 
     def _publish_markers(self, stamp, poses: np.ndarray) -> None:
         sim, tile = self.sim, self.tile
@@ -1008,21 +1026,44 @@ class SimNode(EndsQuietly, Node):
             response.result = False
         return response
 
+    def pause(self) -> bool:
+        """Stop sim time and every robot until :meth:`resume`; False when already paused."""
+        was = self.paused
+        self.paused = True
+        return not was
+
+    def resume(self) -> bool:
+        """Continue from where the simulation was paused; False when it was not paused (or
+        the run is over)."""
+        if not self.paused or self.done:
+            return False
+        self.paused = False
+        now = time.monotonic()
+        self._wall_anchor, self._tick_anchor, self._wait_since = now, self.sim.tick, now
+        return True
+
+    def set_real_time_factor(self, rtf: float) -> None:
+        """Cap the speed at ``rtf`` sim seconds per wall second from now on (0: as fast as the
+        run goes); only the speed, never the result in lockstep."""
+        rtf = float(rtf)
+        if not (math.isfinite(rtf) and rtf >= 0.0):
+            raise ValueError(f"real_time_factor must be a number >= 0, got {rtf!r}")
+        self.real_time_factor = rtf
+        self._wall_anchor, self._tick_anchor = time.monotonic(), self.sim.tick
+        period = self.sim.tick_duration / rtf if rtf > 0 else 0.0
+        if self.sync == "free":  # the timer steps a free run: as often as the speed needs
+            self.timer.timer_period_ns = int(min(period, 0.02) * 1e9) if period > 0 else 0
+
     def pause_callback(self, request, response):
         """``/maes/pause``: sim time and every robot stop until ``/maes/resume``."""
-        response.success = not self.paused
-        response.message = "paused" if not self.paused else "already paused"
-        self.paused = True
+        response.success = self.pause()
+        response.message = "paused" if response.success else "already paused"
         return response
 
     def resume_callback(self, request, response):
         """``/maes/resume``: continue from where the simulation was paused."""
-        response.success = self.paused and not self.done
+        response.success = self.resume()
         response.message = "resumed" if response.success else "not paused"
-        if response.success:
-            self.paused = False
-            now = time.monotonic()
-            self._wall_anchor, self._tick_anchor, self._wait_since = now, self.sim.tick, now
         return response
 
 

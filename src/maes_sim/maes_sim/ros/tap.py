@@ -54,6 +54,9 @@ class Tap:
         set by the node that owns the publishers.
     forward : bool
         Also publish on DDS (True) or feed the sinks only (False: direct mode).
+    page : maes_sim.watch.PageServer, optional
+        The web page served beside the sinks (the live view): the simulator node lets its
+        feed follow the run; :meth:`close` stops it.
     """
 
     def __init__(
@@ -61,8 +64,10 @@ class Tap:
         sinks: Sequence[Sink],
         clock_ns: Callable[[], int] | None = None,
         forward: bool = True,
+        page: Any = None,
     ) -> None:
         self.sinks = list(sinks)
+        self.page = page
         self.clock_ns = clock_ns or (lambda: 0)
         self.forward = forward
         self._closed = False
@@ -142,10 +147,17 @@ class Tap:
             return
         self._closed = True
         error: BaseException | None = None
+        if self.page is not None:
+            self.page.feed.close()
         for sink in self.sinks:
             try:
                 sink.close()
             except Exception as exc:  # close the others first
+                error = error or exc
+        if self.page is not None:
+            try:
+                self.page.close()
+            except Exception as exc:
                 error = error or exc
         if error is not None:
             raise error

@@ -1,0 +1,127 @@
+"""The web page's hold on the simulator node: the page's commands carried out on the node's
+thread, the run's speed and state in every sample, and the navigation of the robots a page
+clicked on, heard from their ``navigate_to_pose`` action's status topic (the built-in
+navigator's or Nav2's alike).
+
+The node calls :meth:`LiveFeed.offer` after each tick's outputs and :meth:`LiveFeed.drain`
+from its timer (:mod:`maes_sim.watch.live_feed`); nothing here runs unless a page is served.
+"""
+
+from __future__ import annotations
+
+from action_msgs.msg import GoalStatus, GoalStatusArray
+from rclpy.qos import qos_profile_action_status_default
+
+from maes_common.contract import robot_namespace
+
+__all__ = ["NavWatch", "follow"]
+
+#: GoalStatus codes by name, as a person reads them.
+_STATUS_NAMES = {
+    GoalStatus.STATUS_UNKNOWN: "unknown",
+    GoalStatus.STATUS_ACCEPTED: "accepted",
+    GoalStatus.STATUS_EXECUTING: "navigating",
+    GoalStatus.STATUS_CANCELING: "cancelling",
+    GoalStatus.STATUS_SUCCEEDED: "arrived (succeeded)",
+    GoalStatus.STATUS_CANCELED: "cancelled",
+    GoalStatus.STATUS_ABORTED: "failed (aborted)",
+}
+
+
+def status_line(msg: GoalStatusArray | None, goals_seen: int) -> str:
+    """A robot's navigation in words, from its action's latest status message.
+
+    Examples
+    --------
+    >>> status_line(None, 0)
+    'no goal heard yet'
+    >>> s = GoalStatus(status=GoalStatus.STATUS_EXECUTING)
+    >>> status_line(GoalStatusArray(status_list=[s]), 3)
+    'navigating (3 goals so far)'
+    """
+    if msg is None or not msg.status_list:
+        return "no goal heard yet" if not goals_seen else f"idle ({goals_seen} goals so far)"
+    latest = max(
+        msg.status_list,
+        key=lambda s: (s.goal_info.stamp.sec, s.goal_info.stamp.nanosec),
+    )
+    name = _STATUS_NAMES.get(latest.status, f"status {latest.status}")
+    return f"{name} ({goals_seen} goal{'s' if goals_seen != 1 else ''} so far)"
+
+
+class NavWatch:
+    """Hears ``/robot<i>/navigate_to_pose/_action/status`` of the robots a page shows (only
+    those: subscriptions come and go with the page's selection)."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self._subs: dict[int, object] = {}
+        self._last: dict[int, GoalStatusArray] = {}
+        self._goals: dict[int, set[bytes]] = {}
+
+    def select(self, robots: tuple[int, ...]) -> None:
+        """Hear exactly ``robots`` (on the node's thread)."""
+        for i in set(self._subs) - set(robots):
+            self.node.destroy_subscription(self._subs.pop(i))
+        for i in set(robots) - set(self._subs):
+            topic = f"/{robot_namespace(i)}/navigate_to_pose/_action/status"
+            self._subs[i] = self.node.create_subscription(
+                GoalStatusArray,
+                topic,
+                lambda msg, i=i: self._heard(i, msg),
+                qos_profile_action_status_default,
+            )
+
+    def _heard(self, robot: int, msg: GoalStatusArray) -> None:
+        self._last[robot] = msg
+        seen = self._goals.setdefault(robot, set())
+        seen.update(bytes(s.goal_info.goal_id.uuid) for s in msg.status_list)
+
+    def status(self, robot: int) -> str | None:
+        """Robot ``robot``'s navigation in words, or None before it is heard."""
+        if robot not in self._subs:
+            return None
+        return status_line(self._last.get(robot), len(self._goals.get(robot, ())))
+
+
+def follow(node, feed, controls: bool = True) -> None:
+    """Let ``feed`` (a :class:`maes_sim.watch.LiveFeed`) follow the simulator ``node``'s run.
+
+    Parameters
+    ----------
+    node : SimNode
+    feed : LiveFeed
+    controls : bool
+        The page may pause, resume and set the speed (False where the node does not step the
+        simulation itself: direct mode).
+    """
+    nav = NavWatch(node)
+
+    def apply(command: dict) -> None:
+        op = command["op"]
+        if op == "pause":
+            node.pause()
+        elif op == "resume":
+            node.resume()
+        elif op == "speed":
+            node.set_real_time_factor(command["rtf"])
+
+    def run_info() -> dict:
+        if not controls:  # the caller steps the simulation: the feed measures the speed
+            return {"paused": False, "started": True, "rtf_cap": 0.0}
+        return {
+            "rtf": float(node.achieved_real_time_factor),
+            "rtf_cap": float(node.real_time_factor),
+            "paused": bool(node.paused),
+            "started": bool(node.started),
+            "sync": node.sync,
+        }
+
+    feed.attach(
+        node.sim,
+        apply=apply,
+        controls={"pause": controls, "speed": controls},
+        run_info=run_info,
+        on_select=nav.select,
+        nav_status=nav.status,
+    )
