@@ -441,11 +441,15 @@ BUILD_FAILS_AFTER_SIGNAL = textwrap.dedent("""
 
     with ros_process("build_demo", []) as proc:
         node = proc.own(Node("build_demo"))
-        try:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(2.0)  # rclpy's signal thread shuts the context down meanwhile
-        except KeyboardInterrupt:
-            pass
+        os.kill(os.getpid(), signal.SIGTERM)
+        # rclpy's signal thread shuts the context down; the first signal's KeyboardInterrupt
+        # (ros_process's handler) may come before or after that, so wait for the shutdown itself
+        deadline = time.monotonic() + 30.0
+        while node.context.ok() and time.monotonic() < deadline:
+            try:
+                time.sleep(0.01)
+            except KeyboardInterrupt:
+                pass
         node.create_publisher(Empty, "build_demo", 1)  # fails: the context is shut down
         print("not reached", flush=True)
     print("ended", flush=True)
