@@ -519,8 +519,12 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher,
     from maes_common.contract import DEFAULT_LOGIC
 
     config = write_config(tmp_path, robots=3, end="tick: 150", extra=MIXED_TEAM)
+    # At real-time factor 1 the run lasts 15 s, so the watcher sees the controllers on the graph
+    # while they exist: at 0 (as fast as lockstep allows) a loaded machine's run ended in 6 s,
+    # before this test's participant had discovered them (CI's second pass, once). Lockstep
+    # makes the result the same at any speed.
     stack = launch(
-        f"config:={config}", "real_time_factor:=0", f"use_composition:={str(composed).lower()}"
+        f"config:={config}", "real_time_factor:=1", f"use_composition:={str(composed).lower()}"
     )
     controllers = {f"/robot{i}/controller" for i in range(3)}
     assert watcher.spin_until(
