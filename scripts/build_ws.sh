@@ -28,7 +28,9 @@ case "$what" in
         name="build the tf2_msgs / geographic_msgs / nav2_msgs stand-ins (colcon)"
         ;;
     workspace)
-        layers="venv standins"
+        # Not the stand-ins: they are only run-time dependencies, and `make setup` may be
+        # building them at the same time (scripts/env.sh layers both for a run).
+        layers="venv"
         base_paths=("$MAES_ROOT/src")
         build_base="$MAES_ROOT/build"
         install_base="$MAES_ROOT/install"
@@ -69,6 +71,13 @@ if [ -f "$venv_id_file" ] && [ "$(cat "$venv_id_file")" != "$venv_id" ]; then
 fi
 mkdir -p "$build_base"
 echo "$venv_id" >"$venv_id_file"
+
+# colcon's CMake builds run make. Called from `make -j2 setup`, the environment carries the outer
+# make's jobserver flags, whose pipes are not passed to this script, so the inner make would fall
+# back to one job ("jobserver unavailable: using -j1"). Give it its own job count, and no load
+# limit (colcon's default -l would idle it while the workspace and the kernels build beside it).
+export MAKEFLAGS="-j${MAES_BUILD_JOBS:-$(nproc)}"
+unset MFLAGS MAKELEVEL
 
 cd "$MAES_ROOT"
 run_step "$name" \

@@ -11,5 +11,6 @@ stamp="$MAES_ROOT/install/.maes-kernels-ok"
 rm -f "$stamp"
 run_step "compile the simulator's and the navigator's kernels (numba; once per change of their sources)" \
     "read the error above; the kernels then compile on first use instead ('make setup' tries again)" \
-    kernels "$MAES_ROOT/scripts/with_env" python "$MAES_ROOT/scripts/compile_kernels.py"
+    kernels env MAES_ENV_LAYERS="venv workspace" "$MAES_ROOT/scripts/with_env" python \
+    "$MAES_ROOT/scripts/compile_kernels.py"
 tail -n 1 "$MAES_LOG_DIR/kernels.log" >"$stamp"
