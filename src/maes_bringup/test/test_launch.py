@@ -284,15 +284,7 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path
     assert sorted(p.name for p in run.tmp.iterdir()) == []
 
 
-#: A known intermittent defect, not understood yet: about once in tens of launches under load, one
-#: controller_node does not end on SIGINT nor on SIGTERM 5 s later, and ros2 launch kills it
-#: (seen in CI's second pass; never reproduced on an idle machine, 6 of 6 passed). The Ctrl-C tests
-#: run once more when that happens, so that a consistent failure still fails.
-SHUTDOWN_FLAKE = pytest.mark.flaky(reruns=1)
-
-
 @pytest.mark.slow
-@SHUTDOWN_FLAKE
 @pytest.mark.parametrize("target", ["launch", "group"])
 def test_one_sigint_stops_every_process_quietly(tmp_path, launch, watcher, target):
     # "launch": SIGINT to ros2 launch only (it forwards SIGINT to the nodes). "group": to the
@@ -463,7 +455,6 @@ def test_bad_live_arguments_fail_naming_them(tmp_path, launch, argument, expecte
 
 
 @pytest.mark.slow
-@SHUTDOWN_FLAKE
 def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watcher):
     pytest.importorskip("mcap_ros2", reason="needs mcap-ros2-support (requirements/venv.txt)")
     from mcap.reader import make_reader
@@ -546,7 +537,6 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher,
 
 
 @pytest.mark.slow
-@SHUTDOWN_FLAKE
 def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch, watcher):
     """One Ctrl-C (SIGINT to the process group, as a terminal sends it): the simulator writes
     the results folder, as ``make run`` does, and prints where; every process still ends
