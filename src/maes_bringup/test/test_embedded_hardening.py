@@ -153,7 +153,9 @@ def test_bad_goals_from_the_logic_are_refused_and_the_run_reaches_its_end(tmp_pa
 
 
 def test_nan_goals_from_an_action_client_leave_the_stack_running(tmp_path):
-    """An outside client sends NaN / inf goals straight to navigate_to_pose."""
+    """An outside client sends NaN / inf goals straight to navigate_to_pose (served over DDS
+    with ``--controllers none``: a script drives the robots; the run starts without
+    controllers after a second)."""
     import rclpy
     from nav2_msgs.action import NavigateToPose
     from rclpy.action import ActionClient
@@ -164,7 +166,10 @@ def test_nan_goals_from_an_action_client_leave_the_stack_running(tmp_path):
     from maes_controller.nodes import ros_conversions as cv
 
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
-    proc = start(["--config", str(cfg), "--real-time-factor", "2"])
+    proc = start(
+        ["--config", str(cfg), "--real-time-factor", "2"]
+        + ["--controllers", "none", "--start-timeout", "1"]
+    )
     ctx = Context()
     try:
         wait_for_ticks(proc)
@@ -253,7 +258,10 @@ def test_a_stop_signal_during_start_up_ends_quietly(tmp_path, sig, delay):
 
 
 def test_a_burst_of_requests_is_refused_not_dropped(tmp_path):
-    """3000 broadcasts and 1000 tags from one logic call: each one answered or refused."""
+    """3000 broadcasts and 1000 tags from one logic call of a built-in controller (in the
+    simulator's process): each one taken or refused by the simulator, the refusals logged at
+    most every 5 s. (The controller node's own limit of requests in flight over DDS:
+    test_external_controllers.)"""
     (tmp_path / "burst.py").write_text(BURST_LOGIC)
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=20, robots=1)
     proc = start(
@@ -268,10 +276,10 @@ def test_a_burst_of_requests_is_refused_not_dropped(tmp_path):
     )
     err = finish(proc, timeout=180)
     assert proc.returncode == 0, err
-    # the warning is throttled (one every 5 s): the first refusal shows
-    assert "broadcast refused: 100 broadcast requests are unanswered" in err
-    # the simulator answered the 100 it got: 20 accepted, the rest refused with result false
-    assert "refused by the simulator" in err
+    # the simulator takes 20 broadcasts and 5 tags a tick; the first refusal shows, then the
+    # warning is throttled (one every 5 s), not 3975 lines
+    assert "robot0: broadcast 'burst 20' refused by the simulator" in err, err[-3000:]
+    assert err.count("refused by the simulator") < 10, err[-3000:]
     summary = the_summary(tmp_path / "results")
     assert summary["ticks"] == 20 and summary["lockstep_deadline_misses"] == 0
     assert summary["final"]["broadcasts_sent"] == 20 and summary["final"]["tags_deposited"] == 5
@@ -319,6 +327,7 @@ def test_kill_9_of_maes_batch_leaves_no_worker_running(tmp_path):
     assert not alive, f"workers outlived maes-batch: {[p.pid for p in alive]}"
 
 
+@pytest.mark.slow  # it compiles kernels from an empty cache
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_stop_signal_while_the_kernels_compile_ends_quietly(tmp_path, sig):
     """An empty numba cache: the first run compiles for many seconds; a signal then stops it."""

@@ -2,7 +2,9 @@
 
 Each run is the user's command, ``maes_run`` (``make run``), as a subprocess on a small config.
 A logic that sleeps a random wall-clock time before calling the shipped explorer stands in for a
-slow or loaded machine; the recorded statistics must not change by a single byte.
+slow or loaded machine; the recorded statistics must not change by a single byte. (``make run``'s
+built-in controllers run in the simulator's process; lockstep over DDS, with controller processes
+started apart, is test_external_controllers.py's, which compares it with these runs.)
 """
 
 from __future__ import annotations

@@ -86,5 +86,8 @@ def test_ros_says_it_once_per_robot(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    # once per robot, from that robot's controller (in maes_run's process: its rclpy logger)
     for robot in ("robot0", "robot1"):
-        assert done.stderr.count(f"{robot}: {NOTE}") == 1, done.stderr[-3000:]
+        assert done.stderr.count(f"[{robot}.maes_controller]: {robot}: {NOTE}") == 1, done.stderr[
+            -3000:
+        ]

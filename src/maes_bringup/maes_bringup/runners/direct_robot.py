@@ -189,8 +189,15 @@ class DirectRobot:
         self.namespace = robot_namespace(index)
         self.memory: dict = {}
         self.rng = rng
+        #: Direct mode's logger (Python logging); RobotTeam.start may give another (maes_run's:
+        #: rclpy's).
         self.logger = DirectLogger(self)
         self.state: RobotState | None = None
+        #: The navigator's newest plan not yet taken by ``maes_run``'s ``plan`` topic:
+        #: ``(points, wire time)``, or None (see runners/in_process.py).
+        self.plan_update: tuple[Any, float] | None = None
+        #: Goals the navigator accepted so far.
+        self.goals_accepted = 0
         self.tick = 0
         self._pose = np.zeros(3)
         self._grid: GridMap | None = None
@@ -257,7 +264,9 @@ class DirectRobot:
         omnidirectional robot) (rules: :mod:`maes_controller.velocity`)."""
         problem = velocity_problem(linear, angular, lateral)
         if problem is not None:
-            self.logger.warning(f"set_velocity refused: {problem}")
+            self.logger.warning(
+                f"{self.namespace}: set_velocity refused: {problem}", throttle_duration_sec=5.0
+            )
             return
         in_progress = not self.session.status.done
         if in_progress:
@@ -265,7 +274,7 @@ class DirectRobot:
         self.velocity.set(linear, angular, self.tick, in_progress, lateral)
         note = self._motion_note.check(linear, angular, lateral)
         if note is not None:  # a warning: shown even where Python logging is not configured
-            self.logger.warning(note)
+            self.logger.warning(f"{self.namespace}: {note}")
 
     @property
     def global_costmap(self) -> MaesCostmap:
@@ -305,10 +314,14 @@ class DirectRobot:
         token = object()
         events = self.session.submit(token, (x, y), wire_time(self._sim.sim_time))
         refused = any(end.token is token for end in events.ended)
+        self.goals_accepted += not refused
         self.velocity.goal_sent(refused=refused)
         self._carry(events)
         if refused:
-            self.logger.warning(f"goal refused ({self.session.error()})")
+            self.logger.warning(
+                f"{self.namespace}: goal refused ({self.session.error()})",
+                throttle_duration_sec=5.0,
+            )
 
     def cancel_nav(self) -> None:
         """Cancel the current goal (no-op when none); the robot is stopped."""
@@ -316,6 +329,8 @@ class DirectRobot:
 
     def _carry(self, events: SessionEvents) -> None:
         """A session call's events: its zero command goes out with the tick's commands."""
+        if events.plan is not None:
+            self.plan_update = (events.plan, wire_time(self._sim.sim_time))
         if events.command is not None:
             self._stop_requested = True
 
@@ -328,14 +343,23 @@ class DirectRobot:
         try:
             self._sim.broadcast(self.robot_id, str(text))
         except CommandRejected as err:
-            self.logger.warning(str(err))
+            self._refused("broadcast", str(text), err)
 
     def deposit_tag(self, text: str) -> None:
         """Leave a tag at the robot's position; a refused tag is logged."""
         try:
             self._sim.deposit_tag(self.robot_id, str(text))
         except CommandRejected as err:
-            self.logger.warning(str(err))
+            self._refused("tag", str(text), err)
+
+    def _refused(self, what: str, text: str, err: Exception) -> None:
+        """Log a request the simulator refused, as the ROS stack's controller does (at most
+        every 5 s with rclpy's logger; direct mode's logs each)."""
+        short = text if len(text) <= 60 else text[:57] + "..."
+        self.logger.warning(
+            f"{self.namespace}: {what} {short!r} refused by the simulator ({err})",
+            throttle_duration_sec=5.0,
+        )
 
 
 class _Positions(Sequence):
@@ -387,6 +411,8 @@ def step_navigation(
                 odom_pose=poses.odom_pose(i),
                 robot_ids=[robot_index_of_id(r.id) for r in nearby],
             )
+            if events.plan is not None:
+                robot.plan_update = (events.plan, now)
             idx.append(i)
             linear.append(events.command[0] / tile)  # cmd_vel: m/s -> tiles/s
             angular.append(events.command[1])

@@ -1,9 +1,13 @@
 """The embedded stack in one process: ``make run`` / ``maes_run``.
 
-The simulator node, the built-in navigator and one controller node per robot share one rclpy
-executor (real DDS topics, services and actions between them, as on the full stack), with the
-simulator's own SLAM. The run ends at the config's end criteria or on Ctrl-C; either way the
-results folder is written and its path printed.
+With the built-in controllers (the default) every robot's controller and navigator run in the
+simulator's process and are handed their data in-process, in lockstep's order
+(:mod:`maes_bringup.runners.in_process`): the run equals direct mode's to the bit, and the
+simulator node publishes each robot's topics only while someone outside listens (RViz, Foxglove,
+a recorder, your own node). With ``--controllers none`` your controllers join over DDS, as on
+the full stack: the simulator node and the built-in navigator share one rclpy executor here,
+and every tick waits for them all. The run ends at the config's end criteria or on Ctrl-C;
+either way the results folder is written and its path printed.
 
 Usage::
 
@@ -14,10 +18,10 @@ Usage::
              [--record run.mcap] [--live [PORT]] [--live-host HOST] [--keep-going]
              [--domain auto|N]
 
-By default the stack runs in lockstep (docs/lockstep.md): every tick waits until the navigator
-and the controllers have handled the last one, so the result does not depend on the machine's
-speed or load, and ``--real-time-factor`` only caps the speed. ``--sync free`` lets the
-simulator run on the wall clock alone (results then depend on the machine).
+The run is in lockstep (docs/lockstep.md): every tick waits until the navigator and the
+controllers have handled the last one, so the result does not depend on the machine's speed or
+load, and ``--real-time-factor`` only caps the speed. With ``--controllers none``, ``--sync
+free`` lets the simulator run on the wall clock alone (results then depend on the machine).
 
 ``--record run.mcap`` writes everything the simulator publishes to an MCAP file in rosbag2's
 format; ``--live`` serves a page to watch the run in a web browser at http://127.0.0.1:8765/
@@ -160,25 +164,25 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--sync",
         choices=("lockstep", "free"),
         default="lockstep",
-        help="lockstep (default): each tick waits for the navigator and the "
-        "controllers, results independent of the machine; free: the "
-        "simulator runs on the wall clock alone (machine-dependent)",
+        help="--controllers none: lockstep (default): each tick waits for the navigator and "
+        "the controllers, results independent of the machine; free: the simulator runs on "
+        "the wall clock alone (machine-dependent). The built-in controllers run in this "
+        "process, always in lockstep",
     )
     parser.add_argument(
         "--sync-timeout",
         type=float,
         default=10.0,
-        help="lockstep: wall seconds between checks of a late participant: one still "
-        "running is waited for (a warning names it), one whose node is gone is dropped "
-        "(default 10; 0 = wait for ever)",
+        help="--controllers none, lockstep: wall seconds between warnings about a late "
+        "participant still running (it is waited for); one whose node is gone is dropped "
+        "within a second (default 10; 0 = never checked, wait for ever)",
     )
     parser.add_argument(
         "--start-timeout",
         type=float,
         default=None,
-        help="wall seconds to wait for every robot's controller before the "
-        "first tick (default: 60 with built-in controllers, for ever "
-        "with --controllers none)",
+        help="--controllers none: wall seconds to wait for every robot's controller before "
+        "the first tick (default: for ever)",
     )
     parser.add_argument(
         "--keep-going",
@@ -198,7 +202,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--verbose",
         action="store_true",
-        help="log every navigation goal (by default only failures)",
+        help="--controllers none: the navigator logs every navigation goal (by default only "
+        "failures)",
     )
     parser.add_argument(
         "--results",
@@ -397,6 +402,12 @@ def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
         sim = Simulation(config, seed=args.seed)
         stop.check()
         args.nav2_api = nav2_robots(args.nav2_api, args.controllers, sim.n_robots)
+        if args.controllers == "builtin" and args.nav2_api:
+            raise ValueError(
+                "--nav2-api serves Nav2's task interface to scripts that drive the robots: "
+                "use it with --controllers none (the built-in controllers drive them in this "
+                "process)"
+            )
         args.teardown_limit = teardown_limit_seconds()  # a bad MAES_TEARDOWN_LIMIT_S
         logic = None
         if args.controllers == "builtin":
@@ -452,10 +463,8 @@ def _run(
     import rclpy
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
-    from rclpy.task import Future
 
     from maes_common.process import destroy_nodes, teardown_limit
-    from maes_controller.nodes.controller_node import ControllerNode
     from maes_controller.nodes.navigator_node import NavigatorNode
     from maes_sim.core import write_run_results
     from maes_sim.ros.sim_node import SimNode
@@ -468,55 +477,51 @@ def _run(
     wall0, tick0 = time.monotonic(), sim.tick
     error: BaseException | None = None
     sim_node = None
+    executor = None
     logic_stop = False  # the logic raised on every call of the first ALL_FAILED_TICKS ticks
     try:
         builtin = args.controllers == "builtin"
-        start_timeout = args.start_timeout
-        if start_timeout is None:
-            start_timeout = 60.0 if builtin else None
-        elif start_timeout <= 0:
-            start_timeout = None
-        sim_node = SimNode(
-            sim,
-            real_time_factor=args.real_time_factor,
-            sync=args.sync,
-            sync_timeout=args.sync_timeout,
-            start_timeout=start_timeout,
-            wait_for_navigator=True,
-            wait_for_controllers="lockstep" if builtin else "external",
-            join_grace=args.join_grace,
-            exclusive=True,  # behind the domain check: never start beside another simulator
-            results_dir=results_parent,
-            tap=tap,
-        )
+        if builtin:
+            # The robots run in this process (runners/in_process.py): the node only publishes
+            # for outside listeners and serves the services; the driver steps it.
+            sim_node = SimNode(
+                sim,
+                real_time_factor=args.real_time_factor,
+                steps_itself=False,
+                results_dir=results_parent,
+                tap=tap,
+            )
+        else:
+            start_timeout = args.start_timeout
+            if start_timeout is not None and start_timeout <= 0:
+                start_timeout = None
+            sim_node = SimNode(
+                sim,
+                real_time_factor=args.real_time_factor,
+                sync=args.sync,
+                sync_timeout=args.sync_timeout,
+                start_timeout=start_timeout,
+                wait_for_navigator=True,
+                wait_for_controllers="external",
+                join_grace=args.join_grace,
+                exclusive=True,  # behind the domain check: never start beside another simulator
+                results_dir=results_parent,
+                tap=tap,
+            )
         # the runner writes the full results folder itself (also on Ctrl-C)
         sim_node.write_results_on_finish = False
         nodes.append(sim_node)
-        # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md); the
-        # in-process nodes take part in this run only, whatever else is on the domain.
-        nodes.append(
-            NavigatorNode(
-                config,
-                verbose=args.verbose,
-                nav2_api=args.nav2_api,  # checked before any node exists
-                run_id=sim_node.run_id,
-            )
-        )
-        controllers = []
-        if args.controllers == "builtin":
-            mp = sim.motion_params  # top speeds in tiles/s; cmd_vel is in m/s
-            motion = (mp.model, mp.max_speed * config.world.tile_size, mp.max_angular_speed)
-            controllers = [
-                ControllerNode(
-                    robot_id=i,
-                    logic=args.logic,
-                    poll_timer=False,
-                    motion=motion,
+        if not builtin:
+            # Nav2's whole task API when scripts drive the robots (docs/nav2_task_api.md); the
+            # in-process nodes take part in this run only, whatever else is on the domain.
+            nodes.append(
+                NavigatorNode(
+                    config,
+                    verbose=args.verbose,
+                    nav2_api=args.nav2_api,  # checked before any node exists
                     run_id=sim_node.run_id,
                 )
-                for i in range(sim.n_robots)
-            ]
-            nodes.extend(controllers)
+            )
         # rclpy's events executor wakes for each ready entity instead of rebuilding a wait set
         # of every entity for every batch: lockstep's short hops per tick made the wait-set
         # executor 6-8x slower (20 robots, 0.2x vs 1.6x real time; docs/lockstep.md).
@@ -537,53 +542,12 @@ def _run(
                 file=sys.stderr,
             )
         wall0, tick0 = time.monotonic(), sim.tick
-        polled = 0.0
         stop.starting = False  # from here on a signal ends the loop below
         stop.check()
-        # The executor spins until the next tick has been stepped (or 0.05 s): the step's
-        # callback completes `stepped`, which stops the spin right after it, so the loop looks
-        # at every tick as when it spun one event at a time. Not one spin_once per event: the
-        # events executor resumes every pending action goal (one per robot) after each event,
-        # each resumption a spin_once of its own. Whether the logic always failed is checked
-        # once per tick, right after the step (once calls were made, a later report can end
-        # "always failed", not start it); the rest runs every 0.1 s.
-        stepped = [Future()]
-
-        def on_step(node: Any) -> None:
-            if not stepped[0].done():
-                stepped[0].set_result(node.sim.tick)
-
-        sim_node.on_tick.append(on_step)
-        checked_tick = -1
-        while not sim_node.done and stop.signum is None:
-            if stepped[0].done():
-                stepped[0] = Future()
-            executor.spin_until_future_complete(stepped[0], timeout_sec=0.05)
-            tick = sim.tick
-            if args.max_ticks is not None and tick >= args.max_ticks:
-                break
-            if tick != checked_tick:
-                checked_tick = tick
-                if (
-                    not args.keep_going
-                    and tick >= ALL_FAILED_TICKS
-                    and sim_node.logic_always_failed
-                ):
-                    logic_stop = True
-                    break
-            now = time.monotonic()
-            if now - polled >= 0.1:
-                polled = now
-                if not rclpy.ok():
-                    break
-                for controller in controllers:
-                    controller.timer_callback()
-                if sim_node.started:
-                    progress.update(
-                        sim,
-                        sim_node.achieved_real_time_factor,
-                        logic_failures=int(sim_node.logic_failures.sum()),
-                    )
+        if builtin:
+            logic_stop = _drive_in_process(args, sim, sim_node, executor, stop, progress)
+        else:
+            logic_stop = _drive_over_dds(args, sim, sim_node, executor, stop, progress)
     except KeyboardInterrupt:
         if stop.signum is None:
             raise
@@ -638,6 +602,12 @@ def _run(
         # A hang in the middleware's teardown ends the process (exit code 1, its stack
         # printed) once the results are written: maes_common.process.teardown_limit.
         with teardown_limit(args.teardown_limit):
+            # The executor first: rclpy's events executor keeps its nodes in use, and a node in
+            # use is not destroyed but left on the graph (with the built-in controllers in this
+            # process the simulator node is the only one, and a next run in the same process
+            # found it there: "ROS domain ... is in use by another MAES-ROS run").
+            if executor is not None:
+                executor.shutdown()
             # (a node may be half built after an early signal)
             destroy_nodes(nodes[::-1], quiet=True)
             if rclpy.ok():
@@ -651,6 +621,106 @@ def _run(
     if sim_node is not None and sim_node.conflict:
         return DOMAIN_BUSY_EXIT
     return LOGIC_FAILED_EXIT if failed_always else 0
+
+
+def _logic_always_failed(args: argparse.Namespace, sim_node: Any, tick: int) -> bool:
+    """Whether the run should stop because the logic raised on every call so far (checked
+    once per tick, right after the step: once calls were made, a later report can end "always
+    failed", not start it)."""
+    return not args.keep_going and tick >= ALL_FAILED_TICKS and sim_node.logic_always_failed
+
+
+def _drive_in_process(
+    args: argparse.Namespace,
+    sim: Simulation,
+    sim_node: Any,
+    executor: Any,
+    stop: StopSignals,
+    progress: Progress,
+) -> bool:
+    """Run the built-in controllers in this process until the run ends; True when it stopped
+    because the logic always failed."""
+    from maes_controller.robot_api import load_logic
+
+    from .in_process import TeamDriver, robot_logger
+    from .team import RobotTeam
+
+    team = RobotTeam.start(sim, [load_logic(args.logic)] * sim.n_robots, logger=robot_logger)
+    driver = TeamDriver(sim_node, team, executor, args.real_time_factor)
+    driver.start()
+    polled = 0.0
+    while not sim_node.done and stop.signum is None:
+        if sim_node.paused:  # the pause service
+            driver.idle()
+            continue
+        if args.max_ticks is not None and sim.tick >= args.max_ticks:
+            break
+        driver.step()
+        if _logic_always_failed(args, sim_node, sim.tick):
+            return True
+        driver.wait_until_due(lambda: stop.signum is not None)
+        now = time.monotonic()
+        if now - polled >= 0.1:
+            polled = now
+            progress.update(
+                sim,
+                sim_node.achieved_real_time_factor,
+                logic_failures=int(sim_node.logic_failures.sum()),
+            )
+    return False
+
+
+def _drive_over_dds(
+    args: argparse.Namespace,
+    sim: Simulation,
+    sim_node: Any,
+    executor: Any,
+    stop: StopSignals,
+    progress: Progress,
+) -> bool:
+    """Spin the nodes (controllers in other processes join over DDS) until the run ends; True
+    when it stopped because the logic always failed."""
+    import rclpy
+    from rclpy.task import Future
+
+    # The executor spins until the next tick has been stepped (or 0.05 s): the step's
+    # callback completes `stepped`, which stops the spin right after it, so the loop looks
+    # at every tick as when it spun one event at a time. Not one spin_once per event: the
+    # events executor resumes every pending action goal (one per robot) after each event,
+    # each resumption a spin_once of its own. Whether the logic always failed is checked
+    # once per tick, right after the step; the rest runs every 0.1 s.
+    stepped = [Future()]
+
+    def on_step(node: Any) -> None:
+        if not stepped[0].done():
+            stepped[0].set_result(node.sim.tick)
+
+    sim_node.on_tick.append(on_step)
+    checked_tick = -1
+    polled = 0.0
+    while not sim_node.done and stop.signum is None:
+        if stepped[0].done():
+            stepped[0] = Future()
+        executor.spin_until_future_complete(stepped[0], timeout_sec=0.05)
+        tick = sim.tick
+        if args.max_ticks is not None and tick >= args.max_ticks:
+            break
+        if tick != checked_tick:
+            checked_tick = tick
+            if _logic_always_failed(args, sim_node, tick):
+                return True
+        now = time.monotonic()
+        if now - polled >= 0.1:
+            polled = now
+            if not rclpy.ok():
+                break
+            if sim_node.started:
+                progress.update(
+                    sim,
+                    sim_node.achieved_real_time_factor,
+                    logic_failures=int(sim_node.logic_failures.sum()),
+                )
+    return False
 
 
 def _stop_reason(

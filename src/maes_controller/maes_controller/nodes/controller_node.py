@@ -760,6 +760,11 @@ class ControllerNode(EndsQuietly, Node):
         try:
             self.logic(robot)
         except Exception as exc:  # user code: report and keep the node alive
+            if not self.context.ok():
+                # A stop signal shut the context down during the call (the robot API's rclpy
+                # calls then raise "context is invalid"): the node is ending, the logic did not
+                # fail, and nothing can be sent any more.
+                return
             self.errors += 1
             # The first failure with its traceback; later ones throttled (the simulator counts
             # them all: summary.json's logic_failures, maes_run's progress line).

@@ -118,6 +118,8 @@ class _Robot:
             if node.publish_slam_map
             else None
         )
+        #: A SLAM map not published for want of a reader (see SimNode._publish_tick).
+        self.map_owed = False
         kind = TwistStamped if stamped else Twist
         node.create_subscription(
             kind, f"{ns}/cmd_vel", lambda msg, i=i: node.cmd_vel_callback(i, msg), DEFAULT_QOS
@@ -221,6 +223,10 @@ class SimNode(EndsQuietly, Node):
         Ticks between heatmap and ground-truth refreshes.
     start_paused : bool
         Start paused (``/maes/resume`` or :meth:`step_once` advance it).
+    steps_itself : bool
+        False: no stepping timer; the caller starts the run (:meth:`start_now`), steps the
+        simulation and calls :meth:`after_step` (``maes_run``'s built-in controllers, in its
+        process), honouring :attr:`paused` (the pause service still sets it).
     tap : maes_sim.ros.tap.Tap or None
         Every message this node publishes also goes to the tap's sinks (an MCAP recording,
         the live view), stamped with sim time; the caller closes it. With the live view's web
@@ -255,6 +261,7 @@ class SimNode(EndsQuietly, Node):
         stay_alive_after_end: bool = False,
         heatmap_period_ticks: int = 10,
         start_paused: bool = False,
+        steps_itself: bool = True,
         tap: Tap | None = None,
         run_id: str | None = None,
         exclusive: bool = False,
@@ -280,6 +287,11 @@ class SimNode(EndsQuietly, Node):
             tap.describe(RECORDING_RADII_KEY, json.dumps(radii_m))
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
+        #: False: a runner in this process steps the simulation (see ``steps_itself`` above).
+        self.steps_itself = bool(steps_itself)
+        #: Such a runner's robots' navigation in words (``robot -> str``), for the web page,
+        #: where no ``navigate_to_pose`` action server runs (maes_sim.ros.watching.NavWatch).
+        self.nav_status_source: Callable[[int], str] | None = None
         self.sync = sync
         self.sync_timeout = float(sync_timeout)
         self.start_timeout = None if start_timeout is None else float(start_timeout)
@@ -415,12 +427,21 @@ class SimNode(EndsQuietly, Node):
         # exclusive) group an always-ready timer would be picked first on every wait and the
         # cmd_vel and service callbacks ready in the same wait skipped, starving them. Spin this
         # node with a single-threaded executor (the simulation is not locked).
-        self.timer = self.create_timer(
-            period,
-            self.timer_callback,
-            callback_group=MutuallyExclusiveCallbackGroup(),
-            clock=self._steady,
+        self.timer = (
+            self.create_timer(
+                period,
+                self.timer_callback,
+                callback_group=MutuallyExclusiveCallbackGroup(),
+                clock=self._steady,
+            )
+            if steps_itself
+            else None
         )
+
+    def map_grid_msg(self, values: np.ndarray) -> OccupancyGrid:
+        """An ``OccupancyGrid`` in ``map`` with the robots' maps' geometry, stamped now (sim
+        time): for grids derived from a robot's map, e.g. the navigator's costmap."""
+        return cv.occupancy_to_msg(values, self._stamp(), MAP, self.tile, self._origin_m)
 
     def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
         """``Node.create_publisher``, its messages also going to the tap when there is one."""
@@ -551,10 +572,16 @@ class SimNode(EndsQuietly, Node):
                 + f": not lockstep participants after {self.join_grace:g} s, so not waited "
                 "for; the run's result depends on the machine (docs/lockstep.md)"
             )
+        self.start_now(now)
+
+    def start_now(self, now: float | None = None) -> None:
+        """Start the run now (the start barrier passed, or a runner that steps the simulation
+        itself begins): the current tick's outputs again, with the maps and the ground truth
+        (a tap has them already), then its manifest. ``now``: the wall clock (monotonic)."""
+        now = time.monotonic() if now is None else now
         self.started = True
         self.started_wall = now
         self._started_tick = self.sim.tick
-        # Tick 0 again, now that everybody listens (a tap has it already); then its manifest.
         with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
             self._publish_tick(force_maps=True)
         self.publish_manifest()
@@ -818,6 +845,14 @@ class SimNode(EndsQuietly, Node):
             sim.stop(i)
             self._driven[i] = False
         sim.step()
+        self.after_step()
+
+    def after_step(self) -> None:
+        """What follows a step of the simulation: the achieved speed measured, the tick's
+        outputs and manifest published, the ``on_tick`` callbacks, the end when the run is
+        finished. :meth:`step_once` calls it; so does a runner that steps the simulation itself
+        (``maes_run``'s built-in controllers, in its process)."""
+        sim = self.sim
         now = time.monotonic()
         self._rate_window.append((now, sim.tick))
         while len(self._rate_window) > 2 and now - self._rate_window[0][0] > 3.0:
@@ -898,31 +933,49 @@ class SimNode(EndsQuietly, Node):
         vel = obs.velocities
         robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages or bytes, shared
         wire = self.tap is None
+        # A robot's topic is built and published only while someone takes it (a DDS reader, a
+        # recording, the live view), looked at every tick: a reader that comes late gets the
+        # stream from then on. Maps are the exception: published on every SLAM tick, kept for
+        # late readers (transient local), and waited for by lockstep's navigator.
         for i, robot in enumerate(self.robots):
-            tf_msg = robot.tf_msg
-            cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
-            if self.publish_slam_map:
-                cv.set_transform(tf_msg.transforms[1], map_to_odom[i], stamp)
-            robot.tf.publish(tf_msg)
-            cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
-            cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
-            cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0], vel[i, 1], stamp)
-            robot.odom.publish(robot.odom_msg)
-            scan = robot.scan_msg
-            scan.header.stamp = stamp
-            scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
-            robot.scan.publish(scan)
-            if wire:  # the bytes written directly: no message objects to build and serialize
-                robot.state.publish(cv.state_to_wire(obs.state(i), self._tag_wire, robot_msgs))
-            else:  # a recording or live view takes messages
-                robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
-            if robot.map is not None and slam_update:
-                robot.map.publish(
-                    cv.occupancy_to_msg(
-                        to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m
+            if robot.tf.get_subscription_count():
+                tf_msg = robot.tf_msg
+                cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
+                if self.publish_slam_map:
+                    cv.set_transform(tf_msg.transforms[1], map_to_odom[i], stamp)
+                robot.tf.publish(tf_msg)
+            if robot.odom.get_subscription_count():
+                cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0], vel[i, 1], stamp)
+                robot.odom.publish(robot.odom_msg)
+            if robot.scan.get_subscription_count():
+                scan = robot.scan_msg
+                scan.header.stamp = stamp
+                scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
+                robot.scan.publish(scan)
+            if robot.state.get_subscription_count():
+                if wire:  # the bytes written directly: no message objects to build and serialize
+                    robot.state.publish(cv.state_to_wire(obs.state(i), self._tag_wire, robot_msgs))
+                else:  # a recording or live view takes messages
+                    robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
+            # Maps: on every SLAM tick when this node steps itself (lockstep's navigator waits
+            # for them); for a runner that steps the simulation in this process, only while
+            # someone takes them, and the newest at once to a reader that comes between two
+            # SLAM ticks (transient local: later readers get it from the middleware).
+            if robot.map is not None and (slam_update or robot.map_owed):
+                if self.steps_itself or robot.map.get_subscription_count():
+                    robot.map.publish(
+                        cv.occupancy_to_msg(
+                            to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m
+                        )
                     )
-                )
-        self.tf_pub.publish(global_tf)
+                    robot.map_owed = False
+                else:
+                    robot.map_owed = True
+        if self.tf_pub.get_subscription_count():
+            for i in range(len(self.robots)):
+                cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
+                cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
+            self.tf_pub.publish(global_tf)
         if force_maps:
             occ = np.where(sim.walls, 100, 0).astype(np.int8)
             self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile, self._origin_m))

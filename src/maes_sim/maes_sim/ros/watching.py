@@ -51,7 +51,12 @@ def status_line(msg: GoalStatusArray | None, goals_seen: int) -> str:
 
 class NavWatch:
     """Hears ``/robot<i>/navigate_to_pose/_action/status`` of the robots a page shows (only
-    those: subscriptions come and go with the page's selection)."""
+    those: subscriptions come and go with the page's selection).
+
+    Where the navigation runs in the simulator's own process (``maes_run``'s built-in
+    controllers: no action server), the node's ``nav_status_source(robot)`` gives the same
+    words and nothing is subscribed.
+    """
 
     def __init__(self, node) -> None:
         self.node = node
@@ -61,6 +66,9 @@ class NavWatch:
 
     def select(self, robots: tuple[int, ...]) -> None:
         """Hear exactly ``robots`` (on the node's thread)."""
+        if getattr(self.node, "nav_status_source", None) is not None:
+            self._subs = dict.fromkeys(robots)  # asked in-process; nothing to hear
+            return
         for i in set(self._subs) - set(robots):
             self.node.destroy_subscription(self._subs.pop(i))
         for i in set(robots) - set(self._subs):
@@ -81,6 +89,9 @@ class NavWatch:
         """Robot ``robot``'s navigation in words, or None before it is heard."""
         if robot not in self._subs:
             return None
+        source = getattr(self.node, "nav_status_source", None)
+        if source is not None:
+            return source(robot)
         return status_line(self._last.get(robot), len(self._goals.get(robot, ())))
 
 
