@@ -23,6 +23,7 @@ __all__ = [
     "BASE_LINK_FRAME",
     "DEFAULT_LOGIC",
     "MAP_FRAME",
+    "MAX_MESSAGE_BYTES",
     "NAVIGATION_DONE_TOPIC",
     "ODOM_FRAME",
     "SCAN_FRAME",
@@ -54,6 +55,10 @@ NAVIGATION_DONE_TOPIC = "/maes/tick_done/navigation"
 #: Key of a recording's rosbag2 ``custom_data`` holding every robot's radius in metres (a
 #: JSON list, robot 0 first): replays draw the robots at their sizes.
 RECORDING_RADII_KEY = "maes.robot_radii_m"
+
+#: Longest broadcast or environment-tag text the simulator accepts, in UTF-8 bytes (a longer
+#: one is refused, said so, and not sent).
+MAX_MESSAGE_BYTES = 1024
 
 #: The logic callback a controller runs when none is named (the shipped frontier explorer).
 DEFAULT_LOGIC = "maes_controller.algorithms.frontier_explorer:logic"

@@ -134,8 +134,29 @@ def test_cbba_broadcast_round_trip_and_bad_messages():
     st = CbbaState(y={3: 1.25, 4: 2.0}, z={3: 0, 4: 2}, s={0: 7, 2: 5})
     back = cbba_decode(cbba_encode(st))
     assert (back.y, back.z, back.s) == (st.y, st.z, st.s)
-    for bad in ("cbba {", "cbba []", 'cbba {"y": {}}', "frontier-goal 1 2", "cbba"):
+    for bad in ("cbba {", "cbba []", 'cbba {"y": {}}', "frontier-goal 1 2", "cbba", "cbba 1:x:2|"):
         assert cbba_decode(bad) is None
+
+
+def test_a_big_teams_cbba_broadcast_fits_the_radio_with_every_task():
+    """120 agents' timestamps and 40 tasks (a 120-robot run): the text stays within the radio's
+    limit (it used to exceed it, and the simulator refused it); every task and the freshest
+    timestamps are kept, the stalest left out."""
+    from maes_common.contract import MAX_MESSAGE_BYTES
+
+    rng = np.random.default_rng(0)
+    st = CbbaState(
+        y={t: float(rng.uniform(0, 500)) for t in range(100, 140)},
+        z={t: int(rng.integers(0, 120)) for t in range(100, 140)},
+        s={a: 1000 + 7 * a for a in range(120)},
+    )
+    text = cbba_encode(st)
+    assert len(text.encode()) <= MAX_MESSAGE_BYTES
+    back = cbba_decode(text)
+    assert back.z == st.z and back.y == {t: round(v, 6) for t, v in st.y.items()}
+    kept = sorted(back.s)
+    assert len(kept) < 120 and kept == list(range(120 - len(kept), 120))  # the freshest
+    assert all(back.s[a] == st.s[a] for a in kept)
 
 
 # ------------------------------------------------------------------------------------- GRAPE

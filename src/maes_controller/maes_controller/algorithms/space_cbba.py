@@ -4,16 +4,18 @@ The behaviour tree of :mod:`.space_bt` with a CBBA decision plugin (:class:`Cbba
 are the marginal gain of a time-discounted reward (SPACE's equation 2): a task's reward is its
 workload (frontier cells) and ``tau`` is the travel in metres to it along the bundle's path,
 discounted by ``LAMBDA`` per metre. Consensus runs over the real broadcasts (range-limited,
-may not arrive): every robot broadcasts its ``y``, ``z`` and ``s`` every few ticks as
-``cbba <json>``. SPACE's modification is kept: a robot whose bundle stays empty for
-``RESET_TICKS`` forgets every winning bid it knows, so tasks won with stale bids are freed.
+may not arrive): every robot broadcasts its ``y``, ``z`` and ``s`` every few ticks as one
+``cbba ...`` text within the radio's 1024 bytes (:func:`encode`). SPACE's modification is
+kept: a robot whose bundle stays empty for ``RESET_TICKS`` forgets every winning bid it knows,
+so tasks won with stale bids are freed.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
+
+from maes_common.contract import MAX_MESSAGE_BYTES
 
 from .allocation import CbbaState, cbba_build_bundle, cbba_consensus, cbba_drop
 from .space_bt import Task, run_tree
@@ -26,18 +28,36 @@ MAX_BUNDLE = 3
 RESET_TICKS = 30
 
 
-def encode(state: CbbaState) -> str:
-    """The broadcast of a CBBA state (``y``, ``z``, ``s`` only).
+def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
+    """The broadcast of a CBBA state (``y``, ``z``, ``s`` only), at most ``limit`` bytes.
+
+    ``cbba <task>:<winner>:<bid>;...|<agent>:<tick>;...``: one entry per task (an empty winner or
+    bid where the state has none) and the agents' timestamps, freshest first. Where all of them do
+    not fit (a big team: one timestamp per agent heard of), the stalest timestamps are left out,
+    which a receiver reads as "no fresher news of that agent" (CBBA's rules then keep its own);
+    every task is always sent. The bids are rounded to 6 decimals, as JSON carried them before.
 
     Examples
     --------
+    >>> encode(CbbaState(y={3: 1.5}, z={3: 0}, s={0: 7, 2: 5}))
+    'cbba 3:0:1.5|0:7;2:5'
     >>> decode(encode(CbbaState(y={3: 1.5}, z={3: 0}, s={0: 7}))).z
     {3: 0}
+    >>> decode(encode(CbbaState(s={k: 100 + k for k in range(9)}), limit=30)).s
+    {8: 108, 7: 107, 6: 106, 5: 105}
     """
-    y = {str(t): round(v, 6) for t, v in state.y.items()}
-    z = {str(t): a for t, a in state.z.items()}
-    s = {str(a): t for a, t in state.s.items()}
-    return "cbba " + json.dumps({"y": y, "z": z, "s": s}, separators=(",", ":"), sort_keys=True)
+    tasks = ";".join(
+        f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}"
+        for t in sorted(set(state.y) | set(state.z))
+    )
+    text = f"cbba {tasks}|"
+    stamps = sorted(state.s.items(), key=lambda item: (-item[1], item[0]))
+    for k, (agent, tick) in enumerate(stamps):
+        entry = f"{';' if k else ''}{agent}:{tick}"
+        if len(text) + len(entry) > limit:
+            break
+        text += entry
+    return text
 
 
 def decode(text: str) -> CbbaState | None:
@@ -45,13 +65,19 @@ def decode(text: str) -> CbbaState | None:
     if not text.startswith("cbba "):
         return None
     try:
-        d = json.loads(text[5:])
-        return CbbaState(
-            y={int(t): float(v) for t, v in d["y"].items()},
-            z={int(t): int(a) for t, a in d["z"].items()},
-            s={int(a): int(t) for a, t in d["s"].items()},
-        )
-    except (ValueError, KeyError, TypeError, AttributeError):
+        tasks, stamps = text[5:].split("|")
+        state = CbbaState()
+        for entry in filter(None, tasks.split(";")):
+            t, winner, bid = entry.split(":")
+            if winner:
+                state.z[int(t)] = int(winner)
+            if bid:
+                state.y[int(t)] = float(bid)
+        for entry in filter(None, stamps.split(";")):
+            agent, tick = entry.split(":")
+            state.s[int(agent)] = int(tick)
+        return state
+    except ValueError:
         return None
 
 

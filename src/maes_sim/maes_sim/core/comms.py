@@ -24,15 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maes_common.contract import robot_namespace
+from maes_common.contract import MAX_MESSAGE_BYTES, robot_namespace
 from maes_common.jit import njit
 
 from .kernels import line_of_sight, visible_pairs, wall_distance
 from .neighbors import mirror_symmetric, pairs_within
 from .radio import MAX_BROADCASTS_PER_TICK, Radio
-
-#: Longest accepted broadcast or tag text, in UTF-8 bytes.
-MAX_MESSAGE_BYTES = 1024
 
 SignalFunction = Callable[..., bool]
 
