@@ -162,6 +162,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 #: A test module that talks DDS or starts processes names one of these.
 DDS_OR_PROCESS = re.compile(r"\b(rclpy|subprocess|multiprocessing|Popen)\b")
+#: Fixtures that start processes (src/maes_bringup/test/conftest.py's ``run_maes``): a test that
+#: uses one is ``dds_or_process`` too, whatever its module names.
+PROCESS_FIXTURES = {"run_maes"}
 
 
 def _dds_or_process(module_path: str, cache: dict[str, bool] = {}) -> bool:  # noqa: B006
@@ -182,7 +185,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(SLOW_LIMIT_S))
-        if _dds_or_process(str(item.path)):
+        if _dds_or_process(str(item.path)) or PROCESS_FIXTURES & set(
+            getattr(item, "fixturenames", ())
+        ):
             item.add_marker(pytest.mark.dds_or_process)
 
 

@@ -1,4 +1,5 @@
-"""Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests.
+"""Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests, and
+``maes_run`` as a user runs it (``run_maes``).
 
 Without a ``chromium`` on PATH those tests skip, saying how to install it
 (``scripts/setup_browser.sh``); under CI (``CI`` set) they fail instead, since ``.ci/run``
@@ -9,6 +10,10 @@ installs it first. Without playwright they fail: ``make setup`` installs it
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +35,29 @@ def browser_page():
         pytest.fail(why)
     with open_page() as page:
         yield page
+
+
+def _run_maes(tmp: Path, *args: str, timeout: float = 600.0) -> Path:
+    """``maes_run`` (``make run``'s program) as a subprocess on ``tmp/c.yaml`` as fast as it
+    goes, with ``args``; modules in ``tmp`` importable (a test's logic) and
+    ``MAES_TEST_RECORD=tmp/ros_record`` (where a test's recording logic writes). Fails with the
+    end of its output unless it exits 0 within ``timeout`` s; returns the run's results folder."""
+    out = tmp / "ros"
+    env = dict(
+        os.environ,
+        PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+        MAES_TEST_RECORD=str(tmp / "ros_record"),
+    )
+    argv = [sys.executable, "-m", "maes_bringup.runners.embedded", "--config", str(tmp / "c.yaml")]
+    argv += ["--results", str(out), "--real-time-factor", "0", *args]
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (folder,) = out.iterdir()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def run_maes() -> Callable[..., Path]:
+    """``run_maes(tmp, *args, timeout=600)``: ``maes_run`` on ``tmp/c.yaml``, its results
+    folder (:func:`_run_maes`)."""
+    return _run_maes

@@ -9,10 +9,6 @@ of it comes from the run's one generator, which both ways of running step alike.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -39,34 +35,11 @@ results: {pictures: false}  # no result pictures: this test does not look at the
 """
 
 
-def _maes_run(tmp: Path) -> Path:
-    out = tmp / "ros"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "maes_bringup.runners.embedded",
-            "--config",
-            str(tmp / "c.yaml"),
-            "--results",
-            str(out),
-            "--real-time-factor",
-            "0",
-        ],
-        env=dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=200,  # below the slow test's hard limit (240 s): fail with its output
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (folder,) = out.iterdir()
-    return folder
-
-
 @pytest.mark.slow
-def test_direct_mode_equals_make_run_with_occupancy_maps_and_every_noise_model(tmp_path):
+def test_direct_mode_equals_make_run_with_occupancy_maps_and_every_noise_model(tmp_path, run_maes):
     (tmp_path / "c.yaml").write_text(CONFIG)
-    ros = _maes_run(tmp_path)
+    # below the slow test's hard limit (240 s): fail with its output
+    ros = run_maes(tmp_path, timeout=200)
 
     from maes_bringup.runners.direct import run
 

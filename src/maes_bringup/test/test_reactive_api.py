@@ -12,10 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -71,43 +68,12 @@ def logic(robot):
 """
 
 
-def _maes_run(tmp: Path) -> Path:
-    out = tmp / "ros"
-    env = dict(
-        os.environ,
-        PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-        MAES_TEST_RECORD=str(tmp / "ros_record"),
-    )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "maes_bringup.runners.embedded",
-            "--config",
-            str(tmp / "c.yaml"),
-            "--results",
-            str(out),
-            "--real-time-factor",
-            "0",
-            "--logic",
-            "mixed_logic:logic",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (folder,) = out.iterdir()
-    return folder
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, run_maes):
     tmp = tmp_path_factory.mktemp("reactive")
     (tmp / "c.yaml").write_text(CONFIG)
     (tmp / "mixed_logic.py").write_text(textwrap.dedent(MIXED_LOGIC))
-    ros = _maes_run(tmp)
+    ros = run_maes(tmp, "--logic", "mixed_logic:logic")
 
     from maes_bringup.runners.direct import run
 

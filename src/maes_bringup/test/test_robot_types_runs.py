@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -92,43 +89,12 @@ def logic(robot):
 """
 
 
-def _maes_run(tmp: Path) -> Path:
-    out = tmp / "ros"
-    env = dict(
-        os.environ,
-        PYTHONPATH=f"{tmp}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-        MAES_TEST_RECORD=str(tmp / "ros_record"),
-    )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "maes_bringup.runners.embedded",
-            "--config",
-            str(tmp / "c.yaml"),
-            "--results",
-            str(out),
-            "--real-time-factor",
-            "0",
-            "--logic",
-            "recording_logic:logic",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    (folder,) = out.iterdir()
-    return folder
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
+def runs(tmp_path_factory, run_maes):
     tmp = tmp_path_factory.mktemp("types")
     (tmp / "c.yaml").write_text(CONFIG)
     (tmp / "recording_logic.py").write_text(textwrap.dedent(RECORDING_LOGIC))
-    ros = _maes_run(tmp)
+    ros = run_maes(tmp, "--logic", "recording_logic:logic", timeout=900)
 
     from maes_bringup.runners.direct import run
 
