@@ -9,8 +9,9 @@ without `launch`); this file only loads the config with the simulator's loader a
 plan into launch actions. A config error, a bad argument or a package the mode needs but which
 is not installed (slam_toolbox, Nav2, RViz) stops the launch with a one-line message before any
 node starts. The simulator's exit (end criteria met, an error, Ctrl-C) shuts the whole launch
-down; the per-robot parameter files written for it are removed at shutdown. On Ctrl-C the
-simulator writes the results folder (as `make run` does) and prints where.
+down (when it finished, once the controllers, which leave when the run ends, have exited); the
+per-robot parameter files written for it are removed at shutdown. On Ctrl-C the simulator writes
+the results folder (as `make run` does) and prints where.
 
 Before any node starts, the launch looks for another MAES-ROS run (a simulator or a built-in
 navigator) on its ROS domain and stops with one line naming the domain if it finds one;
@@ -20,6 +21,7 @@ Every node gets FASTRTPS_DEFAULT_PROFILES_FILE=config/fastdds_profile.xml (a lar
 shared-memory segment and queue, which many robots need), unless that variable is set already.
 """
 
+import asyncio
 import dataclasses
 import os
 import shutil
@@ -33,12 +35,14 @@ from launch.actions import (
     GroupAction,
     IncludeLaunchDescription,
     LogInfo,
+    OpaqueCoroutine,
     OpaqueFunction,
     SetEnvironmentVariable,
-    Shutdown,
 )
 from launch.event_handlers import OnShutdown
+from launch.events import Shutdown as ShutdownEvent
 from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.logging import get_logger
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushRosNamespace
 
@@ -142,6 +146,11 @@ COMMAND = "ros2 launch maes_bringup multi_robot.launch.py"
 SIMULATOR_SIGTERM_TIMEOUT = "30"
 #: The nodes that take part in the run's lockstep: they get the launch's run id.
 RUN_NODES = ("maes_sim_node", "navigator_node", "controller_node", "controller_container")
+#: The nodes that exit by themselves when the simulator announces the run's end.
+ENDS_WITH_RUN = ("controller_node", "controller_container")
+#: Wall seconds the launch waits, once the simulator has finished, for those nodes to exit by
+#: themselves before it shuts down what is left.
+END_GRACE = 10.0
 #: From this many robots on, a launch with a process per controller suggests use_composition.
 MANY_ROBOTS = 20
 #: The Fast DDS profile every node gets (config/fastdds_profile.xml says why), unless the
@@ -169,10 +178,33 @@ def _port(text):
         ) from None
 
 
-def _end_of_run(event, context):
-    """A node whose exit ends the launch (the simulator) has exited: shut everything down."""
-    how = "finished" if event.returncode == 0 else f"exited with code {event.returncode}"
-    return [Shutdown(reason=f"{event.action.name} {how}")]
+def _end_of_run(followers):
+    """on_exit of the node whose exit ends the launch (the simulator). When it finished, the
+    launch waits for ``followers`` (the launched ENDS_WITH_RUN nodes, which leave when the run
+    ends) to exit by themselves, at most END_GRACE s; then it shuts down what is left.
+
+    Shutting down at once would send SIGINT to controllers in the moment they exit by
+    themselves: CPython 3.11's ``Popen.send_signal`` first polls the child and so may reap it
+    before asyncio's child watcher does, and launch then reports "Unknown child process pid",
+    a clean exit as exit code 255."""
+
+    def on_exit(event, context):
+        how = "finished" if event.returncode == 0 else f"exited with code {event.returncode}"
+        waiting = followers if event.returncode == 0 else []
+        return [OpaqueCoroutine(coroutine=_shut_down_after, args=[waiting, event.action.name, how])]
+
+    return on_exit
+
+
+async def _shut_down_after(context, followers, name, how):
+    futures = [action.get_asyncio_future() for action in followers]
+    pending = [future for future in futures if future is not None and not future.done()]
+    if pending:
+        await asyncio.wait(pending, timeout=END_GRACE)
+    if context.is_shutdown:  # Ctrl-C came first
+        return
+    get_logger("launch").info(f"{name} {how}: shutting down the launched system")
+    await context.emit_event(ShutdownEvent(reason=f"{name} {how}"))
 
 
 def _values_file(spec, out_dir):
@@ -219,7 +251,7 @@ def _dds_profile():
     return [SetEnvironmentVariable(DDS_PROFILE_ENV, DDS_PROFILE)]
 
 
-def _node(spec, out_dir, run_id):
+def _node(spec, out_dir, run_id, followers):
     # The simulator writes the results folder on SIGINT: give it time before SIGTERM.
     timeouts = {"sigterm_timeout": SIMULATOR_SIGTERM_TIMEOUT} if spec.ends_launch else {}
     if spec.executable in RUN_NODES:  # they take part in this launch's run only
@@ -232,7 +264,7 @@ def _node(spec, out_dir, run_id):
         remappings=list(spec.remappings),
         arguments=list(spec.arguments),
         output="screen",
-        on_exit=_end_of_run if spec.ends_launch else None,
+        on_exit=_end_of_run(followers) if spec.ends_launch else None,
         **timeouts,
     )
 
@@ -302,13 +334,21 @@ def _launch_setup(context):
             )
         )
     run_id = new_run_id()
-    actions += [_node(spec, out_dir, run_id) for spec in plan.nodes]
+    followers = []  # the nodes that end with the run, which the simulator's exit waits for
+
+    def node(spec):
+        action = _node(spec, out_dir, run_id, followers)
+        if spec.executable in ENDS_WITH_RUN:
+            followers.append(action)
+        return action
+
+    actions += [node(spec) for spec in plan.nodes]
     for robot in plan.robots:
         actions.append(
             GroupAction(
                 [
                     PushRosNamespace(robot.namespace),
-                    *[_node(spec, out_dir, run_id) for spec in robot.nodes],
+                    *[node(spec) for spec in robot.nodes],
                     *[_include(spec) for spec in robot.includes],
                 ]
             )

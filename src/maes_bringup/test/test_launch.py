@@ -266,9 +266,13 @@ def test_builtin_stack_explores_to_the_end_criterion_and_ends_by_itself(tmp_path
     output = run.output
     assert code == 0, output[-4000:]
     assert "run finished at tick" in output and "exploration reached" in output, output
-    assert "process[maes_sim_node-1] was required: shutting down launched system" in output
-    # 4 nodes, each ending cleanly (the simulator by itself, the others on the shutdown).
+    assert "maes_sim_node-1 finished: shutting down the launched system" in output
+    # 4 nodes, each ending cleanly: the simulator and the controllers by themselves (the launch
+    # waits for them: a SIGINT in the moment one exits gave "exit code 255"), the navigator
+    # on the shutdown.
     assert output.count("process has finished cleanly") == 4, output[-4000:]
+    assert output.count("ended: exploration reached") == 2, output[-4000:]
+    assert "to process[controller_node" not in output, output[-4000:]
     assert_no_traceback(output)
     [results] = list((tmp_path / "results").iterdir())
     for name in ("statistics.csv", "summary.json", "ground_truth.pgm", "robot0_slam.pgm"):
