@@ -1,5 +1,6 @@
-"""Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests, and
-``maes_run`` as a user runs it (``run_maes``).
+"""Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests,
+``maes_run`` as a user runs it (``run_maes``), and a logic that floods the services
+(``burst_logic``).
 
 Without a ``chromium`` on PATH those tests skip, saying how to install it
 (``scripts/setup_browser.sh``); under CI (``CI`` set) they fail instead, since ``.ci/run``
@@ -61,3 +62,23 @@ def run_maes() -> Callable[..., Path]:
     """``run_maes(tmp, *args, timeout=600)``: ``maes_run`` on ``tmp/c.yaml``, its results
     folder (:func:`_run_maes`)."""
     return _run_maes
+
+
+#: A logic that asks for far more broadcasts and tags in one call than anyone would.
+BURST_LOGIC = """
+def logic(robot):
+    if robot.tick == 3:
+        for k in range(3000):
+            robot.broadcast_msg(f"burst {k}")
+        for k in range(1000):
+            robot.deposit_tag(f"tag {k}")
+"""
+
+
+@pytest.fixture
+def burst_logic(tmp_path: Path) -> str:
+    """The spec (``file.py:logic``) of a logic that asks, at tick 3, for 3000 broadcasts and
+    1000 tags in one call."""
+    path = tmp_path / "burst.py"
+    path.write_text(BURST_LOGIC)
+    return f"{path}:logic"

@@ -44,16 +44,6 @@ def logic(robot):
     robot.memory.setdefault("errors", set()).add(robot.nav_error.split(":")[0])
 """
 
-#: A logic that asks for far more broadcasts and tags per tick than anyone would.
-BURST_LOGIC = """
-def logic(robot):
-    if robot.tick == 3:
-        for k in range(3000):
-            robot.broadcast_msg(f"burst {k}")
-        for k in range(1000):
-            robot.deposit_tag(f"tag {k}")
-"""
-
 
 def write_config(
     path: Path, results: Path, ticks: int | None, robots: int = 2, pictures: bool = False
@@ -257,12 +247,11 @@ def test_a_stop_signal_during_start_up_ends_quietly(tmp_path, sig, delay):
         assert not (tmp_path / "results").exists()
 
 
-def test_a_burst_of_requests_is_refused_not_dropped(tmp_path):
+def test_a_burst_of_requests_is_refused_not_dropped(tmp_path, burst_logic):
     """3000 broadcasts and 1000 tags from one logic call of a built-in controller (in the
     simulator's process): each one taken or refused by the simulator, the refusals logged at
     most every 5 s. (The controller node's own limit of requests in flight over DDS:
     test_external_controllers.)"""
-    (tmp_path / "burst.py").write_text(BURST_LOGIC)
     cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=20, robots=1)
     proc = start(
         [
@@ -271,7 +260,7 @@ def test_a_burst_of_requests_is_refused_not_dropped(tmp_path):
             "--real-time-factor",
             "0",
             "--logic",
-            f"{tmp_path / 'burst.py'}:logic",
+            burst_logic,
         ]
     )
     err = finish(proc, timeout=180)

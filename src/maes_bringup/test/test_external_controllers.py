@@ -118,12 +118,18 @@ def embedded(config) -> bytes:
     return data
 
 
-def finished_run(processes: Processes, sim: subprocess.Popen, name: str) -> Path:
-    """Wait for ``maes_run`` to end by itself; its results folder."""
+def ended_run(processes: Processes, sim: subprocess.Popen, name: str) -> tuple[Path, dict]:
+    """Wait for ``maes_run`` to exit 0 by itself; its results folder and summary."""
     code = sim.wait(timeout=BOUND_S)
     assert code == 0, processes.log(sim)[-3000:]
     (folder,) = (processes.folder / name).iterdir()
-    summary = json.loads((folder / "summary.json").read_text())
+    return folder, json.loads((folder / "summary.json").read_text())
+
+
+def finished_run(processes: Processes, sim: subprocess.Popen, name: str) -> Path:
+    """Wait for ``maes_run`` to end by itself, its TICKS run with no missed deadline; its
+    results folder."""
+    folder, summary = ended_run(processes, sim, name)
     assert summary["controllers"] == "none" and summary["ticks"] == TICKS, summary
     assert summary["lockstep_deadline_misses"] == 0
     return folder
@@ -306,24 +312,14 @@ def test_a_controller_that_leaves_does_not_stall_the_run(processes, config):
     assert sim.wait(timeout=60) == 0, processes.log(sim)[-3000:]
 
 
-#: A logic that asks for far more broadcasts and tags in one call than anyone would.
-BURST_LOGIC = """
-def logic(robot):
-    if robot.tick == 3:
-        for k in range(3000):
-            robot.broadcast_msg(f"burst {k}")
-        for k in range(1000):
-            robot.deposit_tag(f"tag {k}")
-"""
-
-
 @pytest.mark.slow
-def test_a_controller_nodes_burst_of_requests_is_refused_not_dropped(processes, tmp_path):
+def test_a_controller_nodes_burst_of_requests_is_refused_not_dropped(
+    processes, tmp_path, burst_logic
+):
     """3000 broadcasts and 1000 tags from one logic call of a controller_node: it keeps at most
     100 requests of a kind in flight over DDS (beyond the service's queue DDS would drop them
     silently) and refuses the rest, saying so; the simulator answers the 100 it got (20
     broadcasts and 5 tags a tick taken, the rest refused with result false)."""
-    (tmp_path / "burst.py").write_text(BURST_LOGIC)
     config = tmp_path / "burst.yaml"
     config.write_text(
         "number_of_robots: 1\nrandom_seeds: [3]\nmap: {width_in_tiles: 20, height_in_tiles: 20}\n"
@@ -333,15 +329,12 @@ def test_a_controller_nodes_burst_of_requests_is_refused_not_dropped(processes, 
     controller = processes.start(
         "burst_robot0",
         str(CONTROLLER),
-        *("--ros-args", "-p", "robot_id:=0", "-p", f"logic:={tmp_path / 'burst.py'}:logic"),
+        *("--ros-args", "-p", "robot_id:=0", "-p", f"logic:={burst_logic}"),
     )
-    code = sim.wait(timeout=BOUND_S)
-    assert code == 0, processes.log(sim)[-3000:]
+    _, summary = ended_run(processes, sim, "burst")
     [log] = exited_by_themselves(processes, [controller])
     # the warnings are throttled (one every 5 s): the first refusal of each kind shows
     assert "broadcast refused: 100 broadcast requests are unanswered" in log, log[-3000:]
     assert "refused by the simulator" in log, log[-3000:]
-    (folder,) = (processes.folder / "burst").iterdir()
-    summary = json.loads((folder / "summary.json").read_text())
     assert summary["ticks"] == 20 and summary["lockstep_deadline_misses"] == 0
     assert summary["final"]["broadcasts_sent"] == 20 and summary["final"]["tags_deposited"] == 5

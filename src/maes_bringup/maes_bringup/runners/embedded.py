@@ -558,13 +558,7 @@ def _run(
         print(f"maes_run: internal error:\n{traceback.format_exc()}", file=sys.stderr)
     finally:
         stop.starting = False
-        failures = int(sim_node.logic_failures.sum()) if sim_node else 0
-        progress.update(
-            sim,
-            sim_node.achieved_real_time_factor if sim_node else 0.0,
-            force=True,
-            logic_failures=failures,
-        )
+        _show_progress(progress, sim, sim_node, force=True)
         progress.close()
         reason = _stop_reason(sim, stop, error, args.max_ticks)
         if logic_stop and not sim.end_reason:
@@ -623,6 +617,17 @@ def _run(
     return LOGIC_FAILED_EXIT if failed_always else 0
 
 
+def _show_progress(progress: Progress, sim: Simulation, sim_node: Any, force: bool = False) -> None:
+    """The progress line's update: the tick, the achieved speed and the logic's failures (none
+    while the simulator node is not built)."""
+    progress.update(
+        sim,
+        sim_node.achieved_real_time_factor if sim_node else 0.0,
+        force=force,
+        logic_failures=int(sim_node.logic_failures.sum()) if sim_node else 0,
+    )
+
+
 def _logic_always_failed(args: argparse.Namespace, sim_node: Any, tick: int) -> bool:
     """Whether the run should stop because the logic raised on every call so far (checked
     once per tick, right after the step: once calls were made, a later report can end "always
@@ -662,11 +667,7 @@ def _drive_in_process(
         now = time.monotonic()
         if now - polled >= 0.1:
             polled = now
-            progress.update(
-                sim,
-                sim_node.achieved_real_time_factor,
-                logic_failures=int(sim_node.logic_failures.sum()),
-            )
+            _show_progress(progress, sim, sim_node)
     return False
 
 
@@ -715,11 +716,7 @@ def _drive_over_dds(
             if not rclpy.ok():
                 break
             if sim_node.started:
-                progress.update(
-                    sim,
-                    sim_node.achieved_real_time_factor,
-                    logic_failures=int(sim_node.logic_failures.sum()),
-                )
+                _show_progress(progress, sim, sim_node)
     return False
 
 
