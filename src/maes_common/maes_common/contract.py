@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .pose import yaw_from_quaternion
+from .pose import quaternion_from_yaw, yaw_from_quaternion
 
 __all__ = [
     "BASE_FRAME",
@@ -31,6 +31,7 @@ __all__ = [
     "TICK_TOPIC",
     "WORLD_FRAME",
     "maes_robot_id",
+    "map_origin",
     "robot_namespace",
     "scan_angles",
     "wire_resolution",
@@ -124,8 +125,19 @@ def wire_yaw(yaw: float) -> float:
     >>> abs(wire_yaw(1.0) - 1.0) < 1e-15
     True
     """
-    half = 0.5 * yaw  # as the sender (maes_sim.ros.conversions.set_transform) computes it
-    return yaw_from_quaternion(0.0, 0.0, math.sin(half), math.cos(half))  # as the receiver
+    return yaw_from_quaternion(0.0, 0.0, *quaternion_from_yaw(yaw))  # as the receiver
+
+
+def map_origin(width_tiles: int, height_tiles: int, tile_size: float) -> tuple[float, float]:
+    """The world position (m) of a map's corner cell (0, 0), the origin of its
+    ``OccupancyGrid``: the world frame's origin is the map's centre, on every stack.
+
+    Examples
+    --------
+    >>> map_origin(60, 40, 0.5)
+    (-15.0, -10.0)
+    """
+    return (-width_tiles / 2.0 * tile_size, -height_tiles / 2.0 * tile_size)
 
 
 def wire_resolution(tile_size: float) -> float:

@@ -20,11 +20,29 @@ __all__ = [
     "compose_many",
     "inverse",
     "inverse_many",
+    "quaternion_from_yaw",
     "yaw_from_quaternion",
 ]
 
 #: A planar pose: x, y (metres or tiles) and yaw (rad).
 Pose2D = tuple[float, float, float]
+
+
+def quaternion_from_yaw(yaw: float) -> tuple[float, float]:
+    """The ``(z, w)`` of the planar quaternion ``(0, 0, z, w)``: a rotation of ``yaw`` rad
+    about +z. Every message the project sends computes it here, so a yaw read back from any
+    of them (``maes_common.contract.wire_yaw``) is the same to the bit.
+
+    Examples
+    --------
+    >>> z, w = quaternion_from_yaw(math.pi)
+    >>> round(z, 6), round(w, 6)
+    (1.0, 0.0)
+    >>> yaw_from_quaternion(0.0, 0.0, *quaternion_from_yaw(0.25)) == 0.25
+    True
+    """
+    half = 0.5 * yaw
+    return math.sin(half), math.cos(half)
 
 
 def yaw_from_quaternion(x: float, y: float, z: float, w: float) -> float:

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from maes_common.motion_models import MODELS, model_code
+
 #: The largest |linear| (m/s) and |angular| (rad/s) a command may ask for (the motion model
 #: caps the speed anyway; these only keep absurd values out).
 MAX_LINEAR = 1000.0
@@ -149,11 +151,23 @@ class VelocityCommand:
         return None
 
 
-#: What each motion model (the config's ``motion.model``) does with ``(linear, angular)``.
-MOTION_MODELS = {
-    "maes": "rotate or move, never both",
-    "differential_drive": "moves and turns at once (an arc)",
-}
+#: The motion models that drive and turn at once, and those that move sideways: what a note
+#: suggests in place of a model that drops part of a command.
+_SIMULTANEOUS = [m.name for m in MODELS.values() if m.simultaneous]
+_LATERAL = [m.name for m in MODELS.values() if m.lateral]
+
+
+def check_motion_model(name: str) -> str:
+    """``name`` if it is a motion model (:data:`maes_common.motion_models.MODELS`); else
+    ValueError naming the models.
+
+    Examples
+    --------
+    >>> check_motion_model("differential_drive")
+    'differential_drive'
+    """
+    model_code(name)  # raises the error naming the models
+    return name
 
 
 def motion_model_note(
@@ -181,10 +195,10 @@ at -0.6 rad/s (motion.model: differential_drive drives both)'
     >>> motion_model_note(0.4, -0.6, "differential_drive", 3.0, 3.1416) is None
     True
     """
-    if model != "maes" or linear == 0.0 or angular == 0.0:
+    if MODELS[model].simultaneous or linear == 0.0 or angular == 0.0:
         return None
-    head = f"maes motion model: {MOTION_MODELS['maes']}; "
-    tail = " (motion.model: differential_drive drives both)"
+    head = f"{model} motion model: rotate or move, never both; "
+    tail = f" (motion.model: {_SIMULTANEOUS[0]} drives both)"
     if not max_speed or not max_angular_speed:
         return (
             f"{head}of ({linear:g} m/s, {angular:g} rad/s) only the part with the larger share "
@@ -204,7 +218,7 @@ class MotionNote:
     Parameters
     ----------
     model : str
-        The config's ``motion.model``.
+        The config's ``motion.model`` (ValueError naming the models for another name).
     max_speed, max_angular_speed : float or None
         Top speeds (m/s, rad/s); None or 0 when unknown.
 
@@ -218,7 +232,7 @@ class MotionNote:
     def __init__(
         self, model: str, max_speed: float | None = None, max_angular_speed: float | None = None
     ) -> None:
-        self.model = model
+        self.model = check_motion_model(model)
         self.max_speed = max_speed
         self.max_angular_speed = max_angular_speed
         self.logged = False
@@ -227,10 +241,10 @@ class MotionNote:
         """The note to log for this command, the first time one applies; else None."""
         if self.logged:
             return None
-        if lateral != 0.0 and self.model != "omnidirectional":
+        if lateral != 0.0 and not MODELS[self.model].lateral:
             note = (
                 f"{self.model} motion model: the sideways part {float(lateral):g} m/s is "
-                "dropped (only motion.model: omnidirectional moves sideways)"
+                f"dropped (only motion.model: {' or '.join(_LATERAL)} moves sideways)"
             )
         else:
             note = motion_model_note(

@@ -114,7 +114,18 @@ def test_controllers_join_before_nav2_and_their_goals_wait_for_its_activation(st
     assert NavStatus.REJECTED not in [status for _, status in log]
 
 
-def test_the_navigator_parameter_is_checked(tmp_path):
+@pytest.mark.parametrize(
+    "parameter, message",
+    [
+        ("navigator:=nav3", "parameter navigator must be one of builtin, nav2, got 'nav3'"),
+        (
+            "motion_model:=diff",
+            "parameter motion_model: unknown motion model 'diff'; known: maes, "
+            "differential_drive, omnidirectional",
+        ),
+    ],
+)
+def test_the_navigator_and_motion_model_parameters_are_checked(tmp_path, parameter, message):
     import os
     import subprocess
     from pathlib import Path
@@ -123,11 +134,11 @@ def test_the_navigator_parameter_is_checked(tmp_path):
     if not (node / "controller_node").exists():
         pytest.skip("console scripts not installed (make build)")
     out = subprocess.run(
-        [str(node / "controller_node"), "--ros-args", "-p", "navigator:=nav3"],
+        [str(node / "controller_node"), "--ros-args", "-p", parameter],
         capture_output=True,
         text=True,
         timeout=60,
         env=os.environ.copy(),
     )
     assert out.returncode == 2, out.stderr
-    assert "parameter navigator must be one of builtin, nav2, got 'nav3'" in out.stderr
+    assert message in out.stderr

@@ -90,3 +90,20 @@ def test_a_sideways_part_is_kept_checked_and_noted_for_models_that_drop_it():
     assert velocity.MotionNote("omnidirectional").check(0.2, 0.0, 0.3) is None
     note = velocity.MotionNote("differential_drive").check(0.2, 0.0, 0.3)
     assert note is not None and "sideways part 0.3 m/s is dropped" in note
+
+
+def test_a_models_notes_follow_its_capabilities_in_the_registry():
+    """What a note says a model drops comes from maes_common.motion_models' data (simultaneous,
+    lateral), not from its name: a model that cannot drive and turn at once gets the
+    rotate-xor-move note, one that can does not; an unknown name is refused, naming the models."""
+    from maes_common.motion_models import MODELS
+
+    for model in MODELS.values():
+        note = velocity.motion_model_note(0.4, -0.6, model.name, 3.0, math.pi)
+        assert (note is None) == model.simultaneous, model.name
+        if note is not None:
+            assert note.startswith(f"{model.name} motion model: rotate or move, never both")
+        sideways = velocity.MotionNote(model.name).check(0.0, 0.0, 0.3)
+        assert (sideways is None) == model.lateral, model.name
+    with pytest.raises(ValueError, match="unknown motion model 'diff'; known: maes, differential"):
+        velocity.MotionNote("diff")

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from maes_common.contract import robot_namespace, wire_resolution
+from maes_common.contract import map_origin, robot_namespace, wire_resolution
 from maes_controller.navigation import Navigator, NavParams
 from maes_sim.core import SimConfig, Simulation, state_to_metres
 
@@ -51,7 +51,7 @@ class Episode:
         self.sim = sim = Simulation(config, seed=seed) if sim is None else sim
         self.tile = float(config.world.tile_size)
         h, w = sim.shape
-        self._origin = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
+        self._origin = map_origin(w, h, self.tile)
         params = [NavParams.from_config(config, robot=i) for i in range(sim.n_robots)]
         self.robots = [
             DirectRobot(

@@ -27,6 +27,7 @@ from maes_common.contract import (
     wire_time,
 )
 from maes_common.frames import tick_transforms, wire_poses
+from maes_common.pose import quaternion_from_yaw
 from maes_controller.maes_compat import MaesCostmap
 from maes_controller.navigation import GridMap, NavSession, SessionEvents
 from maes_controller.robot_api import NavStatus
@@ -115,12 +116,12 @@ def _duration(seconds: float) -> SimpleNamespace:
 def _feedback(step: Any, pose: Sequence[float], now: float) -> SimpleNamespace:
     """``NavigateToPose`` feedback's attribute names from a navigator step."""
     ns = SimpleNamespace
-    yaw = float(pose[2])
+    z, w = quaternion_from_yaw(float(pose[2]))
     current = ns(
         header=ns(stamp=_duration(now), frame_id="map"),
         pose=ns(
             position=ns(x=float(pose[0]), y=float(pose[1]), z=0.0),
-            orientation=ns(x=0.0, y=0.0, z=math.sin(yaw / 2), w=math.cos(yaw / 2)),
+            orientation=ns(x=0.0, y=0.0, z=z, w=w),
         ),
     )
     return ns(

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from maes_common.contract import wire_resolution
+from maes_common.contract import map_origin, wire_resolution
 from maes_controller.navigation import GridMap
 from maes_controller.robot_api import LogicFunction
 from maes_sim.core import Simulation, to_occupancy
@@ -87,7 +87,7 @@ class RobotTeam:
         tile = float(sim.config.world.tile_size)
         self._tile = tile
         h, w = sim.shape
-        self._origin = (-w / 2.0 * tile, -h / 2.0 * tile)
+        self._origin = map_origin(w, h, tile)
 
     @classmethod
     def start(

@@ -22,12 +22,12 @@ from typing import Any
 
 import yaml
 
+from maes_common.contract import map_origin
+from maes_common.motion_models import MODELS
 from maes_sim.core import (
     ANGULAR_BRAKE_TAU,
     BRAKE_TAU,
     RISE_HALF_LIFE,
-    TOP_ANGULAR_SPEED,
-    TOP_SPEED,
     SimConfig,
 )
 
@@ -135,8 +135,8 @@ def stack_values(
     tile = config.world.tile_size
     kind = config.robot_type_per_robot()[robot]
     tick = config.global_settings.logic_ticks_delta_millis / 1000.0
-    v_max = TOP_SPEED * kind.relative_move_speed * tile
-    w_max = TOP_ANGULAR_SPEED * kind.relative_move_speed
+    v_max = kind.max_speed * tile
+    w_max = kind.max_angular_speed
     # The motion model's drive lag v <- u + (v - u) * 0.5 ** (dt / half_life) starts at
     # u * ln 2 / half_life; its braking decays with time constant tau.
     rise = math.log(2.0) / RISE_HALF_LIFE
@@ -152,8 +152,10 @@ def stack_values(
             max(1, math.ceil(tiles[0] * tile - 1e-9)),
             max(1, math.ceil(tiles[1] * tile - 1e-9)),
         )
-        origin = (-tiles[0] / 2.0 * tile, -tiles[1] / 2.0 * tile)  # world (0, 0) = map centre
-    rotate = MAES_ROTATE_MIN_ANGLE if kind.motion_model == "maes" else DIFF_DRIVE_ROTATE_MIN_ANGLE
+        origin = map_origin(tiles[0], tiles[1], tile)
+    # A model that rotates xor moves turns on the spot to a heading before it drives.
+    simultaneous = MODELS[kind.motion_model].simultaneous
+    rotate = DIFF_DRIVE_ROTATE_MIN_ANGLE if simultaneous else MAES_ROTATE_MIN_ANGLE
     return StackValues(
         tile_size=tile,
         robot_radius=_r(kind.radius * tile),

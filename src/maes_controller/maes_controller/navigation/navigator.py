@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from maes_common.motion_models import MODELS
+
 from ..robot_api import NavStatus
 from ._discs import mark_discs
 from ._segment import segment_clear
@@ -99,6 +101,11 @@ def goal_problem(x: Any, y: Any) -> str | None:
     if not (math.isfinite(fx) and math.isfinite(fy)):
         return f"goal ({fx!r}, {fy!r}) is not a finite position"
     return None
+
+
+def _lateral(model: str | None) -> bool:
+    """Whether motion model ``model`` moves sideways (False for None, a type without one)."""
+    return model is not None and MODELS[model].lateral
 
 
 @dataclass(frozen=True)
@@ -313,7 +320,7 @@ class NavParams:
             "yield_lookahead": 0.5 * tile,
             "close_margin": 0.01 * tile,
             "escape_distance": 1.0 * tile,
-            "omnidirectional": getattr(kind, "motion_model", "") == "omnidirectional",
+            "omnidirectional": _lateral(getattr(kind, "motion_model", None)),
         }
         values.update(overrides)
         return cls(**values)

@@ -76,7 +76,7 @@ from ..maes_compat import MaesCostmap
 from ..navigation import NavErrorCode, NavStep, error_text, goal_problem
 from ..robot_api import LogicFunction, NavStatus, load_logic
 from ..tf_pose import FrameTree, stamp_seconds
-from ..velocity import MotionNote, VelocityCommand, velocity_problem
+from ..velocity import MotionNote, VelocityCommand, check_motion_model, velocity_problem
 from . import ros_conversions as cv
 from .navigator_node import with_sim_time
 
@@ -891,6 +891,10 @@ def controller_from_parameters(
         raise ValueError(
             f"parameter {name} must be one of {', '.join(NAVIGATORS)}, got {params['navigator']!r}"
         )
+    try:
+        check_motion_model(params["motion_model"])
+    except ValueError as exc:
+        raise ValueError(f"parameter motion_model: {exc}") from None
     nav2 = params["navigator"] == "nav2"
     return ControllerNode(
         robot_id,

@@ -18,6 +18,7 @@ from nav_msgs.msg import OccupancyGrid, Path
 from rclpy.serialization import deserialize_message
 
 from maes_common import read_state_head
+from maes_common.pose import quaternion_from_yaw
 from maes_interfaces.msg import Broadcast, State
 
 from ..navigation import NavStep
@@ -63,8 +64,7 @@ def pose_to_msg(x: float, y: float, yaw: float, stamp: Time, frame_id: str = "ma
     msg.header.frame_id = frame_id
     msg.pose.position.x = float(x)
     msg.pose.position.y = float(y)
-    msg.pose.orientation.z = math.sin(0.5 * yaw)
-    msg.pose.orientation.w = math.cos(0.5 * yaw)
+    msg.pose.orientation.z, msg.pose.orientation.w = quaternion_from_yaw(float(yaw))
     return msg
 
 

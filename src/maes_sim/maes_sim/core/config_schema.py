@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from maes_common.motion_models import MODEL_NAMES
 from maes_sim.core.config_checks import (
     Bool,
     Choice,
@@ -26,7 +27,6 @@ from maes_sim.core.config_checks import (
     Text,
     show,
 )
-from maes_sim.core.motion_models import MODEL_NAMES
 from maes_sim.core.obstacle_config import ObstaclesCheck, ObstacleSpec
 from maes_sim.core.radio import RADIO_DEFAULTS, RADIO_MODEL_NAMES, radio_checks
 from maes_sim.core.robot_types import (

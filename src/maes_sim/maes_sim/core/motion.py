@@ -32,7 +32,7 @@ last step covers what is left (at most ``snap * dt / (1 - q)``, < 1e-3 tiles / r
 between full braking and full drive), so it stops on the target to rounding error (MAES's own
 tests allow 0.1 tiles and 0.5 deg). The command completes when the robot is still.
 
-Models (the registry: :mod:`maes_sim.core.motion_models`; one model per robot, its type's)
+Models (the registry: :mod:`maes_common.motion_models`; one model per robot, its type's)
     ``"maes"`` (default): a robot rotates in place or moves straight, never both (MAES). A
     command for the other axis first brakes the current one to zero. Velocity commands keep
     only the component with the larger share of its limit (:func:`map_velocity`).
@@ -62,6 +62,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from maes_common.motion_models import (
+    MODEL_NAMES,
+    TOP_ANGULAR_SPEED,
+    TOP_SPEED,
+    model_code,
+    top_speeds,
+)
+
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import (
@@ -71,7 +79,6 @@ from .kernels.physics import (
     touching_kernel,
     touching_obstacles_kernel,
 )
-from .motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED, model_code
 from .odometry import advance_odometry
 
 __all__ = [
@@ -222,8 +229,8 @@ class MotionParams:
             physics_steps=first.physics_steps,
             model=first.model,
             radii=tuple(float(s) / 2.0 for s in sizes),
-            max_speeds=tuple(TOP_SPEED * float(v) for v in relative_move_speeds),
-            max_angular_speeds=tuple(TOP_ANGULAR_SPEED * float(v) for v in relative_move_speeds),
+            max_speeds=tuple(top_speeds(float(v))[0] for v in relative_move_speeds),
+            max_angular_speeds=tuple(top_speeds(float(v))[1] for v in relative_move_speeds),
             models=tuple(models),
         )
 
@@ -300,10 +307,11 @@ class MotionParams:
             raise ValueError(
                 f"physics_ticks_per_logic_update must be an integer >= 1, got {steps!r}"
             )
+        max_speed, max_angular_speed = top_speeds(rms)
         return cls(
             radius=size / 2.0,
-            max_speed=TOP_SPEED * rms,
-            max_angular_speed=TOP_ANGULAR_SPEED * rms,
+            max_speed=max_speed,
+            max_angular_speed=max_angular_speed,
             dt=millis / 1000.0 / int(steps),
             physics_steps=int(steps),
             substeps=substeps,

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from maes_common.contract import map_origin
+
 from . import figures
 
 
@@ -173,7 +175,7 @@ def write_run_results(
         write_csv(out / "statistics.csv", rows, snapshot_columns())
     tile = sim.config.world.tile_size
     h, w = sim.shape
-    origin = (-w / 2.0 * tile, -h / 2.0 * tile)
+    origin = map_origin(w, h, tile)
     write_occupancy_map(
         out / "ground_truth", np.where(sim.walls, 100, 0).astype(np.int8), tile, origin
     )

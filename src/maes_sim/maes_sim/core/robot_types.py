@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from maes_common.motion_models import MODEL_NAMES, top_speeds
 from maes_sim.core.config_checks import (
     Choice,
     ConfigError,
@@ -38,7 +39,6 @@ from maes_sim.core.config_checks import (
     suggestion,
     unknown_key_error,
 )
-from maes_sim.core.motion_models import MODEL_NAMES, TOP_ANGULAR_SPEED, TOP_SPEED
 from maes_sim.core.radio import RADIO_MODEL_NAMES, RadioSettings, radio_checks, resolve_radio
 
 #: Largest odometry / heading noise (std dev per tile travelled / per radian turned).
@@ -343,7 +343,7 @@ class RobotType:
     agent_relative_size, relative_move_speed : float
         Diameter (tiles) and top speed factor.
     motion_model : str
-        A name of :data:`maes_sim.core.motion_models.MODEL_NAMES`.
+        A name of :data:`maes_common.motion_models.MODEL_NAMES`.
     lidar_rays : int
     lidar_fov_deg : float
         Field of view, degrees, centred on the heading (360: the full circle).
@@ -388,12 +388,12 @@ class RobotType:
     @property
     def max_speed(self) -> float:
         """Top linear speed, tiles/s."""
-        return TOP_SPEED * self.relative_move_speed
+        return top_speeds(self.relative_move_speed)[0]
 
     @property
     def max_angular_speed(self) -> float:
         """Top angular speed, rad/s."""
-        return TOP_ANGULAR_SPEED * self.relative_move_speed
+        return top_speeds(self.relative_move_speed)[1]
 
     @property
     def lidar_fov(self) -> float:

@@ -7,7 +7,6 @@ world tile (0, 0) (the map centre) is the origin of the ROS ``world``/``map`` fr
 from __future__ import annotations
 
 import array
-import math
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from sensor_msgs.msg import LaserScan
 
 from maes_common import broadcast_wire, encode_state, nearby_wire, pose, tag_wire
 from maes_common.contract import wire_scan_geometry, wire_scan_ranges
+from maes_common.pose import quaternion_from_yaw
 from maes_interfaces.msg import Broadcast, EnvironmentTag, NearbyRobot, State, Stats, Vector2D
 from maes_sim.core.state import RobotState
 
@@ -35,7 +35,8 @@ def time_from_msg(msg: Time) -> float:
 
 def yaw_to_quaternion(yaw: float) -> Quaternion:
     """A rotation of ``yaw`` radians about +z."""
-    return Quaternion(x=0.0, y=0.0, z=math.sin(yaw / 2.0), w=math.cos(yaw / 2.0))
+    z, w = quaternion_from_yaw(float(yaw))
+    return Quaternion(x=0.0, y=0.0, z=z, w=w)
 
 
 def yaw_from_quaternion(q: Quaternion) -> float:
@@ -49,9 +50,7 @@ def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
     t = msg.transform
     t.translation.x = float(pose[0])
     t.translation.y = float(pose[1])
-    half = 0.5 * float(pose[2])
-    t.rotation.z = math.sin(half)
-    t.rotation.w = math.cos(half)
+    t.rotation.z, t.rotation.w = quaternion_from_yaw(float(pose[2]))
 
 
 def transform_to_msg(
@@ -126,9 +125,7 @@ def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float, s
     p = msg.pose.pose
     p.position.x = float(pose_m[0])
     p.position.y = float(pose_m[1])
-    half = 0.5 * float(pose_m[2])
-    p.orientation.z = math.sin(half)
-    p.orientation.w = math.cos(half)
+    p.orientation.z, p.orientation.w = quaternion_from_yaw(float(pose_m[2]))
     msg.twist.twist.linear.x = float(linear_mps)
     msg.twist.twist.angular.z = float(angular_rps)
 

@@ -50,6 +50,7 @@ from maes_common.contract import (
     TICK_DONE_TOPIC,
     TICK_TOPIC,
     WORLD_FRAME,
+    map_origin,
     robot_namespace,
 )
 from maes_common.frames import tick_transforms
@@ -339,7 +340,7 @@ class SimNode(EndsQuietly, Node):
         self.on_tick: list[Callable[[SimNode], None]] = []
         self.on_finished: list[Callable[[SimNode], None]] = []
         h, w = sim.shape
-        self._origin_m = (-w / 2.0 * self.tile, -h / 2.0 * self.tile)
+        self._origin_m = map_origin(w, h, self.tile)
         # Every robot's odom frame starts at the world origin (REP-105 allows any fixed origin):
         # MAES 2.0 controllers read their position from odom -> base_footprint and expect map
         # coordinates, which this gives exactly when odometry is noise-free.

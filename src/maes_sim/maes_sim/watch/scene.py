@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from maes_common.contract import map_origin
 from maes_sim.core import (
     BROADCAST_RGB,
     EXPLORED_RGB,
@@ -74,7 +75,7 @@ def map_scene(walls: np.ndarray, tile: float) -> dict:
         "width": int(w),
         "height": int(h),
         "tile": float(tile),
-        "origin": [-w / 2.0 * tile, -h / 2.0 * tile],
+        "origin": list(map_origin(w, h, tile)),
         "walls": packed(np.asarray(walls, dtype=np.uint8), "u1"),
     }
 

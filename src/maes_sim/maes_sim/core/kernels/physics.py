@@ -369,7 +369,7 @@ def touching_kernel(walls, pos, r, tol, cell_min, per_axis, starts, order, cxy, 
 
 # ------------------------------------------------------------------------------------ motion
 
-# Motion-model codes: maes_sim.core.motion_models is their home (plain ints here for numba).
+# Motion-model codes: maes_common.motion_models is their home (plain ints here for numba).
 MAES = 0
 DIFFERENTIAL_DRIVE = 1
 OMNIDIRECTIONAL = 2

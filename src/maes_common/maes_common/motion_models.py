@@ -3,9 +3,11 @@
 A model is one :class:`MotionModel` entry here plus its branch in the compiled kernel
 (:func:`maes_sim.core.kernels.physics._map_velocity`, which maps a velocity request onto what the
 model can do; finite commands share one code path). The config's choices (``motion.model``,
-``robot_types.<name>.motion.model``), the simulator's per-robot model codes, the docs' list and
-the navigator's "may it drive sideways" all read this table. It imports nothing heavy (no numba),
-so the config schema can use it.
+``robot_types.<name>.motion.model``), the simulator's per-robot model codes, the docs' list,
+the navigator's "may it drive sideways" and the controller's notes on what a model drops all
+read this table: a model's capabilities are data here, never a comparison of names elsewhere.
+Pure Python (no numba, no ROS), in ``maes_common`` so that the controller, which does not
+depend on the simulator, reads it too.
 
 Adding a model (worked example in ``docs/architecture.md``): an entry in :data:`MODELS`, a
 branch for its code in ``_map_velocity``, a row in ``docs/config_reference.md``, and a test.
@@ -23,13 +25,35 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["MODELS", "MODEL_NAMES", "TOP_ANGULAR_SPEED", "TOP_SPEED", "MotionModel", "model_code"]
+__all__ = [
+    "MODELS",
+    "MODEL_NAMES",
+    "TOP_ANGULAR_SPEED",
+    "TOP_SPEED",
+    "MotionModel",
+    "model_code",
+    "top_speeds",
+]
 
 #: Top linear speed per unit of ``relative_move_speed``, tiles/s (MAES). The one home of the
 #: speed limits: the motion model, the robot types, the navigator and the Nav2 parameters read it.
 TOP_SPEED = 3.0
 #: Top angular speed per unit of ``relative_move_speed``, rad/s (see :mod:`maes_sim.core.motion`).
 TOP_ANGULAR_SPEED = math.pi
+
+
+def top_speeds(relative_move_speed: float) -> tuple[float, float]:
+    """A robot's top linear (tiles/s) and angular (rad/s) speeds from its
+    ``relative_move_speed``: the one place they are derived (the motion model, the robot
+    types, the navigator and the Nav2 parameters all read them from here).
+
+    Examples
+    --------
+    >>> v, w = top_speeds(0.5)
+    >>> v, round(w, 4)
+    (1.5, 1.5708)
+    """
+    return TOP_SPEED * relative_move_speed, TOP_ANGULAR_SPEED * relative_move_speed
 
 
 @dataclass(frozen=True)
