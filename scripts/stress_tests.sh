@@ -23,7 +23,9 @@ echo "[maes stress] $runs runs of the DDS and process tests (marker dds_or_proce
 passed=0
 for k in $(seq 1 "$runs"); do
     start=$SECONDS
-    scripts/run_tests.sh -m dds_or_process -p no:cacheprovider "$@" >"$logs/run$k.log" 2>&1
+    # --durations: the slowest tests, the ones nearest their time limit under load
+    scripts/run_tests.sh -m dds_or_process -p no:cacheprovider --durations=15 "$@" \
+        >"$logs/run$k.log" 2>&1
     rc=$?
     summary=$(grep -E "^=+ .*(passed|failed|error).* in " "$logs/run$k.log" | tail -n 1 | tr -d '=')
     if [ "$rc" -eq 0 ]; then

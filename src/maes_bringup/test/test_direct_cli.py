@@ -16,6 +16,7 @@ number_of_robots: 2
 end_criteria: {tick: 80}
 global_settings: {should_write_csv_results: true, ticks_per_stats_snapshot: 10}
 map: {width_in_tiles: 30, height_in_tiles: 30}
+results: {pictures: false}
 """
 
 LOGIC = """\

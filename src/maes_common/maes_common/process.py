@@ -389,7 +389,12 @@ class NodeProcess:
         return node
 
     def fail(self, message: object, code: int = 2) -> None:
-        """End the process with ``<program>: <message>`` on stderr and exit code ``code``."""
+        """End the process with ``<program>: <message>`` on stderr and exit code ``code``;
+        quietly, as a normal end, when a stop signal came first: rclpy's handler then shut the
+        context down under the node being built, and the failure (e.g. "Failed to create
+        action client: rcl node's context is invalid") is that, not the user's."""
+        if self._handler is not None and self._handler.received:
+            raise KeyboardInterrupt
         print(f"{self.program}: {message}", file=sys.stderr)
         raise SystemExit(code)
 
