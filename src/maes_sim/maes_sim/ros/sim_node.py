@@ -12,12 +12,16 @@ SLAM updates ``map``; once, ``tf_static`` (base_footprint -> base_link -> base_s
 ``/tf`` (world -> robot<i>/odom -> robot<i>/base_footprint), ``/maes/ground_truth``,
 ``/maes/exploration``, ``/maes/coverage``, ``/maes/markers``, ``/maes/stats``, and the
 services ``/maes/pause`` and ``/maes/resume``.
+
+The messages of a tick are built by :class:`~maes_sim.ros.messages.MessageFactory` and
+published by :class:`~maes_sim.ros.publishing.TickPublishers`; :class:`SimNode` composes them,
+admits the participants, paces and steps the simulation (free or in lockstep) and serves the
+robots' commands and the services.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import sys
 import time
@@ -26,34 +30,21 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import Twist, TwistStamped
-from nav_msgs.msg import OccupancyGrid, Odometry
+from nav_msgs.msg import OccupancyGrid
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.clock import Clock as RosClock
 from rclpy.clock import ClockType
 from rclpy.duration import Duration as RosDuration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import LaserScan
 from std_srvs.srv import Trigger
-from tf2_msgs.msg import TFMessage
-from visualization_msgs.msg import MarkerArray
 
 from maes_common.contract import (
-    BASE_FRAME,
-    BASE_LINK_FRAME,
-    MAP_FRAME,
     NAVIGATION_DONE_TOPIC,
-    ODOM_FRAME,
-    RECORDING_RADII_KEY,
-    SCAN_FRAME,
     TICK_DONE_TOPIC,
     TICK_TOPIC,
-    WORLD_FRAME,
-    map_origin,
     robot_namespace,
 )
-from maes_common.frames import tick_transforms
 from maes_common.lockstep import NOT_STARTED, Barrier, new_run_id
 from maes_common.process import (
     EndsQuietly,
@@ -66,16 +57,13 @@ from maes_common.qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
     LOCKSTEP_READER_QOS,
-    LOCKSTEP_WRITER_QOS,
-    SCAN_PUB_QOS,
     SERVICE_QOS,
     STATE_QOS,
     TF_QOS,
 )
-from maes_interfaces.msg import State, Stats, Tick, TickDone
+from maes_interfaces.msg import TickDone
 from maes_interfaces.srv import BroadcastToAll, DepositTag
 from maes_sim.core import (
-    SIMULATOR_SLAM_MODES,
     CommandRejected,
     ConfigError,
     MapError,
@@ -84,15 +72,29 @@ from maes_sim.core import (
     with_slam,
 )
 from maes_sim.core.results import write_run_results
-from maes_sim.core.slam import to_occupancy
 
 from . import conversions as cv
-from .markers import obstacle_markers, simulation_markers
+from .messages import SCAN_HEIGHT, MessageFactory
 from .outputs import build_tap, listen_to_navigation
+from .publishing import RobotPublishers, TickPublishers, prepare_tap
 from .tap import Tap
 
+# (with the QoS of the node's topics, which tests take from here)
+__all__ = [
+    "DEFAULT_QOS",
+    "GRAPH_CHECK_S",
+    "LATCHED_QOS",
+    "PARAMETERS",
+    "SCAN_HEIGHT",
+    "STATE_QOS",
+    "SYNC_MODES",
+    "TF_QOS",
+    "WAIT_FOR_CONTROLLERS",
+    "SimNode",
+    "main",
+]
+
 robot_name = robot_namespace
-MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME, SCAN_FRAME)
 #: Synchronisation modes (see docs/lockstep.md).
 SYNC_MODES = ("lockstep", "free")
 #: What the start barrier waits for per robot (SimNode's ``wait_for_controllers``).
@@ -100,64 +102,6 @@ WAIT_FOR_CONTROLLERS = ("none", "connected", "lockstep", "external")
 #: Wall seconds between looks at the ROS graph while a lockstep tick waits: a participant whose
 #: process ended without leaving (Ctrl-C, a kill) is dropped this soon after its node is gone.
 GRAPH_CHECK_S = 1.0
-#: Height of the lidar above the footprint, metres (display only: the world is 2-D).
-SCAN_HEIGHT = 0.1
-
-
-class _Robot:
-    """The ROS endpoints of one robot namespace."""
-
-    def __init__(self, node: SimNode, i: int, stamped: bool) -> None:
-        ns = "/" + robot_name(i)
-        self.scan = node.create_publisher(LaserScan, f"{ns}/scan", SCAN_PUB_QOS)
-        self.odom = node.create_publisher(Odometry, f"{ns}/odom", DEFAULT_QOS)
-        self.tf = node.create_publisher(TFMessage, f"{ns}/tf", TF_QOS)
-        self.tf_static = node.create_publisher(TFMessage, f"{ns}/tf_static", LATCHED_QOS)
-        self.state = node.create_publisher(State, f"{ns}/maes_state", STATE_QOS)
-        self.map = (
-            node.create_publisher(OccupancyGrid, f"{ns}/map", LATCHED_QOS)
-            if node.publish_slam_map
-            else None
-        )
-        #: A SLAM map not published for want of a reader (see SimNode._publish_tick).
-        self.map_owed = False
-        kind = TwistStamped if stamped else Twist
-        node.create_subscription(
-            kind, f"{ns}/cmd_vel", lambda msg, i=i: node.cmd_vel_callback(i, msg), DEFAULT_QOS
-        )
-        node.create_service(
-            BroadcastToAll,
-            f"{ns}/maes_broadcast",
-            lambda req, res, i=i: node.broadcast_callback(i, req, res),
-            qos_profile=SERVICE_QOS,
-        )
-        node.create_service(
-            DepositTag,
-            f"{ns}/maes_deposit_tag",
-            lambda req, res, i=i: node.deposit_tag_callback(i, req, res),
-            qos_profile=SERVICE_QOS,
-        )
-        # Messages built once and updated in place every tick: constructing nested rosidl
-        # messages costs more than publishing them.
-        zero = cv.time_to_msg(0.0)
-        frames = [(ODOM, BASE)] + ([(MAP, ODOM)] if node.publish_slam_map else [])
-        self.tf_msg = TFMessage(
-            transforms=[
-                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
-                for parent, child in frames
-            ]
-        )
-        self.odom_msg = cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero)
-        rays, fov = node.sim.lidar_geometry(i)  # the robot type's lidar
-        self.scan_msg = cv.scan_to_msg(
-            np.zeros(rays),
-            zero,
-            SCAN,
-            node.tile,
-            node.sim.team.types[i].lidar_range,
-            node.sim.tick_duration,
-            fov=fov,
-        )
 
 
 class SimNode(EndsQuietly, Node):
@@ -282,10 +226,7 @@ class SimNode(EndsQuietly, Node):
         self.tap = tap
         cfg = sim.config
         if tap is not None:
-            tap.clock_ns = lambda: int(round(self.sim.sim_time * 1e9))  # as time_to_msg
-            # the robots' sizes, for replays of the recording (robot types)
-            radii_m = (np.asarray(sim.team.radii) * cfg.world.tile_size).tolist()
-            tap.describe(RECORDING_RADII_KEY, json.dumps(radii_m))
+            prepare_tap(tap, sim)
         self.tile = cfg.world.tile_size
         self.real_time_factor = float(real_time_factor)
         #: False: a runner in this process steps the simulation (see ``steps_itself`` above).
@@ -310,11 +251,9 @@ class SimNode(EndsQuietly, Node):
         self.conflict: str | None = None
         #: Why the run ended, once announced (:meth:`announce_end`).
         self.end_reason = ""
-        self.publish_slam_map = (
-            cfg.stack.slam in SIMULATOR_SLAM_MODES
-            if publish_slam_map is None
-            else bool(publish_slam_map)
-        )
+        #: Builds the messages of the simulation's ticks (the node publishes them).
+        self.messages = MessageFactory(sim, publish_slam_map)
+        self.publish_slam_map = self.messages.publish_slam_map
         self.results_dir = results_dir or cfg.global_settings.statistics_result_path
         self.stay_alive_after_end = stay_alive_after_end
         self.heatmap_period_ticks = max(1, int(heatmap_period_ticks))
@@ -339,12 +278,6 @@ class SimNode(EndsQuietly, Node):
         self.write_results_on_finish = True
         self.on_tick: list[Callable[[SimNode], None]] = []
         self.on_finished: list[Callable[[SimNode], None]] = []
-        h, w = sim.shape
-        self._origin_m = map_origin(w, h, self.tile)
-        # Every robot's odom frame starts at the world origin (REP-105 allows any fixed origin):
-        # MAES 2.0 controllers read their position from odom -> base_footprint and expect map
-        # coordinates, which this gives exactly when odometry is noise-free.
-        self._start_odom = np.zeros((sim.n_robots, 3))
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
@@ -355,33 +288,33 @@ class SimNode(EndsQuietly, Node):
         self.barrier = Barrier(sim.n_robots, run_id=self.run_id)
         self._stale_warned: dict[str, str] = {}
         self._rtf = 0.0
-        self._tag_msgs: dict[
-            int, object
-        ] = {}  # id(tag in metres) -> its message (kept by the core)
-        self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
-        self._maps_published = True
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
 
-        self.clock_pub = self.create_publisher(Clock, "/clock", DEFAULT_QOS)
-        self.tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
-        self.truth_pub = self.create_publisher(OccupancyGrid, "/maes/ground_truth", LATCHED_QOS)
-        self.explore_pub = self.create_publisher(OccupancyGrid, "/maes/exploration", LATCHED_QOS)
-        self.cover_pub = self.create_publisher(OccupancyGrid, "/maes/coverage", LATCHED_QOS)
-        self.marker_pub = self.create_publisher(MarkerArray, "/maes/markers", DEFAULT_QOS)
-        # the moving obstacles alone, every tick (recordings and replays read them from here)
-        self.obstacle_pub = (
-            self.create_publisher(MarkerArray, "/maes/obstacles", DEFAULT_QOS)
-            if self.sim.obstacles is not None
-            else None
+        #: The node's publishers (DDS, and the tap when there is one) and what each tick
+        #: publishes on them: ``maes_state`` as the bytes DDS sends when no tap takes message
+        #: objects; the maps on every SLAM tick when this node steps itself (lockstep's
+        #: navigator waits for them).
+        self.tick_publishers = TickPublishers(
+            self.messages,
+            self.create_publisher,
+            wire=tap is None,
+            maps_every_slam_tick=self.steps_itself,
+            heatmap_period_ticks=self.heatmap_period_ticks,
         )
-        self.stats_pub = self.create_publisher(Stats, "/maes/stats", DEFAULT_QOS)
-        self.tick_pub = self.create_publisher(Tick, TICK_TOPIC, LOCKSTEP_WRITER_QOS)
+        out = self.tick_publishers
+        self.clock_pub, self.tf_pub, self.truth_pub = out.clock_pub, out.tf_pub, out.truth_pub
+        self.explore_pub, self.cover_pub = out.explore_pub, out.cover_pub
+        self.marker_pub, self.obstacle_pub = out.marker_pub, out.obstacle_pub
+        self.stats_pub, self.tick_pub = out.stats_pub, out.tick_pub
+        #: Per robot its publishers (``scan``, ``odom``, ``tf``, ``maes_state``, ``map``...).
+        self.robots: list[RobotPublishers] = out.robots
         for topic in (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC):
             self.create_subscription(TickDone, topic, self.tick_done_callback, LOCKSTEP_READER_QOS)
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
         self.create_service(Trigger, "/maes/resume", self.resume_callback)
-        self.robots = [_Robot(self, i, cmd_vel_stamped) for i in range(sim.n_robots)]
+        for i in range(sim.n_robots):
+            self._serve_robot(i, cmd_vel_stamped)
         if tap is not None:  # the navigator's plans and costmaps, for the live view
             listen_to_navigation(self, tap, sim.n_robots)
         #: The web page's feed (sampled after each tick's outputs while a page looks), or None.
@@ -391,17 +324,6 @@ class SimNode(EndsQuietly, Node):
 
             follow(self, tap.page.feed, controls=page_controls)
             self.page = tap.page.feed
-        zero = cv.time_to_msg(0.0)
-        self._global_tf = TFMessage(
-            transforms=[
-                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
-                for i in range(sim.n_robots)
-                for parent, child in (
-                    (WORLD_FRAME, f"{robot_name(i)}/{ODOM}"),
-                    (f"{robot_name(i)}/{ODOM}", f"{robot_name(i)}/{BASE}"),
-                )
-            ]
-        )
 
         self._publish_static()
         self._publish_tick(force_maps=True)
@@ -439,10 +361,31 @@ class SimNode(EndsQuietly, Node):
             else None
         )
 
+    def _serve_robot(self, i: int, stamped: bool) -> None:
+        """Robot ``i``'s ``cmd_vel`` (Twist, or TwistStamped when ``stamped``),
+        ``maes_broadcast`` and ``maes_deposit_tag``."""
+        ns = "/" + robot_name(i)
+        kind = TwistStamped if stamped else Twist
+        self.create_subscription(
+            kind, f"{ns}/cmd_vel", lambda msg, i=i: self.cmd_vel_callback(i, msg), DEFAULT_QOS
+        )
+        self.create_service(
+            BroadcastToAll,
+            f"{ns}/maes_broadcast",
+            lambda req, res, i=i: self.broadcast_callback(i, req, res),
+            qos_profile=SERVICE_QOS,
+        )
+        self.create_service(
+            DepositTag,
+            f"{ns}/maes_deposit_tag",
+            lambda req, res, i=i: self.deposit_tag_callback(i, req, res),
+            qos_profile=SERVICE_QOS,
+        )
+
     def map_grid_msg(self, values: np.ndarray) -> OccupancyGrid:
         """An ``OccupancyGrid`` in ``map`` with the robots' maps' geometry, stamped now (sim
         time): for grids derived from a robot's map, e.g. the navigator's costmap."""
-        return cv.occupancy_to_msg(values, self._stamp(), MAP, self.tile, self._origin_m)
+        return self.messages.map_grid(values)
 
     def create_publisher(self, msg_type, topic, qos_profile, **kwargs):
         """``Node.create_publisher``, its messages also going to the tap when there is one."""
@@ -727,18 +670,13 @@ class SimNode(EndsQuietly, Node):
     def publish_manifest(self, tick: int | None = None) -> None:
         """Publish ``/maes/tick`` for the current tick (after its outputs); ``tick``
         overrides the number (``Tick.NOT_STARTED`` before the start)."""
-        stamp = self._stamp()
-        self.tick_pub.publish(
-            Tick(
-                tick=self.sim.tick if tick is None else int(tick),
-                stamp=stamp,
-                lockstep=self.sync == "lockstep",
-                maps_published=bool(self._maps_published and self.publish_slam_map),
-                navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
-                lockstep_robots=self.barrier.controlled_robots(),
-                run_id=self.run_id,
-                end_reason=self.end_reason,
-            )
+        self.tick_publishers.publish_manifest(
+            tick=self.sim.tick if tick is None else int(tick),
+            lockstep=self.sync == "lockstep",
+            navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
+            lockstep_robots=self.barrier.controlled_robots(),
+            run_id=self.run_id,
+            end_reason=self.end_reason,
         )
 
     def announce_end(self, reason: str) -> None:
@@ -879,7 +817,7 @@ class SimNode(EndsQuietly, Node):
         return self._rtf
 
     def _finish(self) -> None:
-        self.stats_pub.publish(self._stats_msg())
+        self.tick_publishers.publish_stats(self._rtf)
         if self.page is not None:  # the page shows the end, whenever it last sampled
             self.page.offer(force=True)
         # The results folder is always written; should_write_csv_results decides only about
@@ -902,150 +840,15 @@ class SimNode(EndsQuietly, Node):
             self.paused = True
 
     # ------------------------------------------------------------------ publishing
-    def _stamp(self):
-        return cv.time_to_msg(self.sim.sim_time)
-
+    # The messages are the factory's (maes_sim.ros.messages) and what goes out on which
+    # publisher the tick publishers' (maes_sim.ros.publishing): the node says when.
     def _publish_static(self) -> None:
-        stamp = self._stamp()
-        msg = TFMessage(
-            transforms=[
-                cv.transform_to_msg((0.0, 0.0, 0.0), BASE, BASE_LINK, stamp),
-                cv.transform_to_msg((0.0, 0.0, 0.0), BASE_LINK, SCAN, stamp),
-            ]
-        )
-        msg.transforms[1].transform.translation.z = SCAN_HEIGHT
-        for robot in self.robots:
-            robot.tf_static.publish(msg)
+        self.tick_publishers.publish_static()
 
     def _publish_tick(self, force_maps: bool = False) -> None:
-        sim, tile = self.sim, self.tile
-        stamp = self._stamp()
-        self.clock_pub.publish(Clock(clock=stamp))
-        poses = sim.poses
-        est = sim.estimated_poses
-        slam_update = force_maps or sim.slam_published_at(sim.tick)
-        self._maps_published = slam_update
-        # All pose algebra vectorized over robots (metres, radians).
-        odom_rel, map_to_odom, world_to_odom = tick_transforms(
-            poses, est, sim.odometry_poses, self._start_odom, tile
-        )
-        global_tf = self._global_tf
-        obs = sim.observation(tile)  # this tick's observation, in metres
-        vel = obs.velocities
-        robot_msgs: dict[int, object] = {}  # this tick's NearbyRobot messages or bytes, shared
-        wire = self.tap is None
-        # A robot's topic is built and published only while someone takes it (a DDS reader, a
-        # recording, the live view), looked at every tick: a reader that comes late gets the
-        # stream from then on. Maps are the exception: published on every SLAM tick, kept for
-        # late readers (transient local), and waited for by lockstep's navigator.
-        for i, robot in enumerate(self.robots):
-            if robot.tf.get_subscription_count():
-                tf_msg = robot.tf_msg
-                cv.set_transform(tf_msg.transforms[0], odom_rel[i], stamp)
-                if self.publish_slam_map:
-                    cv.set_transform(tf_msg.transforms[1], map_to_odom[i], stamp)
-                robot.tf.publish(tf_msg)
-            if robot.odom.get_subscription_count():
-                cv.set_odometry(robot.odom_msg, odom_rel[i], vel[i, 0], vel[i, 1], stamp)
-                robot.odom.publish(robot.odom_msg)
-            if robot.scan.get_subscription_count():
-                scan = robot.scan_msg
-                scan.header.stamp = stamp
-                scan.ranges = cv.scan_ranges(*sim.lidar_of(i), tile)
-                robot.scan.publish(scan)
-            if robot.state.get_subscription_count():
-                if wire:  # the bytes written directly: no message objects to build and serialize
-                    robot.state.publish(cv.state_to_wire(obs.state(i), self._tag_wire, robot_msgs))
-                else:  # a recording or live view takes messages
-                    robot.state.publish(cv.state_to_msg(obs.state(i), self._tag_msgs, robot_msgs))
-            # Maps: on every SLAM tick when this node steps itself (lockstep's navigator waits
-            # for them); for a runner that steps the simulation in this process, only while
-            # someone takes them, and the newest at once to a reader that comes between two
-            # SLAM ticks (transient local: later readers get it from the middleware).
-            if robot.map is not None and (slam_update or robot.map_owed):
-                if self.steps_itself or robot.map.get_subscription_count():
-                    robot.map.publish(
-                        cv.occupancy_to_msg(
-                            to_occupancy(sim.slam_maps[i]), stamp, MAP, tile, self._origin_m
-                        )
-                    )
-                    robot.map_owed = False
-                else:
-                    robot.map_owed = True
-        if self.tf_pub.get_subscription_count():
-            for i in range(len(self.robots)):
-                cv.set_transform(global_tf.transforms[2 * i], world_to_odom[i], stamp)
-                cv.set_transform(global_tf.transforms[2 * i + 1], odom_rel[i], stamp)
-            self.tf_pub.publish(global_tf)
-        if force_maps:
-            occ = np.where(sim.walls, 100, 0).astype(np.int8)
-            self.truth_pub.publish(cv.occupancy_to_msg(occ, stamp, "world", tile, self._origin_m))
-        # The inspection topics are for people: build them only when someone listens.
-        if force_maps or (
-            sim.tick % self.heatmap_period_ticks == 0
-            and (
-                self.explore_pub.get_subscription_count() or self.cover_pub.get_subscription_count()
-            )
-        ):
-            self.explore_pub.publish(
-                cv.occupancy_to_msg(
-                    cv.heatmap_to_values(sim.exploration_heatmap()),
-                    stamp,
-                    "world",
-                    tile,
-                    self._origin_m,
-                )
-            )
-            self.cover_pub.publish(
-                cv.occupancy_to_msg(
-                    cv.heatmap_to_values(sim.coverage_heatmap()),
-                    stamp,
-                    "world",
-                    tile,
-                    self._origin_m,
-                )
-            )
-        if self.marker_pub.get_subscription_count():
-            self._publish_markers(stamp, poses)
-        if self.obstacle_pub is not None and self.obstacle_pub.get_subscription_count():
-            self.obstacle_pub.publish(
-                obstacle_markers(sim.obstacles.in_metres(tile), stamp, WORLD_FRAME)
-            )
-        self.stats_pub.publish(self._stats_msg())
+        self.tick_publishers.publish_tick(force_maps, self._rtf)
         if self.page is not None:
             self.page.offer()
-
-    def _publish_markers(self, stamp, poses: np.ndarray) -> None:
-        sim, tile = self.sim, self.tile
-        draw = sim.config.global_settings.draw_communication
-        tags = (sim.tags.grid_positions - np.array([sim.shape[1], sim.shape[0]]) / 2.0) * tile
-        if not sim.config.global_settings.show_environment_tags:
-            tags = np.empty((0, 2))
-        poses_m = poses.copy()
-        poses_m[:, :2] *= tile
-        self.marker_pub.publish(
-            simulation_markers(
-                poses_m,
-                sim.team.radii * tile,
-                sim.colliding,
-                tags,
-                sim.communication_links() if draw else None,
-                stamp,
-                obstacles_m=None if sim.obstacles is None else sim.obstacles.in_metres(tile),
-            )
-        )
-
-    def _stats_msg(self) -> Stats:
-        sim = self.sim
-        return cv.stats_to_msg(
-            sim.stats(explore_bench=False),
-            sim.sim_time,
-            sim.metrics.distance,
-            self.tile,
-            self._rtf,
-            sim.finished,
-            sim.mailbox.radio,
-        )
 
     # ------------------------------------------------------------------ callbacks
     def cmd_vel_callback(self, robot: int, msg: Twist | TwistStamped) -> None:

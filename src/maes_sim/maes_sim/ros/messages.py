@@ -1,0 +1,312 @@
+"""The ROS messages of a :class:`~maes_sim.core.Simulation`'s ticks, built without a node.
+
+:class:`MessageFactory` turns the simulation's arrays into the messages of the robot-facing
+interface (docs/ros_interface.md): per robot ``scan``, ``odom``, ``tf``, ``tf_static``,
+``maes_state`` and ``map``; globally ``/clock``, ``/tf``, the ground truth, the exploration
+and coverage grids, the markers, ``/maes/stats`` and the manifest ``/maes/tick``. It publishes
+nothing and needs no rclpy node or context: the simulator node publishes what it builds
+(:mod:`maes_sim.ros.publishing`).
+
+Each message is built only when asked for (a topic nobody takes costs nothing), from one
+:class:`TickFrame` a tick: the pose algebra and the observation, done once for every robot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from nav_msgs.msg import OccupancyGrid, Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import LaserScan
+from tf2_msgs.msg import TFMessage
+from visualization_msgs.msg import MarkerArray
+
+from maes_common.contract import (
+    BASE_FRAME,
+    BASE_LINK_FRAME,
+    MAP_FRAME,
+    ODOM_FRAME,
+    SCAN_FRAME,
+    WORLD_FRAME,
+    map_origin,
+    robot_namespace,
+)
+from maes_common.frames import tick_transforms
+from maes_interfaces.msg import State, Stats, Tick
+from maes_sim.core import SIMULATOR_SLAM_MODES, Simulation
+from maes_sim.core.slam import to_occupancy
+
+from . import conversions as cv
+from .markers import obstacle_markers, simulation_markers
+
+__all__ = ["SCAN_HEIGHT", "MessageFactory", "TickFrame"]
+
+#: Height of the lidar above the footprint, metres (display only: the world is 2-D).
+SCAN_HEIGHT = 0.1
+MAP, ODOM, BASE, BASE_LINK, SCAN = (MAP_FRAME, ODOM_FRAME, BASE_FRAME, BASE_LINK_FRAME, SCAN_FRAME)
+
+
+@dataclass
+class TickFrame:
+    """What every message of one tick is built from (see :meth:`MessageFactory.frame`)."""
+
+    #: The tick's stamp (sim time).
+    stamp: Time
+    #: True poses (tiles, radians), shape (N, 3).
+    poses: np.ndarray
+    #: A SLAM update (or forced maps): the robots' ``map`` goes out this tick.
+    slam_update: bool
+    #: odom -> base_footprint, map -> odom and world -> odom per robot (metres, radians).
+    odom_rel: np.ndarray
+    map_to_odom: np.ndarray
+    world_to_odom: np.ndarray
+    #: The tick's observation, in metres (``Simulation.observation``).
+    observation: object
+    #: This tick's NearbyRobot messages or bytes, shared by the robots' states.
+    robot_msgs: dict[int, object] = field(default_factory=dict)
+
+
+class MessageFactory:
+    """Builds the messages of ``sim``'s ticks (see the module's docstring).
+
+    The per-robot ``tf``, ``odom`` and ``scan`` messages and the global ``/tf`` are built once
+    and updated in place every tick (constructing nested rosidl messages costs more than
+    publishing them): a message it returns may change at the next tick, so publish it (or
+    serialize it) before the simulation steps.
+
+    Parameters
+    ----------
+    sim : Simulation
+    publish_slam_map : bool or None
+        The robots' SLAM ``map`` and map -> odom are part of the interface (default: when the
+        config's ``stack.slam`` is one the simulator maps: "simulated" or "occupancy").
+    """
+
+    def __init__(self, sim: Simulation, publish_slam_map: bool | None = None) -> None:
+        self.sim = sim
+        self.tile = sim.config.world.tile_size
+        self.publish_slam_map = (
+            sim.config.stack.slam in SIMULATOR_SLAM_MODES
+            if publish_slam_map is None
+            else bool(publish_slam_map)
+        )
+        h, w = sim.shape
+        #: Where the world and map frames' grids start (metres): the map's centre is (0, 0).
+        self.origin_m = map_origin(w, h, self.tile)
+        # Every robot's odom frame starts at the world origin (REP-105 allows any fixed origin):
+        # MAES 2.0 controllers read their position from odom -> base_footprint and expect map
+        # coordinates, which this gives exactly when odometry is noise-free.
+        self.start_odom = np.zeros((sim.n_robots, 3))
+        self._tag_msgs: dict[int, object] = {}  # id(tag in metres) -> its message (kept by core)
+        self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
+        zero = cv.time_to_msg(0.0)
+        frames = [(ODOM, BASE)] + ([(MAP, ODOM)] if self.publish_slam_map else [])
+        self._tf_msgs, self._odom_msgs, self._scan_msgs = [], [], []
+        for i in range(sim.n_robots):
+            self._tf_msgs.append(
+                TFMessage(
+                    transforms=[
+                        cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+                        for parent, child in frames
+                    ]
+                )
+            )
+            self._odom_msgs.append(cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero))
+            rays, fov = sim.lidar_geometry(i)  # the robot type's lidar
+            self._scan_msgs.append(
+                cv.scan_to_msg(
+                    np.zeros(rays),
+                    zero,
+                    SCAN,
+                    self.tile,
+                    sim.team.types[i].lidar_range,
+                    sim.tick_duration,
+                    fov=fov,
+                )
+            )
+        self._global_tf = TFMessage(
+            transforms=[
+                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+                for i in range(sim.n_robots)
+                for parent, child in (
+                    (WORLD_FRAME, f"{robot_namespace(i)}/{ODOM}"),
+                    (f"{robot_namespace(i)}/{ODOM}", f"{robot_namespace(i)}/{BASE}"),
+                )
+            ]
+        )
+
+    # ------------------------------------------------------------------ once a tick
+    def stamp(self) -> Time:
+        """The current sim time as a message stamp."""
+        return cv.time_to_msg(self.sim.sim_time)
+
+    def frame(self, force_maps: bool = False) -> TickFrame:
+        """The current tick's poses, transforms and observation (``force_maps``: the maps go
+        out even without a SLAM update, as at the start)."""
+        sim = self.sim
+        stamp = self.stamp()
+        poses = sim.poses
+        est = sim.estimated_poses
+        slam_update = force_maps or sim.slam_published_at(sim.tick)
+        # All pose algebra vectorized over robots (metres, radians).
+        odom_rel, map_to_odom, world_to_odom = tick_transforms(
+            poses, est, sim.odometry_poses, self.start_odom, self.tile
+        )
+        return TickFrame(
+            stamp=stamp,
+            poses=poses,
+            slam_update=bool(slam_update),
+            odom_rel=odom_rel,
+            map_to_odom=map_to_odom,
+            world_to_odom=world_to_odom,
+            observation=sim.observation(self.tile),
+        )
+
+    def clock(self, stamp: Time) -> Clock:
+        """``/clock``."""
+        return Clock(clock=stamp)
+
+    def static_tf(self, stamp: Time) -> TFMessage:
+        """Every robot's ``tf_static``: base_footprint -> base_link -> base_scan."""
+        msg = TFMessage(
+            transforms=[
+                cv.transform_to_msg((0.0, 0.0, 0.0), BASE, BASE_LINK, stamp),
+                cv.transform_to_msg((0.0, 0.0, 0.0), BASE_LINK, SCAN, stamp),
+            ]
+        )
+        msg.transforms[1].transform.translation.z = SCAN_HEIGHT
+        return msg
+
+    # ------------------------------------------------------------------ per robot
+    def robot_tf(self, frame: TickFrame, i: int) -> TFMessage:
+        """Robot ``i``'s ``tf``: odom -> base_footprint (and map -> odom with the SLAM map)."""
+        msg = self._tf_msgs[i]
+        cv.set_transform(msg.transforms[0], frame.odom_rel[i], frame.stamp)
+        if self.publish_slam_map:
+            cv.set_transform(msg.transforms[1], frame.map_to_odom[i], frame.stamp)
+        return msg
+
+    def odom(self, frame: TickFrame, i: int) -> Odometry:
+        """Robot ``i``'s ``odom``."""
+        vel = frame.observation.velocities
+        msg = self._odom_msgs[i]
+        cv.set_odometry(msg, frame.odom_rel[i], vel[i, 0], vel[i, 1], frame.stamp)
+        return msg
+
+    def scan(self, frame: TickFrame, i: int) -> LaserScan:
+        """Robot ``i``'s ``scan``."""
+        msg = self._scan_msgs[i]
+        msg.header.stamp = frame.stamp
+        msg.ranges = cv.scan_ranges(*self.sim.lidar_of(i), self.tile)
+        return msg
+
+    def state(self, frame: TickFrame, i: int, wire: bool = False) -> State | bytes:
+        """Robot ``i``'s ``maes_state``; ``wire``: as the bytes a DDS writer sends (no message
+        objects to build and serialize), for a publisher that goes to DDS alone."""
+        state = frame.observation.state(i)
+        if wire:
+            return cv.state_to_wire(state, self._tag_wire, frame.robot_msgs)
+        return cv.state_to_msg(state, self._tag_msgs, frame.robot_msgs)
+
+    def slam_map(self, frame: TickFrame, i: int) -> OccupancyGrid:
+        """Robot ``i``'s SLAM ``map``."""
+        return cv.occupancy_to_msg(
+            to_occupancy(self.sim.slam_maps[i]), frame.stamp, MAP, self.tile, self.origin_m
+        )
+
+    def map_grid(self, values: np.ndarray) -> OccupancyGrid:
+        """An ``OccupancyGrid`` in ``map`` with the robots' maps' geometry, stamped now (sim
+        time): for grids derived from a robot's map, e.g. the navigator's costmap."""
+        return cv.occupancy_to_msg(values, self.stamp(), MAP, self.tile, self.origin_m)
+
+    # ------------------------------------------------------------------ global
+    def global_tf(self, frame: TickFrame) -> TFMessage:
+        """``/tf``: world -> robot<i>/odom -> robot<i>/base_footprint for every robot."""
+        msg = self._global_tf
+        for i in range(self.sim.n_robots):
+            cv.set_transform(msg.transforms[2 * i], frame.world_to_odom[i], frame.stamp)
+            cv.set_transform(msg.transforms[2 * i + 1], frame.odom_rel[i], frame.stamp)
+        return msg
+
+    def ground_truth(self, stamp: Time) -> OccupancyGrid:
+        """``/maes/ground_truth``: the walls, in ``world``."""
+        occ = np.where(self.sim.walls, 100, 0).astype(np.int8)
+        return cv.occupancy_to_msg(occ, stamp, WORLD_FRAME, self.tile, self.origin_m)
+
+    def exploration(self, stamp: Time) -> OccupancyGrid:
+        """``/maes/exploration``: the exploration heatmap, in ``world``."""
+        return self._heatmap(self.sim.exploration_heatmap(), stamp)
+
+    def coverage(self, stamp: Time) -> OccupancyGrid:
+        """``/maes/coverage``: the coverage heatmap, in ``world``."""
+        return self._heatmap(self.sim.coverage_heatmap(), stamp)
+
+    def _heatmap(self, heat: np.ndarray, stamp: Time) -> OccupancyGrid:
+        return cv.occupancy_to_msg(
+            cv.heatmap_to_values(heat), stamp, WORLD_FRAME, self.tile, self.origin_m
+        )
+
+    def markers(self, frame: TickFrame) -> MarkerArray:
+        """``/maes/markers``: robots, tags, communication links and moving obstacles."""
+        sim, tile = self.sim, self.tile
+        draw = sim.config.global_settings.draw_communication
+        tags = (sim.tags.grid_positions - np.array([sim.shape[1], sim.shape[0]]) / 2.0) * tile
+        if not sim.config.global_settings.show_environment_tags:
+            tags = np.empty((0, 2))
+        poses_m = frame.poses.copy()
+        poses_m[:, :2] *= tile
+        return simulation_markers(
+            poses_m,
+            sim.team.radii * tile,
+            sim.colliding,
+            tags,
+            sim.communication_links() if draw else None,
+            frame.stamp,
+            obstacles_m=None if sim.obstacles is None else sim.obstacles.in_metres(tile),
+        )
+
+    def obstacles(self, stamp: Time) -> MarkerArray:
+        """``/maes/obstacles``: the moving obstacles alone (a simulation that has some)."""
+        return obstacle_markers(self.sim.obstacles.in_metres(self.tile), stamp, WORLD_FRAME)
+
+    def stats(self, real_time_factor: float = 0.0) -> Stats:
+        """``/maes/stats`` now, with the achieved ``real_time_factor``."""
+        sim = self.sim
+        return cv.stats_to_msg(
+            sim.stats(explore_bench=False),
+            sim.sim_time,
+            sim.metrics.distance,
+            self.tile,
+            real_time_factor,
+            sim.finished,
+            sim.mailbox.radio,
+        )
+
+    def manifest(
+        self,
+        *,
+        tick: int,
+        lockstep: bool,
+        maps_published: bool,
+        navigators: list[str],
+        lockstep_robots: list[int],
+        run_id: str,
+        end_reason: str = "",
+    ) -> Tick:
+        """``/maes/tick``, the tick's manifest (docs/lockstep.md), stamped now.
+
+        ``maps_published``: the robots' maps went out with the tick (counted only when the
+        SLAM map is part of the interface).
+        """
+        return Tick(
+            tick=int(tick),
+            stamp=self.stamp(),
+            lockstep=bool(lockstep),
+            maps_published=bool(maps_published and self.publish_slam_map),
+            navigators=list(navigators),
+            lockstep_robots=list(lockstep_robots),
+            run_id=run_id,
+            end_reason=end_reason,
+        )
