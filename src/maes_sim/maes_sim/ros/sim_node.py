@@ -13,10 +13,11 @@ SLAM updates ``map``; once, ``tf_static`` (base_footprint -> base_link -> base_s
 ``/maes/exploration``, ``/maes/coverage``, ``/maes/markers``, ``/maes/stats``, and the
 services ``/maes/pause`` and ``/maes/resume``.
 
-The messages of a tick are built by :class:`~maes_sim.ros.messages.MessageFactory` and
-published by :class:`~maes_sim.ros.publishing.TickPublishers`; :class:`SimNode` composes them,
-admits the participants, paces and steps the simulation (free or in lockstep) and serves the
-robots' commands and the services.
+The node is three parts: the messages of a tick are built by
+:class:`~maes_sim.ros.messages.MessageFactory` and published by
+:class:`~maes_sim.ros.publishing.TickPublishers`; who takes part and when the run may start is
+:class:`~maes_sim.ros.admission.Admission`'s; :class:`SimNode` composes them, paces and steps
+the simulation (free or in lockstep) and serves the robots' commands and the services.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ from maes_common.lockstep import NOT_STARTED, Barrier, new_run_id
 from maes_common.process import (
     EndsQuietly,
     events_executor,
-    graph_node_names,
     read_parameters,
     ros_process,
 )
@@ -74,6 +74,7 @@ from maes_sim.core import (
 from maes_sim.core.results import write_run_results
 
 from . import conversions as cv
+from .admission import WAIT_FOR_CONTROLLERS, Admission, check_wait_for_controllers
 from .messages import SCAN_HEIGHT, MessageFactory
 from .outputs import build_tap, listen_to_navigation
 from .publishing import RobotPublishers, TickPublishers, prepare_tap
@@ -97,8 +98,6 @@ __all__ = [
 robot_name = robot_namespace
 #: Synchronisation modes (see docs/lockstep.md).
 SYNC_MODES = ("lockstep", "free")
-#: What the start barrier waits for per robot (SimNode's ``wait_for_controllers``).
-WAIT_FOR_CONTROLLERS = ("none", "connected", "lockstep", "external")
 #: Wall seconds between looks at the ROS graph while a lockstep tick waits: a participant whose
 #: process ended without leaving (Ctrl-C, a kill) is dropped this soon after its node is gone.
 GRAPH_CHECK_S = 1.0
@@ -216,11 +215,7 @@ class SimNode(EndsQuietly, Node):
     ) -> None:
         if sync not in SYNC_MODES:
             raise ValueError(f"sync must be one of {SYNC_MODES}, got {sync!r}")
-        if wait_for_controllers not in WAIT_FOR_CONTROLLERS:
-            raise ValueError(
-                f"wait_for_controllers must be one of {WAIT_FOR_CONTROLLERS}, "
-                f"got {wait_for_controllers!r}"
-            )
+        check_wait_for_controllers(wait_for_controllers)
         super().__init__(node_name, **node_kwargs)
         self.sim = sim
         self.tap = tap
@@ -236,16 +231,6 @@ class SimNode(EndsQuietly, Node):
         self.nav_status_source: Callable[[int], str] | None = None
         self.sync = sync
         self.sync_timeout = float(sync_timeout)
-        self.start_timeout = None if start_timeout is None else float(start_timeout)
-        self.wait_for_navigator = bool(wait_for_navigator)
-        self.wait_for_controllers = wait_for_controllers
-        self.join_grace = max(0.0, float(join_grace))
-        # "external": per robot, since when (monotonic s) a maes_state subscriber that is not a
-        # lockstep participant has been seen; robots accepted with such a controller.
-        self._plain_since: dict[int, float] = {}
-        self.free_controllers: dict[int, list[str]] = {}
-        #: This run's id (in every manifest; reports of another run are refused).
-        self.run_id = run_id or new_run_id()
         self.exclusive = bool(exclusive)
         #: Why the run could not start (another simulator on the domain), else None.
         self.conflict: str | None = None
@@ -264,15 +249,9 @@ class SimNode(EndsQuietly, Node):
         self.started = False
         self.started_wall: float | None = None
         self._started_tick = 0
-        #: Ticks stepped after the deadline passed with participants still missing.
-        self.deadline_misses = 0
         #: Times a tick's outputs were published again for a participant still waiting.
         self.republishes = 0
         self._last_check = self._last_warning = -math.inf
-        # Lockstep participants: wall time of each one's first report, and those whose node was
-        # seen on the ROS graph while late (either lets a gone one be dropped at once).
-        self._first_report: dict[str, float] = {}
-        self._seen_on_graph: set[str] = set()
         self.results_path: Path | None = None
         #: Write the results folder when the run ends (an embedding runner may do it itself).
         self.write_results_on_finish = True
@@ -281,12 +260,6 @@ class SimNode(EndsQuietly, Node):
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
-        #: Per robot: logic calls its controller made and how many raised, as reported in the
-        #: controllers' lockstep reports (``TickDone.logic_calls`` / ``logic_failures``).
-        self.logic_calls = np.zeros(sim.n_robots, dtype=np.int64)
-        self.logic_failures = np.zeros(sim.n_robots, dtype=np.int64)
-        self.barrier = Barrier(sim.n_robots, run_id=self.run_id)
-        self._stale_warned: dict[str, str] = {}
         self._rtf = 0.0
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -309,6 +282,17 @@ class SimNode(EndsQuietly, Node):
         self.stats_pub, self.tick_pub = out.stats_pub, out.tick_pub
         #: Per robot its publishers (``scan``, ``odom``, ``tf``, ``maes_state``, ``map``...).
         self.robots: list[RobotPublishers] = out.robots
+        #: Who takes part in the run and when it may start (the start barrier).
+        self.admission = Admission(
+            self,
+            self.robots,
+            run_id=run_id or new_run_id(),
+            wait_for_navigator=wait_for_navigator,
+            wait_for_controllers=wait_for_controllers,
+            join_grace=join_grace,
+            start_timeout=start_timeout,
+            sync_timeout=sync_timeout,
+        )
         for topic in (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC):
             self.create_subscription(TickDone, topic, self.tick_done_callback, LOCKSTEP_READER_QOS)
         self.create_service(Trigger, "/maes/pause", self.pause_callback)
@@ -334,7 +318,7 @@ class SimNode(EndsQuietly, Node):
         now = time.monotonic()
         self._created = now
         self._wait_since = now
-        self._last_notice = now
+        self.admission.last_notice = now
         self._wall_anchor = now
         self._tick_anchor = sim.tick
         self._rate_window: list[tuple[float, int]] = [(now, sim.tick)]
@@ -393,96 +377,86 @@ class SimNode(EndsQuietly, Node):
         tap = getattr(self, "tap", None)  # None for the publishers Node.__init__ makes
         return publisher if tap is None else tap.wrap(publisher, msg_type, qos_profile)
 
-    # ------------------------------------------------------------------ start barrier
+    # ------------------------------------------------------------------ admission
+    # Who takes part and the start barrier are the admission's (maes_sim.ros.admission);
+    # these forward to it, as callers and tests know them on the node.
+    @property
+    def run_id(self) -> str:
+        """This run's id (in every manifest; reports of another run are refused)."""
+        return self.admission.run_id
+
+    @property
+    def barrier(self) -> Barrier:
+        """The lockstep participants."""
+        return self.admission.barrier
+
+    @property
+    def wait_for_navigator(self) -> bool:
+        return self.admission.wait_for_navigator
+
+    @property
+    def wait_for_controllers(self) -> str:
+        return self.admission.wait_for_controllers
+
+    @property
+    def join_grace(self) -> float:
+        return self.admission.join_grace
+
+    @property
+    def start_timeout(self) -> float | None:
+        return self.admission.start_timeout
+
+    @property
+    def free_controllers(self) -> dict[int, list[str]]:
+        """``"external"``: robots accepted with a controller outside lockstep (its names)."""
+        return self.admission.free_controllers
+
+    @property
+    def _plain_since(self) -> dict[int, float]:
+        return self.admission._plain_since
+
+    @property
+    def deadline_misses(self) -> int:
+        """Ticks stepped after the deadline passed with participants still missing."""
+        return self.admission.deadline_misses
+
+    @property
+    def logic_calls(self) -> np.ndarray:
+        """Per robot: logic calls its controller made (from the lockstep reports, or counted
+        by a runner that steps the simulation itself)."""
+        return self.admission.logic_calls
+
+    @logic_calls.setter
+    def logic_calls(self, value: np.ndarray) -> None:
+        self.admission.logic_calls = value
+
+    @property
+    def logic_failures(self) -> np.ndarray:
+        """Per robot: how many of those calls raised."""
+        return self.admission.logic_failures
+
+    @logic_failures.setter
+    def logic_failures(self, value: np.ndarray) -> None:
+        self.admission.logic_failures = value
+
+    @property
+    def logic_always_failed(self) -> bool:
+        """True when controllers reported logic calls and every one of them raised."""
+        return self.admission.logic_always_failed
+
+    def logic_summary(self) -> dict[str, list[int]]:
+        """``{"logic_calls": [...], "logic_failures": [...]}`` per robot, for summary.json."""
+        return self.admission.logic_summary()
+
+    def logic_failure_line(self) -> str:
+        """One line on the logic's failures ("" when none failed)."""
+        return self.admission.logic_failure_line()
+
     def start_missing(self) -> list[str]:
         """What the start barrier still waits for (empty when the run may start)."""
-        missing = []
-        roles = {p.role for p in self.barrier.active}
-        if self.wait_for_navigator and "navigator" not in roles:
-            missing.append("the navigator")
-        if self.wait_for_controllers in ("lockstep", "external"):
-            have = set(self.barrier.controlled_robots())
-            lacking = [i for i in range(self.sim.n_robots) if i not in have]
-            if self.wait_for_controllers == "external":
-                lacking, notes = self._accept_free_controllers(lacking)
-                missing.extend(notes)
-            if lacking:
-                missing.append(_robot_list("a lockstep controller", lacking))
-            # The controller node waits for each tick's scan and odom: they must reach it too.
-            lacking = [
-                i
-                for i, r in enumerate(self.robots)
-                if i not in self.free_controllers
-                and (r.scan.get_subscription_count() < 1 or r.odom.get_subscription_count() < 1)
-            ]
-            if lacking:
-                missing.append(_robot_list("a controller subscribed to scan and odom", lacking))
-        # Subscribers of maes_state (the navigator reads it too) and of tf must be matched,
-        # or the first ticks' outputs would be lost to them.
-        need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
-        need_tf = int(self.wait_for_navigator)  # controllers need not read tf
-        if need:
-            # (a robot driven by a Nav2 script outside lockstep has no maes_state reader)
-            lacking = [
-                i
-                for i, r in enumerate(self.robots)
-                if r.state.get_subscription_count() < need - int(i in self.free_controllers)
-                or r.tf.get_subscription_count() < need_tf
-            ]
-            if lacking:
-                what = (
-                    "a controller subscribed to maes_state"
-                    if self.wait_for_controllers != "none"
-                    else "the navigator's subscriptions"
-                )
-                missing.append(_robot_list(what, lacking))
-        return missing
+        return self.admission.start_missing()
 
-    def _accept_free_controllers(self, lacking: list[int]) -> tuple[list[int], list[str]]:
-        """``"external"``: of the robots ``lacking`` a lockstep controller, accept those whose
-        ``maes_state`` subscriber or ``navigate_to_pose`` client (not a lockstep participant, not
-        left over from another run) has waited ``join_grace`` s; returns the robots still lacking
-        and notes on the others.
-        """
-        now = time.monotonic()
-        navigators = {p.name for p in self.barrier.active if p.role == "navigator"}
-        still, notes = [], []
-        for i in lacking:
-            # a node reading the robot's state (a MAES 2.0 controller), or a client of its
-            # navigate_to_pose (a Nav2 script: an action client subscribes its feedback)
-            topics = (
-                f"/{robot_name(i)}/maes_state",
-                f"/{robot_name(i)}/navigate_to_pose/_action/feedback",
-            )
-            plain = sorted(
-                {
-                    (info.node_namespace.rstrip("/") + "/" + info.node_name)
-                    for topic in topics
-                    for info in self.get_subscriptions_info_by_topic(topic)
-                }
-                - navigators
-                - set(self.barrier.participants)
-                - set(self.barrier.stale)
-                - {self.get_fully_qualified_name()}
-            )
-            if not plain:
-                self._plain_since.pop(i, None)
-                self.free_controllers.pop(i, None)
-                still.append(i)
-                continue
-            since = self._plain_since.setdefault(i, now)
-            if now - since >= self.join_grace:
-                self.free_controllers[i] = plain
-                continue
-            still.append(i)
-            notes.append(
-                f"{robot_name(i)}'s {', '.join(plain)}, which reads its maes_state or sends it "
-                "Nav2 goals but has not joined lockstep (a MAES 2.0 controller or a Nav2 "
-                "script?): taken as its controller, outside "
-                f"lockstep, in {max(0.0, self.join_grace - (now - since)):.0f} s"
-            )
-        return still, notes
-
+    # ------------------------------------------------------------------ start
     def _try_start(self, now: float) -> None:
         if self.exclusive and self.count_publishers(TICK_TOPIC) > 1:
             self.conflict = (
@@ -492,31 +466,8 @@ class SimNode(EndsQuietly, Node):
             self.get_logger().error(f"not starting: {self.conflict}")
             self.done = True
             return
-        missing = self.start_missing()
-        waited = now - self._created
-        if missing and (self.start_timeout is None or waited < self.start_timeout):
-            if now - self._last_notice >= 5.0:
-                self._last_notice = now
-                self.get_logger().info(
-                    f"waiting to start for {'; '.join(missing)} ({waited:.0f} s)"
-                )
-            return
-        if missing:
-            self.get_logger().warning(
-                f"starting without {'; '.join(missing)}: start barrier "
-                f"timed out after {self.start_timeout:g} s"
-            )
-        # Robots accepted with a controller outside lockstep, unless it joined since.
-        joined = set(self.barrier.controlled_robots())
-        free = {i: names for i, names in self.free_controllers.items() if i not in joined}
-        if free:
-            self.get_logger().warning(
-                "starting with "
-                + "; ".join(f"{robot_name(i)} driven by {', '.join(n)}" for i, n in free.items())
-                + f": not lockstep participants after {self.join_grace:g} s, so not waited "
-                "for; the run's result depends on the machine (docs/lockstep.md)"
-            )
-        self.start_now(now)
+        if self.admission.may_start(now, now - self._created):
+            self.start_now(now)
 
     def start_now(self, now: float | None = None) -> None:
         """Start the run now (the start barrier passed, or a runner that steps the simulation
@@ -623,44 +574,13 @@ class SimNode(EndsQuietly, Node):
         return False
 
     def _drop_gone(self, now: float, tick: int, waited: float) -> None:
-        """Stop waiting for the participants late for ``tick`` whose node is off the graph.
-
-        A late participant still on the ROS graph is slow (a loaded machine, a first-run
-        compile, a long logic call), not gone: it is waited for, so the result stays the same.
-        One whose process ended (a Ctrl-C'd or killed controller: its LEAVE report cannot be
-        sent once rclpy's signal handler has shut its context down) is dropped once its node
-        is off the graph. Only a participant seen on the graph before, or known for
-        ``sync_timeout``, is judged at once: the graph may list a node that just joined a
-        moment after its first report arrives.
-        """
-        late = self.barrier.late(tick)
-        if not late:
-            return
-        alive = graph_node_names(self)
-        self._seen_on_graph.update(name for name in late if name in alive)
-        gone = [
-            name
-            for name in late
-            if name not in alive
-            and (
-                name in self._seen_on_graph
-                or waited >= self.sync_timeout
-                or now - self._first_report.get(name, now) >= self.sync_timeout
-            )
-        ]
-        if not gone:
-            return
-        dropped = self.barrier.drop_late(tick, gone)
-        self.deadline_misses += 1
-        self.get_logger().warning(
-            f"tick {tick}: {', '.join(dropped[:8])}{' ...' if len(dropped) > 8 else ''} "
-            "left the ROS graph without leaving lockstep (a process ended?); stepping on "
-            "without them until they report again (this run is no longer reproducible)"
-        )
-        # The manifest names the robots whose controllers take part: the navigator waits for
-        # those controllers' reports and must hear at once that a dropped one is no longer
-        # among them.
-        self.publish_manifest()
+        """Stop waiting for the participants late for ``tick`` whose node is off the graph
+        (:meth:`Admission.drop_gone <maes_sim.ros.admission.Admission.drop_gone>`)."""
+        if self.admission.drop_gone(now, tick, waited):
+            # The manifest names the robots whose controllers take part: the navigator waits
+            # for those controllers' reports and must hear at once that a dropped one is no
+            # longer among them.
+            self.publish_manifest()
 
     def tick_complete(self) -> bool:
         """True when every lockstep participant handled the current tick and every command
@@ -673,7 +593,7 @@ class SimNode(EndsQuietly, Node):
         self.tick_publishers.publish_manifest(
             tick=self.sim.tick if tick is None else int(tick),
             lockstep=self.sync == "lockstep",
-            navigators=sorted(p.name for p in self.barrier.active if p.role == "navigator"),
+            navigators=self.admission.navigators(),
             lockstep_robots=self.barrier.controlled_robots(),
             run_id=self.run_id,
             end_reason=self.end_reason,
@@ -709,43 +629,16 @@ class SimNode(EndsQuietly, Node):
     def tick_done_callback(self, msg: TickDone) -> None:
         """A participant's report: remember it, then step if the tick is complete. A report of
         another run is ignored, with one warning per participant."""
-        if not self.barrier.admit(msg.participant, msg.run_id):
-            if self._stale_warned.get(msg.participant) != msg.run_id:
-                self._stale_warned[msg.participant] = msg.run_id
-                self.get_logger().warning(
-                    f"ignoring {msg.participant or '(unnamed)'}: it reports for run "
-                    f"{msg.run_id or '(none)'}, not this run ({self.run_id}) - a participant "
-                    "left over from an earlier run? It is never waited for; stop it (a "
-                    "controller_node leaves by itself once it sees this run)"
-                )
+        if not self.admission.admit(msg):
             return
-        self._first_report.setdefault(msg.participant, time.monotonic())
-        changed = self.barrier.report(
-            msg.participant, int(msg.tick), list(msg.robots), list(msg.cmd_vel_sent), role=msg.role
-        )
+        changed = self.admission.report(msg)
         if changed and self.started and not self.done:
             # Who takes part changed after this tick's manifest went out (a controller joined
             # or left mid-run): say so now, not a tick later; the navigator waits for the
             # controllers the manifest names.
             self.publish_manifest()
-        self._count_logic(msg)
         if self.started and self.sync == "lockstep" and not (self.paused or self.done):
             self._advance_lockstep(time.monotonic())
-
-    def _count_logic(self, msg: TickDone) -> None:
-        """Keep the logic call and failure counts a controller's report carries (cumulative)."""
-        calls, failures = list(msg.logic_calls), list(msg.logic_failures)
-        for k, robot in enumerate(msg.robots):
-            if 0 <= robot < len(self.logic_calls) and k < len(calls) and k < len(failures):
-                self.logic_calls[robot] = max(int(self.logic_calls[robot]), int(calls[k]))
-                self.logic_failures[robot] = max(int(self.logic_failures[robot]), int(failures[k]))
-
-    def logic_summary(self) -> dict[str, list[int]]:
-        """``{"logic_calls": [...], "logic_failures": [...]}`` per robot, for summary.json."""
-        return {
-            "logic_calls": self.logic_calls.tolist(),
-            "logic_failures": self.logic_failures.tolist(),
-        }
 
     def _speed(self) -> dict[str, float]:
         """The run's wall time from its first tick on and its achieved real-time factor (as
@@ -758,23 +651,6 @@ class SimNode(EndsQuietly, Node):
             "wall_time_s": round(wall, 3),
             "real_time_factor_achieved": round(sim_s / wall, 3) if wall > 0 else 0.0,
         }
-
-    @property
-    def logic_always_failed(self) -> bool:
-        """True when controllers reported logic calls and every one of them raised."""
-        calls = int(self.logic_calls.sum())
-        return calls > 0 and int(self.logic_failures.sum()) == calls
-
-    def logic_failure_line(self) -> str:
-        """One line on the logic's failures ("" when none failed)."""
-        failed, calls = int(self.logic_failures.sum()), int(self.logic_calls.sum())
-        if failed == 0:
-            return ""
-        robots = ", ".join(
-            f"{robot_name(i)} {int(n)}" for i, n in enumerate(self.logic_failures) if n
-        )
-        every = "the logic failed on every call" if self.logic_always_failed else "logic failures"
-        return f"{every}: {failed} of {calls} calls raised ({robots}); see the controllers' log"
 
     def step_once(self) -> None:
         """One logic tick: stale commands stopped, simulation stepped, everything published."""
@@ -922,11 +798,6 @@ class SimNode(EndsQuietly, Node):
         response.success = self.resume()
         response.message = "resumed" if response.success else "not paused"
         return response
-
-
-def _robot_list(what: str, robots: list[int]) -> str:
-    shown = ", ".join(robot_name(i) for i in robots[:6])
-    return f"{what} ({shown}{', ...' if len(robots) > 6 else ''})"
 
 
 def _optional_bool(value) -> bool | None:
