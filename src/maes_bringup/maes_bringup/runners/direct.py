@@ -373,9 +373,10 @@ def _resume(path: str | os.PathLike[str], run_key: str) -> tuple:
 
 
 class _Outputs:
-    """Direct mode's recording and live view: the simulator node (in a private rclpy context,
-    publishing to the tap only, never on DDS) turns each tick into the messages the ROS stack
-    publishes, so a direct-mode recording holds the same topics and types as an embedded one.
+    """Direct mode's recording and live view: the simulator's message factory turns each tick
+    into the messages the ROS stack publishes, handed to the tap alone (no node, no DDS:
+    :class:`maes_sim.ros.outputs.TapOutputs`), so a direct-mode recording holds the same
+    topics and types as an embedded one.
 
     Closed by :meth:`close`, or, when the run ends by an exception (a logic error, Ctrl-C),
     once the run's frame is released or at the interpreter's exit (``weakref.finalize``): the
@@ -385,11 +386,7 @@ class _Outputs:
     def __init__(self, sim: Simulation, record, live: int | None, live_host: str) -> None:
         import weakref
 
-        import rclpy
-        from rclpy.signals import SignalHandlerOptions
-
-        from maes_sim.ros.outputs import build_tap
-        from maes_sim.ros.sim_node import SimNode
+        from maes_sim.ros.outputs import TapOutputs, build_tap
 
         tap = build_tap(
             record,
@@ -399,35 +396,13 @@ class _Outputs:
             forward=False,
             say=lambda text: print(f"maes direct mode: {text}", file=sys.stderr, flush=True),
         )
-        context = rclpy.Context()
-        rclpy.init(context=context, signal_handler_options=SignalHandlerOptions.NO)
         try:
-            self.node = SimNode(
-                sim,
-                sync="free",
-                start_timeout=None,
-                start_paused=True,
-                tap=tap,
-                page_controls=False,  # this loop steps the simulation, not the node
-                node_name="maes_sim_direct",
-                context=context,
-            )
+            self.outputs = TapOutputs(sim, tap)
         except BaseException:
-            _close_outputs(tap, None, context)
+            tap.close()
             raise
-        self.close = weakref.finalize(self, _close_outputs, tap, self.node, context)
+        self.close = weakref.finalize(self, tap.close)
 
     def publish(self) -> None:
         """The tick just stepped, as the simulator node publishes it."""
-        self.node.publish_outputs()
-
-
-def _close_outputs(tap, node, context) -> None:
-    try:
-        tap.close()
-    finally:
-        if node is not None:
-            from maes_common.process import destroy_nodes
-
-            destroy_nodes([node])  # the context's only node
-        context.try_shutdown()
+        self.outputs.publish()

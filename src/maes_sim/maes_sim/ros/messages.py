@@ -4,8 +4,8 @@
 interface (docs/ros_interface.md): per robot ``scan``, ``odom``, ``tf``, ``tf_static``,
 ``maes_state`` and ``map``; globally ``/clock``, ``/tf``, the ground truth, the exploration
 and coverage grids, the markers, ``/maes/stats`` and the manifest ``/maes/tick``. It publishes
-nothing and needs no rclpy node or context: the simulator node publishes what it builds
-(:mod:`maes_sim.ros.publishing`).
+nothing and needs no rclpy node or context: the simulator node publishes what it builds, and
+direct mode's recording and live view hand it to a tap (:mod:`maes_sim.ros.publishing`).
 
 Each message is built only when asked for (a topic nobody takes costs nothing), from one
 :class:`TickFrame` a tick: the pose algebra and the observation, done once for every robot.

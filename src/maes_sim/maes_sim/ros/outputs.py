@@ -1,5 +1,6 @@
 """Watching and recording a run: the one place that turns the user's switches (record to a
-path, serve the live view) into a :class:`~maes_sim.ros.tap.Tap` for the simulator node.
+path, serve the live view) into a :class:`~maes_sim.ros.tap.Tap` for the simulator node, or,
+in direct mode, for :class:`TapOutputs` (the simulator node's messages without a node).
 
 Used by ``maes_sim_node`` (the launch), ``maes_run`` (``make run``) and direct mode, so the
 three give the same files and the same live view.
@@ -11,9 +12,22 @@ import os
 import sys
 from collections.abc import Callable
 
+from maes_common.lockstep import new_run_id
+from maes_sim.core import Simulation
+
+from .messages import MessageFactory
+from .publishing import TickPublishers, prepare_tap
 from .tap import Sink, Tap
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "Tap", "build_tap", "check_port", "listen_to_navigation"]
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "Tap",
+    "TapOutputs",
+    "build_tap",
+    "check_port",
+    "listen_to_navigation",
+]
 
 #: The live view binds this machine only by default; "0.0.0.0" serves the network.
 DEFAULT_HOST = "127.0.0.1"
@@ -139,3 +153,55 @@ def listen_to_navigation(node, tap: Tap, robots: int) -> None:
         ns = "/" + robot_namespace(i)
         tap.listen(node, f"{ns}/plan", Path, LATCHED_QOS)
         tap.listen(node, f"{ns}/global_costmap/costmap", OccupancyGrid, LATCHED_QOS)
+
+
+class TapOutputs:
+    """A simulation's ticks to a tap alone, without a node or DDS: direct mode's recording and
+    live view.
+
+    The sinks get what the simulator node publishes for the same ticks when it runs free
+    (``sync="free"``) and its caller steps the simulation: at once every robot's
+    ``tf_static`` and the first tick's outputs with the maps and the ground truth, then each
+    tick's outputs and manifest (:meth:`publish`). The web page (``tap.page``) follows the
+    run without controls: the caller steps it.
+
+    Parameters
+    ----------
+    sim : Simulation
+        The simulation, stepped by the caller.
+    tap : Tap
+        Where the messages go; the caller closes it.
+    """
+
+    def __init__(self, sim: Simulation, tap: Tap) -> None:
+        self.sim = sim
+        self.tap = tap
+        prepare_tap(tap, sim)
+        #: The manifests' run id (nobody joins: it only tells runs apart).
+        self.run_id = new_run_id()
+        self.publishers = TickPublishers(MessageFactory(sim), tap.outlet)
+        #: The web page's feed (sampled after each tick's outputs while a page looks), or None.
+        self.page = None
+        if tap.page is not None:
+            from .watching import follow_caller
+
+            follow_caller(sim, tap.page.feed)
+            self.page = tap.page.feed
+        self.publishers.publish_static()
+        self._publish_tick(force_maps=True)
+
+    def _publish_tick(self, force_maps: bool = False) -> None:
+        self.publishers.publish_tick(force_maps)
+        if self.page is not None:
+            self.page.offer()
+
+    def publish(self) -> None:
+        """The tick just stepped: its outputs and its manifest."""
+        self._publish_tick()
+        self.publishers.publish_manifest(
+            tick=self.sim.tick,
+            lockstep=False,
+            navigators=[],
+            lockstep_robots=[],
+            run_id=self.run_id,
+        )

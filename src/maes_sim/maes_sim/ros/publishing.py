@@ -3,7 +3,10 @@ QoS, docs/ros_interface.md) and which of :mod:`maes_sim.ros.messages`'s messages
 tick, to whoever takes them.
 
 :class:`TickPublishers` gets its publishers from a function with ``Node.create_publisher``'s
-arguments: the simulator node's own (DDS, and its tap when there is one).
+arguments: the simulator node's own (DDS, and its tap when there is one), or a tap's outlets
+alone (:meth:`maes_sim.ros.tap.Tap.outlet`). The second is how direct mode records a run and
+serves the live view without a node (:class:`maes_sim.ros.outputs.TapOutputs`): the same
+messages, by the same code, as the simulator node publishes.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ class TickPublishers:
     factory : MessageFactory
         Builds the messages (of its simulation).
     make : callable
-        ``make(msg_type, topic, qos)`` -> a publisher, e.g. ``node.create_publisher``.
+        ``make(msg_type, topic, qos)`` -> a publisher, e.g. ``node.create_publisher`` or
+        ``tap.outlet``.
     wire : bool
         Publish ``maes_state`` as the bytes DDS sends (no message objects to build and
         serialize): only for publishers that go to DDS alone (no tap).

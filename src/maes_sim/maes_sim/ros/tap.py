@@ -3,8 +3,8 @@ on the wire), to sinks such as the MCAP recorder and the live view.
 
 The simulator node wraps its own publishers (``SimNode(..., tap=Tap([...]))``), so a recording
 holds exactly what the node published, with sim-time stamps, whatever DDS delivers; direct mode
-uses the same node with ``forward=False`` (the messages reach the sinks only). A run without a
-tap has plain publishers: nothing here costs it anything.
+publishes the same messages to outlets of the tap alone (:meth:`Tap.outlet`: no node, no DDS).
+A run without a tap has plain publishers: nothing here costs it anything.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rclpy.serialization import serialize_message
 
 from .message_definitions import message_definition, type_name
 
-__all__ = ["Sink", "Tap", "TappedPublisher"]
+__all__ = ["Sink", "Tap", "TapOutlet", "TappedPublisher"]
 
 
 class Sink(Protocol):
@@ -90,6 +90,12 @@ class Tap:
     def wrap(self, publisher: Any, msg_type: type, qos: QoSProfile) -> TappedPublisher:
         """``publisher`` with its messages also going to the sinks."""
         return TappedPublisher(publisher, self, msg_type, qos)
+
+    def outlet(self, msg_type: type, topic: str, qos: QoSProfile) -> TapOutlet:
+        """A publisher of ``topic`` whose messages go to the sinks alone (no node, no DDS):
+        for a run the caller steps and only records or shows (direct mode). Its arguments
+        are ``Node.create_publisher``'s."""
+        return TapOutlet(self, msg_type, topic, qos)
 
     @contextmanager
     def muted(self) -> Iterator[None]:
@@ -188,3 +194,22 @@ class TappedPublisher:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._publisher, name)
+
+
+class TapOutlet:
+    """What a :class:`TappedPublisher` of a tap that does not forward is, without the DDS
+    publisher: ``publish`` hands the message to the tap, ``get_subscription_count`` is 1 while
+    a sink wants the topic (so a message built only when someone listens is built for the
+    sinks), else 0."""
+
+    def __init__(self, tap: Tap, msg_type: type, topic: str, qos: QoSProfile) -> None:
+        self._tap = tap
+        self._msg_type = msg_type
+        self._qos = qos
+        self.topic = topic
+
+    def publish(self, msg: Any) -> None:
+        self._tap.record(self.topic, self._msg_type, self._qos, msg)
+
+    def get_subscription_count(self) -> int:
+        return int(self._tap.wants(self.topic))

@@ -5,6 +5,7 @@ navigator's or Nav2's alike).
 
 The node calls :meth:`LiveFeed.offer` after each tick's outputs and :meth:`LiveFeed.drain`
 from its timer (:mod:`maes_sim.watch.live_feed`); nothing here runs unless a page is served.
+Direct mode, which has no node, follows its run with :func:`follow_caller`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from rclpy.qos import qos_profile_action_status_default
 
 from maes_common.contract import robot_namespace
 
-__all__ = ["NavWatch", "follow"]
+__all__ = ["NavWatch", "follow", "follow_caller"]
 
 #: GoalStatus codes by name, as a person reads them.
 _STATUS_NAMES = {
@@ -95,6 +96,10 @@ class NavWatch:
         return status_line(self._last.get(robot), len(self._goals.get(robot, ())))
 
 
+#: A run its caller steps, as the page shows it (the feed measures the speed itself).
+_CALLER_STEPS = {"paused": False, "started": True, "rtf_cap": 0.0}
+
+
 def follow(node, feed, controls: bool = True) -> None:
     """Let ``feed`` (a :class:`maes_sim.watch.LiveFeed`) follow the simulator ``node``'s run.
 
@@ -119,7 +124,7 @@ def follow(node, feed, controls: bool = True) -> None:
 
     def run_info() -> dict:
         if not controls:  # the caller steps the simulation: the feed measures the speed
-            return {"paused": False, "started": True, "rtf_cap": 0.0}
+            return dict(_CALLER_STEPS)
         return {
             "rtf": float(node.achieved_real_time_factor),
             "rtf_cap": float(node.real_time_factor),
@@ -135,4 +140,14 @@ def follow(node, feed, controls: bool = True) -> None:
         run_info=run_info,
         on_select=nav.select,
         nav_status=nav.status,
+    )
+
+
+def follow_caller(sim, feed) -> None:
+    """Let ``feed`` follow a run its caller steps, with no simulator node (direct mode): the
+    page has no controls and hears no navigation (no navigator runs)."""
+    feed.attach(
+        sim,
+        controls={"pause": False, "speed": False},
+        run_info=lambda: dict(_CALLER_STEPS),
     )
