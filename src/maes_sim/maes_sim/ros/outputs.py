@@ -71,7 +71,7 @@ def build_tap(
         Serve the live view on ``host:port``: the web page (``http://host:port/``) and, on the
         same port, Foxglove's WebSocket protocol for Foxglove and Lichtblick.
     forward : bool
-        Also publish on DDS (False in direct mode).
+        Also publish on DDS (direct mode gives False; its outlets never do).
     say : callable, optional
         Told one line per output started (``watch at http://...``, where the file goes).
 

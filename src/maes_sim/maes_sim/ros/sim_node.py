@@ -177,7 +177,7 @@ class SimNode(EndsQuietly, Node):
         page (``tap.page``) the page follows the run (:mod:`maes_sim.ros.watching`).
     page_controls : bool
         The web page may pause, resume and set the speed (False for a caller that steps the
-        simulation itself: direct mode).
+        simulation itself).
     run_id : str, optional
         The run's id (default: a new one); a launch gives it to every node it starts.
     exclusive : bool
@@ -392,18 +392,22 @@ class SimNode(EndsQuietly, Node):
 
     @property
     def wait_for_navigator(self) -> bool:
+        """The start barrier waits for a navigator."""
         return self.admission.wait_for_navigator
 
     @property
     def wait_for_controllers(self) -> str:
+        """What the start barrier waits for per robot (:data:`WAIT_FOR_CONTROLLERS`)."""
         return self.admission.wait_for_controllers
 
     @property
     def join_grace(self) -> float:
+        """``"external"``: wall seconds before a non-participant controller is taken."""
         return self.admission.join_grace
 
     @property
     def start_timeout(self) -> float | None:
+        """Wall seconds the start barrier waits at most (None: for ever)."""
         return self.admission.start_timeout
 
     @property
@@ -413,6 +417,7 @@ class SimNode(EndsQuietly, Node):
 
     @property
     def _plain_since(self) -> dict[int, float]:
+        # (the lockstep tests watch it to know the barrier has seen a MAES 2.0 controller)
         return self.admission._plain_since
 
     @property
@@ -683,7 +688,8 @@ class SimNode(EndsQuietly, Node):
 
     def publish_outputs(self) -> None:
         """Publish the current tick's outputs and manifest without stepping (for a caller that
-        steps the simulation itself: direct mode's recording and live view)."""
+        steps the simulation itself; direct mode, which needs no node, uses
+        :class:`maes_sim.ros.outputs.TapOutputs`)."""
         self._publish_tick()
         self.publish_manifest()
 

@@ -53,7 +53,8 @@ class Tap:
         The time a message is stamped with, in integer nanoseconds (the simulator's sim time);
         set by the node that owns the publishers.
     forward : bool
-        Also publish on DDS (True) or feed the sinks only (False: direct mode).
+        Also publish on DDS (True) or feed the sinks only (False; :meth:`outlet`'s
+        publishers never publish on DDS).
     page : maes_sim.watch.PageServer, optional
         The web page served beside the sinks (the live view): the simulator node lets its
         feed follow the run; :meth:`close` stops it.

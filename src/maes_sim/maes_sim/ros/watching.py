@@ -109,7 +109,7 @@ def follow(node, feed, controls: bool = True) -> None:
     feed : LiveFeed
     controls : bool
         The page may pause, resume and set the speed (False where the node does not step the
-        simulation itself: direct mode).
+        simulation itself; direct mode, with no node, uses :func:`follow_caller`).
     """
     nav = NavWatch(node)
 
