@@ -175,9 +175,6 @@ class SimNode(EndsQuietly, Node):
         Every message this node publishes also goes to the tap's sinks (an MCAP recording,
         the live view), stamped with sim time; the caller closes it. With the live view's web
         page (``tap.page``) the page follows the run (:mod:`maes_sim.ros.watching`).
-    page_controls : bool
-        The web page may pause, resume and set the speed (False for a caller that steps the
-        simulation itself).
     run_id : str, optional
         The run's id (default: a new one); a launch gives it to every node it starts.
     exclusive : bool
@@ -209,7 +206,6 @@ class SimNode(EndsQuietly, Node):
         tap: Tap | None = None,
         run_id: str | None = None,
         exclusive: bool = False,
-        page_controls: bool = True,
         node_name: str = "maes_sim",
         **node_kwargs,
     ) -> None:
@@ -306,7 +302,7 @@ class SimNode(EndsQuietly, Node):
         if tap is not None and tap.page is not None:
             from .watching import follow
 
-            follow(self, tap.page.feed, controls=page_controls)
+            follow(self, tap.page.feed)
             self.page = tap.page.feed
 
         self._publish_static()
@@ -685,13 +681,6 @@ class SimNode(EndsQuietly, Node):
             callback(self)
         if sim.finished:
             self._finish()
-
-    def publish_outputs(self) -> None:
-        """Publish the current tick's outputs and manifest without stepping (for a caller that
-        steps the simulation itself; direct mode, which needs no node, uses
-        :class:`maes_sim.ros.outputs.TapOutputs`)."""
-        self._publish_tick()
-        self.publish_manifest()
 
     @property
     def achieved_real_time_factor(self) -> float:

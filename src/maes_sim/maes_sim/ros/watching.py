@@ -100,16 +100,15 @@ class NavWatch:
 _CALLER_STEPS = {"paused": False, "started": True, "rtf_cap": 0.0}
 
 
-def follow(node, feed, controls: bool = True) -> None:
-    """Let ``feed`` (a :class:`maes_sim.watch.LiveFeed`) follow the simulator ``node``'s run.
+def follow(node, feed) -> None:
+    """Let ``feed`` (a :class:`maes_sim.watch.LiveFeed`) follow the simulator ``node``'s run:
+    the page may pause, resume and set the speed. (Direct mode, with no node, uses
+    :func:`follow_caller`.)
 
     Parameters
     ----------
     node : SimNode
     feed : LiveFeed
-    controls : bool
-        The page may pause, resume and set the speed (False where the node does not step the
-        simulation itself; direct mode, with no node, uses :func:`follow_caller`).
     """
     nav = NavWatch(node)
 
@@ -123,8 +122,6 @@ def follow(node, feed, controls: bool = True) -> None:
             node.set_real_time_factor(command["rtf"])
 
     def run_info() -> dict:
-        if not controls:  # the caller steps the simulation: the feed measures the speed
-            return dict(_CALLER_STEPS)
         return {
             "rtf": float(node.achieved_real_time_factor),
             "rtf_cap": float(node.real_time_factor),
@@ -136,7 +133,7 @@ def follow(node, feed, controls: bool = True) -> None:
     feed.attach(
         node.sim,
         apply=apply,
-        controls={"pause": controls, "speed": controls},
+        controls={"pause": True, "speed": True},
         run_info=run_info,
         on_select=nav.select,
         nav_status=nav.status,
