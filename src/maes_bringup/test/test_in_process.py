@@ -5,7 +5,8 @@ in-process; the simulator node publishes a robot's topics only while someone out
 them. Tried as a user would: ``maes_run`` as a subprocess, and a plain rclpy node that joins the
 run late (RViz, a recorder, one's own node): from its first message on it gets every tick's
 ``tf`` and ``scan``, the robot's ``map`` at once (transient local), the navigator's ``plan`` and
-``global_costmap/costmap``. Inside one process, a simulator node that nobody listens to builds
+``global_costmap/costmap``; a ``cmd_vel`` it sends is applied with a warning (the built-in
+controller drives that robot). Inside one process, a simulator node that nobody listens to builds
 no scan, tf, odom or state message at all.
 """
 
@@ -46,6 +47,7 @@ def _wait(predicate, what: str, proc: subprocess.Popen, err: list[str]) -> None:
 
 def test_a_late_outside_subscriber_gets_every_tick_from_then_on(tmp_path):
     import rclpy
+    from geometry_msgs.msg import Twist
     from nav_msgs.msg import OccupancyGrid
     from nav_msgs.msg import Path as NavPath
     from rclpy.context import Context
@@ -105,6 +107,17 @@ def test_a_late_outside_subscriber_gets_every_tick_from_then_on(tmp_path):
         spin_until(
             lambda: heard["map"] and heard["costmap"] and heard["plan"], "map, costmap, plan"
         )
+        # one's own node drives robot1 too: told once that the built-in controller drives it
+        teleop = node.create_publisher(Twist, "/robot1/cmd_vel", 10)
+        told = "robot1/cmd_vel: a command from another node, applied, but the built-in"
+        deadline = time.monotonic() + BOUND_S
+        while not any(told in line for line in err):
+            assert time.monotonic() < deadline, f"no warning: {''.join(err)[-3000:]}"
+            teleop.publish(Twist())
+            executor.spin_once(timeout_sec=0.1)
+        for _ in range(5):
+            teleop.publish(Twist())
+            executor.spin_once(timeout_sec=0.1)
         executor.shutdown()
         node.destroy_node()
     finally:
@@ -118,6 +131,7 @@ def test_a_late_outside_subscriber_gets_every_tick_from_then_on(tmp_path):
                 proc.kill()
             reader.join(timeout=5)
     assert proc.returncode == 0, "".join(err)[-3000:]
+    assert sum(told in line for line in err) == 1, "".join(err)[-3000:]  # once per robot
     first_tick = min(int(m.group(1)) for line in err if (m := re.search(r"tick\s+(\d+) \|", line)))
     for topic in ("tf", "scan"):
         ticks = heard[topic]

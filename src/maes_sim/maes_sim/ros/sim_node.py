@@ -256,6 +256,8 @@ class SimNode(EndsQuietly, Node):
         self._last_cmd = np.full(sim.n_robots, -np.inf)  # sim time of the last cmd_vel
         self._driven = np.zeros(sim.n_robots, dtype=bool)
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
+        # robots whose cmd_vel came from another node while this process drives them
+        self._outside_cmd_told = np.zeros(sim.n_robots, dtype=bool)
         self._rtf = 0.0
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
@@ -726,6 +728,15 @@ class SimNode(EndsQuietly, Node):
         """Map a velocity command through the motion model; a bad one is logged and dropped."""
         linear, angular, lateral = cv.twist_from_msg(msg, self.tile)
         self._cmd_received[robot] += 1  # counted as sent, whatever becomes of it
+        if not self.steps_itself and not self._outside_cmd_told[robot]:
+            # The built-in controllers drive the robots in this process, not over cmd_vel.
+            self._outside_cmd_told[robot] = True
+            self.get_logger().warning(
+                f"{robot_name(robot)}/cmd_vel: a command from another node, applied, but the "
+                "built-in controller drives this robot in this process and its navigation "
+                "overrides it (and the run is no longer reproducible); to drive robots from "
+                "your own nodes, run with CONTROLLERS=none (maes_run --controllers none)"
+            )
         try:
             self.sim.set_velocity(robot, linear, angular, lateral)
         except CommandRejected as exc:
