@@ -62,19 +62,29 @@ PROBE = textwrap.dedent(
 )
 
 
-def _probe(pythonpath_first: Path | None) -> dict:
-    env = dict(os.environ)
-    if pythonpath_first is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath_first), env.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(ROOT)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def _probes(*pythonpath_first: Path | None) -> list[dict]:
+    """PROBE's answers, one process per entry (a folder put first on PYTHONPATH, or None),
+    the processes side by side."""
+    procs = []
+    for first in pythonpath_first:
+        env = dict(os.environ)
+        if first is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(first), env.get("PYTHONPATH", "")])
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", PROBE, str(ROOT)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    answers = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-3000:]
+        answers.append(json.loads(out.strip().splitlines()[-1]))
+    return answers
 
 
 def _edit_body(logic_py: Path, new_body: str) -> None:
@@ -94,8 +104,7 @@ def test_editing_the_template_changes_no_shipped_result(tmp_path):
         'raise RuntimeError("my half-written logic")\n',
     )
 
-    pristine = _probe(None)
-    edited = _probe(copy_root)
+    pristine, edited = _probes(None, copy_root)
 
     assert edited["package"].startswith(str(copy_root))  # the edited copy was imported...
     assert edited["template_raises"] and not pristine["template_raises"]  # ...with the edit
