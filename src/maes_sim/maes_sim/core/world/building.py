@@ -20,11 +20,12 @@ Steps (MAES 2.0's building generator, re-implemented from its behaviour):
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Protocol
 
 import numpy as np
+
+from maes_common.jit import njit
 
 from ._params import add_border, as_int, as_real, attr, map_size
 from .connectivity import label_regions, reachable_open
@@ -49,9 +50,11 @@ class BuildingParams(Protocol):
 Rect = tuple[int, int, int, int]
 
 
-def _cut_positions(lo: int, hi: int, cut: int, margin: int) -> np.ndarray:
-    """Starts c of a cut [c, c + cut) leaving >= margin tiles on both sides inside [lo, hi]."""
-    return np.arange(lo + margin, hi - margin - cut + 2)
+def _cut_count(lo: int, hi: int, cut: int, margin: int) -> int:
+    """How many starts c of a cut [c, c + cut) leave >= margin tiles on both sides inside
+    [lo, hi]; they are ``lo + margin + k`` for k below the count (plain ints: no array per
+    cut, there are hundreds of thousands on a 5000x5000 map)."""
+    return max(0, hi - margin - cut + 2 - (lo + margin))
 
 
 def _place_halls(
@@ -61,18 +64,18 @@ def _place_halls(
     blocks: list[Rect] = [(0, 0, iw - 1, ih - 1)]
     hall_tiles = 0
     vertical = True  # cut along x first (a vertical hallway), as MAES
+    areas = [iw * ih]  # kept beside blocks, not recomputed per hallway
     while hall_tiles * 100.0 < max_percent * ih * iw:
-        areas = [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in blocks]
-        k = int(np.argmax(areas))
+        k = areas.index(max(areas))  # the first largest, as np.argmax
         x0, y0, x1, y1 = blocks[k]
         for axis_vertical in (vertical, not vertical):
             lo, hi = (x0, x1) if axis_vertical else (y0, y1)
-            starts = _cut_positions(lo, hi, hall_width, min_side + 2)
-            if starts.size:
+            n_starts = _cut_count(lo, hi, hall_width, min_side + 2)
+            if n_starts:
                 break
         else:
             break  # the largest block cannot take a hallway: the percentage cannot be reached
-        c = int(starts[rng.integers(starts.size)])
+        c = lo + min_side + 2 + int(rng.integers(n_starts))
         if axis_vertical:
             tiles[y0 : y1 + 1, c : c + hall_width] = _HALL
             parts = [(x0, y0, c - 1, y1), (c + hall_width, y0, x1, y1)]
@@ -82,6 +85,7 @@ def _place_halls(
             parts = [(x0, y0, x1, c - 1), (x0, c + hall_width, x1, y1)]
             hall_tiles += hall_width * (x1 - x0 + 1)
         blocks[k : k + 1] = parts
+        areas[k : k + 1] = [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in parts]
         vertical = not axis_vertical
     return blocks
 
@@ -101,13 +105,13 @@ def _split_rooms(
             continue
         for on_x in (split_x, not split_x):
             lo, hi = (x0, x1) if on_x else (y0, y1)
-            walls_at = _cut_positions(lo, hi, 1, min_side)
-            if walls_at.size:
+            n_walls = _cut_count(lo, hi, 1, min_side)
+            if n_walls:
                 break
         else:
             rooms.append(rect)
             continue
-        c = int(walls_at[rng.integers(walls_at.size)])
+        c = lo + min_side + int(rng.integers(n_walls))
         if on_x:
             tiles[y0 : y1 + 1, c] = _WALL
             halves = [(x0, y0, c - 1, y1), (c + 1, y0, x1, y1)]
@@ -119,40 +123,80 @@ def _split_rooms(
     return rooms
 
 
-def _wall_runs(region: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
+@njit(cache=True)
+def _scan_runs(region: np.ndarray, out: np.ndarray) -> int:
+    # Wall runs in the order the row-major scans of the map (horizontal walls) and of its
+    # transpose (vertical walls) meet them; rows of ``out`` are (lo, hi, horizontal, line,
+    # first, length). With an empty ``out`` only counts, so the caller can size it.
+    h, w = region.shape
+    n = 0
+    write = out.shape[0] > 0
+    for horizontal in (True, False):
+        n_lines = h - 2 if horizontal else w - 2
+        n_along = w if horizontal else h
+        for i in range(max(n_lines, 0)):
+            prev_lo = -1
+            prev_hi = -1
+            prev_j = -2
+            for j in range(n_along):
+                if horizontal:
+                    mid, below, above = region[i + 1, j], region[i, j], region[i + 2, j]
+                else:
+                    mid, below, above = region[j, i + 1], region[j, i], region[j, i + 2]
+                if mid >= 0 or below < 0 or above < 0 or below == above:
+                    continue
+                lo = min(below, above)
+                hi = max(below, above)
+                if j == prev_j + 1 and lo == prev_lo and hi == prev_hi:
+                    if write:
+                        out[n - 1, 5] += 1
+                else:
+                    if write:
+                        out[n, 0] = lo
+                        out[n, 1] = hi
+                        out[n, 2] = 1 if horizontal else 0
+                        out[n, 3] = i + 1
+                        out[n, 4] = j
+                        out[n, 5] = 1
+                    n += 1
+                prev_j, prev_lo, prev_hi = j, lo, hi
+    return n
+
+
+def _wall_runs(region: np.ndarray) -> np.ndarray:
     """Straight runs of one-tile walls between two different regions.
 
-    Returns (a, b, tiles) with a < b the region ids and tiles an (L, 2) array of (x, y) in order.
+    Returns int64 (R, 6) rows (a, b, horizontal, line, first, length): a < b the region ids; a
+    horizontal run's tiles are (x, y) = (first + t, line), a vertical one's (line, first + t),
+    t < length; horizontal runs first, each kind in row-major order of its wall line.
     """
-    runs: list[tuple[int, int, np.ndarray]] = []
-    for horizontal in (True, False):
-        # A horizontal wall separates a region below from one above and runs along x; the
-        # transpose turns vertical walls into horizontal ones.
-        r = region if horizontal else region.T
-        below, above, mid = r[:-2, :], r[2:, :], r[1:-1, :]
-        shared = (mid < 0) & (below >= 0) & (above >= 0) & (below != above)
-        rows, cols = np.nonzero(shared)  # row-major: along each wall line in order
-        lo = np.minimum(below[rows, cols], above[rows, cols])
-        hi = np.maximum(below[rows, cols], above[rows, cols])
-        breaks = np.ones(rows.size, dtype=bool)
-        breaks[1:] = (
-            (rows[1:] != rows[:-1])
-            | (cols[1:] != cols[:-1] + 1)
-            | (lo[1:] != lo[:-1])
-            | (hi[1:] != hi[:-1])
-        )
-        bounds = np.append(np.flatnonzero(breaks), rows.size)
-        for s, e in itertools.pairwise(bounds):
-            line, along = rows[s:e] + 1, cols[s:e]
-            xy = np.stack([along, line] if horizontal else [line, along], axis=1)
-            runs.append((int(lo[s]), int(hi[s]), xy.astype(np.int64)))
-    return runs
+    region = np.ascontiguousarray(region, dtype=np.int32)
+    out = np.empty((_scan_runs(region, np.empty((0, 6), dtype=np.int64)), 6), dtype=np.int64)
+    _scan_runs(region, out)
+    return out
 
 
-def _door_start(length: int, width: int, padding: int, rng: np.random.Generator) -> int | None:
-    if length < width + 2 * padding:
-        return None
-    return int(rng.integers(padding, length - width - padding + 1))
+@njit(cache=True)
+def _cut_doors(tiles: np.ndarray, runs: np.ndarray, doors: np.ndarray, value: np.int8) -> None:
+    # doors rows (run index, start along the run, width): the tiles set to ``value``.
+    for k in range(doors.shape[0]):
+        r, start, width = doors[k, 0], doors[k, 1], doors[k, 2]
+        line, first = runs[r, 3], runs[r, 4]
+        for t in range(first + start, first + start + width):
+            if runs[r, 2]:
+                tiles[line, t] = value
+            else:
+                tiles[t, line] = value
+
+
+@njit(cache=True)
+def _fill_rects(region: np.ndarray, rects: np.ndarray) -> None:
+    # region[y0:y1 + 1, x0:x1 + 1] = k for rect k = (x0, y0, x1, y1), in order.
+    for k in range(rects.shape[0]):
+        x0, y0, x1, y1 = rects[k, 0], rects[k, 1], rects[k, 2], rects[k, 3]
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                region[y, x] = k
 
 
 def _connect_with_doors(
@@ -166,37 +210,57 @@ def _connect_with_doors(
 ) -> np.ndarray:
     """Cut doors until every region is reached from ``main``; returns the reached flags."""
     runs = _wall_runs(region)
-    by_pair: dict[tuple[int, int], list[np.ndarray]] = {}
-    for a, b, line in runs:
-        by_pair.setdefault((a, b), []).append(line)
+    # Region pairs in the order their first run was found, each with its runs in found order
+    # (pair p's runs are runs[line_of[first_line[p]:first_line[p + 1]]]).
+    key = runs[:, 0] * n_regions + runs[:, 1]
+    _, first_run, pair_of_run = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(first_run.size, dtype=np.int64)
+    rank[np.argsort(first_run, kind="stable")] = np.arange(first_run.size)
+    pair_of_run = rank[pair_of_run.ravel()]
+    line_of = np.argsort(pair_of_run, kind="stable")
+    first_line = np.searchsorted(pair_of_run[line_of], np.arange(first_run.size + 1))
+    pair_a = runs[np.sort(first_run), 0]
+    pair_b = runs[np.sort(first_run), 1]
+    # Plain Python lists for the per-door loop below: scalar numpy indexing costs far more.
+    lengths = runs[:, 5].tolist()
+    line_list = line_of.tolist()
+    first_list = first_line.tolist()
+    a_list, b_list = pair_a.tolist(), pair_b.tolist()
+
     reached = np.zeros(n_regions, dtype=bool)
     reached[main] = True
-    linked: set[tuple[int, int]] = set()
+    linked = np.zeros(first_run.size, dtype=bool)
+    doors: list[tuple[int, int, int]] = []
     # Relax only when stuck: first MAES's padding, then no padding, then doors as wide as fit.
     for padding, shrink in ((door_padding, False), (0, False), (0, True)):
         while not reached.all():
             frontier = reached.copy()
-            for (a, b), lines in by_pair.items():
-                if frontier[a] == frontier[b] or (a, b) in linked:
-                    continue
-                max_doors = int(rng.integers(1, 4)) if len(lines) > 1 else 1
+            # Every pair across the frontier not yet given a door, in pair order; within a pass
+            # only ``reached`` changes, never ``frontier``, so the list is known up front.
+            todo = np.flatnonzero((frontier[pair_a] != frontier[pair_b]) & ~linked)
+            for p in todo.tolist():
+                n_lines = first_list[p + 1] - first_list[p]
+                max_doors = int(rng.integers(1, 4)) if n_lines > 1 else 1
                 made = 0
-                for li in rng.permutation(len(lines)):
-                    line = lines[int(li)]
-                    width = min(door_width, len(line)) if shrink else door_width
-                    start = _door_start(len(line), width, padding, rng)
-                    if start is None:
+                for li in rng.permutation(n_lines).tolist():
+                    r = line_list[first_list[p] + li]
+                    length = lengths[r]
+                    width = min(door_width, length) if shrink else door_width
+                    if length < width + 2 * padding:
                         continue
-                    door = line[start : start + width]
-                    tiles[door[:, 1], door[:, 0]] = _DOOR
+                    start = int(rng.integers(padding, length - width - padding + 1))
+                    doors.append((r, start, width))
                     made += 1
                     if made >= max_doors:
                         break
                 if made:
-                    linked.add((a, b))
-                    reached[a] = reached[b] = True
+                    linked[p] = True
+                    reached[a_list[p]] = reached[b_list[p]] = True
             if np.array_equal(frontier, reached):
                 break
+    # Doors only ever turn wall tiles into door tiles, and nothing above reads the tiles, so
+    # they are cut all at once.
+    _cut_doors(tiles, runs, np.array(doors, dtype=np.int64).reshape(-1, 3), np.int8(_DOOR))
     return reached
 
 
@@ -267,11 +331,9 @@ def generate_building(
     # One id array for every room and hallway (rooms first): memory for one map, not one mask
     # per room (a 700x700 building has thousands of rooms).
     region = np.full((ih, iw), -1, dtype=np.int32)
-    for k, (x0, y0, x1, y1) in enumerate(room_rects):
-        region[y0 : y1 + 1, x0 : x1 + 1] = k
-    room_sizes = np.array(
-        [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in room_rects], dtype=np.int64
-    )
+    rects = np.array(room_rects, dtype=np.int64).reshape(-1, 4)
+    _fill_rects(region, rects)
+    room_sizes = (rects[:, 2] - rects[:, 0] + 1) * (rects[:, 3] - rects[:, 1] + 1)
     hall_labels, hall_sizes = label_regions(tiles == _HALL)
     n_rooms = len(room_rects)
     is_hall = hall_labels >= 0
@@ -285,7 +347,8 @@ def generate_building(
 
     walls = tiles == _WALL
     # Guarantee, not hope: whatever the doors did not reach is walled up.
-    start = np.argwhere(region == main)[0][::-1]
+    first = int(np.argmax(region == main))  # the first tile in raster order, as (x, y) below
+    start = np.array([first % iw, first // iw])
     reach = reachable_open(walls, start)
     walls |= ~reach
     # A room or hallway is kept when all of it is reached; largest first, ties in id order.
