@@ -49,54 +49,119 @@ class CaveParams(Protocol):
     room_threshold_size: int
 
 
-def _neighbour_walls(walls: np.ndarray) -> np.ndarray:
-    p = np.pad(walls, 1, mode="constant", constant_values=True).astype(np.uint8)
-    h, w = walls.shape
-    count = np.zeros((h, w), dtype=np.uint8)
-    for dy in range(3):
-        for dx in range(3):
-            if dy != 1 or dx != 1:
-                count += p[dy : dy + h, dx : dx + w]
-    return count
-
-
+@njit(cache=True)
 def _smooth(walls: np.ndarray) -> np.ndarray:
-    count = _neighbour_walls(walls)
-    return np.where(count > 4, True, np.where(count < 4, False, walls))
-
-
-def _wall_off_narrow(walls: np.ndarray) -> np.ndarray:
-    walls = walls.copy()
+    # One synchronous smoothing pass: more than 4 of the 8 neighbours walls (outside the map
+    # counts as wall) -> wall, fewer than 4 -> open, exactly 4 -> unchanged. Counts come from
+    # sums of 3-tile columns of the map padded with wall, one row at a time.
     h, w = walls.shape
-    while True:
-        o = np.pad(~walls, 2, mode="constant", constant_values=False)
+    padded = np.ones((h + 2, w + 2), dtype=np.uint8)
+    for y in range(h):
+        for x in range(w):
+            padded[y + 1, x + 1] = walls[y, x]
+    out = np.empty((h, w), dtype=np.bool_)
+    column = np.empty(w + 2, dtype=np.uint8)
+    for y in range(h):
+        for x in range(w + 2):
+            column[x] = padded[y, x] + padded[y + 1, x] + padded[y + 2, x]
+        for x in range(w):
+            count = column[x] + column[x + 1] + column[x + 2] - padded[y + 1, x + 1]
+            out[y, x] = count > 4 or (count == 4 and walls[y, x])
+    return out
 
-        def at(dx: int, dy: int, o: np.ndarray = o) -> np.ndarray:
-            return o[2 + dy : 2 + dy + h, 2 + dx : 2 + dx + w]
 
-        horizontal = (at(-1, 0) & at(1, 0)) | (at(1, 0) & at(2, 0)) | (at(-1, 0) & at(-2, 0))
-        vertical = (at(0, -1) & at(0, 1)) | (at(0, 1) & at(0, 2)) | (at(0, -1) & at(0, -2))
-        diagonal = (at(-1, -1) | at(1, 1)) & (at(-1, 1) | at(1, -1))
-        narrow = ~walls & ~(horizontal & vertical & diagonal)
-        if not narrow.any():
-            return walls
-        walls |= narrow
+@njit(cache=True)
+def _is_narrow(o: np.ndarray, y: int, x: int) -> bool:
+    # ``o`` is the open map padded with 2 closed tiles, (y, x) a padded index. An open tile is
+    # narrow without open room on both sides horizontally and vertically (a 3-tile run through
+    # it) or without an open diagonal neighbour on each diagonal.
+    if not o[y, x]:
+        return False
+    left, right = o[y, x - 1], o[y, x + 1]
+    horizontal = (left and right) or (right and o[y, x + 2]) or (left and o[y, x - 2])
+    up, down = o[y - 1, x], o[y + 1, x]
+    vertical = (up and down) or (down and o[y + 2, x]) or (up and o[y - 2, x])
+    diagonal = (o[y - 1, x - 1] or o[y + 1, x + 1]) and (o[y + 1, x - 1] or o[y - 1, x + 1])
+    return not (horizontal and vertical and diagonal)
 
 
-def _remove_small_regions(walls: np.ndarray, wall_min: int, room_min: int) -> np.ndarray:
+@njit(cache=True)
+def _wall_off_narrow(walls: np.ndarray) -> np.ndarray:
+    # Synchronous passes, each walling every narrow tile of the previous state, until none is
+    # left. After the first (full) pass only tiles within 2 of a tile just walled can turn
+    # narrow, so later passes look at those alone.
+    h, w = walls.shape
+    o = np.zeros((h + 4, w + 4), dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            o[y + 2, x + 2] = not walls[y, x]
+    pw = w + 4
+    todo = np.empty(16, dtype=np.int64)
+    n_todo = 0
+    for y in range(2, h + 2):
+        for x in range(2, w + 2):
+            if _is_narrow(o, y, x):
+                if n_todo == todo.shape[0]:
+                    todo = np.concatenate((todo, np.empty(n_todo, dtype=np.int64)))
+                todo[n_todo] = y * pw + x
+                n_todo += 1
+    seen = np.zeros((h + 4, w + 4), dtype=np.int32)  # the pass that last queued a tile
+    stamp = 0
+    near = np.empty(16, dtype=np.int64)
+    while n_todo:
+        for k in range(n_todo):
+            o[todo[k] // pw, todo[k] % pw] = False
+        stamp += 1
+        n_near = 0
+        for k in range(n_todo):
+            cy, cx = todo[k] // pw, todo[k] % pw
+            for y in range(cy - 2, cy + 3):
+                for x in range(cx - 2, cx + 3):
+                    if seen[y, x] == stamp or not o[y, x]:
+                        continue  # the padding is never open, so never queued
+                    seen[y, x] = stamp
+                    if n_near == near.shape[0]:
+                        near = np.concatenate((near, np.empty(n_near, dtype=np.int64)))
+                    near[n_near] = y * pw + x
+                    n_near += 1
+        if todo.shape[0] < n_near:
+            todo = np.empty(n_near, dtype=np.int64)
+        n_todo = 0
+        for k in range(n_near):
+            if _is_narrow(o, near[k] // pw, near[k] % pw):
+                todo[n_todo] = near[k]
+                n_todo += 1
+    out = np.empty((h, w), dtype=np.bool_)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = not o[y + 2, x + 2]
+    return out
+
+
+def _remove_small_regions(
+    walls: np.ndarray, wall_min: int, room_min: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The walls without small regions, and ``label_regions`` of their open tiles."""
     walls = walls.copy()
     labels, sizes = label_regions(walls)
-    small = np.flatnonzero(sizes < wall_min)
-    if small.size:
-        walls[np.isin(labels, small)] = False
+    # A lookup by label (index 0 for -1, no region) instead of np.isin, which sorts the map.
+    small = np.concatenate(([False], sizes < wall_min))
+    if small.any():
+        walls[small[labels + 1]] = False
     labels, sizes = label_regions(~walls)
     if sizes.size == 0:
-        return walls
+        return walls, labels, sizes
     small = sizes < room_min
     small[int(np.argmax(sizes))] = False  # keep the main room even when it is below threshold
     if small.any():
-        walls[np.isin(labels, np.flatnonzero(small))] = True
-    return walls
+        walls[np.concatenate(([False], small))[labels + 1]] = True
+        # Walling whole regions leaves the others as they were: their labels are renumbered
+        # (raster order of first tiles is kept) instead of labelling the map again.
+        kept = np.flatnonzero(~small)
+        renumber = np.full(sizes.size + 1, -1, dtype=np.int32)
+        renumber[kept + 1] = np.arange(kept.size, dtype=np.int32)
+        labels, sizes = renumber[labels + 1], sizes[kept]
+    return walls, labels, sizes
 
 
 def _edge_tiles(open_mask: np.ndarray) -> np.ndarray:
@@ -116,18 +181,124 @@ def _update_nearest(
     best_x: np.ndarray,
     best_y: np.ndarray,
 ) -> None:
-    # For every candidate tile u, remember the closest connected tile seen so far (first wins ties).
+    # For every candidate tile u, the closest tile c of this batch replaces u's best when it is
+    # strictly closer; among equally close tiles of the batch the first (lowest index) wins, as
+    # a scan of the batch in order with "<" would pick. The batch is binned into square buckets
+    # and each u looks at rings of buckets around it only while they can still hold a tile at
+    # most as far as the best so far (the exact answer, at a cost that follows the distance,
+    # not the batch's size).
+    n = cx.shape[0]
+    if n == 0 or ux.shape[0] == 0:
+        return
+    side = 16
+    x_lo, x_hi, y_lo, y_hi = cx.min(), cx.max(), cy.min(), cy.max()
+    gw = (x_hi - x_lo) // side + 1
+    gh = (y_hi - y_lo) // side + 1
+    starts = np.zeros(gw * gh + 1, dtype=np.int64)
+    for j in range(n):
+        starts[((cy[j] - y_lo) // side) * gw + (cx[j] - x_lo) // side + 1] += 1
+    for b in range(gw * gh):
+        starts[b + 1] += starts[b]
+    fill = starts[:-1].copy()
+    members = np.empty(n, dtype=np.int64)
+    for j in range(n):  # ascending j within each bucket
+        b = ((cy[j] - y_lo) // side) * gw + (cx[j] - x_lo) // side
+        members[fill[b]] = j
+        fill[b] += 1
     for i in range(ux.shape[0]):
-        bd = best_d2[i]
-        for j in range(cx.shape[0]):
-            dx = ux[i] - cx[j]
-            dy = uy[i] - cy[j]
-            d2 = dx * dx + dy * dy
-            if d2 < bd:
-                bd = d2
-                best_x[i] = cx[j]
-                best_y[i] = cy[j]
-        best_d2[i] = bd
+        x, y = ux[i], uy[i]
+        # u's bucket, possibly outside the grid (then clamped rings still start from it)
+        bx = (x - x_lo) // side if x >= x_lo else -((x_lo - x + side - 1) // side)
+        by = (y - y_lo) // side if y >= y_lo else -((y_lo - y + side - 1) // side)
+        found_d = best_d2[i]
+        found_j = -1
+        reach = max(abs(bx), abs(bx - gw + 1), abs(by), abs(by - gh + 1))
+        r = 0
+        while r <= reach:
+            if r > 0:
+                # every tile of ring r is at least (r - 1) * side + 1 away along one axis
+                lower = (r - 1) * side + 1
+                if lower * lower > found_d:
+                    break
+            for gy in range(max(by - r, 0), min(by + r, gh - 1) + 1):
+                on_edge = gy == by - r or gy == by + r
+                step = 1 if on_edge else 2 * r
+                gx = bx - r
+                while gx <= bx + r:
+                    if 0 <= gx < gw:
+                        x0 = x_lo + gx * side
+                        y0 = y_lo + gy * side
+                        dx = max(0, x0 - x, x - (x0 + side - 1))
+                        dy = max(0, y0 - y, y - (y0 + side - 1))
+                        if dx * dx + dy * dy <= found_d:
+                            b = gy * gw + gx
+                            for m in range(starts[b], starts[b + 1]):
+                                j = members[m]
+                                ddx = x - cx[j]
+                                ddy = y - cy[j]
+                                d2 = ddx * ddx + ddy * ddy
+                                if d2 < found_d or (d2 == found_d and 0 <= j < found_j):
+                                    found_d = d2
+                                    found_j = j
+                    gx += step if step > 0 else 1
+            r += 1
+        if found_j >= 0:
+            best_d2[i] = found_d
+            best_x[i] = cx[found_j]
+            best_y[i] = cy[found_j]
+
+
+@njit(cache=True)
+def _absorb(walls: np.ndarray, connected: np.ndarray, carved: np.ndarray) -> np.ndarray:
+    # After a passage (tiles ``carved``, (K, 2) of (x, y), now open) joined the connected area:
+    # flood from the passage over open tiles not yet connected, which reaches exactly the tiles
+    # the passage joined to it (the passage itself and every region it cuts or touches: the
+    # other regions touched nothing connected before). Marks them connected and returns the
+    # flat indices (y * w + x) of those that border a wall or the map's edge, ascending.
+    h, w = walls.shape
+    queue = np.empty(max(16, 4 * carved.shape[0]), dtype=np.int64)
+    tail = 0
+    for k in range(carved.shape[0]):
+        x, y = carved[k, 0], carved[k, 1]
+        if 0 <= x < w and 0 <= y < h and not connected[y, x]:
+            connected[y, x] = True
+            if tail == queue.shape[0]:
+                queue = np.concatenate((queue, np.empty(tail, dtype=np.int64)))
+            queue[tail] = y * w + x
+            tail += 1
+    head = 0
+    while head < tail:
+        idx = queue[head]
+        head += 1
+        y = idx // w
+        x = idx - y * w
+        for k in range(4):
+            ny = y + (1 if k == 0 else -1 if k == 1 else 0)
+            nx = x + (1 if k == 2 else -1 if k == 3 else 0)
+            if 0 <= ny < h and 0 <= nx < w and not walls[ny, nx] and not connected[ny, nx]:
+                connected[ny, nx] = True
+                if tail == queue.shape[0]:
+                    queue = np.concatenate((queue, np.empty(tail, dtype=np.int64)))
+                queue[tail] = ny * w + nx
+                tail += 1
+    edge = np.empty(tail, dtype=np.int64)
+    n_edge = 0
+    for k in range(tail):
+        y = queue[k] // w
+        x = queue[k] - y * w
+        if (
+            y == 0
+            or y == h - 1
+            or x == 0
+            or x == w - 1
+            or walls[y - 1, x]
+            or walls[y + 1, x]
+            or walls[y, x - 1]
+            or walls[y, x + 1]
+        ):
+            edge[n_edge] = queue[k]
+            n_edge += 1
+    return np.sort(edge[:n_edge])
 
 
 def _line4(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
@@ -150,7 +321,8 @@ def _line4(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
     return np.array(points, dtype=np.int64)
 
 
-def _carve(walls: np.ndarray, line: np.ndarray, radius: int) -> None:
+def _carve(walls: np.ndarray, line: np.ndarray, radius: int) -> np.ndarray:
+    """Open discs of ``radius`` around the tiles of ``line``; returns the opened (x, y)."""
     r = np.arange(-radius, radius + 1)
     ox, oy = np.meshgrid(r, r)
     inside = ox * ox + oy * oy <= radius * radius
@@ -159,30 +331,38 @@ def _carve(walls: np.ndarray, line: np.ndarray, radius: int) -> None:
     h, w = walls.shape
     ok = (pts[:, 0] >= 0) & (pts[:, 0] < w) & (pts[:, 1] >= 0) & (pts[:, 1] < h)
     walls[pts[ok, 1], pts[ok, 0]] = False
+    return pts[ok]
 
 
-def _connect_to_main(walls: np.ndarray, main_label: int, labels: np.ndarray, radius: int) -> None:
-    """Cut passages until every open tile is 4-connected to region ``main_label`` (in place)."""
-    anchor = np.argwhere(labels == main_label)[0]  # (iy, ix) of a tile that stays in main
+def _connect_to_main(
+    walls: np.ndarray, main_label: int, labels: np.ndarray, radius: int
+) -> np.ndarray:
+    """Cut passages until every open tile is 4-connected to region ``main_label`` (in place).
+
+    Returns bool (H, W): the tiles 4-connected to that region, kept up to date passage by
+    passage (what labelling the final map would give for it).
+    """
     connected = labels == main_label
     edges = _edge_tiles(~walls)
     uy, ux = np.nonzero(edges & ~connected)
     cy, cx = np.nonzero(edges & connected)
+    del edges
     best_d2 = np.full(ux.shape, np.iinfo(np.int64).max, dtype=np.int64)
     best_x = np.zeros(ux.shape, dtype=np.int64)
     best_y = np.zeros(ux.shape, dtype=np.int64)
     _update_nearest(ux, uy, cx, cy, best_d2, best_x, best_y)
+    w = walls.shape[1]
     while ux.size:
         i = int(np.argmin(best_d2))
-        _carve(walls, _line4(int(ux[i]), int(uy[i]), int(best_x[i]), int(best_y[i])), radius)
-        labels, _ = label_regions(~walls)
-        now = labels == labels[anchor[0], anchor[1]]
-        new_cy, new_cx = np.nonzero(now & ~connected & _edge_tiles(~walls))
-        connected = now
+        line = _line4(int(ux[i]), int(uy[i]), int(best_x[i]), int(best_y[i]))
+        carved = _carve(walls, line, radius)
+        # The passage's side of the map only: no relabelling of the whole map per passage.
+        new = _absorb(walls, connected, carved)
         keep = ~connected[uy, ux]
         ux, uy = ux[keep], uy[keep]
         best_d2, best_x, best_y = best_d2[keep], best_x[keep], best_y[keep]
-        _update_nearest(ux, uy, new_cx, new_cy, best_d2, best_x, best_y)
+        _update_nearest(ux, uy, new % w, new // w, best_d2, best_x, best_y)
+    return connected
 
 
 def generate_cave(
@@ -244,13 +424,15 @@ def generate_cave(
 
     ih, iw = h - 2 * b, w - 2 * b
     for _ in range(_ATTEMPTS):
-        walls = rng.random((ih, iw)) * 100.0 < fill
+        draws = rng.random((ih, iw))
+        draws *= 100.0  # in place: no second map of floats (200 MB at 5000x5000)
+        walls = draws < fill
+        del draws
         walls[0, :] = walls[-1, :] = walls[:, 0] = walls[:, -1] = True
         for _ in range(runs):
             walls = _smooth(walls)
         walls = _wall_off_narrow(walls)
-        walls = _remove_small_regions(walls, wall_min, room_min)
-        labels, sizes = label_regions(~walls)
+        walls, labels, sizes = _remove_small_regions(walls, wall_min, room_min)
         if sizes.size:
             break
     else:
@@ -261,12 +443,9 @@ def generate_cave(
         )
     order = np.argsort(-sizes, kind="stable")
     rooms = labels  # region ids before the passages (one array, not one mask per region)
-    _connect_to_main(walls, int(order[0]), labels, radius)
+    main = _connect_to_main(walls, int(order[0]), labels, radius)
 
     # Guarantee, not hope: anything still cut off from the main room is filled.
-    labels, _ = label_regions(~walls)
-    first = np.argwhere(rooms == order[0])[0]
-    main = labels == labels[first[0], first[1]]
     walls |= ~main
     rooms = np.where(main, rooms, -1)
     left = np.bincount(rooms[rooms >= 0], minlength=sizes.size)
