@@ -94,32 +94,39 @@ def _split_rooms(
     tiles: np.ndarray, inner: Rect, min_side: int, chance: float, rng: np.random.Generator
 ) -> list[Rect]:
     rooms: list[Rect] = []
+    walls: list[tuple[int, int, int, int]] = []
+    random, integers = rng.random, rng.integers  # bound once: this loop runs per room
+    span = 2 * min_side - 1  # a side of length L + 1 takes L - span wall positions
     # Explicit stack (depth-first, first half first) instead of recursion: no depth limit.
     stack: list[tuple[Rect, bool, bool]] = [(inner, False, True)]
     while stack:
         rect, split_x, forced = stack.pop()
         x0, y0, x1, y1 = rect
-        wants = rng.random() * 100.0 < chance
+        wants = random() * 100.0 < chance
         if not (wants or forced):
             rooms.append(rect)
             continue
-        for on_x in (split_x, not split_x):
-            lo, hi = (x0, x1) if on_x else (y0, y1)
-            n_walls = _cut_count(lo, hi, 1, min_side)
-            if n_walls:
-                break
-        else:
-            rooms.append(rect)
-            continue
-        c = lo + min_side + int(rng.integers(n_walls))
+        # _cut_count(lo, hi, 1, min_side) along the preferred axis, else the other, inlined
+        on_x = split_x
+        n_walls = (x1 - x0 if on_x else y1 - y0) - span
+        if n_walls <= 0:
+            on_x = not on_x
+            n_walls = (x1 - x0 if on_x else y1 - y0) - span
+            if n_walls <= 0:
+                rooms.append(rect)
+                continue
+        c = (x0 if on_x else y0) + min_side + int(integers(n_walls))
         if on_x:
-            tiles[y0 : y1 + 1, c] = _WALL
+            walls.append((c, y0, c, y1))
             halves = [(x0, y0, c - 1, y1), (c + 1, y0, x1, y1)]
         else:
-            tiles[c, x0 : x1 + 1] = _WALL
+            walls.append((x0, c, x1, c))
             halves = [(x0, y0, x1, c - 1), (x0, c + 1, x1, y1)]
         stack.append((halves[1], not on_x, False))
         stack.append((halves[0], not on_x, False))
+    # Nothing above reads the tiles: the walls are drawn at once (one kernel call, not one
+    # numpy slice per wall).
+    _fill_rects(tiles, np.array(walls, dtype=np.int64).reshape(-1, 4), _WALL)
     return rooms
 
 
@@ -190,13 +197,15 @@ def _cut_doors(tiles: np.ndarray, runs: np.ndarray, doors: np.ndarray, value: np
 
 
 @njit(cache=True)
-def _fill_rects(region: np.ndarray, rects: np.ndarray) -> None:
-    # region[y0:y1 + 1, x0:x1 + 1] = k for rect k = (x0, y0, x1, y1), in order.
+def _fill_rects(out: np.ndarray, rects: np.ndarray, value: int) -> None:
+    # out[y0:y1 + 1, x0:x1 + 1] = value for every rect (x0, y0, x1, y1), or = k for rect k
+    # when value < 0.
     for k in range(rects.shape[0]):
         x0, y0, x1, y1 = rects[k, 0], rects[k, 1], rects[k, 2], rects[k, 3]
+        v = k if value < 0 else value
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
-                region[y, x] = k
+                out[y, x] = v
 
 
 def _connect_with_doors(
@@ -231,6 +240,7 @@ def _connect_with_doors(
     reached[main] = True
     linked = np.zeros(first_run.size, dtype=bool)
     doors: list[tuple[int, int, int]] = []
+    integers, permutation = rng.integers, rng.permutation  # bound once: called per door
     # Relax only when stuck: first MAES's padding, then no padding, then doors as wide as fit.
     for padding, shrink in ((door_padding, False), (0, False), (0, True)):
         while not reached.all():
@@ -240,15 +250,16 @@ def _connect_with_doors(
             todo = np.flatnonzero((frontier[pair_a] != frontier[pair_b]) & ~linked)
             for p in todo.tolist():
                 n_lines = first_list[p + 1] - first_list[p]
-                max_doors = int(rng.integers(1, 4)) if n_lines > 1 else 1
+                max_doors = int(integers(1, 4)) if n_lines > 1 else 1
                 made = 0
-                for li in rng.permutation(n_lines).tolist():
+                # permutation(1) draws nothing, so it is skipped for the many one-line pairs
+                for li in permutation(n_lines).tolist() if n_lines > 1 else (0,):
                     r = line_list[first_list[p] + li]
                     length = lengths[r]
                     width = min(door_width, length) if shrink else door_width
                     if length < width + 2 * padding:
                         continue
-                    start = int(rng.integers(padding, length - width - padding + 1))
+                    start = int(integers(padding, length - width - padding + 1))
                     doors.append((r, start, width))
                     made += 1
                     if made >= max_doors:
@@ -332,7 +343,7 @@ def generate_building(
     # per room (a 700x700 building has thousands of rooms).
     region = np.full((ih, iw), -1, dtype=np.int32)
     rects = np.array(room_rects, dtype=np.int64).reshape(-1, 4)
-    _fill_rects(region, rects)
+    _fill_rects(region, rects, -1)
     room_sizes = (rects[:, 2] - rects[:, 0] + 1) * (rects[:, 3] - rects[:, 1] + 1)
     hall_labels, hall_sizes = label_regions(tiles == _HALL)
     n_rooms = len(room_rects)
