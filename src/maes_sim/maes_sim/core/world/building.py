@@ -64,9 +64,9 @@ def _place_halls(
     blocks: list[Rect] = [(0, 0, iw - 1, ih - 1)]
     hall_tiles = 0
     vertical = True  # cut along x first (a vertical hallway), as MAES
-    areas = [iw * ih]  # kept beside blocks, not recomputed per hallway
+    areas = np.array([iw * ih], dtype=np.int64)  # kept beside blocks, not recomputed per cut
     while hall_tiles * 100.0 < max_percent * ih * iw:
-        k = areas.index(max(areas))  # the first largest, as np.argmax
+        k = int(np.argmax(areas))
         x0, y0, x1, y1 = blocks[k]
         for axis_vertical in (vertical, not vertical):
             lo, hi = (x0, x1) if axis_vertical else (y0, y1)
@@ -85,7 +85,9 @@ def _place_halls(
             parts = [(x0, y0, x1, c - 1), (x0, c + hall_width, x1, y1)]
             hall_tiles += hall_width * (x1 - x0 + 1)
         blocks[k : k + 1] = parts
-        areas[k : k + 1] = [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in parts]
+        areas = np.concatenate(
+            (areas[:k], [(x1 - x0 + 1) * (y1 - y0 + 1) for x0, y0, x1, y1 in parts], areas[k + 1 :])
+        )
         vertical = not axis_vertical
     return blocks
 
@@ -370,8 +372,8 @@ def generate_building(
     halls_kept = kept[kept >= n_rooms]
     rooms_kept = rooms_kept[np.argsort(-sizes[rooms_kept], kind="stable")]
     halls_kept = halls_kept[np.argsort(-sizes[halls_kept], kind="stable")]
-    rooms = ranked_regions(region, rooms_kept).padded(b)
-    halls = ranked_regions(region, halls_kept).padded(b)
+    rooms = ranked_regions(region, rooms_kept, border=b)
+    halls = ranked_regions(region, halls_kept, border=b)
     return WorldMap(walls=add_border(walls, b, True), rooms=rooms, hallways=halls, name="building")
 
 

@@ -452,7 +452,7 @@ def generate_cave(
     order = order[left[order] > 0]
     return WorldMap(
         walls=add_border(walls, b, True),
-        rooms=ranked_regions(rooms, order).padded(b),
+        rooms=ranked_regions(rooms, order, border=b),
         name="cave",
     )
 
