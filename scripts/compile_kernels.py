@@ -7,9 +7,10 @@ shared by every clone of the same sources) instead of each compiling them: 20-40
 process on a 2-core machine, and the parallel test workers would each pay it at once.
 
 It runs short direct-mode runs of the shipped configs (the default explorer on a building, a
-cave, the imperfect world with its noise, radio models and moving obstacles, with the simulated
-SLAM's maps and with occupancy maps, a mixed team, a Nav2 map, the lidar split over two
-threads), which touch the kernels with the argument types a run uses. A kernel used some other
+cave and a larger one whose regions need passages, the imperfect world with its noise, radio
+models and moving obstacles, with the simulated SLAM's maps and with occupancy maps, a mixed
+team, a Nav2 map, the lidar split over two threads), which touch the kernels with the argument
+types a run uses. A kernel used some other
 way still compiles on its first use, as before. Prints one line.
 """
 
@@ -25,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNS = [
     ("maes_config.yaml", 30, {}),
     ("configs/cave_75.yaml", 20, {}),
+    # a cave with regions apart (the 75x75 one has one), so the passage kernels compile too
+    ("configs/cave_75.yaml", 2, {"map": {"width_in_tiles": 200, "height_in_tiles": 200}}),
     ("configs/imperfect_world.yaml", 30, {}),
     # stack.slam: occupancy's grids: their scan update and, robots in range, their merge
     ("configs/imperfect_world.yaml", 30, {"stack": {"slam": "occupancy"}}),
