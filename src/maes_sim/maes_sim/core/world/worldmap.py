@@ -187,9 +187,12 @@ def ranked_regions(ids: np.ndarray, order: Sequence[int] | np.ndarray, border: i
     ids = np.ascontiguousarray(ids)
     order = np.asarray(order, dtype=np.int64)
     top = int(ids.max(initial=-1))
-    lut = np.zeros(max(top, int(order.max(initial=-1))) + 2, dtype=_label_dtype(order.size))
+    # One lut type (uint32) for every count, so the kernel has one compiled version (the
+    # ones compile_kernels.py makes on small maps), then the smallest type that holds them.
+    lut = np.zeros(max(top, int(order.max(initial=-1))) + 2, dtype=np.uint32)
     lut[order + 1] = np.arange(1, order.size + 1)
     labels, counts = _relabel(ids, lut, int(border))
+    labels = labels.astype(_label_dtype(order.size), copy=False)
     sizes = counts[: order.size + 1]
     if order.size and not sizes[1:].all():
         raise MapError(f"region labels must use exactly the values 0..{order.size}")
