@@ -77,9 +77,8 @@ def _bfs_steps(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _reach4(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    # _bfs_steps(...) >= 0 without its int64 distance map: a bool map, and a queue only as long
-    # as what is reached (np.empty leaves the rest of it unpaged); a fifth of the memory on a
-    # large map.
+    # _bfs_steps(...) >= 0 without its int64 distance map (8 bytes a tile, all written): a bool
+    # map instead, and the queue pages in only as far as what is reached.
     h, w = mask.shape
     seen = np.zeros((h, w), dtype=np.bool_)
     queue = np.empty(h * w, dtype=np.int64)
