@@ -188,7 +188,25 @@ class _FirstSignalInterrupts:
             self.signum = signum
             arm_stall_dump()
         if self.armed and self.received == 1 and sys.exc_info()[1] is None:
+            sys.unraisablehook = _QuietHalfBuilt(sys.unraisablehook)
             raise KeyboardInterrupt
+
+
+class _QuietHalfBuilt:
+    """``sys.unraisablehook`` once a stop signal's KeyboardInterrupt was raised: an object it
+    interrupted in its ``__init__`` is left half built, and a ``__del__`` that reads an
+    attribute the ``__init__`` never set then fails, "Exception ignored in" (seen: rclpy's
+    ``RcutilsLogger.__del__``, the simulator node stopped while it was built). Such an
+    AttributeError from a ``__del__`` is dropped; everything else goes to ``previous``."""
+
+    def __init__(self, previous: Any) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        where = getattr(unraisable.object, "__qualname__", "")
+        if isinstance(unraisable.exc_value, AttributeError) and where.endswith(".__del__"):
+            return
+        self.previous(unraisable)
 
 
 #: The two lines rclpy's events executor prints (pybind11's ``print``, to ``sys.stdout``) each
