@@ -188,23 +188,32 @@ class _FirstSignalInterrupts:
             self.signum = signum
             arm_stall_dump()
         if self.armed and self.received == 1 and sys.exc_info()[1] is None:
-            sys.unraisablehook = _QuietHalfBuilt(sys.unraisablehook)
+            sys.unraisablehook = _QuietAfterStop(sys.unraisablehook)
             raise KeyboardInterrupt
 
 
-class _QuietHalfBuilt:
-    """``sys.unraisablehook`` once a stop signal's KeyboardInterrupt was raised: an object it
-    interrupted in its ``__init__`` is left half built, and a ``__del__`` that reads an
-    attribute the ``__init__`` never set then fails, "Exception ignored in" (seen: rclpy's
-    ``RcutilsLogger.__del__``, the simulator node stopped while it was built). Such an
-    AttributeError from a ``__del__`` is dropped; everything else goes to ``previous``."""
+class _QuietAfterStop:
+    """``sys.unraisablehook`` once a stop signal's KeyboardInterrupt was raised. It drops two
+    leftovers of that interrupt, printed as "Exception ignored ..." with a traceback, and hands
+    everything else to ``previous``:
+
+    - the KeyboardInterrupt itself where it cannot propagate: in a ctypes callback (seen:
+      maes_sim_node stopped while numba compiled its kernels). The stop still happens: rclpy's
+      own handler has shut the context down, which ends the process's spin.
+    - an AttributeError from a ``__del__`` of an object the interrupt left half built, whose
+      ``__del__`` reads what its ``__init__`` never set (seen: rclpy's
+      ``RcutilsLogger.__del__``, the simulator node stopped while it was built).
+    """
 
     def __init__(self, previous: Any) -> None:
         self.previous = previous
 
     def __call__(self, unraisable: Any) -> None:
+        error = unraisable.exc_value
         where = getattr(unraisable.object, "__qualname__", "")
-        if isinstance(unraisable.exc_value, AttributeError) and where.endswith(".__del__"):
+        if isinstance(error, KeyboardInterrupt):
+            return
+        if isinstance(error, AttributeError) and where.endswith(".__del__"):
             return
         self.previous(unraisable)
 

@@ -269,6 +269,17 @@ DEMO = textwrap.dedent("""
         elif mode == "half_built":
             HalfBuilt()
             print("startup was not interrupted", flush=True)
+        elif mode == "in_callback":  # as numba compiling: C calls back into Python
+            import ctypes
+
+            def compare(a, b):
+                os.kill(os.getpid(), signal.SIGTERM)  # the KeyboardInterrupt lands in here
+                time.sleep(5.0)
+                return 0
+
+            order = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
+            values = (ctypes.c_int * 2)(2, 1)
+            ctypes.CDLL(None).qsort(values, 2, ctypes.sizeof(ctypes.c_int), order(compare))
         elif mode == "fail":
             proc.fail("config.yaml: map.width_in_tiles: must be > 0, got -3")
         rclpy.spin_once(node, timeout_sec=0.1)
@@ -276,11 +287,14 @@ DEMO = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("mode", ["during_startup", "during_teardown", "half_built"])
+@pytest.mark.parametrize("mode", ["during_startup", "during_teardown", "half_built", "in_callback"])
 def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp_path, mode):
     """``half_built``: the signal lands in an object's ``__init__``, whose ``__del__`` then
     fails on an attribute never set (rclpy's RcutilsLogger, stopped while the simulator node
-    was built, printed "Exception ignored in ... __del__"): nothing is printed."""
+    was built, printed "Exception ignored in ... __del__"). ``in_callback``: it lands in a
+    ctypes callback, where the KeyboardInterrupt cannot propagate (maes_sim_node stopped while
+    numba compiled: "Exception ignored on calling ctypes callback function"). Nothing is
+    printed, and the process ends."""
     out = _run_demo(tmp_path, DEMO, mode)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Traceback" not in out.stderr and "Exception" not in out.stderr, out.stderr
