@@ -51,6 +51,7 @@ def write_config(path: Path, results: Path) -> Path:
         f"global_settings:\n  statistics_result_path: {results}\n"
         "end_criteria:\n  exploration_percent: null\n  tick: null\n"
         "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n  building_config: {}\n"
+        "results:\n  pictures: false\n"  # the result pictures are not looked at here
     )
     return path
 

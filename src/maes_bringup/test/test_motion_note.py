@@ -72,6 +72,7 @@ def test_ros_says_it_once_per_robot(tmp_path):
     (tmp_path / "c.yaml").write_text(
         "number_of_robots: 2\nrandom_seeds: [2]\nmap: {width_in_tiles: 20, height_in_tiles: 20}\n"
         f"end_criteria: {{tick: 30}}\nglobal_settings: {{statistics_result_path: {tmp_path}/r}}\n"
+        "results: {pictures: false}\n"  # not looked at here
     )
     done = subprocess.run(
         [

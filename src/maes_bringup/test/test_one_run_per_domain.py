@@ -53,6 +53,31 @@ def _stepping(proc: subprocess.Popen, log: Path) -> None:
         time.sleep(0.2)
 
 
+def _trigger(service: str) -> None:
+    """Call the ``std_srvs/Trigger`` service ``service`` (the simulator's pause or resume) from
+    a node of its own, as ``ros2 service call`` would; fails unless it answers success."""
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+    from std_srvs.srv import Trigger
+
+    context = Context()
+    rclpy.init(context=context)
+    try:
+        node = rclpy.create_node("one_run_per_domain_test", context=context)
+        client = node.create_client(Trigger, service)
+        assert client.wait_for_service(timeout_sec=BOUND_S), f"no {service}"
+        future = client.call_async(Trigger.Request())
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        executor.spin_until_future_complete(future, timeout_sec=BOUND_S)
+        assert future.done() and future.result().success, f"{service}: {future.result()}"
+        executor.shutdown()
+        node.destroy_node()
+    finally:
+        rclpy.shutdown(context=context)
+
+
 @pytest.fixture(autouse=True)
 def full_probe_window(monkeypatch):
     """The probe's own default window (the root conftest shortens it for the other tests)."""
@@ -82,11 +107,13 @@ def test_a_second_run_on_a_busy_domain_stops_and_the_first_is_untouched(tmp_path
         timeout=BOUND_S,
     )
     assert lone.returncode == 0, lone.stderr[-3000:]
-    # The first run, capped at real time so that it is still running while the others start.
+    # The first run, paused once it steps (its pause service), so that it is still running
+    # while the others start, however long they take; capped at real time until then.
     first_log = tmp_path / "first.log"
     first = _maes_run(config, tmp_path / "first", first_log, "--real-time-factor", "1")
     started.append(first)
     _stepping(first, first_log)
+    _trigger("/maes/pause")
 
     second = subprocess.run(
         [str(MAES_RUN), "--config", str(config), "--results", str(tmp_path / "second")],
@@ -115,6 +142,7 @@ def test_a_second_run_on_a_busy_domain_stops_and_the_first_is_untouched(tmp_path
     )
     # It found the first run (so both ran at once, on two domains) and went elsewhere.
     assert said and said.group(1) != domain, auto_log.read_text()[-3000:]
+    _trigger("/maes/resume")
 
     assert first.wait(timeout=BOUND_S) == 0, first_log.read_text()[-3000:]
     (lone_folder,) = (tmp_path / "lone").iterdir()

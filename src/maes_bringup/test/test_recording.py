@@ -41,6 +41,7 @@ def small_config(ticks: int | None, robots: int = 2) -> dict:
         "random_seeds": [3],
         "end_criteria": {"exploration_percent": None, "tick": ticks},
         "map": {"width_in_tiles": 20, "height_in_tiles": 20, "building_config": {}},
+        "results": {"pictures": False},  # the result pictures are not looked at here
     }
 
 
@@ -51,6 +52,7 @@ def write_config(path: Path, results: Path, ticks: int | None) -> Path:
         f"global_settings:\n  statistics_result_path: {results}\n"
         f"end_criteria:\n  exploration_percent: null\n  tick: {end}\n"
         "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n  building_config: {}\n"
+        "results:\n  pictures: false\n"  # the result pictures are not looked at here
     )
     return path
 

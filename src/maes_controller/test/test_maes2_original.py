@@ -61,6 +61,7 @@ def write_config(path: Path, results: Path, *, robots: int, ticks: int) -> Path:
         f"  tick: {ticks}\n"
         "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\n"
         "  building_config: {}\n"
+        "results:\n  pictures: false\n"  # the result pictures are not looked at here
     )
     return path
 
