@@ -30,7 +30,7 @@ import numpy as np
 from maes_common.jit import njit
 
 from ._params import add_border, as_int, as_real, attr, map_size
-from .connectivity import label_regions
+from .connectivity import _flood, label_regions
 from .generators import map_generator
 from .worldmap import MapError, WorldMap, ranked_regions
 
@@ -256,31 +256,8 @@ def _absorb(walls: np.ndarray, connected: np.ndarray, carved: np.ndarray) -> np.
     # other regions touched nothing connected before). Marks them connected and returns the
     # flat indices (y * w + x) of those that border a wall or the map's edge, ascending.
     h, w = walls.shape
-    queue = np.empty(max(16, 4 * carved.shape[0]), dtype=np.int64)
-    tail = 0
-    for k in range(carved.shape[0]):
-        x, y = carved[k, 0], carved[k, 1]
-        if 0 <= x < w and 0 <= y < h and not connected[y, x]:
-            connected[y, x] = True
-            if tail == queue.shape[0]:
-                queue = np.concatenate((queue, np.empty(tail, dtype=np.int64)))
-            queue[tail] = y * w + x
-            tail += 1
-    head = 0
-    while head < tail:
-        idx = queue[head]
-        head += 1
-        y = idx // w
-        x = idx - y * w
-        for k in range(4):
-            ny = y + (1 if k == 0 else -1 if k == 1 else 0)
-            nx = x + (1 if k == 2 else -1 if k == 3 else 0)
-            if 0 <= ny < h and 0 <= nx < w and not walls[ny, nx] and not connected[ny, nx]:
-                connected[ny, nx] = True
-                if tail == queue.shape[0]:
-                    queue = np.concatenate((queue, np.empty(tail, dtype=np.int64)))
-                queue[tail] = ny * w + nx
-                tail += 1
+    queue = _flood(walls, False, connected, carved)  # (the passage's tiles are open)
+    tail = queue.shape[0]
     edge = np.empty(tail, dtype=np.int64)
     n_edge = 0
     for k in range(tail):

@@ -76,17 +76,18 @@ def _bfs_steps(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _reach4(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    # _bfs_steps(...) >= 0 without its int64 distance map (8 bytes a tile, all written): a bool
-    # map instead, and the queue pages in only as far as what is reached.
-    h, w = mask.shape
-    seen = np.zeros((h, w), dtype=np.bool_)
+def _flood(grid: np.ndarray, passable: bool, seen: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    # Mark in ``seen`` every tile 4-connected to ``starts`` ((K, 2) of (x, y)) through tiles
+    # where ``grid == passable`` and not seen yet, the starts included; returns the flat indices
+    # (y * w + x) of the tiles marked, in the order reached. The queue has room for the whole
+    # map but pages in only as far as what is reached.
+    h, w = grid.shape
     queue = np.empty(h * w, dtype=np.int64)
     tail = 0
     for i in range(starts.shape[0]):
         x = starts[i, 0]
         y = starts[i, 1]
-        if 0 <= x < w and 0 <= y < h and mask[y, x] and not seen[y, x]:
+        if 0 <= x < w and 0 <= y < h and grid[y, x] == passable and not seen[y, x]:
             seen[y, x] = True
             queue[tail] = y * w + x
             tail += 1
@@ -99,10 +100,19 @@ def _reach4(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
         for k in range(4):
             ny = y + (1 if k == 0 else -1 if k == 1 else 0)
             nx = x + (1 if k == 2 else -1 if k == 3 else 0)
-            if 0 <= ny < h and 0 <= nx < w and mask[ny, nx] and not seen[ny, nx]:
+            if 0 <= ny < h and 0 <= nx < w and grid[ny, nx] == passable and not seen[ny, nx]:
                 seen[ny, nx] = True
                 queue[tail] = ny * w + nx
                 tail += 1
+    return queue[:tail]
+
+
+@njit(cache=True)
+def _reach4(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    # _bfs_steps(...) >= 0 without its int64 distance map (8 bytes a tile, all written): a bool
+    # map instead.
+    seen = np.zeros(mask.shape, dtype=np.bool_)
+    _flood(mask, True, seen, starts)
     return seen
 
 
