@@ -467,9 +467,12 @@ def test_ctrl_c_on_the_launch_leaves_a_finished_recording(tmp_path, launch, watc
     config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
     out = tmp_path / "ctrl_c.mcap"
     run = launch(f"config:={config}", f"record:={out}")
-    assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
-        -3000:
-    ]
+    # Tick 5 seen: ticks 0-4 are recorded (the simulator records each message as it publishes
+    # it). Not 5 messages: tick 0 goes out again at the start, and a tick again for a late
+    # participant (unrecorded repeats), so 5 messages can be 4 ticks.
+    assert watcher.spin_until(
+        lambda: watcher.last_state is not None and watcher.last_state.tick >= 5, run
+    ), run.output[-3000:]
     nodes = run.record_children()
     os.killpg(run.proc.pid, signal.SIGINT)  # as Ctrl-C in a terminal
     code = run.wait(timeout=30.0)
