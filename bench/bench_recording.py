@@ -10,21 +10,25 @@ example explorer, a fixed number of ticks), each in its own process, in these va
 ``base``   no switch, another tree's code (``--base PATH``: e.g. a detached
            ``git worktree add /tmp/base main``; its ``src/`` packages go first on
            PYTHONPATH, the messages are this workspace's)
+``base_record``  ``--record run.mcap`` with the other tree's code (with ``--base``)
 =========  =====================================================================
 
-Printed per variant: the median CPU time (the child's user + system) and wall time over the
-rounds, their ratio to ``plain``, and the recording's size. The machine's speed drifts, so the
-variants take turns within each round. The runs get a ROS domain of their own (locked as the
-tests lock theirs, discovery on this machine only): another stack on the default domain would
-otherwise talk to them. Run it in the pip environment::
+Printed per variant: the median CPU time (the child's user + system), wall time and real-time
+factor (the run's ``summary.json``) over the rounds, the times' ratio to ``plain``, and the
+recording's size; with ``--base``, the other tree's recorded run against this tree's, paired.
+The machine's speed drifts, so the variants take turns within each round. The runs get a ROS
+domain of their own (locked as the tests lock theirs, discovery on this machine only): another
+stack on the default domain would otherwise talk to them. Run it in the pip environment::
 
     scripts/with_env python bench/bench_recording.py --robots 5 --ticks 200 --rounds 3
     scripts/with_env python bench/bench_recording.py --base /tmp/base-h14-live
+    scripts/with_env python bench/bench_recording.py --robots 120 --map-size 75 --base /tmp/base
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -41,8 +45,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def one_run(
     config: Path, ticks: int, extra: list[str], env: dict, out: Path
-) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one ``maes_run``."""
+) -> tuple[float, float, float]:
+    """(CPU seconds, wall seconds, real-time factor from the first tick) of one ``maes_run``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
@@ -69,7 +73,8 @@ def one_run(
     if proc.returncode != 0:
         raise SystemExit(f"maes_run failed: {proc.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall
+    summary = max(out.glob("*/summary.json"), key=lambda p: p.stat().st_mtime)
+    return cpu, wall, float(json.loads(summary.read_text())["real_time_factor_achieved"])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,10 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of every variant")
     parser.add_argument("--base", default=None, help="another tree to compare (its src/ code)")
     parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
+    parser.add_argument(
+        "--map-size", type=int, default=None, help="a generated map's side, tiles (the config's)"
+    )
     args = parser.parse_args(argv)
 
     cfg = yaml.safe_load(Path(args.config).read_text())
     cfg["number_of_robots"] = args.robots
+    if args.map_size:
+        cfg["map"] = dict(cfg.get("map", {}), width_in_tiles=args.map_size)
+        cfg["map"]["height_in_tiles"] = args.map_size
     cfg["end_criteria"] = {"exploration_percent": None, "coverage_percent": None, "tick": None}
     sys.path.insert(0, str(REPO))
     from conftest import acquire_ros_domain_id  # the tests' domain locks (repository root)
@@ -99,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         paths = [str(src / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
         base_env = dict(env, PYTHONPATH=os.pathsep.join([*paths, env.get("PYTHONPATH", "")]))
         variants["base"] = ([], base_env)
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        variants["base_record"] = (["--record", "RECORD"], base_env)
+    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in variants}
     sizes: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "bench.yaml"
@@ -108,24 +120,40 @@ def main(argv: list[str] | None = None) -> int:
             one_run(config, 5, [], run_env, Path(tmp) / f"warm_{name}")
         for k in range(args.rounds):
             for name, (extra, run_env) in variants.items():
-                record = Path(tmp) / f"run_{k}.mcap"
+                record = Path(tmp) / f"{name}_{k}.mcap"
                 extra = [str(record) if a == "RECORD" else a for a in extra]
                 times[name].append(one_run(config, args.ticks, extra, run_env, Path(tmp) / name))
-                if name == "record":
+                if name.endswith("record"):
                     sizes.append(record.stat().st_size)
-                print(f"round {k + 1}/{args.rounds} {name}: cpu {times[name][-1][0]:.1f} s, "
-                      f"wall {times[name][-1][1]:.1f} s", flush=True)  # fmt: skip
-    plain_cpu = statistics.median(c for c, _ in times["plain"])
-    plain_wall = statistics.median(w for _, w in times["plain"])
+                cpu, wall, rtf = times[name][-1]
+                print(f"round {k + 1}/{args.rounds} {name}: cpu {cpu:.1f} s, wall {wall:.1f} s, "
+                      f"real-time factor {rtf:.2f}x", flush=True)  # fmt: skip
+    plain_cpu = statistics.median(c for c, _, _ in times["plain"])
+    plain_wall = statistics.median(w for _, w, _ in times["plain"])
     print(f"\n{args.robots} robots, {args.ticks} ticks, median of {args.rounds} (loaded machine?)")
-    print(f"{'variant':>8} {'cpu s':>7} {'x plain':>8} {'wall s':>7} {'x plain':>8}")
+    print(f"{'variant':>11} {'cpu s':>7} {'x plain':>8} {'wall s':>7} {'x plain':>8} {'RTF':>6}")
     for name, runs in times.items():
-        cpu = statistics.median(c for c, _ in runs)
-        wall = statistics.median(w for _, w in runs)
-        print(f"{name:>8} {cpu:7.1f} {cpu / plain_cpu:8.3f} {wall:7.1f} {wall / plain_wall:8.3f}")
+        cpu = statistics.median(c for c, _, _ in runs)
+        wall = statistics.median(w for _, w, _ in runs)
+        rtf = statistics.median(r for _, _, r in runs)
+        print(f"{name:>11} {cpu:7.1f} {cpu / plain_cpu:8.3f} {wall:7.1f} {wall / plain_wall:8.3f}"
+              f" {rtf:5.2f}x")  # fmt: skip
     if sizes:
         print(f"recording: {statistics.median(sizes) / 1e6:.1f} MB ({args.ticks} ticks)")
+    if args.base:
+        print(f"recording, {args.base}'s time over this tree's: {_ratio(times, 'base_record')}")
     return 0
+
+
+def _ratio(times: dict, base: str) -> str:
+    """``base``'s CPU and wall time over ``record``'s: medians and ranges over the rounds
+    (paired; on a loaded machine the CPU time is the steadier of the two)."""
+    out = []
+    for what, k in (("cpu", 0), ("wall", 1)):
+        pairs = [b[k] / r[k] for r, b in zip(times["record"], times[base], strict=True)]
+        low, high = min(pairs), max(pairs)
+        out.append(f"{what} {statistics.median(pairs):.2f}x (range {low:.2f}-{high:.2f})")
+    return ", ".join(out)
 
 
 if __name__ == "__main__":

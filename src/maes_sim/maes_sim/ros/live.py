@@ -162,6 +162,10 @@ class LiveServer:
         """Robot frames prefixed for one view of every robot (:func:`adapt_for_live_view`)."""
         return adapt_for_live_view(topic, msg)
 
+    def adapts(self, topic: str) -> bool:
+        """True for the topics whose messages :meth:`adapt` changes (a robot's frames)."""
+        return _ROBOT_TOPIC.match(topic) is not None
+
     def wants(self, topic: str) -> bool:
         # A topic not advertised yet is wanted once, to advertise it; latched ones always (their
         # last message is kept for clients that subscribe later).

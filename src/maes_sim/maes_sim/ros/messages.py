@@ -21,7 +21,6 @@ from nav_msgs.msg import OccupancyGrid, Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
-from visualization_msgs.msg import MarkerArray
 
 from maes_common.contract import (
     BASE_FRAME,
@@ -39,7 +38,7 @@ from maes_sim.core import SIMULATOR_SLAM_MODES, Simulation
 from maes_sim.core.slam import to_occupancy
 
 from . import conversions as cv
-from .markers import obstacle_markers, simulation_markers
+from .markers import obstacle_markers_wire, simulation_markers_wire
 
 __all__ = ["SCAN_HEIGHT", "MessageFactory", "TickFrame"]
 
@@ -204,7 +203,7 @@ class MessageFactory:
 
     def state(self, frame: TickFrame, i: int, wire: bool = False) -> State | bytes:
         """Robot ``i``'s ``maes_state``; ``wire``: as the bytes a DDS writer sends (no message
-        objects to build and serialize), for a publisher that goes to DDS alone."""
+        objects to build and serialize), as the publishers send it."""
         state = frame.observation.state(i)
         if wire:
             return cv.state_to_wire(state, self._tag_wire, frame.robot_msgs)
@@ -248,8 +247,9 @@ class MessageFactory:
             cv.heatmap_to_values(heat), stamp, WORLD_FRAME, self.tile, self.origin_m
         )
 
-    def markers(self, frame: TickFrame) -> MarkerArray:
-        """``/maes/markers``: robots, tags, communication links and moving obstacles."""
+    def markers(self, frame: TickFrame) -> bytes:
+        """``/maes/markers``: robots, tags, communication links and moving obstacles, as the
+        bytes of a ``MarkerArray`` (:func:`~maes_sim.ros.markers.simulation_markers_wire`)."""
         sim, tile = self.sim, self.tile
         draw = sim.config.global_settings.draw_communication
         tags = (sim.tags.grid_positions - np.array([sim.shape[1], sim.shape[0]]) / 2.0) * tile
@@ -257,7 +257,7 @@ class MessageFactory:
             tags = np.empty((0, 2))
         poses_m = frame.poses.copy()
         poses_m[:, :2] *= tile
-        return simulation_markers(
+        return simulation_markers_wire(
             poses_m,
             sim.team.radii * tile,
             sim.colliding,
@@ -267,9 +267,10 @@ class MessageFactory:
             obstacles_m=None if sim.obstacles is None else sim.obstacles.in_metres(tile),
         )
 
-    def obstacles(self, stamp: Time) -> MarkerArray:
-        """``/maes/obstacles``: the moving obstacles alone (a simulation that has some)."""
-        return obstacle_markers(self.sim.obstacles.in_metres(self.tile), stamp, WORLD_FRAME)
+    def obstacles(self, stamp: Time) -> bytes:
+        """``/maes/obstacles``: the moving obstacles alone (a simulation that has some), as the
+        bytes of a ``MarkerArray``."""
+        return obstacle_markers_wire(self.sim.obstacles.in_metres(self.tile), stamp, WORLD_FRAME)
 
     def stats(self, real_time_factor: float = 0.0) -> Stats:
         """``/maes/stats`` now, with the achieved ``real_time_factor``."""

@@ -61,6 +61,9 @@ class RobotPublishers:
 class TickPublishers:
     """A simulation's publishers and what each tick publishes on them.
 
+    ``maes_state`` and the markers go out as the bytes a DDS writer sends, written without
+    message objects (rclpy's publishers and the tap take bytes as they are).
+
     Parameters
     ----------
     factory : MessageFactory
@@ -68,9 +71,6 @@ class TickPublishers:
     make : callable
         ``make(msg_type, topic, qos)`` -> a publisher, e.g. ``node.create_publisher`` or
         ``tap.outlet``.
-    wire : bool
-        Publish ``maes_state`` as the bytes DDS sends (no message objects to build and
-        serialize): only for publishers that go to DDS alone (no tap).
     maps_every_slam_tick : bool
         Publish the robots' maps on every SLAM tick (lockstep's navigator waits for them);
         False: only while someone takes them, and the newest at once to a reader that comes
@@ -84,12 +84,10 @@ class TickPublishers:
         factory: MessageFactory,
         make: MakePublisher,
         *,
-        wire: bool = False,
         maps_every_slam_tick: bool = True,
         heatmap_period_ticks: int = 10,
     ) -> None:
         self.factory = factory
-        self.wire = bool(wire)
         self.maps_every_slam_tick = bool(maps_every_slam_tick)
         self.heatmap_period_ticks = max(1, int(heatmap_period_ticks))
         sim = factory.sim
@@ -139,7 +137,7 @@ class TickPublishers:
             if robot.scan.get_subscription_count():
                 robot.scan.publish(factory.scan(frame, i))
             if robot.state.get_subscription_count():
-                robot.state.publish(factory.state(frame, i, wire=self.wire))
+                robot.state.publish(factory.state(frame, i, wire=True))
             if robot.map is not None and (frame.slam_update or robot.map_owed):
                 if self.maps_every_slam_tick or robot.map.get_subscription_count():
                     robot.map.publish(factory.slam_map(frame, i))

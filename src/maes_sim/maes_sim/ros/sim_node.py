@@ -263,13 +263,11 @@ class SimNode(EndsQuietly, Node):
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
 
         #: The node's publishers (DDS, and the tap when there is one) and what each tick
-        #: publishes on them: ``maes_state`` as the bytes DDS sends when no tap takes message
-        #: objects; the maps on every SLAM tick when this node steps itself (lockstep's
-        #: navigator waits for them).
+        #: publishes on them: the maps on every SLAM tick when this node steps itself
+        #: (lockstep's navigator waits for them).
         self.tick_publishers = TickPublishers(
             self.messages,
             self.create_publisher,
-            wire=tap is None,
             maps_every_slam_tick=self.steps_itself,
             heatmap_period_ticks=self.heatmap_period_ticks,
         )

@@ -1,5 +1,6 @@
 """A tap on a node's publishers: every message published also goes, serialized once (CDR, as
-on the wire), to sinks such as the MCAP recorder and the live view.
+on the wire), to sinks such as the MCAP recorder and the live view. A message published as its
+bytes (``maes_state``, the markers: written without message objects) goes to them as it is.
 
 The simulator node wraps its own publishers (``SimNode(..., tap=Tap([...]))``), so a recording
 holds exactly what the node published, with sim-time stamps, whatever DDS delivers; direct mode
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from rclpy.qos import QoSProfile
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 
 from .message_definitions import message_definition, type_name
 
@@ -23,7 +24,9 @@ __all__ = ["Sink", "Tap", "TapOutlet", "TappedPublisher"]
 
 class Sink(Protocol):
     """Where a tap's messages go (the recorder, the live view). A sink may also have
-    ``adapt(topic, msg) -> msg or None``: the message it takes instead (None: skip it)."""
+    ``adapt(topic, msg) -> msg or None``: the message it takes instead (None: skip it), with
+    ``adapts(topic) -> bool``: whether it changes ``topic``'s messages at all (a message
+    published as bytes is read back into its message object only for a sink that does)."""
 
     def wants(self, topic: str) -> bool:
         """True when a message on ``topic`` should be serialized and written now."""
@@ -113,6 +116,7 @@ class Tap:
     ) -> None:
         """Serialize ``msg`` once and give it to every sink that wants ``topic``.
 
+        ``msg``: a message of ``msg_type``, or its serialized bytes (given as they are).
         ``heard``: a message received from another node (the navigator's plans), which only
         sinks with ``takes_heard`` (the live view, not the recording) take.
         """
@@ -127,10 +131,13 @@ class Tap:
             return
         name, definition = type_name(msg_type), message_definition(msg_type)
         now = int(self.clock_ns())
-        serialized: dict[int, bytes] = {}  # id(message) -> its bytes: serialize each once
+        raw = isinstance(msg, bytes)
+        serialized: dict[int, bytes] = {id(msg): msg} if raw else {}  # serialize each once
         for sink in sinks:
             adapt = getattr(sink, "adapt", None)  # a sink may serve a changed copy
-            out = msg if adapt is None else adapt(topic, msg)
+            out = msg
+            if adapt is not None and not (raw and not sink.adapts(topic)):
+                out = adapt(topic, deserialize_message(msg, msg_type) if raw else msg)
             if out is None:
                 continue
             data = serialized.get(id(out))
