@@ -45,6 +45,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
         ("pair searches", "bench_pairs.py", []),
         ("sim node", "bench_sim_node.py", []),
         ("maes_state bytes", "bench_state_wire.py", []),
+        ("a tick's messages as bytes", "bench_wire.py", []),
         ("occupancy maps", "bench_occupancy.py", ["--robots", "120", "--all-models"]),
         ("wander", "bench_wander.py", []),
         ("direct", "bench_direct.py", []),

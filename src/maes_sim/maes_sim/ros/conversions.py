@@ -44,15 +44,6 @@ def yaw_from_quaternion(q: Quaternion) -> float:
     return pose.yaw_from_quaternion(q.x, q.y, q.z, q.w)
 
 
-def set_transform(msg: TransformStamped, pose, stamp: Time) -> None:
-    """Update a planar TransformStamped in place (cheaper than building a new one per tick)."""
-    msg.header.stamp = stamp
-    t = msg.transform
-    t.translation.x = float(pose[0])
-    t.translation.y = float(pose[1])
-    t.rotation.z, t.rotation.w = quaternion_from_yaw(float(pose[2]))
-
-
 def transform_to_msg(
     pose: tuple[float, float, float], parent: str, child: str, stamp: Time
 ) -> TransformStamped:
@@ -117,17 +108,6 @@ def scan_from_msg(msg: LaserScan, tile_size: float) -> tuple[np.ndarray, np.ndar
     r = np.asarray(msg.ranges, dtype=np.float64)
     hit = np.isfinite(r)
     return np.where(hit, r, msg.range_max) / tile_size, hit
-
-
-def set_odometry(msg: Odometry, pose_m, linear_mps: float, angular_rps: float, stamp: Time) -> None:
-    """Update an Odometry message in place (frames are left as they are)."""
-    msg.header.stamp = stamp
-    p = msg.pose.pose
-    p.position.x = float(pose_m[0])
-    p.position.y = float(pose_m[1])
-    p.orientation.z, p.orientation.w = quaternion_from_yaw(float(pose_m[2]))
-    msg.twist.twist.linear.x = float(linear_mps)
-    msg.twist.twist.angular.z = float(angular_rps)
 
 
 def odometry_to_msg(

@@ -7,10 +7,7 @@ draws some 15,000 link ends, and one ``geometry_msgs/Point`` object per end cost
 rest of a recorded tick. The simulator publishes and records these bytes; the message objects
 (:func:`simulation_markers`) are the same bytes read back, for a caller that wants them.
 
-Wire format: the CDR encoding of ROS 2's rmw layers, as in :mod:`maes_common.state_wire` (a
-4-byte encapsulation header, then the fields in declaration order, each primitive aligned to
-its size counted from the end of the header; strings as a uint32 length with the terminating
-NUL; sequences as a uint32 count, then the elements).
+Wire format: CDR, written by :class:`maes_sim.ros.wire.CdrWriter`.
 """
 
 from __future__ import annotations
@@ -21,6 +18,8 @@ import numpy as np
 from builtin_interfaces.msg import Time
 from rclpy.serialization import deserialize_message
 from visualization_msgs.msg import Marker, MarkerArray
+
+from .wire import CdrWriter
 
 __all__ = [
     "NS_HEADINGS",
@@ -47,44 +46,13 @@ _NONE, _HEADING = (0.0, 0.0, 0.0, 0.0), (1.0, 1.0, 1.0, 1.0)
 _TAG, _LINK = (1.0, 0.8, 0.0, 0.9), (0.2, 0.9, 0.3, 0.6)
 _OBSTACLE = (0.85, 0.45, 0.1, 0.9)
 
-_HEADER = b"\x00\x01\x00\x00"  # encapsulation: CDR, little endian
 _U32, _STAMP = struct.Struct("<I"), struct.Struct("<iI")
 _ID_TYPE_ACTION, _LIFETIME_LOCKED = struct.Struct("<3i"), struct.Struct("<iI?")
 _F64_3, _F64_4, _F32_4 = struct.Struct("<3d"), struct.Struct("<4d"), struct.Struct("<4f")
 
 
-class _Cdr:
-    """A little-endian CDR writer (alignment counted from the end of the header)."""
-
-    __slots__ = ("out",)
-
-    def __init__(self) -> None:
-        self.out = bytearray(_HEADER)
-
-    def align(self, size: int) -> None:
-        pad = -(len(self.out) - len(_HEADER)) % size
-        if pad:
-            self.out += bytes(pad)
-
-    def put(self, fmt: struct.Struct, size: int, *values) -> None:
-        self.align(size)
-        self.out += fmt.pack(*values)
-
-    def string(self, text: str) -> None:
-        data = text.encode("utf-8")
-        self.put(_U32, 4, len(data) + 1)
-        self.out += data + b"\x00"
-
-    def array(self, values: np.ndarray, size: int) -> None:
-        """A sequence of fixed-size structs of one primitive (``values``: one row each)."""
-        self.put(_U32, 4, len(values))
-        if len(values):
-            self.align(size)
-            self.out += np.ascontiguousarray(values, dtype=f"<f{size}").tobytes()
-
-
 def _marker(
-    cdr: _Cdr,
+    cdr: CdrWriter,
     ns: str,
     mid: int,
     kind: int,
@@ -157,7 +125,7 @@ def simulation_markers_wire(
     tags = np.asarray(tags_m, dtype=np.float64).reshape(-1, 2)
     obstacles = None if obstacles_m is None else np.asarray(obstacles_m).reshape(-1, 5)
     count = len(sizes or [radius_m]) + 3 + (0 if obstacles is None else len(obstacles))
-    cdr = _Cdr()
+    cdr = CdrWriter()
     cdr.put(_U32, 4, count)
 
     on_floor = np.zeros((n, 3))
@@ -235,7 +203,7 @@ def simulation_markers_wire(
     return bytes(cdr.out)
 
 
-def _obstacles(cdr: _Cdr, obstacles_m: np.ndarray, stamp: Time, frame: str) -> None:
+def _obstacles(cdr: CdrWriter, obstacles_m: np.ndarray, stamp: Time, frame: str) -> None:
     for k, (kind, x, y, a, b) in enumerate(obstacles_m.tolist()):
         _marker(
             cdr,
@@ -253,7 +221,7 @@ def _obstacles(cdr: _Cdr, obstacles_m: np.ndarray, stamp: Time, frame: str) -> N
 def obstacle_markers_wire(obstacles_m: np.ndarray, stamp: Time, frame: str = "world") -> bytes:
     """:func:`obstacle_markers` as the bytes of a ``visualization_msgs/MarkerArray``."""
     obstacles = np.asarray(obstacles_m).reshape(-1, 5)
-    cdr = _Cdr()
+    cdr = CdrWriter()
     cdr.put(_U32, 4, len(obstacles))
     _obstacles(cdr, obstacles, stamp, frame)
     return bytes(cdr.out)

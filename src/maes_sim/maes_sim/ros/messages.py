@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from builtin_interfaces.msg import Time
-from nav_msgs.msg import OccupancyGrid, Odometry
+from nav_msgs.msg import OccupancyGrid
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import LaserScan
 from tf2_msgs.msg import TFMessage
 
 from maes_common.contract import (
@@ -31,14 +30,17 @@ from maes_common.contract import (
     WORLD_FRAME,
     map_origin,
     robot_namespace,
+    wire_scan_ranges,
 )
 from maes_common.frames import tick_transforms
+from maes_common.pose import quaternion_from_yaw
 from maes_interfaces.msg import State, Stats, Tick
 from maes_sim.core import SIMULATOR_SLAM_MODES, Simulation
 from maes_sim.core.slam import to_occupancy
 
 from . import conversions as cv
 from .markers import obstacle_markers_wire, simulation_markers_wire
+from .wire import WireTemplate
 
 __all__ = ["SCAN_HEIGHT", "MessageFactory", "TickFrame"]
 
@@ -70,10 +72,11 @@ class TickFrame:
 class MessageFactory:
     """Builds the messages of ``sim``'s ticks (see the module's docstring).
 
-    The per-robot ``tf``, ``odom`` and ``scan`` messages and the global ``/tf`` are built once
-    and updated in place every tick (constructing nested rosidl messages costs more than
-    publishing them): a message it returns may change at the next tick, so publish it (or
-    serialize it) before the simulation steps.
+    The per-robot ``tf``, ``odom`` and ``scan``, the global ``/tf``, ``maes_state`` (with
+    ``wire``) and the markers come as the bytes a DDS writer sends: the first four keep their
+    shape for the run, so each is compiled once (:class:`~maes_sim.ros.wire.WireTemplate`) and
+    a tick fills in its stamp, poses and ranges; building and serializing nested rosidl
+    messages cost more than publishing them. The other messages are message objects.
 
     Parameters
     ----------
@@ -100,40 +103,35 @@ class MessageFactory:
         self.start_odom = np.zeros((sim.n_robots, 3))
         self._tag_msgs: dict[int, object] = {}  # id(tag in metres) -> its message (kept by core)
         self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
+        # tf, odom, scan and /tf keep their shape for the run: each is compiled once into a
+        # template whose stamp, poses and ranges every tick fills (maes_sim.ros.wire)
         zero = cv.time_to_msg(0.0)
         frames = [(ODOM, BASE)] + ([(MAP, ODOM)] if self.publish_slam_map else [])
-        self._tf_msgs, self._odom_msgs, self._scan_msgs = [], [], []
+        self._tf_wire = _transforms_template(frames, zero)
+        self._odom_wire = WireTemplate(
+            cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero), _ODOM_SLOTS
+        )
+        self._scan_wire: list[WireTemplate] = []
+        by_lidar: dict[tuple, WireTemplate] = {}  # robots with the same lidar share one
         for i in range(sim.n_robots):
-            self._tf_msgs.append(
-                TFMessage(
-                    transforms=[
-                        cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
-                        for parent, child in frames
-                    ]
-                )
-            )
-            self._odom_msgs.append(cv.odometry_to_msg((0.0, 0.0, 0.0), 0.0, 0.0, zero))
             rays, fov = sim.lidar_geometry(i)  # the robot type's lidar
-            self._scan_msgs.append(
-                cv.scan_to_msg(
-                    np.zeros(rays),
-                    zero,
-                    SCAN,
-                    self.tile,
-                    sim.team.types[i].lidar_range,
-                    sim.tick_duration,
-                    fov=fov,
+            lidar = (rays, fov, sim.team.types[i].lidar_range)
+            if lidar not in by_lidar:
+                scan = cv.scan_to_msg(
+                    np.zeros(rays), zero, SCAN, self.tile, lidar[2], sim.tick_duration, fov=fov
                 )
-            )
-        self._global_tf = TFMessage(
-            transforms=[
-                cv.transform_to_msg((0.0, 0.0, 0.0), parent, child, zero)
+                by_lidar[lidar] = WireTemplate(scan, _SCAN_SLOTS)
+            self._scan_wire.append(by_lidar[lidar])
+        self._global_tf_wire = _transforms_template(
+            [
+                pair
                 for i in range(sim.n_robots)
-                for parent, child in (
+                for pair in (
                     (WORLD_FRAME, f"{robot_namespace(i)}/{ODOM}"),
                     (f"{robot_namespace(i)}/{ODOM}", f"{robot_namespace(i)}/{BASE}"),
                 )
-            ]
+            ],
+            zero,
         )
 
     # ------------------------------------------------------------------ once a tick
@@ -179,27 +177,26 @@ class MessageFactory:
         return msg
 
     # ------------------------------------------------------------------ per robot
-    def robot_tf(self, frame: TickFrame, i: int) -> TFMessage:
-        """Robot ``i``'s ``tf``: odom -> base_footprint (and map -> odom with the SLAM map)."""
-        msg = self._tf_msgs[i]
-        cv.set_transform(msg.transforms[0], frame.odom_rel[i], frame.stamp)
-        if self.publish_slam_map:
-            cv.set_transform(msg.transforms[1], frame.map_to_odom[i], frame.stamp)
-        return msg
+    def robot_tf(self, frame: TickFrame, i: int) -> bytes:
+        """Robot ``i``'s ``tf`` (bytes of a ``TFMessage``): odom -> base_footprint (and map ->
+        odom with the SLAM map)."""
+        stamp = frame.stamp
+        poses = (frame.odom_rel[i], frame.map_to_odom[i])[: 2 if self.publish_slam_map else 1]
+        return self._tf_wire.pack(*_transform_values(poses, stamp.sec, stamp.nanosec))
 
-    def odom(self, frame: TickFrame, i: int) -> Odometry:
-        """Robot ``i``'s ``odom``."""
-        vel = frame.observation.velocities
-        msg = self._odom_msgs[i]
-        cv.set_odometry(msg, frame.odom_rel[i], vel[i, 0], vel[i, 1], frame.stamp)
-        return msg
+    def odom(self, frame: TickFrame, i: int) -> bytes:
+        """Robot ``i``'s ``odom`` (bytes of an ``Odometry``)."""
+        x, y, yaw = frame.odom_rel[i].tolist()
+        z, w = quaternion_from_yaw(yaw)
+        linear, angular = frame.observation.velocities[i, :2].tolist()
+        stamp = frame.stamp
+        return self._odom_wire.pack(stamp.sec, stamp.nanosec, x, y, z, w, linear, angular)
 
-    def scan(self, frame: TickFrame, i: int) -> LaserScan:
-        """Robot ``i``'s ``scan``."""
-        msg = self._scan_msgs[i]
-        msg.header.stamp = frame.stamp
-        msg.ranges = cv.scan_ranges(*self.sim.lidar_of(i), self.tile)
-        return msg
+    def scan(self, frame: TickFrame, i: int) -> bytes:
+        """Robot ``i``'s ``scan`` (bytes of a ``LaserScan``)."""
+        ranges = wire_scan_ranges(*self.sim.lidar_of(i), self.tile)
+        stamp = frame.stamp
+        return self._scan_wire[i].pack(stamp.sec, stamp.nanosec, ranges.astype("<f4").tobytes())
 
     def state(self, frame: TickFrame, i: int, wire: bool = False) -> State | bytes:
         """Robot ``i``'s ``maes_state``; ``wire``: as the bytes a DDS writer sends (no message
@@ -221,13 +218,12 @@ class MessageFactory:
         return cv.occupancy_to_msg(values, self.stamp(), MAP, self.tile, self.origin_m)
 
     # ------------------------------------------------------------------ global
-    def global_tf(self, frame: TickFrame) -> TFMessage:
-        """``/tf``: world -> robot<i>/odom -> robot<i>/base_footprint for every robot."""
-        msg = self._global_tf
-        for i in range(self.sim.n_robots):
-            cv.set_transform(msg.transforms[2 * i], frame.world_to_odom[i], frame.stamp)
-            cv.set_transform(msg.transforms[2 * i + 1], frame.odom_rel[i], frame.stamp)
-        return msg
+    def global_tf(self, frame: TickFrame) -> bytes:
+        """``/tf`` (bytes of a ``TFMessage``): world -> robot<i>/odom -> robot<i>/base_footprint
+        for every robot."""
+        poses = np.stack([frame.world_to_odom, frame.odom_rel], axis=1).reshape(-1, 3)
+        stamp = frame.stamp
+        return self._global_tf_wire.pack(*_transform_values(poses, stamp.sec, stamp.nanosec))
 
     def ground_truth(self, stamp: Time) -> OccupancyGrid:
         """``/maes/ground_truth``: the walls, in ``world``."""
@@ -311,3 +307,44 @@ class MessageFactory:
             run_id=run_id,
             end_reason=end_reason,
         )
+
+
+#: The fields of a ``tf`` transform that change every tick.
+_TRANSFORM_FIELDS = (
+    "header.stamp.sec",
+    "header.stamp.nanosec",
+    "transform.translation.x",
+    "transform.translation.y",
+    "transform.rotation.z",
+    "transform.rotation.w",
+)
+_ODOM_SLOTS = (
+    "header.stamp.sec",
+    "header.stamp.nanosec",
+    "pose.pose.position.x",
+    "pose.pose.position.y",
+    "pose.pose.orientation.z",
+    "pose.pose.orientation.w",
+    "twist.twist.linear.x",
+    "twist.twist.angular.z",
+)
+_SCAN_SLOTS = ("header.stamp.sec", "header.stamp.nanosec", "ranges")
+
+
+def _transforms_template(pairs: list[tuple[str, str]], stamp: Time) -> WireTemplate:
+    """A ``TFMessage`` of planar transforms ``parent -> child``, its poses and stamps filled
+    per tick by :func:`_transform_values`."""
+    msg = TFMessage(
+        transforms=[cv.transform_to_msg((0.0, 0.0, 0.0), a, b, stamp) for a, b in pairs]
+    )
+    slots = [f"transforms[{k}].{name}" for k in range(len(pairs)) for name in _TRANSFORM_FIELDS]
+    return WireTemplate(msg, slots)
+
+
+def _transform_values(poses, sec: int, nanosec: int) -> list:
+    """The slot values of :func:`_transforms_template` for ``poses`` (x, y metres, yaw)."""
+    values: list = []
+    for x, y, yaw in np.asarray(poses).tolist():
+        z, w = quaternion_from_yaw(yaw)
+        values += (sec, nanosec, x, y, z, w)
+    return values
