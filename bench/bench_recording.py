@@ -11,6 +11,9 @@ example explorer, a fixed number of ticks), each in its own process, in these va
            ``git worktree add /tmp/base main``; its ``src/`` packages go first on
            PYTHONPATH, the messages are this workspace's)
 ``base_record``  ``--record run.mcap`` with the other tree's code (with ``--base``)
+``listen``  no switch, with an outside listener (``--listen``: ``bench/listen_all.py`` in
+           its own process subscribed to every robot's ``scan``, ``tf`` and ``maes_state``,
+           as a recorder would be); ``base_listen`` the same with the other tree's code
 =========  =====================================================================
 
 Printed per variant: the median CPU time (the child's user + system), wall time and real-time
@@ -31,6 +34,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -44,9 +48,21 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def one_run(
-    config: Path, ticks: int, extra: list[str], env: dict, out: Path
+    config: Path, ticks: int, extra: list[str], env: dict, out: Path, listen: int = 0
 ) -> tuple[float, float, float]:
-    """(CPU seconds, wall seconds, real-time factor from the first tick) of one ``maes_run``."""
+    """(CPU seconds, wall seconds, real-time factor from the first tick) of one ``maes_run``;
+    ``listen``: with an outside listener to that many robots' topics (its CPU not counted;
+    what it heard is printed)."""
+    listener = None
+    if listen:
+        listener = subprocess.Popen(
+            [sys.executable, str(REPO / "bench" / "listen_all.py"), "--robots", str(listen)],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        if listener.stdout.readline().strip() != "ready":
+            raise SystemExit("the listener did not start")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
@@ -73,6 +89,14 @@ def one_run(
     if proc.returncode != 0:
         raise SystemExit(f"maes_run failed: {proc.stderr[-2000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if listener is not None:
+        listener.send_signal(signal.SIGINT)
+        heard = json.loads(listener.communicate(timeout=60)[0].strip().splitlines()[-1])
+        per_robot = heard["counts"]["maes_state"] / listen
+        newest = heard["newest_tick"]
+        print(f"  the listener heard {heard['counts']}: {per_robot:.1f} maes_state per robot for "
+              f"ticks 0-{ticks} (tick 0 comes twice), the newest tick "
+              f"{min(newest)}-{max(newest)}")  # fmt: skip
     summary = max(out.glob("*/summary.json"), key=lambda p: p.stat().st_mtime)
     return cpu, wall, float(json.loads(summary.read_text())["real_time_factor_achieved"])
 
@@ -84,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="runs of every variant")
     parser.add_argument("--base", default=None, help="another tree to compare (its src/ code)")
     parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
+    parser.add_argument("--listen", action="store_true", help="add the listener variants")
     parser.add_argument(
         "--map-size", type=int, default=None, help="a generated map's side, tiles (the config's)"
     )
@@ -105,12 +130,16 @@ def main(argv: list[str] | None = None) -> int:
         "record": (["--record", "RECORD"], env),
         "live": (["--live", "0"], env),
     }
+    if args.listen:
+        variants["listen"] = (["LISTEN"], env)
     if args.base:
         src = Path(args.base) / "src"
         paths = [str(src / p) for p in ("maes_sim", "maes_controller", "maes_bringup")]
         base_env = dict(env, PYTHONPATH=os.pathsep.join([*paths, env.get("PYTHONPATH", "")]))
         variants["base"] = ([], base_env)
         variants["base_record"] = (["--record", "RECORD"], base_env)
+        if args.listen:
+            variants["base_listen"] = (["LISTEN"], base_env)
     times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in variants}
     sizes: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,8 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.rounds):
             for name, (extra, run_env) in variants.items():
                 record = Path(tmp) / f"{name}_{k}.mcap"
-                extra = [str(record) if a == "RECORD" else a for a in extra]
-                times[name].append(one_run(config, args.ticks, extra, run_env, Path(tmp) / name))
+                listen = args.robots if "LISTEN" in extra else 0
+                extra = [str(record) if a == "RECORD" else a for a in extra if a != "LISTEN"]
+                times[name].append(
+                    one_run(config, args.ticks, extra, run_env, Path(tmp) / name, listen)
+                )
                 if name.endswith("record"):
                     sizes.append(record.stat().st_size)
                 cpu, wall, rtf = times[name][-1]
@@ -142,15 +174,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recording: {statistics.median(sizes) / 1e6:.1f} MB ({args.ticks} ticks)")
     if args.base:
         print(f"recording, {args.base}'s time over this tree's: {_ratio(times, 'base_record')}")
+        if args.listen:
+            ratio = _ratio(times, "base_listen", "listen")
+            print(f"listened to, {args.base}'s time over this tree's: {ratio}")
     return 0
 
 
-def _ratio(times: dict, base: str) -> str:
-    """``base``'s CPU and wall time over ``record``'s: medians and ranges over the rounds
+def _ratio(times: dict, base: str, this: str = "record") -> str:
+    """``base``'s CPU and wall time over ``this``'s: medians and ranges over the rounds
     (paired; on a loaded machine the CPU time is the steadier of the two)."""
     out = []
     for what, k in (("cpu", 0), ("wall", 1)):
-        pairs = [b[k] / r[k] for r, b in zip(times["record"], times[base], strict=True)]
+        pairs = [b[k] / r[k] for r, b in zip(times[this], times[base], strict=True)]
         low, high = min(pairs), max(pairs)
         out.append(f"{what} {statistics.median(pairs):.2f}x (range {low:.2f}-{high:.2f})")
     return ", ".join(out)
