@@ -35,6 +35,7 @@ from maes_common.contract import WORLD_FRAME
 __all__ = ["LiveServer", "adapt_for_live_view"]
 
 _ROBOT_TOPIC = re.compile(r"^/(robot\d+)/(scan|tf_static|map|tf|plan|global_costmap/costmap)$")
+_ROBOT_TF = re.compile(r"^/robot\d+/tf$")
 #: Robot topics in the robot's ``map`` frame, served in ``world``.
 _IN_MAP = ("map", "plan", "global_costmap/costmap")
 
@@ -168,8 +169,9 @@ class LiveServer:
 
     def wants(self, topic: str) -> bool:
         # A topic not advertised yet is wanted once, to advertise it; latched ones always (their
-        # last message is kept for clients that subscribe later).
-        if self.closed:
+        # last message is kept for clients that subscribe later). A robot's own tf is never
+        # served (the global /tf carries it): not wanted, so it is not even built for the view.
+        if self.closed or _ROBOT_TF.match(topic):
             return False
         channel = self._channels.get(topic)
         return channel is None or topic in self._latched or channel.has_sinks()
