@@ -25,7 +25,7 @@ import numpy as np
 
 __all__ = ["CDR_HEADER", "CdrWriter", "WireTemplate"]
 
-#: The encapsulation header: CDR, little endian (as rmw writes it on this machine's kind).
+#: The encapsulation header: CDR, little endian (what rmw writes on little-endian machines).
 CDR_HEADER = b"\x00\x01\x00\x00"
 #: ``struct`` codes of the ROS 2 primitive types.
 _CODES = {
