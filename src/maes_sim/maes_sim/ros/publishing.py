@@ -61,8 +61,9 @@ class RobotPublishers:
 class TickPublishers:
     """A simulation's publishers and what each tick publishes on them.
 
-    ``maes_state`` and the markers go out as the bytes a DDS writer sends, written without
-    message objects (rclpy's publishers and the tap take bytes as they are).
+    Each robot's ``tf``, ``odom``, ``scan`` and ``maes_state``, the global ``/tf`` and the
+    markers go out as the bytes a DDS writer sends, written without message objects (rclpy's
+    publishers and the tap take bytes as they are; :class:`MessageFactory`).
 
     Parameters
     ----------

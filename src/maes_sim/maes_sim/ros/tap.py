@@ -1,6 +1,7 @@
 """A tap on a node's publishers: every message published also goes, serialized once (CDR, as
 on the wire), to sinks such as the MCAP recorder and the live view. A message published as its
-bytes (``maes_state``, the markers: written without message objects) goes to them as it is.
+bytes (the simulator's ``tf``, ``odom``, ``scan``, ``maes_state`` and markers: written without
+message objects) goes to them as it is.
 
 The simulator node wraps its own publishers (``SimNode(..., tap=Tap([...]))``), so a recording
 holds exactly what the node published, with sim-time stamps, whatever DDS delivers; direct mode
@@ -136,7 +137,7 @@ class Tap:
         for sink in sinks:
             adapt = getattr(sink, "adapt", None)  # a sink may serve a changed copy
             out = msg
-            if adapt is not None and not (raw and not sink.adapts(topic)):
+            if adapt is not None and (not raw or sink.adapts(topic)):
                 out = adapt(topic, deserialize_message(msg, msg_type) if raw else msg)
             if out is None:
                 continue
