@@ -35,7 +35,8 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,7 @@ __all__ = [
     "njit",
     "prange",
     "source_digest",
+    "stop_between_compiles",
     "use_threads",
 ]
 
@@ -232,6 +234,8 @@ class _CompileNotice(_event.Listener):
         self.depth = 0
         self.started = 0.0
         self.seconds = 0.0
+        #: Called after each top-level compile (:func:`stop_between_compiles`).
+        self.between: Callable[[], None] | None = None
 
     @staticmethod
     def _ours(event: Any) -> bool:
@@ -262,6 +266,8 @@ class _CompileNotice(_event.Listener):
         self.depth -= 1
         if self.depth == 0:
             self.seconds += time.perf_counter() - self.started
+            if self.between is not None:
+                self.between()
 
     def report(self) -> None:
         if self.announced:
@@ -276,6 +282,22 @@ class _CompileNotice(_event.Listener):
 _notice = _CompileNotice()
 _event.register("numba:compile", _notice)
 atexit.register(_notice.report)
+
+
+@contextmanager
+def stop_between_compiles(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block, call ``check()`` each time one of the project's kernels has compiled
+    (with its callees): what it raises comes out of the call that compiled the kernel, between
+    two kernels, never from inside numba's compiler. ``maes_run`` passes its stop check, so a
+    Ctrl-C during a first run's compile (about ``FIRST_RUN_SECONDS`` on an idle machine, several
+    times that on a loaded one) stops after the kernel in hand, not after all of them; that
+    kernel is then not saved to the on-disk cache, and the next run compiles it again.
+    """
+    previous, _notice.between = _notice.between, check
+    try:
+        yield
+    finally:
+        _notice.between = previous
 
 
 def use_threads(threads: int) -> int:

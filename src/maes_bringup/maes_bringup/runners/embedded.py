@@ -280,9 +280,10 @@ class StopSignals:
     The handler never raises: an exception thrown into numba's compiler or rclpy's C++ (where
     a signal lands at any bytecode) comes out as another error, or a traceback. It records the
     first signal; start-up stops at its next step (:meth:`check`: after loading the config,
-    after building the world and compiling the kernels, after building the nodes), the run
-    loop within 50 ms. Later signals (a double Ctrl-C while the results are written) are
-    counted and otherwise ignored, with a one-line note: the results folder is always complete.
+    after each kernel a first run compiles, after building the world, after building the
+    nodes), the run loop within 50 ms. Later signals (a double Ctrl-C while the results are
+    written) are counted and otherwise ignored, with a one-line note: the results folder is
+    always complete.
     """
 
     def __init__(self) -> None:
@@ -391,6 +392,7 @@ def _claim_domain(request: str | None):
 
 def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
     """``_main`` once the domain is settled: load and check the input, then run."""
+    from maes_common.jit import stop_between_compiles
     from maes_common.process import teardown_limit_seconds
     from maes_sim.core import ConfigError, MapError, Simulation, load_config
 
@@ -399,7 +401,8 @@ def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
         stop.check()
         config = load_config(args.config)
         stop.check()
-        sim = Simulation(config, seed=args.seed)
+        with stop_between_compiles(stop.check):  # a first run compiles here: stop in between
+            sim = Simulation(config, seed=args.seed)
         stop.check()
         args.nav2_api = nav2_robots(args.nav2_api, args.controllers, sim.n_robots)
         if args.controllers == "builtin" and args.nav2_api:
