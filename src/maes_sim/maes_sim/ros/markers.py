@@ -227,9 +227,21 @@ def obstacle_markers_wire(obstacles_m: np.ndarray, stamp: Time, frame: str = "wo
     return bytes(cdr.out)
 
 
-def simulation_markers(*args, **kwargs) -> MarkerArray:
+def simulation_markers(
+    poses_m: np.ndarray,
+    radius_m: float | np.ndarray,
+    colliding: np.ndarray,
+    tags_m: np.ndarray,
+    links: tuple[np.ndarray, np.ndarray] | None,
+    stamp: Time,
+    frame: str = "world",
+    obstacles_m: np.ndarray | None = None,
+) -> MarkerArray:
     """:func:`simulation_markers_wire`'s markers as message objects (the same arguments)."""
-    return deserialize_message(simulation_markers_wire(*args, **kwargs), MarkerArray)
+    wire = simulation_markers_wire(
+        poses_m, radius_m, colliding, tags_m, links, stamp, frame=frame, obstacles_m=obstacles_m
+    )
+    return deserialize_message(wire, MarkerArray)
 
 
 def obstacle_markers(obstacles_m: np.ndarray, stamp: Time, frame: str = "world") -> MarkerArray:

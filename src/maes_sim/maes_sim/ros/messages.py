@@ -195,8 +195,9 @@ class MessageFactory:
     def scan(self, frame: TickFrame, i: int) -> bytes:
         """Robot ``i``'s ``scan`` (bytes of a ``LaserScan``)."""
         ranges = wire_scan_ranges(*self.sim.lidar_of(i), self.tile)
+        data = ranges.astype("<f4", copy=False).tobytes()
         stamp = frame.stamp
-        return self._scan_wire[i].pack(stamp.sec, stamp.nanosec, ranges.astype("<f4").tobytes())
+        return self._scan_wire[i].pack(stamp.sec, stamp.nanosec, data)
 
     def state(self, frame: TickFrame, i: int, wire: bool = False) -> State | bytes:
         """Robot ``i``'s ``maes_state``; ``wire``: as the bytes a DDS writer sends (no message
