@@ -522,7 +522,7 @@ def _run(
                     config,
                     verbose=args.verbose,
                     nav2_api=args.nav2_api,  # checked before any node exists
-                    run_id=sim_node.run_id,
+                    run_id=sim_node.admission.run_id,
                 )
             )
         # rclpy's events executor wakes for each ready entity instead of rebuilding a wait set
@@ -585,8 +585,8 @@ def _run(
                 "config_file": str(Path(args.config).resolve()),
                 "stopped_because": reason,
                 "sync": args.sync,
-                "lockstep_deadline_misses": sim_node.deadline_misses if sim_node else 0,
-                **(sim_node.logic_summary() if sim_node else {}),
+                "lockstep_deadline_misses": sim_node.admission.deadline_misses if sim_node else 0,
+                **(sim_node.admission.logic_summary() if sim_node else {}),
                 "wall_time_s": round(wall, 3),
                 "real_time_factor_achieved": round(rtf, 3),
             },
@@ -610,7 +610,7 @@ def _run(
             if rclpy.ok():
                 rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
-        failed_always = sim_node is not None and sim_node.logic_always_failed
+        failed_always = sim_node is not None and sim_node.admission.logic_always_failed
         if sim_node is not None and sim_node.logic_failure_line():
             print(f"maes_run: {sim_node.logic_failure_line()}", file=sys.stderr)
     if error is not None:
@@ -627,7 +627,7 @@ def _show_progress(progress: Progress, sim: Simulation, sim_node: Any, force: bo
         sim,
         sim_node.achieved_real_time_factor if sim_node else 0.0,
         force=force,
-        logic_failures=int(sim_node.logic_failures.sum()) if sim_node else 0,
+        logic_failures=int(sim_node.admission.logic_failures.sum()) if sim_node else 0,
     )
 
 
@@ -635,7 +635,9 @@ def _logic_always_failed(args: argparse.Namespace, sim_node: Any, tick: int) -> 
     """Whether the run should stop because the logic raised on every call so far (checked
     once per tick, right after the step: once calls were made, a later report can end "always
     failed", not start it)."""
-    return not args.keep_going and tick >= ALL_FAILED_TICKS and sim_node.logic_always_failed
+    return (
+        not args.keep_going and tick >= ALL_FAILED_TICKS and sim_node.admission.logic_always_failed
+    )
 
 
 def _drive_in_process(

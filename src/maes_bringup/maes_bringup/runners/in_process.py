@@ -77,7 +77,7 @@ class TeamDriver:
     def step(self) -> None:
         """One tick: every robot's logic and navigation, the simulation's step, its outputs."""
         node = self.node
-        node.logic_calls += 1
+        node.admission.logic_calls += 1
         self.team.tick(self._logic_failed)
         self._publish_navigation()
         node.after_step()
@@ -149,9 +149,9 @@ class TeamDriver:
 
     def _logic_failed(self, robot: DirectRobot, exc: Exception) -> None:
         """As the controller node: count it, log it (throttled), go on."""
-        failures = self.node.logic_failures
+        failures = self.node.admission.logic_failures
         failures[robot.robot_id] += 1
-        calls = int(self.node.logic_calls[robot.robot_id])
+        calls = int(self.node.admission.logic_calls[robot.robot_id])
         robot.logger.error(
             f"logic callback raised at tick {robot.tick} ({int(failures[robot.robot_id])} of "
             f"{calls} calls failed so far): {type(exc).__name__}: {exc}\n{traceback.format_exc()}",

@@ -46,7 +46,7 @@ from maes_common.contract import (
     TICK_TOPIC,
     robot_namespace,
 )
-from maes_common.lockstep import NOT_STARTED, Barrier, new_run_id
+from maes_common.lockstep import NOT_STARTED, new_run_id
 from maes_common.process import (
     EndsQuietly,
     events_executor,
@@ -112,12 +112,14 @@ class SimNode(EndsQuietly, Node):
     commands have arrived. A late participant is waited for as long as its node is on the ROS
     graph (every ``sync_timeout`` wall seconds a warning names it); one whose node has gone is
     dropped within about a second (the manifest then says so at once) and the run steps on
-    without it (``deadline_misses`` counts that). The result then
+    without it (``admission.deadline_misses`` counts that). The result then
     does not depend on the machine's speed or load. ``real_time_factor`` only caps the speed.
     ``sync="free"`` steps on the wall clock alone, whatever the others do (as a real robot
     would be): results then depend on the machine.
 
-    Before the first step a start barrier waits (``start_timeout`` wall seconds at most; None =
+    Who takes part is the :attr:`admission`'s (:class:`~maes_sim.ros.admission.Admission`: the
+    run's id, the start barrier and the lockstep participants, the logic-call counts). Before
+    the first step a start barrier waits (``start_timeout`` wall seconds at most; None =
     for ever, with a message every few seconds) until the expected participants are there:
     ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
     subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
@@ -127,7 +129,7 @@ class SimNode(EndsQuietly, Node):
     subscriber that is not a lockstep participant (a MAES 2.0 controller) is accepted once that
     subscriber has been there ``join_grace`` wall seconds without joining.
 
-    Each run has an id (:attr:`run_id`): the manifests carry it (the first, with tick
+    Each run has an id (``admission.run_id``): the manifests carry it (the first, with tick
     ``Tick.NOT_STARTED``, is published at once, so that participants can join before the
     start), reports of another run are refused with a warning naming the participant, and the
     end of the run is announced (a manifest with ``end_reason``; :meth:`announce_end`).
@@ -373,82 +375,6 @@ class SimNode(EndsQuietly, Node):
         tap = getattr(self, "tap", None)  # None for the publishers Node.__init__ makes
         return publisher if tap is None else tap.wrap(publisher, msg_type, qos_profile)
 
-    # ------------------------------------------------------------------ admission
-    # Who takes part and the start barrier are the admission's (maes_sim.ros.admission);
-    # these forward to it, as callers and tests know them on the node.
-    @property
-    def run_id(self) -> str:
-        """This run's id (in every manifest; reports of another run are refused)."""
-        return self.admission.run_id
-
-    @property
-    def barrier(self) -> Barrier:
-        """The lockstep participants."""
-        return self.admission.barrier
-
-    @property
-    def wait_for_navigator(self) -> bool:
-        """The start barrier waits for a navigator."""
-        return self.admission.wait_for_navigator
-
-    @property
-    def wait_for_controllers(self) -> str:
-        """What the start barrier waits for per robot (:data:`WAIT_FOR_CONTROLLERS`)."""
-        return self.admission.wait_for_controllers
-
-    @property
-    def join_grace(self) -> float:
-        """``"external"``: wall seconds before a non-participant controller is taken."""
-        return self.admission.join_grace
-
-    @property
-    def start_timeout(self) -> float | None:
-        """Wall seconds the start barrier waits at most (None: for ever)."""
-        return self.admission.start_timeout
-
-    @property
-    def free_controllers(self) -> dict[int, list[str]]:
-        """``"external"``: robots accepted with a controller outside lockstep (its names)."""
-        return self.admission.free_controllers
-
-    @property
-    def _plain_since(self) -> dict[int, float]:
-        # (the lockstep tests watch it to know the barrier has seen a MAES 2.0 controller)
-        return self.admission._plain_since
-
-    @property
-    def deadline_misses(self) -> int:
-        """Ticks stepped after the deadline passed with participants still missing."""
-        return self.admission.deadline_misses
-
-    @property
-    def logic_calls(self) -> np.ndarray:
-        """Per robot: logic calls its controller made (from the lockstep reports, or counted
-        by a runner that steps the simulation itself)."""
-        return self.admission.logic_calls
-
-    @logic_calls.setter
-    def logic_calls(self, value: np.ndarray) -> None:
-        self.admission.logic_calls = value
-
-    @property
-    def logic_failures(self) -> np.ndarray:
-        """Per robot: how many of those calls raised."""
-        return self.admission.logic_failures
-
-    @logic_failures.setter
-    def logic_failures(self, value: np.ndarray) -> None:
-        self.admission.logic_failures = value
-
-    @property
-    def logic_always_failed(self) -> bool:
-        """True when controllers reported logic calls and every one of them raised."""
-        return self.admission.logic_always_failed
-
-    def logic_summary(self) -> dict[str, list[int]]:
-        """``{"logic_calls": [...], "logic_failures": [...]}`` per robot, for summary.json."""
-        return self.admission.logic_summary()
-
     def logic_failure_line(self) -> str:
         """One line on the logic's failures ("" when none failed)."""
         return self.admission.logic_failure_line()
@@ -526,7 +452,9 @@ class SimNode(EndsQuietly, Node):
 
     def _advance_lockstep(self, now: float) -> None:
         tick = self.sim.tick
-        if self.barrier.waiting_for(tick, self._cmd_received) and not self._check_late(now, tick):
+        if self.admission.barrier.waiting_for(tick, self._cmd_received) and not self._check_late(
+            now, tick
+        ):
             return
         if self.real_time_factor > 0:
             due = self._wall_anchor + (
@@ -553,7 +481,7 @@ class SimNode(EndsQuietly, Node):
         if waited >= interval and now - self._last_check >= interval:
             self._last_check = now
             self._drop_gone(now, tick, waited)
-        waiting = self.barrier.waiting_for(tick, self._cmd_received)
+        waiting = self.admission.barrier.waiting_for(tick, self._cmd_received)
         if not waiting:
             return True
         if waited >= self.sync_timeout and now - self._last_warning >= self.sync_timeout:
@@ -586,7 +514,7 @@ class SimNode(EndsQuietly, Node):
     def tick_complete(self) -> bool:
         """True when every lockstep participant handled the current tick and every command
         they counted has arrived."""
-        return self.barrier.ready(self.sim.tick, self._cmd_received)
+        return self.admission.barrier.ready(self.sim.tick, self._cmd_received)
 
     def publish_manifest(self, tick: int | None = None) -> None:
         """Publish ``/maes/tick`` for the current tick (after its outputs); ``tick``
@@ -595,8 +523,8 @@ class SimNode(EndsQuietly, Node):
             tick=self.sim.tick if tick is None else int(tick),
             lockstep=self.sync == "lockstep",
             navigators=self.admission.navigators(),
-            lockstep_robots=self.barrier.controlled_robots(),
-            run_id=self.run_id,
+            lockstep_robots=self.admission.barrier.controlled_robots(),
+            run_id=self.admission.run_id,
             end_reason=self.end_reason,
         )
 
@@ -695,7 +623,9 @@ class SimNode(EndsQuietly, Node):
         # statistics.csv (maes_sim.core.write_run_results), as for make run and direct mode.
         if self.write_results_on_finish and self.results_path is None:
             self.results_path = write_run_results(
-                self.sim, self.results_dir, extra_summary={**self.logic_summary(), **self._speed()}
+                self.sim,
+                self.results_dir,
+                extra_summary={**self.admission.logic_summary(), **self._speed()},
             )
             self.get_logger().info(f"results written to {self.results_path}")
         failures = self.logic_failure_line()

@@ -94,7 +94,7 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     def report(tick):
         pub.publish(
             TickDone(
-                run_id=node.run_id,
+                run_id=node.admission.run_id,
                 participant="/participant",
                 role="controller",
                 tick=tick,
@@ -106,7 +106,7 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
         )
 
     report(JOIN)
-    assert spin(until=lambda: node.barrier.participants)  # joined before the run starts
+    assert spin(until=lambda: node.admission.barrier.participants)  # joined before the run starts
     assert spin(until=lambda: node.started and manifests)
     start = sim.tick
     spin(1.0)
@@ -117,7 +117,7 @@ def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
         tick = sim.tick
         assert spin(until=lambda tick=tick: sim.tick == tick + 1)
     assert sim.tick == start + 5
-    assert node.deadline_misses == 0
+    assert node.admission.deadline_misses == 0
 
 
 def _join(pub, name, run_id):
@@ -143,8 +143,8 @@ def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.3, context=ctx))
     part = add(rclpy.create_node("slow", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/slow", node.run_id)
-    assert spin(until=lambda: node.barrier.participants)
+    _join(pub, "/slow", node.admission.run_id)
+    assert spin(until=lambda: node.admission.barrier.participants)
     assert spin(until=lambda: node.started)
     for _ in range(3):
         tick = sim.tick
@@ -152,7 +152,7 @@ def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
         assert sim.tick == tick, "stepped without the slow participant's report"
         pub.publish(
             TickDone(
-                run_id=node.run_id,
+                run_id=node.admission.run_id,
                 participant="/slow",
                 role="controller",
                 tick=tick,
@@ -163,8 +163,8 @@ def test_a_slow_participant_still_running_is_waited_for_past_the_deadline(ros):
             )
         )
         assert spin(until=lambda tick=tick: sim.tick == tick + 1)
-    assert node.deadline_misses == 0
-    assert not node.barrier.participants["/slow"].dropped
+    assert node.admission.deadline_misses == 0
+    assert not node.admission.barrier.participants["/slow"].dropped
 
 
 def test_deadline_steps_on_without_a_participant_that_left_the_graph(ros):
@@ -175,15 +175,15 @@ def test_deadline_steps_on_without_a_participant_that_left_the_graph(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
     part = rclpy.create_node("silent", context=ctx)
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/silent", node.run_id)
-    assert spin(until=lambda: node.barrier.participants)
+    _join(pub, "/silent", node.admission.run_id)
+    assert spin(until=lambda: node.admission.barrier.participants)
     assert spin(until=lambda: node.started)
     spin(1.5)
     assert sim.tick == 0, "stepped past a participant still on the graph"
     part.destroy_node()  # as if its process had died
     assert spin(until=lambda: sim.tick >= 20, timeout=30.0)
-    assert node.deadline_misses == 1  # dropped after one miss, not waited for every tick
-    assert node.barrier.participants["/silent"].dropped
+    assert node.admission.deadline_misses == 1  # dropped after one miss, not waited for every tick
+    assert node.admission.barrier.participants["/silent"].dropped
 
 
 def test_a_tick_a_participant_missed_is_published_again(ros):
@@ -195,7 +195,7 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
     node = add(SimNode(sim, real_time_factor=0, sync_timeout=0.5, context=ctx))
     part = add(rclpy.create_node("late_reader", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
-    _join(pub, "/late_reader", node.run_id)
+    _join(pub, "/late_reader", node.admission.run_id)
     assert spin(until=lambda: node.started)
     spin(0.2)  # tick 0's outputs are out, and nobody heard them
     states = []
@@ -204,7 +204,7 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
     assert states[0].tick == 0 and sim.tick == 0 and node.republishes >= 1
     pub.publish(
         TickDone(
-            run_id=node.run_id,
+            run_id=node.admission.run_id,
             participant="/late_reader",
             role="controller",
             tick=0,
@@ -215,7 +215,7 @@ def test_a_tick_a_participant_missed_is_published_again(ros):
         )
     )
     assert spin(until=lambda: sim.tick == 1)
-    assert node.deadline_misses == 0
+    assert node.admission.deadline_misses == 0
 
 
 def test_the_run_is_announced_before_the_start_and_its_end_after_it(ros):
@@ -228,11 +228,11 @@ def test_the_run_is_announced_before_the_start_and_its_end_after_it(ros):
     part.create_subscription(Tick, "/maes/tick", manifests.append, LOCKSTEP_READER_QOS)
     assert spin(until=lambda: manifests)
     first = manifests[0]
-    assert first.tick == Tick.NOT_STARTED and first.run_id == node.run_id != ""
+    assert first.tick == Tick.NOT_STARTED and first.run_id == node.admission.run_id != ""
     assert first.end_reason == "" and not node.started
     node.announce_end("stopped by the test")
     assert spin(until=lambda: manifests[-1].end_reason == "stopped by the test")
-    assert manifests[-1].run_id == node.run_id
+    assert manifests[-1].run_id == node.admission.run_id
 
 
 def test_reports_of_another_run_are_refused_and_never_waited_for(ros):
@@ -244,9 +244,9 @@ def test_reports_of_another_run_are_refused_and_never_waited_for(ros):
     part = add(rclpy.create_node("old", context=ctx))
     pub = part.create_publisher(TickDone, "/maes/tick_done", LOCKSTEP_WRITER_QOS)
     _join(pub, "/old", "an_earlier_run")
-    assert spin(until=lambda: node.barrier.stale)
-    assert node.barrier.stale == {"/old": "an_earlier_run"}
-    assert "/old" not in node.barrier.participants
+    assert spin(until=lambda: node.admission.barrier.stale)
+    assert node.admission.barrier.stale == {"/old": "an_earlier_run"}
+    assert "/old" not in node.admission.barrier.participants
     assert spin(until=lambda: sim.tick >= 10), "waited for a participant of another run"
 
 
@@ -267,12 +267,12 @@ def test_external_controllers_barrier_takes_a_plain_reader_only_after_the_grace(
     )
     client = add(rclpy.create_node("maes2_controller", context=ctx))
     client.create_subscription(State, "/robot0/maes_state", lambda m: None, STATE_QOS)
-    assert spin(until=lambda: 0 in node._plain_since)
+    assert spin(until=lambda: 0 in node.admission._plain_since)
     seen = time.monotonic()
     assert "maes2_controller" in " ".join(node.start_missing())
     assert spin(until=lambda: node.started, timeout=30.0)
     assert time.monotonic() - seen >= 1.5, "started before the grace was over"
-    assert node.free_controllers == {0: ["/maes2_controller"]}
+    assert node.admission.free_controllers == {0: ["/maes2_controller"]}
     assert spin(until=lambda: sim.tick > 5)
 
 
@@ -296,10 +296,10 @@ def test_external_controllers_barrier_takes_a_nav2_action_client_after_the_grace
     )
     script = add(rclpy.create_node("basic_navigator", context=ctx))
     client = ActionClient(script, NavigateToPose, "/robot0/navigate_to_pose")
-    assert spin(until=lambda: 0 in node._plain_since)
+    assert spin(until=lambda: 0 in node.admission._plain_since)
     assert not node.started
     assert spin(until=lambda: node.started, timeout=30.0)
-    assert node.free_controllers == {0: ["/basic_navigator"]}
+    assert node.admission.free_controllers == {0: ["/basic_navigator"]}
     client.destroy()
 
 
