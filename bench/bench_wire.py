@@ -65,7 +65,7 @@ def measure(robots: int, size: int, repeat: int) -> dict[str, float]:
         "tf": lambda: [wire(factory.robot_tf(frame, i)) for i in n],
         "odom": lambda: [wire(factory.odom(frame, i)) for i in n],
         "scan": lambda: [wire(factory.scan(frame, i)) for i in n],
-        "maes_state": lambda: [wire(factory.state(frame, i, wire=True)) for i in n],
+        "maes_state": lambda: [wire(factory.state(frame, i)) for i in n],
         "/tf": lambda: wire(factory.global_tf(frame)),
         "markers": lambda: wire(factory.markers(frame)),
     }

@@ -34,7 +34,7 @@ from maes_common.contract import (
 )
 from maes_common.frames import tick_transforms
 from maes_common.pose import quaternion_from_yaw
-from maes_interfaces.msg import State, Stats, Tick
+from maes_interfaces.msg import Stats, Tick
 from maes_sim.core import SIMULATOR_SLAM_MODES, Simulation
 from maes_sim.core.slam import to_occupancy
 
@@ -101,7 +101,6 @@ class MessageFactory:
         # MAES 2.0 controllers read their position from odom -> base_footprint and expect map
         # coordinates, which this gives exactly when odometry is noise-free.
         self.start_odom = np.zeros((sim.n_robots, 3))
-        self._tag_msgs: dict[int, object] = {}  # id(tag in metres) -> its message (kept by core)
         self._tag_wire: dict[int, tuple] = {}  # id(tag in metres) -> (the tag, its bytes)
         # tf, odom, scan and /tf keep their shape for the run: each is compiled once into a
         # template whose stamp, poses and ranges every tick fills (maes_sim.ros.wire)
@@ -199,13 +198,10 @@ class MessageFactory:
         stamp = frame.stamp
         return self._scan_wire[i].pack(stamp.sec, stamp.nanosec, data)
 
-    def state(self, frame: TickFrame, i: int, wire: bool = False) -> State | bytes:
-        """Robot ``i``'s ``maes_state``; ``wire``: as the bytes a DDS writer sends (no message
-        objects to build and serialize), as the publishers send it."""
-        state = frame.observation.state(i)
-        if wire:
-            return cv.state_to_wire(state, self._tag_wire, frame.robot_msgs)
-        return cv.state_to_msg(state, self._tag_msgs, frame.robot_msgs)
+    def state(self, frame: TickFrame, i: int) -> bytes:
+        """Robot ``i``'s ``maes_state``, as the bytes a DDS writer sends (bytes of a ``State``:
+        no message objects to build and serialize)."""
+        return cv.state_to_wire(frame.observation.state(i), self._tag_wire, frame.robot_msgs)
 
     def slam_map(self, frame: TickFrame, i: int) -> OccupancyGrid:
         """Robot ``i``'s SLAM ``map``."""

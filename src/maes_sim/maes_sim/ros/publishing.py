@@ -138,7 +138,7 @@ class TickPublishers:
             if robot.scan.get_subscription_count():
                 robot.scan.publish(factory.scan(frame, i))
             if robot.state.get_subscription_count():
-                robot.state.publish(factory.state(frame, i, wire=True))
+                robot.state.publish(factory.state(frame, i))
             if robot.map is not None and (frame.slam_update or robot.map_owed):
                 if self.maps_every_slam_tick or robot.map.get_subscription_count():
                     robot.map.publish(factory.slam_map(frame, i))
