@@ -28,7 +28,10 @@ Hard limits
     pytest-timeout's signal needs the main thread back in Python; a hang inside a C call that
     holds the GIL (a DDS participant's deletion, say) is ended :data:`BACKSTOP_S` later by
     :mod:`faulthandler` from its own C thread: every thread's stack, then the process exits
-    (under pytest-xdist the worker is replaced and the test reported as crashed).
+    (under pytest-xdist the worker is replaced and the test reported as crashed). A traceback
+    entry without a line number (Python 3.11, where the signal interrupted an instruction
+    without one) is numbered before pytest formats it (:func:`numbered`): pytest would
+    otherwise end the whole session with an INTERNALERROR.
 
 Tests that need ROS 2's launch stack or nav2_simple_commander
     are marked ``launch_stack``: where setup could not install them (no wheels, no network)
@@ -52,6 +55,7 @@ import re
 import signal
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import pytest
@@ -217,9 +221,44 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
             faulthandler.cancel_dump_traceback_later()
 
 
+def numbered(exc: BaseException) -> bool:
+    """Give every traceback entry of ``exc``, its cause and its context a line number.
+
+    Python 3.11 leaves ``tb_lineno`` None for an instruction without one, e.g. where
+    pytest-timeout's signal interrupted a hung test; pytest 9 cannot format such a traceback
+    (``TypeError`` in ``TracebackEntry.lineno``) and ends the whole session with an
+    INTERNALERROR (a stress run lost every test after one such hang, and the hung test's
+    stacks). Such an entry gets its frame's line, or its function's first. Returns whether
+    any entry was changed."""
+    changed, seen, todo = False, set(), [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        entries, tb = [], e.__traceback__
+        while tb is not None:
+            entries.append(tb)
+            tb = tb.tb_next
+        if any(t.tb_lineno is None for t in entries):
+            rebuilt = None
+            for t in reversed(entries):
+                line = t.tb_lineno
+                if line is None:
+                    line = t.tb_frame.f_lineno or t.tb_frame.f_code.co_firstlineno
+                rebuilt = types.TracebackType(rebuilt, t.tb_frame, t.tb_lasti, line)
+            e.__traceback__ = rebuilt
+            changed = True
+        todo += [e.__cause__, e.__context__]
+    return changed
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """A test that skips for want of the launch stack must be marked ``launch_stack``."""
+    """A test that skips for want of the launch stack must be marked ``launch_stack``; a
+    traceback without line numbers is numbered first (:func:`numbered`)."""
+    if call.excinfo is not None and numbered(call.excinfo.value):
+        call.excinfo = pytest.ExceptionInfo.from_exception(call.excinfo.value)
     outcome = yield
     report = outcome.get_result()
     if report.skipped and not item.get_closest_marker("launch_stack"):
