@@ -41,6 +41,7 @@ pytest.importorskip("nav2_simple_commander", reason="not in the project environm
 import rclpy  # noqa: E402
 from action_msgs.msg import GoalStatus  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
+from lifecycle_msgs.srv import GetState  # noqa: E402
 from nav2_simple_commander.robot_navigator import BasicNavigator, TaskResult  # noqa: E402
 from nav_msgs.msg import Odometry  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
@@ -91,47 +92,84 @@ class Script:
         return p.position.x, p.position.y, yaw
 
 
+#: Wall seconds the stack may take to come up (the simulator's start, Nav2's lifecycle nodes
+#: active, the initial pose and odometry), on a loaded 2-core machine.
+BRING_UP_S = 120.0
+
+
+def _bring_up(s: Script, proc: subprocess.Popen, log: Path) -> None:
+    """Wait, within :data:`BRING_UP_S` and watching ``maes_run``, for what
+    ``waitUntilNav2Active`` then finds at once: upstream waits for ever (a ``get_state`` call
+    with no timeout, a loop until ``amcl_pose`` comes), so a simulator that ended or never
+    answered would hang the test until its hard limit, with no word on why."""
+    deadline = time.monotonic() + BRING_UP_S
+
+    def check(what: str) -> None:
+        if proc.poll() is not None:
+            pytest.fail(f"maes_run ended (exit {proc.returncode}) before {what}:\n{_tail(log)}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} within {BRING_UP_S:.0f} s; maes_run's log:\n{_tail(log)}")
+
+    client = s.nav.create_client(GetState, "amcl/get_state")
+    while not client.wait_for_service(timeout_sec=0.5):
+        check("robot0/amcl/get_state service")
+    while True:  # answered once: discovery is done both ways
+        future = client.call_async(GetState.Request())
+        rclpy.spin_until_future_complete(s.nav, future, timeout_sec=2.0)
+        if future.done() and future.result() is not None:
+            break
+        check("answer from robot0/amcl/get_state")
+    s.nav.destroy_client(client)
+    while not s.nav.initial_pose_received or s.odom is None:
+        rclpy.spin_once(s.nav, timeout_sec=0.2)
+        check("amcl_pose and odom from the run")
+
+
+def _tail(log: Path, chars: int = 4000) -> str:
+    return log.read_text(errors="replace")[-chars:]
+
+
 @pytest.fixture(scope="module")
 def script(tmp_path_factory):
     exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
     assert exe.exists(), f"workspace not built: {exe} missing (make build)"
     cwd = tmp_path_factory.mktemp("nav2_run")
-    proc = subprocess.Popen(
-        # no --start-timeout: the start barrier of --controllers none takes the script's
-        # navigate_to_pose client as robot0's controller after the join grace (1 s here)
-        [
-            str(exe),
-            "--config",
-            str(HALL),
-            "--controllers",
-            "none",
-            "--join-grace",
-            "1",
-            "--real-time-factor",
-            "2",
-        ],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    log = cwd / "maes_run.log"
+    # the log to a file, not a pipe: a pipe nobody reads while the tests run would block the
+    # simulator once full
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            # no --start-timeout: the start barrier of --controllers none takes the script's
+            # navigate_to_pose client as robot0's controller after the join grace (1 s here)
+            [
+                str(exe),
+                "--config",
+                str(HALL),
+                "--controllers",
+                "none",
+                "--join-grace",
+                "1",
+                "--real-time-factor",
+                "2",
+            ],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
     rclpy.init()
     s = Script()
     try:
         # Every test starts from a stack that is up, whichever tests run (make test leaves the
         # slow ones out): Nav2's lifecycle nodes active, the initial pose and odometry here.
+        _bring_up(s, proc, log)
         s.nav.waitUntilNav2Active()
-        end = time.monotonic() + 60.0
-        while s.odom is None and time.monotonic() < end:
-            rclpy.spin_once(s.nav, timeout_sec=0.1)
-        assert s.odom is not None, "no odom from the run within 60 s"
         yield s
     finally:
         s.nav.destroy_node()
         rclpy.shutdown()
         proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-        assert "internal error" not in err, err
+        proc.wait(timeout=60)
+        assert "internal error" not in log.read_text(errors="replace"), _tail(log)
 
 
 @pytest.mark.slow
