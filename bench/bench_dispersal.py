@@ -19,6 +19,8 @@ Usage::
     python bench/bench_dispersal.py --tree /tmp/base   # another checkout's code (before/after)
     python bench/bench_dispersal.py --turn-gain 5      # experiment: the path follower's
                                                        # proportional turn gain (default 2.5 /s)
+    python bench/bench_dispersal.py --why              # also: what the robots were doing, and
+                                                       # how many were out every 2.5 s
 
 Prints one line per seed (share, median distance from the start, driving / turning / still
 shares of robot-time, collisions) and then the mean and the lowest share against the 90 %
@@ -31,6 +33,7 @@ import argparse
 import os
 import statistics
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -59,6 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
     parser.add_argument("--tree", default=str(ROOT), help="checkout whose src/ to run")
     parser.add_argument(
+        "--why",
+        action="store_true",
+        help="per seed, the robot-time by what the robot was doing (its goal and its "
+        "navigator's state: held for a robot in the way, turning, driving; no goal) and the "
+        "number of robots 3 m out every 2.5 s",
+    )
+    parser.add_argument(
         "--turn-gain",
         type=float,
         default=None,
@@ -72,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
 
     from maes_bringup.runners import direct
+    from maes_controller.robot_api import load_logic
     from maes_sim.core import Simulation, config_from_dict
 
     # the config's own keys, as a new user scaling the team would run it, with the study's
@@ -118,7 +129,29 @@ def main(argv: list[str] | None = None) -> int:
             turning = ~driving & (np.abs(v[:, 1]) > STILL_ANGULAR)
             counts += (driving.sum(), turning.sum(), (~driving & ~turning).sum())
 
-        result = direct.run(cfg, args.logic, seed=seed, max_ticks=ticks, progress=tally)
+        robots, why, series = {}, Counter(), []
+        logic = load_logic(args.logic)
+
+        def watched(robot, logic=logic, robots=robots):
+            robots[robot.robot_id] = robot  # the same logic, its robots kept to look at
+            logic(robot)
+
+        def look(sim, robots=robots, why=why, series=series, start=start):
+            tally(sim)
+            v = sim.velocities
+            for i, robot in robots.items():
+                why[_doing(robot, v[i])] += 1
+            if sim.tick % max(1, round(2500 / millis)) == 0:
+                out = np.hypot(*(sim.poses[:, :2] - start).T) * tile >= LEFT_M
+                series.append(int(out.sum()))
+
+        result = direct.run(
+            cfg,
+            watched if args.why else args.logic,
+            seed=seed,
+            max_ticks=ticks,
+            progress=look if args.why else tally,
+        )
         moved = np.hypot(*(result.sim.poses[:, :2] - start).T) * tile
         share = float((moved >= LEFT_M).mean())
         shares.append(share)
@@ -128,11 +161,33 @@ def main(argv: list[str] | None = None) -> int:
             f"{part[2]:>6.0%} {int(result.collisions.sum()):>5}",
             flush=True,
         )
+        if args.why:
+            total = sum(why.values())
+            print(f"      robots {LEFT_M:g} m out every 2.5 s: {' '.join(map(str, series))}")
+            for what, n in why.most_common():
+                print(f"      {n / total:6.1%}  {what}")
     print(
         f"mean share: {statistics.mean(shares):.0%}  lowest: {min(shares):.0%}  "
         f"target: {TARGET:.0%} on every seed ({'met' if min(shares) >= TARGET else 'not met'})"
     )
     return 0
+
+
+def _doing(robot, velocity) -> str:
+    """What a robot did this tick: its goal (the logic's, from the navigator session) and the
+    navigator's state, or no goal."""
+    session = robot.session
+    moving = (
+        "driving"
+        if abs(velocity[0]) > STILL_LINEAR
+        else "turning"
+        if abs(velocity[1]) > STILL_ANGULAR
+        else "still"
+    )
+    if session.status.name != "ACTIVE":
+        return f"no goal, {moving}"
+    held = " held for a robot in the way" if session.navigator.holding else ""
+    return f"goal,{held} {moving}"
 
 
 if __name__ == "__main__":

@@ -568,6 +568,11 @@ class Navigator:
         """The :class:`NavStep` of the latest update (or of start/cancel)."""
         return self._last
 
+    @property
+    def holding(self) -> bool:
+        """Whether the latest update held the drive for a robot in the way (yielding)."""
+        return self._hold is not None
+
     def start(self, goal_xy: Sequence[float], now: float) -> None:
         """Begin navigating to ``goal_xy`` (metres, map frame), replacing any current goal."""
         try:
