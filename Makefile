@@ -234,7 +234,7 @@ test: setup
 test-slow: setup
 	@scripts/with_env scripts/run_tests.sh -m slow $(PYTEST_ARGS)
 
-# The tests that talk DDS or start processes (marker dds_or_process), STRESS_RUNS times in a row
+# The tests that talk DDS or start processes (marker dds_or_process, not bench_smoke), STRESS_RUNS times in a row
 # beside STRESS_BURNERS busy loops: flaky tests show up here (scripts/stress_tests.sh).
 STRESS_RUNS ?= 10
 STRESS_BURNERS ?= 2

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
-    from maes_bringup.runners import direct
+    from maes_bringup.runners import direct, team
     from maes_controller.robot_api import load_logic
     from maes_sim.core import Simulation, load_config
     from maes_sim.core.observation import Observation
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     Observation.states = timed("state", Observation.states)
     Observation.state = timed("state", Observation.state)
     Simulation.step = timed("sim", Simulation.step)
-    direct.step_navigation = timed("nav", direct.step_navigation)
+    team.step_navigation = timed("nav", team.step_navigation)
     logic = timed("logic", load_logic(args.logic))
 
     base = load_config(args.config)

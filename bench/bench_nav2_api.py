@@ -1,8 +1,9 @@
 """What Nav2's task interface on the built-in navigator costs: start-up and CPU per tick.
 
-Runs the embedded stack (`maes_run`, built-in controllers, unpaced) on the default config with
-``--nav2-api off`` and ``--nav2-api on`` in turn (paired, ``--pairs`` times, alternating), for a
-fixed number of ticks, and prints per case the start-up (process start to the first tick), the
+Runs the embedded stack (`maes_run --controllers none --start-timeout 1`, unpaced: no script
+drives the robots here, so the difference is the servers alone; the run starts 1 s after its
+nodes are up) on the default config with ``--nav2-api off`` and ``--nav2-api on`` in turn
+(paired, ``--pairs`` times, alternating), for a fixed number of ticks, and prints per case the start-up (process start to the first tick), the
 CPU seconds per tick after the start and the ratio on/off. Run it in the pip environment::
 
     scripts/with_env python bench/bench_nav2_api.py                   # 50 robots, 100 ticks
@@ -48,6 +49,10 @@ def run_case(config: Path, out: Path, ticks: int, nav2: str) -> dict[str, float]
             str(ticks),
             "--results",
             str(out),
+            "--controllers",
+            "none",  # the task API serves scripts that drive the robots; maes_run refuses it else
+            "--start-timeout",
+            "1",  # no script comes: start 1 s after the nodes are up
             "--nav2-api",
             nav2,
         ],

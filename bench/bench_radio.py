@@ -147,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--over-ros", action="store_true", help="time the simulator node's tick")
     parser.add_argument("--read-scans", action="store_true", help="read every scan (core)")
     args = parser.parse_args(argv)
+    if min(args.robots) < 3:
+        parser.error("--robots: at least 3 per case (the team has one robot of each of 3 types)")
     if args.send_every < 1:
         parser.error("--send-every must be >= 1")
     if args.over_ros:

@@ -129,7 +129,20 @@ def one_run(config: Path, ticks: int, variant: str, client: str, env: dict, out:
             err.append(line)
             found = URL.search(line)
             if found and variant == "page":
-                watcher = (ChromiumClient if client == "chromium" else HttpClient)(found.group(1))
+                try:
+                    watcher = (ChromiumClient if client == "chromium" else HttpClient)(
+                        found.group(1)
+                    )
+                except Exception as exc:  # the browser came up after the run had ended?
+                    try:
+                        proc.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        raise exc from None
+                    raise SystemExit(
+                        f"the page could not open ({exc.__class__.__name__}): the run had "
+                        f"already ended ({ticks} ticks took less than the browser's start); "
+                        "give more --ticks"
+                    ) from None
                 break
         err.extend(proc.stderr)  # the rest, until the run ends
         # the run's own resource use (os.wait4: this child alone, not the browser)

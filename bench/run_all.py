@@ -4,6 +4,7 @@ Usage::
 
     python bench/run_all.py            # quick: about two minutes on a 2-core machine
     python bench/run_all.py --full     # every case of every benchmark (tens of minutes)
+    python bench/run_all.py --smoke    # every script once on a tiny case: does each still run?
     python bench/run_all.py --list     # print the plan, run nothing
 
 Before each benchmark a line ``[k/n] name: command`` says what runs; after it, how long it took.
@@ -63,16 +64,108 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
             ["--robots", "120", "--ticks", "150", "--rounds", "3"],
         ),
     ],
+    # Every script in bench/ once, on a case small enough to take seconds: the figures mean
+    # nothing, the exit status does (a benchmark that patches or calls code that has moved
+    # fails here, not months later in someone's `make bench-full`). tests/test_bench_plan.py
+    # runs each entry (marker slow); the scripts left out are in SMOKE_LEFT_OUT.
+    "smoke": [
+        (
+            "batch",
+            "bench_batch.py",
+            [str(BENCH / "experiments" / "quick_batch.yaml"), "--workers", "1"],
+        ),
+        (
+            "collisions",
+            "bench_collisions.py",
+            ["--robots", "2", "--seeds", "0", "--max-ticks", "30"],
+        ),
+        ("core", "bench_core.py", ["--robots", "1", "--sizes", "50", "--seconds", "0.5"]),
+        ("direct", "bench_direct.py", ["--robots", "1", "3", "--ticks", "10"]),
+        (
+            "direct, paired",
+            "bench_direct_pair.py",
+            ["--other", str(BENCH.parent), "--robots", "1", "--ticks", "10", "--pairs", "1"],
+        ),
+        (
+            "dispersal",
+            "bench_dispersal.py",
+            ["--robots", "5", "--seeds", "0", "--seconds", "2", "--why"],
+        ),
+        ("embedded", "bench_embedded.py", ["--robots", "1", "--ticks", "10"]),
+        ("learning envs", "bench_envs.py", ["--seconds", "0.5"]),
+        (
+            "exploration definitions",
+            "bench_exploration_defs.py",
+            ["--seeds", "0", "--max-ticks", "30"],
+        ),
+        (
+            "explore bench, paired",
+            "bench_explore_bench.py",
+            ["--base", str(BENCH.parent), "--robots", "2", "--ticks", "10", "--reps", "1"],
+        ),
+        (
+            "kernels",
+            "bench_kernels.py",
+            ["--robots", "1", "--ranges", "7", "--reps", "1", "--no-parallel"],
+        ),
+        ("maps", "bench_maps.py", ["--sizes", "50"]),
+        ("motion", "bench_motion.py", ["--ticks", "5", "--robots", "1"]),
+        ("nav2 task API", "bench_nav2_api.py", ["--robots", "2", "--ticks", "10", "--pairs", "1"]),
+        ("obstacles", "bench_obstacles.py", ["--robots", "2", "--side", "50", "--rounds", "1"]),
+        (
+            "occupancy maps",
+            "bench_occupancy.py",
+            ["--robots", "2", "--ticks", "10", "--rounds", "1"],
+        ),
+        ("pair searches", "bench_pairs.py", []),
+        ("radio", "bench_radio.py", ["--robots", "3", "--ticks", "10", "--rounds", "1"]),
+        ("recording", "bench_recording.py", ["--robots", "2", "--ticks", "10", "--rounds", "1"]),
+        ("sim node", "bench_sim_node.py", ["--robots", "2", "--seconds", "1"]),
+        (
+            "stacks",
+            "bench_stacks.py",
+            ["--robots", "1", "--stacks", "core", "direct", "embedded", "--ticks", "10"],
+        ),
+        ("maes_state bytes", "bench_state_wire.py", ["--robots", "2", "--ticks", "5"]),
+        ("tags", "bench_tags.py", ["--tags", "0", "10", "--seconds", "0.5"]),
+        ("wander", "bench_wander.py", ["--robots", "1", "--ticks", "10", "--repeat", "1"]),
+        (
+            "watching in a web browser",
+            "bench_watch.py",
+            ["--robots", "2", "--ticks", "30", "--rounds", "1", "--client", "http"],
+        ),
+        (
+            "messages as bytes",
+            "bench_wire.py",
+            ["--robots", "2", "--size", "50", "--repeat", "1", "--rounds", "1"],
+        ),
+        ("input fuzzing", "fuzz_inputs.py", ["--configs", "5", "--maps", "5", "--commands", "5"]),
+    ],
+}
+
+#: Scripts in bench/ the smoke plan leaves out, and why.
+SMOKE_LEFT_OUT = {
+    "bench_irsim.py": "needs IR-SIM's own venv (make bench-irsim builds it)",
+    "bench_stage.py": "needs Stage built from source (make bench-stage builds it)",
+    "irsim_driver.py": "runs inside IR-SIM's venv, started by bench_irsim.py",
+    "listen_all.py": "a helper process of bench_recording.py, started by it",
+    "run_all.py": "this plan's runner",
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run (or list) one profile's benchmarks; the exit status is the first failure's."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="every case (tens of minutes)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--full", action="store_true", help="every case (tens of minutes)")
+    which.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every script once on a tiny case (figures meaningless)",
+    )
     parser.add_argument("--list", action="store_true", help="print the plan and exit")
     args = parser.parse_args(argv)
-    plan = PLANS["full" if args.full else "quick"]
+    plan = PLANS["full" if args.full else "smoke" if args.smoke else "quick"]
     start = time.monotonic()
     for k, (name, script, extra) in enumerate(plan, 1):
         cmd = [sys.executable, str(BENCH / script), *extra]

@@ -19,12 +19,12 @@ for _ in $(seq 1 "$burners"); do
     (while :; do :; done) &
     pids+=($!)
 done
-echo "[maes stress] $runs runs of the DDS and process tests (marker dds_or_process) beside $burners busy loops"
+echo "[maes stress] $runs runs of the DDS and process tests (marker dds_or_process, not bench_smoke) beside $burners busy loops"
 passed=0
 for k in $(seq 1 "$runs"); do
     start=$SECONDS
     # --durations: the slowest tests, the ones nearest their time limit under load
-    scripts/run_tests.sh -m dds_or_process -p no:cacheprovider --durations=15 "$@" \
+    scripts/run_tests.sh -m "dds_or_process and not bench_smoke" -p no:cacheprovider --durations=15 "$@" \
         >"$logs/run$k.log" 2>&1
     rc=$?
     summary=$(grep -E "^=+ .*(passed|failed|error).* in " "$logs/run$k.log" | tail -n 1 | tr -d '=')

@@ -1,0 +1,56 @@
+"""Every script in bench/ still runs: `bench/run_all.py --smoke`'s plan, one test per script.
+
+The benchmarks are run by hand (`make bench`, `make bench-full`, a paired comparison before a
+redesign), so one that calls or patches code that has since moved breaks unnoticed until
+someone needs its figures (``bench_direct.py`` patched ``direct.step_navigation`` for months
+after it moved to ``runners.team``). Here each runs once on a tiny case; its figures mean
+nothing and are not read, its exit status must be 0. Marker ``slow`` (about 4 minutes in all on
+a 2-core machine) and ``bench_smoke`` (`make test-stress` leaves these out: they test the
+benchmarks, not the product under load).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+spec = importlib.util.spec_from_file_location("run_all", BENCH / "run_all.py")
+run_all = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run_all)
+
+SMOKE = run_all.PLANS["smoke"]
+
+
+def test_every_script_is_smoked_or_said_why_not():
+    scripts = {p.name for p in BENCH.glob("*.py")}
+    smoked = {script for _, script, _ in SMOKE}
+    assert smoked <= scripts, f"planned but missing: {sorted(smoked - scripts)}"
+    assert set(run_all.SMOKE_LEFT_OUT) <= scripts, sorted(set(run_all.SMOKE_LEFT_OUT) - scripts)
+    unplanned = scripts - smoked - set(run_all.SMOKE_LEFT_OUT)
+    assert not unplanned, f"add these to run_all.PLANS['smoke'] or SMOKE_LEFT_OUT: {unplanned}"
+    assert len(smoked) == len(SMOKE), "a script is in the smoke plan twice"
+
+
+@pytest.mark.slow
+@pytest.mark.bench_smoke
+@pytest.mark.timeout(600)  # a loaded 2-core machine: some start a simulator process 3 times
+@pytest.mark.parametrize("name,script,args", SMOKE, ids=[name for name, _, _ in SMOKE])
+def test_bench_runs(name, script, args, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args],
+        cwd=tmp_path,  # whatever a benchmark leaves behind stays out of the tree
+        capture_output=True,
+        text=True,
+        timeout=540,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
+    assert proc.returncode == 0, (
+        f"{name}: python bench/{script} {' '.join(args)} exited {proc.returncode}\n"
+        f"--- stdout (end) ---\n{proc.stdout[-3000:]}\n--- stderr (end) ---\n{proc.stderr[-3000:]}"
+    )
