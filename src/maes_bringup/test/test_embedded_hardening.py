@@ -247,6 +247,39 @@ def test_a_stop_signal_during_start_up_ends_quietly(tmp_path, sig, delay):
         assert not (tmp_path / "results").exists()
 
 
+@pytest.mark.timeout(180)  # start-up on a loaded machine, then 30 s for the stop
+@pytest.mark.parametrize(
+    "sync,rtf", [("free", "0"), ("lockstep", "0"), ("free", "1")], ids=lambda x: str(x)
+)
+def test_a_stop_signal_while_waiting_for_outside_controllers_ends_the_run(tmp_path, sync, rtf):
+    """``--controllers none`` waits for a controller on every robot. Unpaced in free mode the
+    simulator's timer is always due, and rclpy's events executor then never ended a spin: the
+    recorded SIGTERM was never looked at (a run ignored it for 14 minutes)."""
+    cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
+    proc = start(
+        ["--config", str(cfg), "--controllers", "none", "--sync", sync,
+         "--real-time-factor", rtf],
+    )  # fmt: skip
+    lines = []
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:  # until the start barrier says what it waits for
+            line = proc.stderr.readline()
+            lines.append(line)
+            if not line or "waiting to start for" in line:
+                break
+        assert "waiting to start for" in lines[-1], "".join(lines)
+        proc.send_signal(signal.SIGTERM)
+        err = "".join(lines) + finish(proc, timeout=30)
+    finally:
+        if proc.poll() is None:  # never left running, whatever failed
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err, err
+    assert the_summary(tmp_path / "results")["stopped_because"] == "interrupted (SIGTERM)"
+
+
 def test_a_burst_of_requests_is_refused_not_dropped(tmp_path, burst_logic):
     """3000 broadcasts and 1000 tags from one logic call of a built-in controller (in the
     simulator's process): each one taken or refused by the simulator, the refusals logged at

@@ -35,6 +35,7 @@ import functools
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -42,6 +43,7 @@ from typing import Any
 __all__ = [
     "EndsQuietly",
     "NodeProcess",
+    "SpinSlices",
     "destroy_nodes",
     "events_executor",
     "graph_node_names",
@@ -292,6 +294,58 @@ def events_executor() -> Any:
         sys.stderr = saved
 
 
+class SpinSlices:
+    """Spin slices of :data:`SPIN_SLICE_S` that end whatever else is ready.
+
+    rclpy's events executor looks at ``spin_until_future_complete``'s timeout only when its
+    queue is empty. A timer overdue for good keeps that queue full: one with a period of 0
+    (the simulator's stepping timer, unpaced in free mode) or whose callback takes longer
+    than its period (the start barrier's graph queries for many robots on a loaded machine).
+    A spin then never returned: a stop signal recorded by a Python handler, ``until()`` and
+    the end of a run were never looked at (the simulator, unpaced in free mode, stayed up
+    after its run had ended; ``maes_run --controllers none --sync free`` ignored SIGTERM while
+    it waited for its controllers). This timer (steady clock, a callback group of its own,
+    on ``node``) completes the slice's future every :data:`SPIN_SLICE_S`, and the queue's
+    order lets it through (``test_process.py``: a spin looks at ``until()`` while a timer is
+    overdue for good).
+
+    >>> slices = SpinSlices(node)                             # doctest: +SKIP
+    >>> executor.spin_until_future_complete(slices.next())    # doctest: +SKIP
+    """
+
+    def __init__(self, node: Any, seconds: float = SPIN_SLICE_S) -> None:
+        from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+        from rclpy.clock import Clock, ClockType
+
+        self._node = node
+        self._future: Any = None
+        self._timer = node.create_timer(
+            seconds,
+            self.end,
+            callback_group=MutuallyExclusiveCallbackGroup(),
+            clock=Clock(clock_type=ClockType.STEADY_TIME),
+        )
+
+    def next(self) -> Any:
+        """The current slice's future, a new one once the last has ended."""
+        from rclpy.task import Future
+
+        if self._future is None or self._future.done():
+            self._future = Future()
+        return self._future
+
+    def end(self, *_: Any) -> None:
+        """End the current slice now (the timer, or an event worth a look: a tick stepped)."""
+        if self._future is not None and not self._future.done():
+            self._future.set_result(True)
+
+    def close(self) -> None:
+        """Remove the timer (before the node is destroyed)."""
+        if self._timer is not None:
+            self._node.destroy_timer(self._timer)
+            self._timer = None
+
+
 def quiet_after_shutdown(context: Any, callback: Any) -> Any:
     """``callback``, except that an exception it raises once ``context`` is shut down is
     dropped (the callback returns None): see :class:`EndsQuietly`."""
@@ -352,11 +406,12 @@ class NodeProcess:
     def spin(self, node: Any, until: Any = None, *, executor: Any = None) -> None:
         """Spin ``node`` until shutdown (or until ``until()`` is true).
 
-        With ``executor`` (holding the process's nodes; ``node`` is then not used) the
-        executor spins instead, in slices with ``until()`` checked between them: a slice
-        lasts :data:`SPIN_SLICE_S` and then until nothing is ready (rclpy's events executor
-        looks at its deadline only when its queue is empty; a stop signal ends a slice at
-        once). Else rclpy's default (wait-set) executor spins ``node``. The events executor
+        With ``executor`` (holding the process's nodes; ``node``, or else the executor's
+        first node, only holds the slices' timer) the executor spins instead, in slices with
+        ``until()`` checked between them: a slice lasts :data:`SPIN_SLICE_S`
+        (:class:`SpinSlices`: rclpy's events executor looks at its own deadline only when its
+        queue is empty; a stop signal ends a slice at once). Else rclpy's default (wait-set)
+        executor spins ``node``. The events executor
         (:func:`events_executor`) is much faster for a node of many robots, but its timers
         follow the system clock only: a node on sim time with ROS-time timers (an action
         server's goal expiry) busy-loops on it and can stall (ros2/rclcpp#2457), so only nodes
@@ -380,11 +435,17 @@ class NodeProcess:
                 # coroutine (an action goal being executed, one per robot in the navigator)
                 # as a callback, and after every event it resumes all of them; one spin_once
                 # per resumption made a 120-robot navigator spend ~3 s a tick in the loop.
-                from rclpy.task import Future
-
-                never = Future()
-                while (until is None or not until()) and rclpy.ok():
-                    executor.spin_until_future_complete(never, timeout_sec=SPIN_SLICE_S)
+                host = node if node is not None else next(iter(executor.get_nodes()), None)
+                slices = SpinSlices(host) if host is not None else None
+                try:
+                    while (until is None or not until()) and rclpy.ok():
+                        if slices is None:  # no node to hold the timer: nothing to spin
+                            time.sleep(SPIN_SLICE_S)
+                            continue
+                        executor.spin_until_future_complete(slices.next(), timeout_sec=SPIN_SLICE_S)
+                finally:
+                    if slices is not None and rclpy.ok():
+                        slices.close()
                 return
             if until is None:
                 rclpy.spin(node)

@@ -519,3 +519,87 @@ def test_the_first_signal_interrupts_unless_an_exception_is_being_handled():
     with pytest.raises(KeyboardInterrupt):
         fresh(signal.SIGINT, None)
     fresh(signal.SIGINT, None)  # a second signal never raises
+
+
+# rclpy's events executor looks at a spin's timeout only when its queue is empty: a timer
+# overdue for good (period 0, or a callback longer than its period) kept `until()`, a Python
+# stop handler and the end of a run from ever being looked at. The demo's `until()` turns true
+# after 0.3 s; it must be seen however busy the timer keeps the executor.
+OVERDUE = textwrap.dedent("""
+    import sys
+    import time
+
+    from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
+    from rclpy.clock import Clock, ClockType
+    from rclpy.node import Node
+
+    from maes_common.process import events_executor, ros_process
+
+    period, work = float(sys.argv[1]), float(sys.argv[2])
+    calls = [0]
+
+    def busy():
+        calls[0] += 1
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < work:
+            pass
+
+    with ros_process("overdue_demo", []) as proc:
+        node = proc.own(Node("overdue_demo"))
+        node.create_timer(
+            period, busy, callback_group=MutuallyExclusiveCallbackGroup(),
+            clock=Clock(clock_type=ClockType.STEADY_TIME),
+        )
+        executor = events_executor()
+        executor.add_node(node)
+        start = time.monotonic()
+        proc.spin(node, until=lambda: time.monotonic() - start > 0.3, executor=executor)
+        print(f"ended after {time.monotonic() - start:.2f} s, {calls[0]} calls", flush=True)
+""")
+
+
+@pytest.mark.parametrize(
+    "period,work", [(0.0, 0.001), (0.02, 0.03)], ids=["period-0", "callback-longer-than-period"]
+)
+def test_spin_looks_at_until_while_a_timer_is_overdue_for_good(tmp_path, period, work):
+    script = tmp_path / "demo.py"
+    script.write_text(OVERDUE)
+    try:  # within the test's own hard limit (60 s)
+        out = subprocess.run(
+            [sys.executable, str(script), str(period), str(work)],
+            capture_output=True,
+            text=True,
+            timeout=40,
+        )
+    except subprocess.TimeoutExpired as exc:  # what it did before SpinSlices
+        pytest.fail(f"the spin never looked at until(): {exc}")
+    assert out.returncode == 0, out.stdout + out.stderr
+    (line,) = [x for x in out.stdout.splitlines() if x.startswith("ended after")]
+    seconds, calls = float(line.split()[2]), int(line.split()[4])
+    assert calls >= 2, line  # the timer did keep the executor busy
+    # ended soon after until() turned true: 0.3 s, plus slices and one callback (generous for
+    # a loaded machine; before the fix it never ended)
+    assert 0.3 <= seconds < 20.0, line
+
+
+def test_the_simulator_unpaced_in_free_mode_ends_with_its_run(tmp_path):
+    """Its stepping timer has a period of 0 there: the process stayed up after the run ended."""
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "number_of_robots: 2\nend_criteria:\n  tick: 30\n  exploration_percent: null\n"
+        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
+        "map:\n  width_in_tiles: 20\n  height_in_tiles: 20\nresults: {pictures: false}\n"
+    )
+    args = ["-p", f"config_file:={config}", "-p", "sync:=free", "-p", "real_time_factor:=0.0"]
+    try:  # within the test's own hard limit (60 s)
+        out = subprocess.run(
+            [str(_script("maes_sim_node")), "--ros-args", *args],
+            capture_output=True,
+            text=True,
+            timeout=45,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"maes_sim_node did not end after its run: {exc.stderr}")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "run finished at tick 30" in out.stdout + out.stderr
+    assert len(list((tmp_path / "results").glob("*/summary.json"))) == 1

@@ -687,27 +687,45 @@ def _drive_over_dds(
     """Spin the nodes (controllers in other processes join over DDS) until the run ends; True
     when it stopped because the logic always failed."""
     import rclpy
-    from rclpy.task import Future
 
-    # The executor spins until the next tick has been stepped (or 0.05 s): the step's
-    # callback completes `stepped`, which stops the spin right after it, so the loop looks
-    # at every tick as when it spun one event at a time. Not one spin_once per event: the
-    # events executor resumes every pending action goal (one per robot) after each event,
-    # each resumption a spin_once of its own. Whether the logic always failed is checked
-    # once per tick, right after the step; the rest runs every 0.1 s.
-    stepped = [Future()]
+    from maes_common.process import SpinSlices
 
-    def on_step(node: Any) -> None:
-        if not stepped[0].done():
-            stepped[0].set_result(node.sim.tick)
+    # The executor spins until the next tick has been stepped (or a slice of 0.05 s ended:
+    # SpinSlices, since the events executor minds its own timeout only when nothing else is
+    # ready, and the simulator's timer unpaced in free mode always is): the step's callback
+    # ends the slice, which stops the spin right after it, so the loop looks at every tick
+    # as when it spun one event at a time. Not one spin_once per event: the events executor
+    # resumes every pending action goal (one per robot) after each event, each resumption a
+    # spin_once of its own. Whether the logic always failed is checked once per tick, right
+    # after the step; the rest runs every 0.1 s.
+    slices = SpinSlices(sim_node)
+    sim_node.on_tick.append(slices.end)
+    try:
+        return _spin_the_run(args, sim, sim_node, executor, stop, progress, slices)
+    finally:
+        sim_node.on_tick.remove(slices.end)
+        if rclpy.ok():
+            slices.close()
 
-    sim_node.on_tick.append(on_step)
+
+def _spin_the_run(
+    args: argparse.Namespace,
+    sim: Simulation,
+    sim_node: Any,
+    executor: Any,
+    stop: StopSignals,
+    progress: Progress,
+    slices: Any,
+) -> bool:
+    """:func:`_drive_over_dds`'s loop."""
+    import rclpy
+
+    from maes_common.process import SPIN_SLICE_S
+
     checked_tick = -1
     polled = 0.0
     while not sim_node.done and stop.signum is None:
-        if stepped[0].done():
-            stepped[0] = Future()
-        executor.spin_until_future_complete(stepped[0], timeout_sec=0.05)
+        executor.spin_until_future_complete(slices.next(), timeout_sec=SPIN_SLICE_S)
         tick = sim.tick
         if args.max_ticks is not None and tick >= args.max_ticks:
             break
