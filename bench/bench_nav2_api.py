@@ -3,8 +3,9 @@
 Runs the embedded stack (`maes_run --controllers none --start-timeout 1`, unpaced: no script
 drives the robots here, so the difference is the servers alone; the run starts 1 s after its
 nodes are up) on the default config with ``--nav2-api off`` and ``--nav2-api on`` in turn
-(paired, ``--pairs`` times, alternating), for a fixed number of ticks, and prints per case the start-up (process start to the first tick), the
-CPU seconds per tick after the start and the ratio on/off. Run it in the pip environment::
+(paired, ``--pairs`` times, alternating), for a fixed number of ticks, and prints per case
+the start-up (process start to the first tick), the CPU seconds per tick after the start and
+the ratio on/off. Run it in the pip environment::
 
     scripts/with_env python bench/bench_nav2_api.py                   # 50 robots, 100 ticks
     scripts/with_env python bench/bench_nav2_api.py --robots 10 --ticks 50 --pairs 1
