@@ -2,7 +2,7 @@
 
 The benchmarks are run by hand (`make bench`, `make bench-full`, a paired comparison before a
 redesign), so one that calls or patches code that has since moved breaks unnoticed until
-someone needs its figures (``bench_direct.py`` patched ``direct.step_navigation`` long after
+someone needs its figures (``bench_direct.py`` patched ``direct.step_navigation`` after
 it had moved to ``runners.team``). Here each runs once on a tiny case; its figures mean
 nothing and are not read, its exit status must be 0. Marker ``slow`` (188 s in all, one after
 another, on a 2-core machine) and ``bench_smoke`` (`make test-stress` leaves these out: they
