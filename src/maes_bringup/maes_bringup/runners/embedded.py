@@ -688,7 +688,7 @@ def _drive_over_dds(
     when it stopped because the logic always failed."""
     import rclpy
 
-    from maes_common.process import SpinSlices
+    from maes_common.process import SPIN_SLICE_S, SpinSlices
 
     # The executor spins until the next tick has been stepped (or a slice of 0.05 s ended:
     # SpinSlices, since the events executor minds its own timeout only when nothing else is
@@ -701,46 +701,29 @@ def _drive_over_dds(
     slices = SpinSlices(sim_node)
     sim_node.on_tick.append(slices.end)
     try:
-        return _spin_the_run(args, sim, sim_node, executor, stop, progress, slices)
+        checked_tick = -1
+        polled = 0.0
+        while not sim_node.done and stop.signum is None:
+            executor.spin_until_future_complete(slices.next(), timeout_sec=SPIN_SLICE_S)
+            tick = sim.tick
+            if args.max_ticks is not None and tick >= args.max_ticks:
+                break
+            if tick != checked_tick:
+                checked_tick = tick
+                if _logic_always_failed(args, sim_node, tick):
+                    return True
+            now = time.monotonic()
+            if now - polled >= 0.1:
+                polled = now
+                if not rclpy.ok():
+                    break
+                if sim_node.started:
+                    _show_progress(progress, sim, sim_node)
+        return False
     finally:
         sim_node.on_tick.remove(slices.end)
         if rclpy.ok():
             slices.close()
-
-
-def _spin_the_run(
-    args: argparse.Namespace,
-    sim: Simulation,
-    sim_node: Any,
-    executor: Any,
-    stop: StopSignals,
-    progress: Progress,
-    slices: Any,
-) -> bool:
-    """:func:`_drive_over_dds`'s loop."""
-    import rclpy
-
-    from maes_common.process import SPIN_SLICE_S
-
-    checked_tick = -1
-    polled = 0.0
-    while not sim_node.done and stop.signum is None:
-        executor.spin_until_future_complete(slices.next(), timeout_sec=SPIN_SLICE_S)
-        tick = sim.tick
-        if args.max_ticks is not None and tick >= args.max_ticks:
-            break
-        if tick != checked_tick:
-            checked_tick = tick
-            if _logic_always_failed(args, sim_node, tick):
-                return True
-        now = time.monotonic()
-        if now - polled >= 0.1:
-            polled = now
-            if not rclpy.ok():
-                break
-            if sim_node.started:
-                _show_progress(progress, sim, sim_node)
-    return False
 
 
 def _stop_reason(
