@@ -224,6 +224,45 @@ def test_a_stop_signal_during_the_run_writes_complete_results(tmp_path, signals)
     assert f"interrupted ({name}); results in" in err
 
 
+@pytest.mark.parametrize(
+    "order", [(signal.SIGTERM, signal.SIGINT), (signal.SIGINT, signal.SIGTERM)], ids=str
+)
+def test_the_first_signal_to_arrive_is_the_one_recorded(order):
+    """Two signals arrive during one long C call (here a key derivation; in a run, a tick or a
+    spin on a loaded machine): Python then runs their handlers by signal number, so SIGTERM
+    followed by SIGINT used to be recorded as SIGINT (summary.json named the wrong signal)."""
+    import hashlib
+    import threading
+
+    from maes_bringup.runners.embedded import StopSignals
+
+    stop = StopSignals()
+    stop.install()
+    try:
+        in_call = threading.Event()
+
+        def send() -> None:
+            in_call.wait()
+            time.sleep(0.2)  # the main thread is inside the call by now
+            for sig in order:
+                os.kill(os.getpid(), sig)
+                time.sleep(0.05)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        in_call.set()
+        started = time.monotonic()
+        while sender.is_alive():  # one C call at a time, each longer than the two sends
+            hashlib.pbkdf2_hmac("sha256", b"maes", b"salt", 3_000_000)
+        sender.join()
+        took = time.monotonic() - started
+        time.sleep(0.05)  # (a last bytecode boundary for the handlers)
+    finally:
+        stop.restore()
+    assert stop.received == 2
+    assert stop.signal_name == order[0].name, f"{stop.signal_name} ({took:.1f} s)"
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("delay", [0.0, 0.2, 0.6])
 def test_a_stop_signal_during_start_up_ends_quietly(tmp_path, sig, delay):

@@ -284,6 +284,13 @@ class StopSignals:
     nodes), the run loop within 50 ms. Later signals (a double Ctrl-C while the results are
     written) are counted and otherwise ignored, with a one-line note: the results folder is
     always complete.
+
+    "First" is the first to arrive. Python runs the handlers of signals that arrived during
+    one long C call (a tick, a spin) in the order of their numbers, not of their arrival:
+    SIGTERM and then SIGINT came out as SIGINT first (seen under load: the summary named the
+    wrong signal). The interpreter's C-level handler also writes each signal's number, as it
+    arrives, to the wakeup file descriptor (:func:`signal.set_wakeup_fd`): :meth:`install`
+    gives it a non-blocking pipe and the handler reads the first byte there.
     """
 
     def __init__(self) -> None:
@@ -291,6 +298,8 @@ class StopSignals:
         self.received = 0
         self.starting = True
         self._previous: dict[int, Any] = {}
+        self._wakeup: tuple[int, int] | None = None  # the pipe (read end, write end)
+        self._previous_wakeup = -1
 
     @property
     def signal_name(self) -> str | None:
@@ -299,10 +308,16 @@ class StopSignals:
 
     def install(self) -> None:
         """Handle SIGINT and SIGTERM, except one the parent set to be ignored (``nohup``, a
-        background job of a script), which stays ignored."""
+        background job of a script), which stays ignored. From the main thread only."""
         for sig in (signal.SIGINT, signal.SIGTERM):
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 self._previous[sig] = signal.signal(sig, self)
+        if self._previous and self._wakeup is None:
+            read, write = os.pipe()
+            os.set_blocking(read, False)
+            os.set_blocking(write, False)
+            self._previous_wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+            self._wakeup = (read, write)
 
     def check(self) -> None:
         """Raise ``KeyboardInterrupt`` (start-up: stop here) once a signal arrived."""
@@ -312,11 +327,28 @@ class StopSignals:
     def restore(self) -> None:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
+        self._previous.clear()
+        if self._wakeup is not None:
+            signal.set_wakeup_fd(self._previous_wakeup)
+            for fd in self._wakeup:
+                os.close(fd)
+            self._wakeup = None
+
+    def _arrived(self) -> bytes:
+        """The signal numbers the wakeup pipe holds, in their order of arrival."""
+        if self._wakeup is None:
+            return b""
+        try:
+            return os.read(self._wakeup[0], 512)
+        except (BlockingIOError, OSError):
+            return b""
 
     def __call__(self, signum: int, frame: object) -> None:
         self.received += 1
+        arrived = self._arrived()
         if self.signum is None:
-            self.signum = signum
+            first = next((n for n in arrived if n in (signal.SIGINT, signal.SIGTERM)), signum)
+            self.signum = first
             if self.starting:
                 os.write(2, b"\nmaes_run: stopping once the current start-up step ends\n")
         elif self.received == 2:
