@@ -5,6 +5,8 @@ started a moment apart as a user starts them in other shells. The start barrier 
 every robot's controller has joined lockstep, so the run equals the embedded ``maes_run`` of the
 same config byte for byte, every time; when the run ends the controllers exit by themselves.
 Controllers left over from a killed run never drive the next one: they leave once they see it.
+Every process gets the Fast DDS profile that ``ros2 launch`` gives its nodes, as docs/running.md
+tells users who start their own processes.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ REPO = Path(__file__).resolve().parents[3]
 MAES_RUN = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
 CONTROLLER = REPO / "install" / "maes_controller" / "lib" / "maes_controller" / "controller_node"
 CONTAINER = CONTROLLER.with_name("controller_container")
+PROFILE = (
+    REPO / "install" / "maes_bringup" / "share" / "maes_bringup" / "config" / "fastdds_profile.xml"
+)
 ROBOTS = 3
 TICKS = 80
 CONFIG = f"""\
@@ -50,7 +55,10 @@ class Processes:
         log = self.folder / f"{name}.log"
         with open(log, "w") as stream:
             proc = subprocess.Popen(
-                list(argv), stdout=subprocess.DEVNULL, stderr=stream, env=dict(os.environ)
+                list(argv),
+                stdout=subprocess.DEVNULL,
+                stderr=stream,
+                env=dict(os.environ, FASTRTPS_DEFAULT_PROFILES_FILE=str(PROFILE)),
             )
         self.started.append((proc, log))
         return proc
@@ -87,7 +95,7 @@ class Processes:
 
 @pytest.fixture
 def processes(tmp_path):
-    assert MAES_RUN.exists() and CONTROLLER.exists(), "workspace not built (make setup)"
+    assert MAES_RUN.exists() and CONTROLLER.exists() and PROFILE.exists(), "not built (make setup)"
     procs = Processes(tmp_path)
     yield procs
     procs.close()
@@ -280,11 +288,18 @@ def test_controllers_left_from_a_killed_run_never_drive_the_next(processes, conf
 
 
 @pytest.mark.slow
-def test_a_controller_that_leaves_does_not_stall_the_run(processes, config):
-    """Ctrl-C to one of three controllers in the middle of a run: the simulator drops it as
-    soon as its node is off the ROS graph (looked at every second while a tick waits) and
-    tells the navigator at once, so the run steps on within seconds (it stalled 20 s, and a
-    killed controller's 30 s more, before: issue 34)."""
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
+def test_a_controller_that_leaves_does_not_stall_the_run(processes, config, sig):
+    """One of three controllers stopped in the middle of a run: the simulator drops it as soon
+    as its node is off the ROS graph (looked at every second while a tick waits) and tells the
+    navigator at once, so the run steps on within seconds (it stalled 20 s, and a killed
+    controller's 30 s more, before: issue 34).
+
+    A controller cannot send its LEAVE report after a stop signal (rclpy's handler has shut
+    its context down); its process's end reaches the others as one DDS message, and when that
+    is lost (a busy machine) or never sent (SIGKILL), the node leaves the graph when its
+    participant's lease ends: 10 s with the profile (Fast DDS's default, 20 s, was this test's
+    whole deadline: a SIGINT run failed so once under load)."""
     endless = config.parent / "endless_leave.yaml"
     endless.write_text(CONFIG.replace(f"tick: {TICKS}", "tick: 100000"))
     sim = processes.maes_run("leave", endless, "--controllers", "none")
@@ -299,15 +314,22 @@ def test_a_controller_that_leaves_does_not_stall_the_run(processes, config):
     while newest_tick() < 1:  # every controller joined and the run steps
         assert time.monotonic() < end and sim.poll() is None, processes.log(sim)[-3000:]
         time.sleep(0.5)
-    controllers[1].send_signal(signal.SIGINT)
-    assert controllers[1].wait(timeout=60) == 0, processes.log(controllers[1])[-3000:]
+    controllers[1].send_signal(sig)
+    code = controllers[1].wait(timeout=60)
+    assert code == (0 if sig == signal.SIGINT else -sig), processes.log(controllers[1])[-3000:]
     left = newest_tick()
-    deadline = time.monotonic() + 20.0  # the progress line comes every 2 s or so
+    stopped = time.monotonic()
+    # the lease (10 s), the next look at the graph (1 s), 20 ticks (a progress line every 2 s)
+    deadline = stopped + 20.0
     while newest_tick() < left + 20 and time.monotonic() < deadline:
         assert sim.poll() is None, processes.log(sim)[-3000:]
         time.sleep(0.25)
     log = processes.log(sim)
-    assert newest_tick() >= left + 20, f"stalled at tick {newest_tick()}: {log[-3000:]}"
+    took = time.monotonic() - stopped
+    assert newest_tick() >= left + 20, (
+        f"stalled at tick {newest_tick()} ({took:.0f} s): {log[-3000:]}"
+    )
+    assert "left the ROS graph without leaving lockstep" in log, log[-3000:]
     sim.send_signal(signal.SIGINT)
     assert sim.wait(timeout=60) == 0, processes.log(sim)[-3000:]
 
