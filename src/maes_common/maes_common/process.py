@@ -30,6 +30,7 @@ their output.
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import functools
 import os
@@ -168,6 +169,60 @@ def arm_stall_dump() -> None:
     faulthandler.dump_traceback_later(seconds, repeat=False, file=stream, exit=False)
 
 
+class SignalArrivals:
+    """The stop signals in their order of arrival, for a handler that records the first.
+
+    Python runs the handlers of signals that arrived during one long C call (a tick, a spin,
+    on a loaded machine) in the order of their numbers, not of their arrival: SIGTERM and then
+    SIGINT came out as SIGINT first (seen under load: a run's summary named the wrong signal).
+    The interpreter's C-level handler also writes each signal's number, as it arrives, to the
+    wakeup file descriptor (:func:`signal.set_wakeup_fd`): :meth:`open` gives it a
+    non-blocking pipe and :meth:`first` reads it. (rclpy's C++ handler, where installed, calls
+    the interpreter's, so the numbers still arrive.) Only one wakeup fd exists per process;
+    :meth:`close` puts the previous one back.
+
+    Examples
+    --------
+    >>> arrivals = SignalArrivals()
+    >>> arrivals.open()  # from the main thread, after the handlers are set
+    >>> arrivals.first(signal.SIGINT) == signal.SIGINT  # nothing in the pipe: this signal
+    True
+    >>> arrivals.close()
+    """
+
+    def __init__(self) -> None:
+        self._pipe: tuple[int, int] | None = None  # (read end, write end)
+        self._previous = -1
+
+    def open(self) -> None:
+        """Take the wakeup fd (the main thread only; a second call does nothing)."""
+        if self._pipe is not None:
+            return
+        read, write = os.pipe()
+        os.set_blocking(read, False)
+        os.set_blocking(write, False)
+        self._previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        self._pipe = (read, write)
+
+    def first(self, signum: int) -> int:
+        """The first stop signal that arrived since the last call, else ``signum`` (the one
+        being handled: the pipe is closed, or the signal came before it was opened)."""
+        arrived = b""
+        if self._pipe is not None:
+            with contextlib.suppress(OSError):  # (BlockingIOError: empty)
+                arrived = os.read(self._pipe[0], 512)
+        return next((n for n in arrived if n in STOP_SIGNALS), signum)
+
+    def close(self) -> None:
+        """Give the wakeup fd back (the main thread only)."""
+        if self._pipe is None:
+            return
+        signal.set_wakeup_fd(self._previous)
+        for fd in self._pipe:
+            os.close(fd)
+        self._pipe = None
+
+
 class _FirstSignalInterrupts:
     """A Python signal handler: raise KeyboardInterrupt for the first stop signal only, and not
     when the interrupted code is already handling an exception.
@@ -177,17 +232,22 @@ class _FirstSignalInterrupts:
     handler runs; a KeyboardInterrupt raised in the middle of that failure's handling (in
     ``with``'s ``__exit__``, say) would escape :func:`ros_process` as a traceback (seen under
     load: navigator_node stopped while it made its action servers). That failure is left to
-    propagate instead; :func:`ros_process` takes it for the stop it is."""
+    propagate instead; :func:`ros_process` takes it for the stop it is.
+
+    The first is the first to arrive (:class:`SignalArrivals`, once :func:`ros_process` opened
+    ``arrivals``): the simulator writes it into a stopped run's results."""
 
     def __init__(self) -> None:
         self.received = 0
         self.armed = True
         self.signum: int | None = None  # the first stop signal
+        self.arrivals = SignalArrivals()
 
     def __call__(self, signum: int, frame: object) -> None:
         self.received += 1
+        first = self.arrivals.first(signum)
         if self.signum is None:
-            self.signum = signum
+            self.signum = first
             arm_stall_dump()
         if self.armed and self.received == 1 and sys.exc_info()[1] is None:
             sys.unraisablehook = _QuietAfterStop(sys.unraisablehook)
@@ -561,6 +621,7 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         raise SystemExit(2) from None
     handler = _FirstSignalInterrupts()
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    handler.arrivals.open()
     proc = NodeProcess(program, handler)
     try:
         try:
@@ -602,6 +663,7 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         # back, which still ends a process whose exit hangs.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, previous[signal.SIGTERM])
+        handler.arrivals.close()
 
 
 def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str, Any]:

@@ -521,6 +521,41 @@ def test_the_first_signal_interrupts_unless_an_exception_is_being_handled():
     fresh(signal.SIGINT, None)  # a second signal never raises
 
 
+# Two stop signals sent 50 ms apart while the main thread is inside one long C call (a key
+# derivation; in a node, a tick or a spin on a loaded machine).
+ARRIVAL_ORDER = textwrap.dedent("""
+    import hashlib, os, signal, sys, threading, time
+    from maes_common.process import ros_process
+
+    order = [getattr(signal, name) for name in sys.argv[1:]]
+    with ros_process("demo") as proc:
+        def send():
+            time.sleep(0.2)  # the main thread is inside the call by now
+            for sig in order:
+                os.kill(os.getpid(), sig)
+                time.sleep(0.05)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        while sender.is_alive():  # one C call at a time, each longer than the two sends
+            hashlib.pbkdf2_hmac("sha256", b"maes", b"salt", 3_000_000)
+        time.sleep(1.0)  # the first handler raises KeyboardInterrupt here
+        print("not reached")
+    print("stopped by", proc.stopped_by)
+""")
+
+
+@pytest.mark.parametrize("order", [("SIGTERM", "SIGINT"), ("SIGINT", "SIGTERM")], ids=str)
+def test_a_node_process_records_the_first_signal_to_arrive(tmp_path, order):
+    """The simulator writes its process's first stop signal into a stopped run's results.
+    Python runs the handlers of signals that arrived during one C call by signal number, so
+    SIGTERM followed by SIGINT was recorded as SIGINT (SignalArrivals reads their order)."""
+    out = _run_demo(tmp_path, ARRIVAL_ORDER, *order)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "not reached" not in out.stdout, out.stdout
+    assert f"stopped by {order[0]}" in out.stdout, out.stdout + out.stderr
+
+
 # rclpy's events executor looks at a spin's timeout only when its queue is empty: a timer
 # overdue for good (period 0, or a callback longer than its period) kept `until()`, a Python
 # stop handler and the end of a run from ever being looked at. The demo's `until()` turns true

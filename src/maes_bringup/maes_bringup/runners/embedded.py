@@ -285,12 +285,8 @@ class StopSignals:
     written) are counted and otherwise ignored, with a one-line note: the results folder is
     always complete.
 
-    "First" is the first to arrive. Python runs the handlers of signals that arrived during
-    one long C call (a tick, a spin) in the order of their numbers, not of their arrival:
-    SIGTERM and then SIGINT came out as SIGINT first (seen under load: the summary named the
-    wrong signal). The interpreter's C-level handler also writes each signal's number, as it
-    arrives, to the wakeup file descriptor (:func:`signal.set_wakeup_fd`): :meth:`install`
-    gives it a non-blocking pipe and the handler reads the first byte there.
+    "First" is the first to arrive (:class:`maes_common.process.SignalArrivals`): Python runs
+    the handlers of signals that arrived during one long C call in the order of their numbers.
     """
 
     def __init__(self) -> None:
@@ -298,8 +294,7 @@ class StopSignals:
         self.received = 0
         self.starting = True
         self._previous: dict[int, Any] = {}
-        self._wakeup: tuple[int, int] | None = None  # the pipe (read end, write end)
-        self._previous_wakeup = -1
+        self._arrivals: Any = None  # a SignalArrivals once installed
 
     @property
     def signal_name(self) -> str | None:
@@ -312,12 +307,12 @@ class StopSignals:
         for sig in (signal.SIGINT, signal.SIGTERM):
             if signal.getsignal(sig) is not signal.SIG_IGN:
                 self._previous[sig] = signal.signal(sig, self)
-        if self._previous and self._wakeup is None:
-            read, write = os.pipe()
-            os.set_blocking(read, False)
-            os.set_blocking(write, False)
-            self._previous_wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-            self._wakeup = (read, write)
+        if self._previous and self._arrivals is None:
+            # (numpy comes with maes_common: imported once the handlers are in place)
+            from maes_common.process import SignalArrivals
+
+            self._arrivals = SignalArrivals()
+            self._arrivals.open()
 
     def check(self) -> None:
         """Raise ``KeyboardInterrupt`` (start-up: stop here) once a signal arrived."""
@@ -328,26 +323,14 @@ class StopSignals:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._previous.clear()
-        if self._wakeup is not None:
-            signal.set_wakeup_fd(self._previous_wakeup)
-            for fd in self._wakeup:
-                os.close(fd)
-            self._wakeup = None
-
-    def _arrived(self) -> bytes:
-        """The signal numbers the wakeup pipe holds, in their order of arrival."""
-        if self._wakeup is None:
-            return b""
-        try:
-            return os.read(self._wakeup[0], 512)
-        except (BlockingIOError, OSError):
-            return b""
+        if self._arrivals is not None:
+            self._arrivals.close()
+            self._arrivals = None
 
     def __call__(self, signum: int, frame: object) -> None:
         self.received += 1
-        arrived = self._arrived()
+        first = self._arrivals.first(signum) if self._arrivals is not None else signum
         if self.signum is None:
-            first = next((n for n in arrived if n in (signal.SIGINT, signal.SIGTERM)), signum)
             self.signum = first
             if self.starting:
                 os.write(2, b"\nmaes_run: stopping once the current start-up step ends\n")
