@@ -308,6 +308,12 @@ def test_a_stop_signal_while_waiting_for_outside_controllers_ends_the_run(tmp_pa
             if not line or "waiting to start for" in line:
                 break
         assert "waiting to start for" in lines[-1], "".join(lines)
+        # what it waits for, in the run's own mode (free mode said "to join lockstep")
+        joins = "to join lockstep" if sync == "lockstep" else "to start (--sync free"
+        assert any(
+            line.startswith("maes_run: waiting for a controller") and joins in line
+            for line in lines
+        ), "".join(lines)
         proc.send_signal(signal.SIGTERM)
         err = "".join(lines) + finish(proc, timeout=30)
     finally:

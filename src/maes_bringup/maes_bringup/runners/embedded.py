@@ -553,9 +553,15 @@ def _run(
             file=sys.stderr,
         )
         if not builtin:
+            joins = (
+                "to join lockstep"
+                if args.sync == "lockstep"
+                else "to start (--sync free: then the run steps on the wall clock, never "
+                "waiting for them)"
+            )
             print(
                 "maes_run: waiting for a controller on every robot "
-                f"(/robot0 .. /robot{sim.n_robots - 1}) to join lockstep; start yours now "
+                f"(/robot0 .. /robot{sim.n_robots - 1}) {joins}; start yours now "
                 "(docs/running.md: 'Your own controller processes')",
                 file=sys.stderr,
             )
