@@ -413,6 +413,52 @@ def load_template(path: str | os.PathLike[str]) -> dict:
     return doc
 
 
-def dump_params(params: Mapping[str, Any]) -> str:
-    """YAML text of a parameter document (keys in template order)."""
-    return yaml.safe_dump(dict(params), sort_keys=False, default_flow_style=False)
+class _Text(str):
+    """A string parameter value written quoted (see :func:`dump_params`)."""
+
+
+class _QuotingDumper(yaml.SafeDumper):
+    pass
+
+
+_QuotingDumper.add_representer(
+    _Text, lambda dumper, text: dumper.represent_scalar("tag:yaml.org,2002:str", text, style="'")
+)
+
+
+def _quote_values(doc: Any) -> Any:
+    if isinstance(doc, Mapping):
+        return {key: _quote_values(value) for key, value in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return [_quote_values(value) for value in doc]
+    return _Text(doc) if isinstance(doc, str) else doc
+
+
+def dump_params(params: Mapping[str, Any], *, quote_strings: bool = False) -> str:
+    """YAML text of a parameter document (keys in template order).
+
+    With ``quote_strings`` every string value is written quoted, so ROS's parameter file
+    parser reads it as a string whatever it looks like: left plain, a value such as the run id
+    ``320748586e03`` (or ``1e5``, ``y``, ``0x1f``, ``inf``) is read as a number or a bool, which
+    PyYAML writes without quotes. Use it for values whose Python type is their ROS type (the
+    project's own nodes); a template's values are written as read, as ROS would read the
+    template itself.
+
+    Examples
+    --------
+    >>> print(dump_params({"/**": {"ros__parameters": {"run_id": "320748586e03"}}}), end="")
+    /**:
+      ros__parameters:
+        run_id: 320748586e03
+    >>> print(dump_params({"/**": {"ros__parameters": {"run_id": "320748586e03", "n": 2}}},
+    ...                   quote_strings=True), end="")
+    /**:
+      ros__parameters:
+        run_id: '320748586e03'
+        n: 2
+    """
+    if not quote_strings:
+        return yaml.safe_dump(dict(params), sort_keys=False, default_flow_style=False)
+    return yaml.dump(
+        _quote_values(params), Dumper=_QuotingDumper, sort_keys=False, default_flow_style=False
+    )
