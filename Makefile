@@ -65,14 +65,14 @@ VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
 IMAGE_VENV_INPUTS := requirements/image.txt requirements/image-test.txt \
 	requirements/constraints.txt scripts/setup_image_venv.sh scripts/lib.sh
 STANDINS_INPUTS := $(shell find standins -type f -not -name COLCON_IGNORE 2>/dev/null) \
-	scripts/build_ws.sh
+	scripts/build_ws.sh scripts/unity_build.cmake
 # What a colcon rebuild depends on. Python modules are not listed: --symlink-install makes
 # edits (and new modules) visible without a rebuild.
 WS_INPUTS := $(shell find src \( -name test -o -name __pycache__ \) -prune -o -type f \( \
 	-name package.xml -o -name setup.py -o -name setup.cfg -o -name CMakeLists.txt \
 	-o -name '*.msg' -o -name '*.srv' -o -name '*.action' -o -path '*/resource/*' \
 	-o -path '*/launch/*' -o -path '*/config/*' -o -path '*/params/*' -o -path '*/rviz/*' \
-	\) -print 2>/dev/null) scripts/build_ws.sh
+	\) -print 2>/dev/null) scripts/build_ws.sh scripts/unity_build.cmake
 
 # The modules that compile numba kernels: the kernels are compiled into the cache again when
 # one of them changes (scripts/compile_kernels.py).

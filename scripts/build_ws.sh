@@ -14,6 +14,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 what=${1:-}
+# The interface packages' generated sources (one C / C++ file per message and type support)
+# are compiled in batches (CMake's unity build; scripts/unity_build.cmake says which files stay
+# alone): each batch parses the type support headers once instead of once per message.
+# MAES_UNITY_BUILD=OFF builds them one file at a time, as a plain colcon build does.
+unity=()
+if [ "${MAES_UNITY_BUILD:-ON}" != OFF ]; then
+    unity=(-DCMAKE_UNITY_BUILD=ON "-DCMAKE_PROJECT_INCLUDE=$MAES_ROOT/scripts/unity_build.cmake")
+fi
 case "$what" in
     standins)
         layers="venv"
@@ -24,7 +32,7 @@ case "$what" in
         log_base="$MAES_ROOT/.standins/log"
         # One prefix for both stand-ins; nothing edits them, so plain copies.
         extra=(--merge-install)
-        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON)
+        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON "${unity[@]}")
         name="build the tf2_msgs / geographic_msgs / nav2_msgs stand-ins (colcon)"
         ;;
     workspace)
@@ -37,7 +45,7 @@ case "$what" in
         log_base="$MAES_ROOT/log"
         # Python packages are symlinked, so edits to their .py files need no rebuild.
         extra=(--symlink-install)
-        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON)
+        cmake_args=(-DMAES_PYTHON_ONLY_INTERFACES=ON "${unity[@]}")
         name="build the workspace src/ (colcon)"
         ;;
     launch)
