@@ -213,7 +213,9 @@ def _values_file(spec, out_dir):
     handle, path = tempfile.mkstemp(prefix=f"{spec.name}_", suffix=".yaml", dir=out_dir)
     with os.fdopen(handle, "w", encoding="utf-8") as stream:
         # Quoted strings: ROS would read a run id such as 320748586e03 as a number.
-        stream.write(dump_params({"/**": {"ros__parameters": spec.parameter_dict}}, quote_strings=True))
+        stream.write(
+            dump_params({"/**": {"ros__parameters": spec.parameter_dict}}, quote_strings=True)
+        )
     return path
 
 

@@ -1,7 +1,7 @@
 """Parameter files as ROS itself reads them: rcl's parser (through rclpy), not PyYAML.
 
-rcl reads a plain (unquoted) scalar as a bool, an integer or a double whenever it can
-(``y``, ``0x1f``, ``1e5``, ``inf``), where PyYAML, which writes the files, sees a string.
+rcl reads a plain (unquoted) scalar as a bool or a number whenever it can (``y``, ``1e5``,
+``inf``, ``nan``), where PyYAML, which writes the files, sees a string and writes it plain.
 A ``ros2 launch`` whose random run id came out as ``320748586e03`` stopped at once: the
 simulator and the navigator were handed a DOUBLE for their STRING parameter ``run_id``.
 """
@@ -17,8 +17,8 @@ from rclpy.parameter import Parameter
 
 from maes_bringup.stack.params import dump_params
 
-#: Strings that rcl reads as something else when they are written plain.
-LOOK_LIKE_OTHER_TYPES = ["320748586e03", "1e5", "y", "0x1f", "inf", "017", "on", "12", "true"]
+#: Strings that look like other types to rcl (the first six) or to PyYAML (the rest).
+LOOK_LIKE_OTHER_TYPES = ["320748586e03", "1e5", "y", "Y", "inf", "nan", "0x1f", "on", "12", "true"]
 
 
 def read_by_ros(path: Path, name: str) -> Parameter:
@@ -69,5 +69,29 @@ def test_plain_strings_are_read_as_other_types_by_ros(tmp_path):
     # Why the quotes: written plain (PyYAML's choice for these), rcl changes their type.
     got = read_by_ros(write(tmp_path, "320748586e03"), "v")
     assert got.type_ == Parameter.Type.DOUBLE
-    got = read_by_ros(write(tmp_path, "0x1f"), "v")
-    assert (got.type_, got.value) == (Parameter.Type.INTEGER, 31)
+    got = read_by_ros(write(tmp_path, "y"), "v")
+    assert (got.type_, got.value) == (Parameter.Type.BOOL, True)
+
+
+@pytest.mark.launch_stack
+def test_the_launch_files_parameter_files_keep_a_run_id_that_looks_like_a_number(tmp_path):
+    # The launch file itself (as installed), writing the simulator's file as `ros2 launch` does.
+    pytest.importorskip("launch_ros", reason="needs ROS 2's launch stack (make setup)")
+    import importlib.util
+    from types import SimpleNamespace
+
+    from ament_index_python.packages import get_package_share_directory
+
+    path = Path(get_package_share_directory("maes_bringup")) / "launch" / "multi_robot.launch.py"
+    spec = importlib.util.spec_from_file_location("maes_multi_robot_launch", path)
+    launch_file = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(launch_file)
+    node = SimpleNamespace(
+        name="maes_sim", parameter_dict={"run_id": "320748586e03", "config_file": "1e5"}
+    )
+    written = Path(launch_file._values_file(node, str(tmp_path)))
+    got = {name: read_by_ros(written, name) for name in node.parameter_dict}
+    assert {name: (p.type_, p.value) for name, p in got.items()} == {
+        "run_id": (Parameter.Type.STRING, "320748586e03"),
+        "config_file": (Parameter.Type.STRING, "1e5"),
+    }

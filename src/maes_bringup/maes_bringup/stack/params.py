@@ -439,7 +439,7 @@ def dump_params(params: Mapping[str, Any], *, quote_strings: bool = False) -> st
 
     With ``quote_strings`` every string value is written quoted, so ROS's parameter file
     parser reads it as a string whatever it looks like: left plain, a value such as the run id
-    ``320748586e03`` (or ``1e5``, ``y``, ``0x1f``, ``inf``) is read as a number or a bool, which
+    ``320748586e03`` (or ``1e5``, ``y``, ``inf``, ``nan``) is read as a number or a bool, which
     PyYAML writes without quotes. Use it for values whose Python type is their ROS type (the
     project's own nodes); a template's values are written as read, as ROS would read the
     template itself.
