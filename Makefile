@@ -65,7 +65,7 @@ VENV_INPUTS := requirements/venv.txt requirements/constraints.txt \
 IMAGE_VENV_INPUTS := requirements/image.txt requirements/image-test.txt \
 	requirements/constraints.txt scripts/setup_image_venv.sh scripts/lib.sh
 STANDINS_INPUTS := $(shell find standins -type f -not -name COLCON_IGNORE 2>/dev/null) \
-	scripts/build_ws.sh scripts/unity_build.cmake
+	scripts/build_ws.sh scripts/unity_build.cmake scripts/build_cache.py
 # What a colcon rebuild depends on. Python modules are not listed: --symlink-install makes
 # edits (and new modules) visible without a rebuild.
 WS_INPUTS := $(shell find src \( -name test -o -name __pycache__ \) -prune -o -type f \( \

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build with colcon, in the pip environment:
 #   build_ws.sh standins    the tf2_msgs / geographic_msgs / nav2_msgs stand-ins into .standins/install
+#                           (copied from the user's build cache when built before with the same
+#                           inputs: scripts/build_cache.py)
 #   build_ws.sh workspace   the packages in src/ into install/ (--symlink-install)
 #   build_ws.sh launch      composition_interfaces from $MAES_LAUNCH_SRC (the launch wheels'
 #                           folder's src/, or its pinned upstream source) into .ros-launch/install
@@ -88,6 +90,22 @@ export MAKEFLAGS="-j${MAES_BUILD_JOBS:-$(nproc)}"
 unset MFLAGS MAKELEVEL
 
 cd "$MAES_ROOT"
+# The stand-ins' install tree, content-keyed, is shared by this user's clones
+# (scripts/build_cache.py; MAES_BUILD_CACHE=off builds every time).
+if [ "$what" = standins ]; then
+    start=$SECONDS
+    rc=0
+    msg=$("$VIRTUAL_ENV/bin/python" "$MAES_ROOT/scripts/build_cache.py" restore standins \
+        "$install_base" 2>&1) || rc=$?
+    if [ "$rc" -eq 0 ]; then
+        say "$name: copied from the build cache in $((SECONDS - start)) s (${msg#build cache: })"
+        echo "restored $(date -u +%Y-%m-%dT%H:%M:%SZ) from the build cache against: $venv_id" \
+            >"$stamp"
+        exit 0
+    elif [ "$rc" -ne 3 ]; then
+        say "the build cache could not be used, so the stand-ins are built: $msg"
+    fi
+fi
 run_step "$name" \
     "read the compiler / colcon error above (colcon's own logs: $log_base/latest_build); after fixing it run 'make build'. If the error names a stale path, 'make clean' and try again" \
     "colcon-$what" \
@@ -98,4 +116,9 @@ run_step "$name" \
     --event-handlers console_cohesion+ status- \
     --cmake-args -DBUILD_TESTING=OFF "${cmake_args[@]}"
 
+if [ "$what" = standins ]; then
+    "$VIRTUAL_ENV/bin/python" "$MAES_ROOT/scripts/build_cache.py" store standins "$install_base" \
+        >>"$MAES_LOG_DIR/colcon-$what.log" 2>&1 ||
+        say "the stand-ins could not be stored in the build cache (the build is fine): see $MAES_LOG_DIR/colcon-$what.log"
+fi
 echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) against: $venv_id" >"$stamp"
