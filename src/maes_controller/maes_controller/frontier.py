@@ -175,21 +175,47 @@ def is_near_frontier(
     return bool(window.any())
 
 
-def _goal_candidates(cluster: np.ndarray, dist: np.ndarray, trav: np.ndarray) -> np.ndarray:
-    """Reachable cells of a cluster; if none, reachable 8-neighbours of its untraversable cells.
+def _goal_candidates(clusters: list[np.ndarray], dist: np.ndarray, trav: np.ndarray) -> np.ndarray:
+    """Every cluster's candidate goals, cluster after cluster: its reachable cells (in the
+    cluster's order) or, when none is reachable, the reachable 8-neighbours of its
+    untraversable cells (sorted by ``ix``, then ``iy``). int64 (K, 2); K may be 0.
 
     The fallback serves frontier cells the robot may not stand on (e.g. inflated); a frontier
-    cell that is traversable but unreachable gets no stand-in, since nothing leads there.
+    cell that is traversable but unreachable gets no stand-in, since nothing leads there. All
+    clusters are handled in one pass of array operations (a crowd's map has hundreds of small
+    clusters); ``tests``' per-cluster reference gives the same cells in the same order.
+
+    Examples
+    --------
+    >>> dist = np.array([[0.0, 1.0, np.inf]])
+    >>> trav = np.array([[True, True, False]])
+    >>> _goal_candidates([np.array([[1, 0]]), np.array([[2, 0]])], dist, trav).tolist()
+    [[1, 0], [1, 0]]
     """
-    reach = np.isfinite(dist[cluster[:, 1], cluster[:, 0]])
-    if reach.any():
-        return cluster[reach]
-    blocked = cluster[~trav[cluster[:, 1], cluster[:, 0]]]
-    h, w = dist.shape
-    around = (blocked[:, None, :] + np.array(_OFFSETS_8)[None, :, :]).reshape(-1, 2)
-    inside = (around[:, 0] >= 0) & (around[:, 0] < w) & (around[:, 1] >= 0) & (around[:, 1] < h)
-    around = np.unique(around[inside], axis=0)
-    return around[np.isfinite(dist[around[:, 1], around[:, 0]])]
+    if not clusters:
+        return np.empty((0, 2), dtype=np.int64)
+    cells = np.concatenate(clusters)
+    cid = np.repeat(np.arange(len(clusters)), [c.shape[0] for c in clusters])
+    reach = np.isfinite(dist[cells[:, 1], cells[:, 0]])
+    direct = np.bincount(cid[reach], minlength=len(clusters)) > 0
+    keep = reach & direct[cid]
+    out, out_cid = cells[keep], cid[keep]
+    # the clusters with no reachable cell: the reachable neighbours of their blocked cells
+    blocked = ~direct[cid] & ~trav[cells[:, 1], cells[:, 0]]
+    if blocked.any():
+        h, w = dist.shape
+        around = (cells[blocked][:, None, :] + np.array(_OFFSETS_8)[None, :, :]).reshape(-1, 2)
+        around_cid = np.repeat(cid[blocked], len(_OFFSETS_8))
+        inside = (around[:, 0] >= 0) & (around[:, 0] < w) & (around[:, 1] >= 0) & (around[:, 1] < h)
+        # unique per cluster, ordered by ix then iy (np.unique's row order) within it
+        key = np.unique((around_cid[inside] * w + around[inside, 0]) * h + around[inside, 1])
+        key_cid, rest = np.divmod(key, w * h)
+        ix, iy = np.divmod(rest, h)
+        ok = np.isfinite(dist[iy, ix])
+        out = np.concatenate([out, np.stack([ix[ok], iy[ok]], axis=1)])
+        out_cid = np.concatenate([out_cid, key_cid[ok]])
+        out = out[np.argsort(out_cid, kind="stable")]  # cluster after cluster
+    return out
 
 
 def _candidates(
@@ -212,10 +238,9 @@ def _candidates(
         tries = [around, trav] if through else [around]
     for mask in tries:
         dist = distance_field(mask, start)
-        parts = [_goal_candidates(c, dist, mask) for c in clusters]
-        parts = [p for p in parts if p.shape[0]]
-        if parts:
-            return np.concatenate(parts), dist
+        found = _goal_candidates(clusters, dist, mask)
+        if found.shape[0]:
+            return found, dist
     return None, dist
 
 

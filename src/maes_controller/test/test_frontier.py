@@ -208,6 +208,46 @@ def test_goal_is_the_path_nearest_reachable_frontier(seed):
     assert dist[goal[1], goal[0]] == dist[reachable_frontier].min()
 
 
+def goal_candidates_one_cluster_at_a_time(clusters, dist, trav):
+    """The per-cluster computation that frontier._goal_candidates does for all clusters at once
+    (what it was before): the reference it must equal, cell for cell and in order."""
+    parts = []
+    h, w = dist.shape
+    for cluster in clusters:
+        reach = np.isfinite(dist[cluster[:, 1], cluster[:, 0]])
+        if reach.any():
+            parts.append(cluster[reach])
+            continue
+        blocked = cluster[~trav[cluster[:, 1], cluster[:, 0]]]
+        around = (blocked[:, None, :] + np.array(frontier._OFFSETS_8)[None, :, :]).reshape(-1, 2)
+        inside = (around[:, 0] >= 0) & (around[:, 0] < w) & (around[:, 1] >= 0) & (around[:, 1] < h)
+        around = np.unique(around[inside], axis=0)
+        parts.append(around[np.isfinite(dist[around[:, 1], around[:, 0]])])
+    parts = [p for p in parts if p.shape[0]]
+    return np.concatenate(parts) if parts else np.empty((0, 2), dtype=np.int64)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_candidates_of_all_clusters_at_once_equal_the_per_cluster_reference(seed):
+    # Random maps with walls, unknown space and robots' cells cut out of the traversable mask:
+    # clusters reachable, unreachable, and unreachable behind untraversable frontier cells.
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(2, 30, size=2))
+    grid = rng.choice(np.array([0, 100, -1], dtype=np.int8), size=(h, w), p=[0.55, 0.2, 0.25])
+    trav = (grid == 0) & (rng.random((h, w)) > 0.15)
+    ys, xs = np.nonzero(trav)
+    if xs.size == 0:
+        return
+    k = int(rng.integers(xs.size))
+    dist = distance_field(trav, (int(xs[k]), int(ys[k])))
+    clusters = find_frontiers(grid)
+    got = frontier._goal_candidates(clusters, dist, trav)
+    want = goal_candidates_one_cluster_at_a_time(clusters, dist, trav)
+    assert got.dtype == want.dtype == np.int64
+    assert got.tolist() == want.tolist()
+
+
 @pytest.mark.parametrize("module", [frontier])
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -12,9 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from maes_controller.navigation import GridMap, NavErrorCode, Navigator, NavParams
+from maes_controller.navigation import GridMap, NavErrorCode, Navigator, NavParams, yielding
 from maes_controller.navigation.yielding import (
     Hold,
+    as_positions,
     free_heading,
     outranked,
     robot_in_the_way,
@@ -115,6 +116,42 @@ def test_the_corridor_test_holds_for_an_overlap_only_when_already_close():
     assert robots_in_the_way((0, 0, 0), 1.0, [(0.46, 0.46)], 0.3, 0.5, 0.5, 0.01) == [0]
     # farther robots keep the full margin
     assert robot_in_the_way((0, 0, 0), 1.0, [(1.0, 0.8)], 0.3, 0.5, 0.5, 0.01)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_crowd_tested_on_arrays_gives_the_loops_robots(seed, monkeypatch):
+    # The array path (ARRAY_FROM robots or more) against the plain loop on the same crowd:
+    # the same robots, including those exactly on a limit (positions on a 0.05 m lattice).
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(yielding.ARRAY_FROM, 150))
+    robots = [tuple(v) for v in (rng.integers(-40, 41, size=(n, 2)) * 0.05).tolist()]
+    # every other seed a robot at the origin facing along x: sideways gaps fall exactly on
+    # the limits, which must count the same on both paths
+    pose = (
+        (0.0, 0.0, 0.0)
+        if seed % 2
+        else (float(rng.normal()) * 0.1, float(rng.normal()) * 0.1, float(rng.uniform(-4, 4)))
+    )
+    args = [
+        (pose, direction, 0.3, margin, lookahead, close)
+        for direction in (1.0, -1.0)
+        for margin, lookahead, close in (
+            (0.2, 0.5, None),
+            (0.35, 0.5, 0.01),
+            (0.1, 2.0, 0.0),
+            (0.2, 0.2, 0.2),
+        )
+    ]
+    on_arrays = [
+        robots_in_the_way(p, d, as_positions(robots), r, m, la, c) for p, d, r, m, la, c in args
+    ]
+    as_lists = [robots_in_the_way(p, d, robots, r, m, la, c) for p, d, r, m, la, c in args]
+    heading = free_heading(pose, 1.0, robots, 0.3, 0.2, 0.01, 1.0)
+    monkeypatch.setattr(yielding, "ARRAY_FROM", 10**9)  # the loop, whatever the crowd's size
+    looped = [robots_in_the_way(p, d, robots, r, m, la, c) for p, d, r, m, la, c in args]
+    assert on_arrays == as_lists == looped
+    assert any(looped)  # the crowds do stand in the way
+    assert free_heading(pose, 1.0, robots, 0.3, 0.2, 0.01, 1.0) == heading
 
 
 def test_the_order_is_the_robot_index():

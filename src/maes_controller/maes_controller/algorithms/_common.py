@@ -9,7 +9,7 @@ algorithms build one per decision, not per tick, and use the project's frontier 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -147,6 +147,22 @@ def area_center(area: int, side_m: float) -> tuple[float, float]:
     """World centre (metres) of area ``area`` of :func:`area_labels`."""
     ay, ax = divmod(int(area), 2000)
     return ((ax - 1000 + 0.5) * side_m, (ay - 1000 + 0.5) * side_m)
+
+
+def cells_of(grid: Any, points: Iterable[Sequence[float]]) -> list[Cell]:
+    """The cells ``(ix, iy)`` of many world points (metres), in order: ``grid.pos_to_cell`` of
+    each, computed on arrays in one pass (the same cells, to the bit).
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> cells_of(GridMap(4, 4, 0.5, -1.0, -1.0), [(-0.01, 0.0), (0.3, -0.9)])
+    [(1, 2), (2, 0)]
+    >>> cells_of(GridMap(4, 4, 0.5, -1.0, -1.0), {})
+    []
+    """
+    xy = np.array(list(points), dtype=np.float64).reshape(-1, 2)
+    return list(map(tuple, grid.pos_to_cells(xy).tolist()))
 
 
 def robot_index(namespace: str) -> int | None:

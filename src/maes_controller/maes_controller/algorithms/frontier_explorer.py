@@ -40,7 +40,7 @@ from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
-from ._common import MapView, robot_index, spread_cell
+from ._common import MapView, cells_of, robot_index, spread_cell
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
 CLAIM_PREFIX = "frontier-goal"
@@ -104,8 +104,9 @@ def logic(robot) -> None:
     for cell in [c for c, tick in failed.items() if robot.tick - tick >= SKIP_TICKS]:
         del failed[cell]
 
-    claimed = [costmap.pos_to_cell(x, y) for x, y, _ in claims.values()]
-    claimed += [costmap.pos_to_cell(x, y) for x, y in memory.get("visited", ())]
+    grid = costmap.grid
+    claimed = cells_of(grid, [(x, y) for x, y, _ in claims.values()])
+    claimed += cells_of(grid, memory.get("visited", ()))
     hemmed = memory.get("hemmed_since")
     patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
     found = frontier_goal(
@@ -115,7 +116,7 @@ def logic(robot) -> None:
         claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
         share_cost=SHARE_COST_CELLS,
-        avoid=[costmap.pos_to_cell(r.pos.x, r.pos.y) for r in robot.state.nearby_robots],
+        avoid=cells_of(grid, [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]),
         through=not patient,
     )
     if found is None and patient and robot.state.nearby_robots:

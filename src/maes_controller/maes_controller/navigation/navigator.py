@@ -51,7 +51,7 @@ from .following import FollowParams, FollowState, FollowStatus, follow_path, pat
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
-from .yielding import Hold, free_heading, outranked, robots_in_the_way
+from .yielding import Hold, as_positions, free_heading, outranked, robots_in_the_way
 
 
 class NavErrorCode(enum.IntEnum):
@@ -650,6 +650,7 @@ class Navigator:
         # read only when a plan goes around them: kept as given until then
         self._previous = self._seen  # where the robots were at the last step, by id
         self._robots = robots if isinstance(robots, Sequence) else list(robots)
+        self._robots_xy = None  # their positions as the yielding checks read them (once)
         self._robot_ids = robot_ids
         self._seen = None if robot_ids is None else (robot_ids, self._robots)
         if self._status is not NavStatus.ACTIVE:
@@ -801,6 +802,7 @@ class Navigator:
         self._checkpoint = (math.nan, math.nan, now)  # progress checker: where, when
         self._closest = (math.inf, now)  # the shortest path left so far, and when
         self._robots: Sequence[Sequence[float]] = ()
+        self._robots_xy: Sequence[Sequence[float]] | np.ndarray | None = None
         self._robot_ids: Sequence[int | None] | None = None
         self._seen: tuple | None = None  # (ids, positions) of the robots at the last step
         self._previous: tuple | None = None
@@ -932,7 +934,7 @@ class Navigator:
         heading = free_heading(
             pose,
             prefer,
-            self._robots,
+            self._yield_positions(),
             p.robot_radius,
             p.yield_margin,
             p.close_margin,
@@ -963,12 +965,18 @@ class Navigator:
         return robots_in_the_way(
             pose,
             direction,
-            self._robots,
+            self._yield_positions(),
             p.robot_radius,
             p.yield_margin,
             lookahead,
             p.close_margin,
         )
+
+    def _yield_positions(self) -> Sequence[Sequence[float]] | np.ndarray:
+        """The robots sensed at this step as the yielding checks read them (converted once)."""
+        if self._robots_xy is None:
+            self._robots_xy = as_positions(self._robots)
+        return self._robots_xy
 
     def _in_the_way(
         self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
