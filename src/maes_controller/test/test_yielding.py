@@ -147,11 +147,42 @@ def test_a_crowd_tested_on_arrays_gives_the_loops_robots(seed, monkeypatch):
     ]
     as_lists = [robots_in_the_way(p, d, robots, r, m, la, c) for p, d, r, m, la, c in args]
     heading = free_heading(pose, 1.0, robots, 0.3, 0.2, 0.01, 1.0)
+    # free_heading's test of many headings at once (0 and 180 degrees along the lattice)
+    headings = [2.0 * math.pi * k / 72 for k in range(72)] + [math.pi]
+    at_once = [
+        yielding._blocked_headings(*pose[:2], headings, as_positions(robots), 0.3, m, la, c or 0.0)
+        for _p, _d, _r, m, la, c in args
+    ]
     monkeypatch.setattr(yielding, "ARRAY_FROM", 10**9)  # the loop, whatever the crowd's size
+    one_by_one = [
+        yielding._blocked_headings(*pose[:2], headings, robots, 0.3, m, la, c or 0.0)
+        for _p, _d, _r, m, la, c in args
+    ]
+    assert at_once == one_by_one
+    assert any(map(any, at_once))
     looped = [robots_in_the_way(p, d, robots, r, m, la, c) for p, d, r, m, la, c in args]
     assert on_arrays == as_lists == looped
     assert any(looped)  # the crowds do stand in the way
     assert free_heading(pose, 1.0, robots, 0.3, 0.2, 0.01, 1.0) == heading
+
+
+@pytest.mark.parametrize("margin, lookahead", [(0.2, 0.5), (0.35, 0.5), (0.1, 2.0)])
+def test_robots_exactly_on_the_corridors_limits_count_alike_on_arrays(margin, lookahead):
+    # A robot exactly at the lookahead's end is in the way, one exactly at the side limit is
+    # not; eleven more far behind make a crowd (the array paths).
+    radius = 0.3
+    ahead, beside = 2.0 * radius + lookahead, 2.0 * radius + margin
+    far = [(-50.0 - k, -50.0) for k in range(yielding.ARRAY_FROM - 1)]
+    for robot, expected in (((ahead, 0.0), True), ((1.0, beside), False)):
+        crowd = [robot, *far]
+        assert len(as_positions(crowd)) == yielding.ARRAY_FROM
+        loop = robots_in_the_way((0.0, 0.0, 0.0), 1.0, crowd[:1], radius, margin, lookahead)
+        arrays = robots_in_the_way((0.0, 0.0, 0.0), 1.0, crowd, radius, margin, lookahead)
+        assert loop == arrays == ([0] if expected else [])
+        blocked = yielding._blocked_headings(
+            0.0, 0.0, [0.0, math.pi], as_positions(crowd), radius, margin, lookahead, 0.01
+        )
+        assert blocked == [expected, False]
 
 
 def test_the_order_is_the_robot_index():

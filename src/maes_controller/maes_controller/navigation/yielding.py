@@ -272,13 +272,48 @@ def free_heading(
     order = [0]
     for k in range(1, steps // 2 + 1):
         order += [k, -k] if k < steps - k else [k]
-    for k in order:
-        heading = desired + 2.0 * math.pi * k / steps
-        if towards is not None and math.cos(heading - towards) < 0.0:
-            continue
-        if robots_in_the_way((x, y, heading), 1.0, robots, radius, margin, distance, close_margin):
+    headings = [desired + 2.0 * math.pi * k / steps for k in order]
+    if towards is not None:
+        headings = [h for h in headings if math.cos(h - towards) >= 0.0]
+    blocked = _blocked_headings(x, y, headings, robots, radius, margin, distance, close_margin)
+    for heading, no_way in zip(headings, blocked, strict=True):
+        if no_way:
             continue
         end = (x + distance * math.cos(heading), y + distance * math.sin(heading))
         if clear is None or clear(*end):
             return math.atan2(math.sin(heading), math.cos(heading))
     return None
+
+
+def _blocked_headings(
+    x: float,
+    y: float,
+    headings: Sequence[float],
+    robots: Sequence[Sequence[float]] | np.ndarray,
+    radius: float,
+    margin: float,
+    lookahead: float,
+    close_margin: float,
+) -> list[bool]:
+    """For each heading, whether :func:`robots_in_the_way` finds a robot in the corridor of a
+    drive from ``(x, y)`` along it. A crowd (an array from :func:`as_positions`) is tested for
+    every heading at once: each heading's sine and cosine from :mod:`math`, as
+    :func:`robots_in_the_way` takes them, and the same element-wise arithmetic, so the same
+    answers to the bit.
+    """
+    if not isinstance(robots, np.ndarray) or len(robots) == 0 or not headings:
+        return [
+            bool(robots_in_the_way((x, y, h), 1.0, robots, radius, margin, lookahead, close_margin))
+            for h in headings
+        ]
+    c = np.array([math.cos(h) for h in headings])[:, None]
+    s = np.array([math.sin(h) for h in headings])[:, None]
+    contact = 2.0 * radius
+    ahead, beside = contact + lookahead, contact + margin
+    close = contact + close_margin
+    dx = robots[None, :, 0] - x
+    dy = robots[None, :, 1] - y
+    along = c * dx + s * dy
+    side = np.abs(-s * dx + c * dy)
+    limit = np.where(dx * dx + dy * dy < beside * beside, close, beside)
+    return ((along > 0.0) & (along <= ahead) & (side < limit)).any(axis=1).tolist()
