@@ -74,6 +74,7 @@ def logic(robot) -> None:
         claim = parse_claim_distance(message.msg)
         if claim is not None:
             claims[message.sender] = claim
+            memory["claims_heard"] = memory.get("claims_heard", 0) + 1
             visited = memory.setdefault("visited", {})  # every goal announced: seen by others
             visited[(round(claim[0], 1), round(claim[1], 1))] = None
             if len(visited) > VISITED_LIMIT:
@@ -104,9 +105,8 @@ def logic(robot) -> None:
     for cell in [c for c, tick in failed.items() if robot.tick - tick >= SKIP_TICKS]:
         del failed[cell]
 
-    grid = costmap.grid
-    claimed = cells_of(grid, [(x, y) for x, y, _ in claims.values()])
-    claimed += cells_of(grid, memory.get("visited", ()))
+    announced, remembered = _claim_cells(memory, costmap.grid)
+    claimed = announced + remembered
     hemmed = memory.get("hemmed_since")
     patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
     found = frontier_goal(
@@ -116,7 +116,7 @@ def logic(robot) -> None:
         claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
         share_cost=SHARE_COST_CELLS,
-        avoid=cells_of(grid, [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]),
+        avoid=cells_of(costmap.grid, [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]),
         through=not patient,
     )
     if found is None and patient and robot.state.nearby_robots:
@@ -161,6 +161,19 @@ def _positions(robot) -> list[tuple[float, float]]:
     return [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
 
 
+def _claim_cells(memory: dict, grid) -> tuple[list, list]:
+    """The cells of the goals other robots announced (``claims``, in its order) and of every
+    goal remembered (``visited``): computed again only when a claim was heard since, or the
+    map's origin or resolution changed (the same cells as computing them every tick)."""
+    key = (memory.get("claims_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
+    cached = memory.get("claim_cells")
+    if cached is None or cached[0] != key:
+        announced = cells_of(grid, [(x, y) for x, y, _ in memory["claims"].values()])
+        cached = (key, announced, cells_of(grid, memory.get("visited", ())))
+        memory["claim_cells"] = cached
+    return cached[1], cached[2]
+
+
 def _crowded(robot) -> bool:
     """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
     x, y = robot.robot_position
@@ -177,8 +190,8 @@ def _yield_goal(robot, costmap) -> bool:
     me = (round(mine, 2), robot_index(robot.namespace))
     gx, gy = costmap.pos_to_cell(*goal)
     radius2 = CLAIM_RADIUS_CELLS**2
-    for sender, (x, y, d) in memory["claims"].items():
-        cx, cy = costmap.pos_to_cell(x, y)
+    announced, _remembered = _claim_cells(memory, costmap.grid)
+    for (sender, (_x, _y, d)), (cx, cy) in zip(memory["claims"].items(), announced, strict=True):
         if (cx - gx) ** 2 + (cy - gy) ** 2 > radius2:
             continue
         if (d, robot_index(sender)) < me:
