@@ -228,13 +228,14 @@ def _candidates(
     """(candidate goal cells (K, 2), the distance field) from ``start``: around the ``avoid``
     cells when that reaches a candidate, else (``through``) through them."""
     h, w = trav.shape
-    cells = [(int(x), int(y)) for x, y in avoid]
-    cells = [(x, y) for x, y in cells if 0 <= x < w and 0 <= y < h and (x, y) != tuple(start)]
+    cells = np.array(avoid if isinstance(avoid, Sequence) else list(avoid), dtype=np.int64)
+    cells = cells.reshape(-1, 2)
+    xs, ys = cells[:, 0], cells[:, 1]
+    keep = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & ((xs != start[0]) | (ys != start[1]))
     tries = [trav]
-    if cells:
+    if keep.any():
         around = trav.copy()
-        xs, ys = zip(*cells, strict=True)
-        around[list(ys), list(xs)] = False
+        around[ys[keep], xs[keep]] = False
         tries = [around, trav] if through else [around]
     for mask in tries:
         dist = distance_field(mask, start)
