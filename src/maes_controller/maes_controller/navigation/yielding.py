@@ -133,12 +133,8 @@ def robots_in_the_way(
         # a crowd: the same arithmetic on arrays (IEEE operations element by element, in the
         # same order as the loop below, so the same robots to the bit)
         xy = robots if isinstance(robots, np.ndarray) else as_positions(robots)
-        dx = xy[:, 0] - px
-        dy = xy[:, 1] - py
-        along = c * dx + s * dy
-        side = np.abs(-s * dx + c * dy)
-        limit = np.where(dx * dx + dy * dy < near2, close, beside)
-        return np.flatnonzero((along > 0.0) & (along <= ahead) & (side < limit)).tolist()
+        hit = _in_corridor(xy[:, 0] - px, xy[:, 1] - py, c, s, ahead, beside, close)
+        return np.flatnonzero(hit).tolist()
     found = []
     # a plain loop over the few robots sensed (float arithmetic as numpy's, in the same order)
     for k, (x, y) in enumerate(robots):
@@ -309,11 +305,24 @@ def _blocked_headings(
     c = np.array([math.cos(h) for h in headings])[:, None]
     s = np.array([math.sin(h) for h in headings])[:, None]
     contact = 2.0 * radius
-    ahead, beside = contact + lookahead, contact + margin
-    close = contact + close_margin
-    dx = robots[None, :, 0] - x
-    dy = robots[None, :, 1] - y
+    ahead, beside, close = contact + lookahead, contact + margin, contact + close_margin
+    dx, dy = robots[None, :, 0] - x, robots[None, :, 1] - y
+    return _in_corridor(dx, dy, c, s, ahead, beside, close).any(axis=1).tolist()
+
+
+def _in_corridor(
+    dx: np.ndarray,
+    dy: np.ndarray,
+    c: float | np.ndarray,
+    s: float | np.ndarray,
+    ahead: float,
+    beside: float,
+    close: float,
+) -> np.ndarray:
+    """:func:`robots_in_the_way`'s corridor test on arrays: robots at offsets ``(dx, dy)`` from
+    a drive along the heading of cosine ``c`` and sine ``s`` (broadcast: one heading, or a
+    column of headings against a row of robots). The loop's operations in the loop's order."""
     along = c * dx + s * dy
     side = np.abs(-s * dx + c * dy)
     limit = np.where(dx * dx + dy * dy < beside * beside, close, beside)
-    return ((along > 0.0) & (along <= ahead) & (side < limit)).any(axis=1).tolist()
+    return (along > 0.0) & (along <= ahead) & (side < limit)
