@@ -72,3 +72,28 @@ def test_fifty_robots_leave_a_packed_start():
     share = float((moved >= 3.0).mean())
     print(f"50 robots: {share:.0%} 3 m or more from their start after 30 s")
     assert share >= DISPERSED
+
+
+def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
+    """The frontier explorer checks every tick whether a robot that goes first announced a goal
+    near its own; the answer is kept until a claim is heard or the goal or map changes. In a
+    packed 20-robot start every kept answer equals one computed afresh."""
+    import maes_controller.algorithms.frontier_explorer as explorer
+
+    check = explorer._outranked_near_goal
+    calls = {"kept": 0, "true": 0}
+
+    def compared(memory, costmap, namespace):
+        fresh = dict(memory)
+        kept = fresh.pop("outranked", None)
+        answer = check(fresh, costmap, namespace)
+        if kept is not None and kept[0] == fresh["outranked"][0]:
+            calls["kept"] += 1
+        calls["true"] += answer
+        got = check(memory, costmap, namespace)
+        assert got == answer
+        return got
+
+    monkeypatch.setattr(explorer, "_outranked_near_goal", compared)
+    direct.run(building(20, ticks=200), EXPLORER, seed=0)
+    assert calls["kept"] > 100 and calls["true"] > 0  # the cache was used, and both answers seen

@@ -73,6 +73,31 @@ def test_same_config_and_seed_give_bit_identical_runs():
     assert other != first
 
 
+@pytest.mark.parametrize("robots", [3, 30])
+def test_the_navigator_reads_the_robots_sensed_from_arrays_as_from_the_states(robots, monkeypatch):
+    """The runner hands each navigator the robots it senses as the observation's arrays; a run
+    equals, to the bit, one whose navigators read them from the states' objects (30 packed
+    robots sense a crowd: the yielding checks' array path; 3: their loops)."""
+    config = small_config(
+        number_of_robots=robots,
+        end_criteria={"tick": 80},
+        robot_spawn_config={"spawn_together": {}},
+        robot_constraints={"slam_position_inaccuracy": 0.5},
+    )
+    fast, _ = trajectory_hash(config, EXPLORER, seed=4)
+    observe = direct.DirectRobot.observe
+    seen = []
+
+    def from_states(self, state, pose_m, nearby=None):
+        seen.append(nearby is not None)
+        observe(self, state, pose_m)
+
+    monkeypatch.setattr(direct.DirectRobot, "observe", from_states)
+    slow, _ = trajectory_hash(config, EXPLORER, seed=4)
+    assert seen and all(seen)  # the runner gave arrays; this run ignored them
+    assert fast == slow
+
+
 def test_each_robot_has_its_own_seeded_rng():
     def draw(robot):
         robot.memory.setdefault("draws", []).append(float(robot.rng.random()))

@@ -194,6 +194,10 @@ class DirectRobot:
         #: rclpy's).
         self.logger = DirectLogger(self)
         self.state: RobotState | None = None
+        #: The robots this one senses this tick as arrays, when the runner has them:
+        #: ``(their indices, every robot's position)`` (see :meth:`observe`); None: read from
+        #: ``state``.
+        self._nearby: tuple[np.ndarray, np.ndarray] | None = None
         #: The navigator's newest plan not yet taken by ``maes_run``'s ``plan`` topic:
         #: ``(points, wire time)``, or None (see runners/in_process.py).
         self.plan_update: tuple[Any, float] | None = None
@@ -222,11 +226,23 @@ class DirectRobot:
         """A new ``map`` (what the simulator node publishes on SLAM update ticks)."""
         self._grid = grid
 
-    def observe(self, state: RobotState, pose_m: Sequence[float]) -> None:
-        """This tick's state and believed pose (x, y, yaw), in metres; fed by the runner."""
+    def observe(
+        self,
+        state: RobotState,
+        pose_m: Sequence[float],
+        nearby: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """This tick's state and believed pose (x, y, yaw), in metres; fed by the runner.
+
+        ``nearby``: the robots ``state.nearby_robots`` lists, from the arrays of the observation
+        the state was made from: their indices (K,) and every robot's position (N, 2), metres.
+        The navigator then reads them without going through the state's objects (the same
+        values).
+        """
         self.state = state
         self.tick = state.tick
         self._pose = pose_m
+        self._nearby = nearby
 
     # -- Robot protocol ------------------------------------------------------------------------
     @property
@@ -363,6 +379,35 @@ class DirectRobot:
         )
 
 
+class _NearbyXY(Sequence):
+    """Positions (K, 2) of the robots a robot senses, from the observation's arrays: the array
+    itself for the navigator's array paths (``numpy.asarray``), ``(x, y)`` tuples for its loops.
+    """
+
+    __slots__ = ("_rows", "_xy")
+
+    def __init__(self, xy: np.ndarray) -> None:
+        self._xy = xy
+        self._rows: list[tuple[float, float]] | None = None
+
+    def _tuples(self) -> list[tuple[float, float]]:
+        if self._rows is None:
+            self._rows = list(map(tuple, self._xy.tolist()))
+        return self._rows
+
+    def __len__(self) -> int:
+        return self._xy.shape[0]
+
+    def __getitem__(self, k: Any) -> tuple[float, float]:
+        return self._tuples()[k]
+
+    def __iter__(self) -> Iterator[tuple[float, float]]:
+        return iter(self._tuples())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._xy if dtype is None else self._xy.astype(dtype, copy=bool(copy))
+
+
 class _Positions(Sequence):
     """``(x, y)`` of each item's ``pos``, read only when the navigator needs them (recovery)."""
 
@@ -403,14 +448,19 @@ def step_navigation(
     for i, robot in enumerate(robots):
         session = robot.session
         if session.task is not None:
-            nearby = robot.state.nearby_robots
+            if robot._nearby is not None:
+                indices, everyone = robot._nearby
+                positions, ids = _NearbyXY(everyone[indices]), indices.tolist()
+            else:
+                nearby = robot.state.nearby_robots
+                positions, ids = _Positions(nearby), [robot_index_of_id(r.id) for r in nearby]
             events = session.step(
                 poses.pose(i),
                 robot._grid,
                 now,
-                _Positions(nearby),
+                positions,
                 odom_pose=poses.odom_pose(i),
-                robot_ids=[robot_index_of_id(r.id) for r in nearby],
+                robot_ids=ids,
             )
             if events.plan is not None:
                 robot.plan_update = (events.plan, now)

@@ -130,9 +130,14 @@ class RobotTeam:
         self.nav_poses.observe(sim)  # this tick's tf, as the nodes read it
         # Every state of the tick first, as the simulator node publishes them: a tag deposited
         # by one robot's logic shows in the others' states of the next tick, not this one.
-        states = sim.observation(self._tile).states()  # in metres, as maes_state carries them
+        observation = sim.observation(self._tile)  # in metres, as maes_state carries them
+        states = observation.states()
+        # the robots each one senses, also as arrays for its navigator (the same values)
+        observed, xy = observation.observed, observation.robot_positions
+        bounds = observation.nearby_bounds.tolist()
         for i, (robot, state) in enumerate(zip(self.robots, states, strict=True)):
-            robot.observe(state, self.nav_poses.believed(i))
+            seen = observed[bounds[i] : bounds[i + 1]]
+            robot.observe(state, self.nav_poses.believed(i), (seen, xy))
         for robot, logic in zip(self.robots, self.logic, strict=True):
             try:
                 logic(robot)

@@ -186,19 +186,34 @@ def _yield_goal(robot, costmap) -> bool:
     goes first, then the lower robot index. Checked on every new claim; while every frontier
     is announced (the goal is shared), at most every :data:`SHARE_RECHECK_TICKS`."""
     memory = robot.memory
+    if not _outranked_near_goal(memory, costmap, robot.namespace):
+        return False
+    if not memory.get("sharing"):
+        return True
+    return robot.tick - memory.get("checked", -SHARE_RECHECK_TICKS) >= SHARE_RECHECK_TICKS
+
+
+def _outranked_near_goal(memory: dict, costmap, namespace: str) -> bool:
+    """Whether a robot that goes first announced a goal within :data:`CLAIM_RADIUS_CELLS` of
+    ours. It changes only with a claim heard, our goal or its distance, or the map's origin or
+    resolution: computed again only then (the same answer as computing it every tick)."""
+    grid = costmap.grid
     goal, mine = memory["goal"], memory.get("distance", 0.0)
-    me = (round(mine, 2), robot_index(robot.namespace))
+    key = (memory.get("claims_heard", 0), grid.origin_x, grid.origin_y, grid.resolution, goal, mine)
+    cached = memory.get("outranked")
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    me = (round(mine, 2), robot_index(namespace))
     gx, gy = costmap.pos_to_cell(*goal)
     radius2 = CLAIM_RADIUS_CELLS**2
-    announced, _remembered = _claim_cells(memory, costmap.grid)
+    announced, _remembered = _claim_cells(memory, grid)
+    found = False
     for (sender, (_x, _y, d)), (cx, cy) in zip(memory["claims"].items(), announced, strict=True):
-        if (cx - gx) ** 2 + (cy - gy) ** 2 > radius2:
-            continue
-        if (d, robot_index(sender)) < me:
-            if not memory.get("sharing"):
-                return True
-            return robot.tick - memory.get("checked", -SHARE_RECHECK_TICKS) >= SHARE_RECHECK_TICKS
-    return False
+        if (cx - gx) ** 2 + (cy - gy) ** 2 <= radius2 and (d, robot_index(sender)) < me:
+            found = True
+            break
+    memory["outranked"] = (key, found)
+    return found
 
 
 def parse_claim(text: str) -> tuple[float, float] | None:
