@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import doctest
 import io
+import json
 import os
 import signal
 import subprocess
@@ -313,3 +314,90 @@ def test_a_results_file_with_former_metric_names_reads_under_the_current_ones(tm
     # a file of another experiment is still refused
     with pytest.raises(ValueError, match="written by another experiment"):
         read_rows(old, ["case_id", "broadcasts_sent", "distance"])
+
+
+def test_plots_of_many_conditions_name_what_differs_and_draw_a_panel_per_controller(
+    tmp_path, monkeypatch
+):
+    """A batch of 2 controllers x 9 conditions (more lines than one picture tells apart): the
+    exploration plot draws a panel per controller with one legend; the legend names only what
+    differs (a parameter with one value is left out, a mapping shows its differing leaves); a
+    parameter with one value gets no trend plot."""
+    from maes_bringup.experiments.batch_files import SERIES_COLUMNS, write_rows
+
+    specs = ["pkg.a:logic", "pkg.b:logic"]
+    walkers = [
+        "[]",
+        "[{'random_walkers': 4, 'speed': 0.5}]",
+        "[{'random_walkers': 8, 'speed': 0.5}]",
+    ]
+    rows, series = [], []
+    for spec in specs:
+        for n in (1, 2, 3):
+            for obstacles in walkers:
+                cid = f"{spec}{n}{obstacles}"
+                for seed in (0, 1):
+                    case = f"{cid}-{seed}"
+                    rows.append(
+                        {
+                            "case_id": case,
+                            "condition_id": cid,
+                            "status": "ok",
+                            "controller": spec,
+                            "seed": str(seed),
+                            "number_of_robots": str(n),
+                            "robot_constraints.broadcast_range": "8.0",
+                            "obstacles": obstacles,
+                            "ticks_to_end": str(100 + 10 * n + seed),
+                        }
+                    )
+                    series += [
+                        {
+                            "case_id": case,
+                            "tick": t,
+                            "sim_time": t / 10,
+                            "exploration_percent": min(100, t / n),
+                            "coverage_percent": 0,
+                        }
+                        for t in (0, 50, 100)
+                    ]
+    params = ["number_of_robots", "robot_constraints.broadcast_range", "obstacles"]
+    write_rows(tmp_path / "results.csv", [*rows[0]], rows)
+    write_rows(tmp_path / "timeseries.csv", list(SERIES_COLUMNS), series)
+    (tmp_path / "experiment.json").write_text(
+        json.dumps(
+            {
+                "name": "many",
+                "parameters": params,
+                "metrics": ["ticks_to_end"],
+                "controllers": specs,
+            }
+        )
+    )
+    figures = {}
+    save = aggregate._save
+
+    def keep(fig, path, whole=True):
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        legends = list(fig.legends) + [ax.get_legend() for ax in axes if ax.get_legend()]
+        figures[Path(path).name] = (
+            [ax.get_title() for ax in axes],
+            [t.get_text() for legend in legends for t in legend.get_texts()],
+        )
+        save(fig, path, whole)
+
+    monkeypatch.setattr(aggregate, "_save", keep)
+    written = {p.name for p in aggregate.aggregate(tmp_path)}
+    assert written == {
+        "aggregate.csv",
+        "exploration_vs_time.png",
+        "ticks_to_end_vs_number_of_robots.png",
+    }
+    titles, entries = figures["exploration_vs_time.png"]
+    assert titles == ["a:logic", "b:logic"]
+    assert len(entries) == 9 and len(set(entries)) == 9
+    assert "number_of_robots: 2; obstacles: random_walkers 8, speed 0.5" in entries
+    assert "number_of_robots: 1; obstacles: none" in entries
+    assert not any("broadcast_range" in e for e in entries)
+    _, trend = figures["ticks_to_end_vs_number_of_robots.png"]
+    assert "obstacles: none; a:logic" in trend and len(trend) == 6

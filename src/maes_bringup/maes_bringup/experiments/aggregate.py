@@ -9,15 +9,20 @@ folder and writes
   ``q25``, ``median``, ``q75``, ``max``;
 * ``exploration_vs_time.png``: mean exploration per condition over simulated time, with the
   min..max band of its runs (a run that ended keeps its last value);
-* ``<metric>_vs_<parameter>.png`` for each numeric parameter: the last ``time_to_*`` metric
-  (else ``ticks_to_end``) against it, mean and std per value, one line per controller and
-  combination of the other listed parameters (runs as points for sampled parameters).
+* ``<metric>_vs_<parameter>.png`` for each numeric parameter with more than one value: the
+  last ``time_to_*`` metric (else ``ticks_to_end``) against it, mean and std per value, one
+  line per controller and combination of the other listed parameters (runs as points for
+  sampled parameters).
+
+Legends name the parameters that differ between the lines (one that has a single value in the
+batch is left out) and grow the picture to hold all their entries.
 
 Run again by hand with ``python -m maes_bringup.experiments.aggregate OUT_DIR``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -136,11 +141,80 @@ def controller_name(spec: str, controllers: list[str]) -> str:
     return spec
 
 
-def _label(row: dict[str, str], parameters: list[str], controllers: list[str]) -> str:
-    parts = [f"{p.rsplit('.', 1)[-1]}={row[p]}" for p in parameters]
-    if len(controllers) > 1:
-        parts.append(controller_name(row["controller"], controllers))
-    return ", ".join(parts) or "base config"
+def varying(rows: list[dict[str, str]], parameters: list[str]) -> list[str]:
+    """The ``parameters`` that take more than one value among ``rows``: only they tell the
+    conditions apart (a single value is the same for every line of a plot).
+
+    Examples
+    --------
+    >>> varying([{"a": "1", "b": "x"}, {"a": "2", "b": "x"}], ["a", "b"])
+    ['a']
+    """
+    return [p for p in parameters if len({r[p] for r in rows}) > 1]
+
+
+def _leaves(value: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """The leaves of a parsed parameter value: ``(key path, value text)`` pairs (an empty
+    mapping is a leaf of its own, "{}"; an empty list "none")."""
+    if isinstance(value, dict):
+        items = [leaf for k, v in value.items() for leaf in _leaves(v, (*path, str(k)))]
+        return items or [(path, "{}")]
+    if isinstance(value, list | tuple):
+        items = [leaf for v in value for leaf in _leaves(v, path)]
+        return items or [(path, "none")]
+    return [(path, str(value))]
+
+
+def short_values(values: list[str]) -> dict[str, str]:
+    """Legend texts of one parameter's values (as results.csv writes them): of a mapping or a
+    list only the leaves that differ between the values, each as its last key and its value.
+
+    Examples
+    --------
+    >>> cave, building = "{'w': 40, 'cave': {'fill': 40}}", "{'w': 40, 'building': {}}"
+    >>> short_values([cave, building]) == {cave: "fill 40", building: "building"}
+    True
+    >>> short_values(["[]", "[{'random_walkers': 4, 'speed': 0.5}]"])["[]"]
+    'none'
+    >>> short_values(["0.5", "1.0"])
+    {'0.5': '0.5', '1.0': '1.0'}
+    """
+    parsed: dict[str, list | None] = {}
+    for text in values:
+        try:
+            value = ast.literal_eval(text) if text[:1] in ("{", "[") else None
+        except (SyntaxError, ValueError):
+            value = None
+        parsed[text] = _leaves(value) if isinstance(value, dict | list) else None
+    if any(leaves is None for leaves in parsed.values()):
+        return {text: text for text in values}
+    common = set.intersection(*(set(leaves) for leaves in parsed.values()))
+
+    def text_of(leaf: tuple[tuple[str, ...], str]) -> str:
+        path, value = leaf
+        key = path[-1] if path else ""
+        if value == "{}":
+            return key or "{}"
+        return f"{key} {value}".strip()
+
+    return {
+        text: ", ".join(text_of(leaf) for leaf in leaves if leaf not in common) or "same"
+        for text, leaves in parsed.items()
+    }
+
+
+def labeller(rows: list[dict[str, str]], parameters: list[str], controllers: list[str]):
+    """A function giving a row's legend text: the ``parameters`` (those that differ between
+    the rows) in short (:func:`short_values`), then the controller when there are several."""
+    shorts = {p: short_values(sorted({r[p] for r in rows})) for p in parameters}
+
+    def label(row: dict[str, str]) -> str:
+        parts = [f"{p.rsplit('.', 1)[-1]}: {shorts[p][row[p]]}" for p in parameters]
+        if len(controllers) > 1:
+            parts.append(controller_name(row["controller"], controllers))
+        return "; ".join(parts) or "base config"
+
+    return label
 
 
 def _pyplot():
@@ -154,6 +228,11 @@ def _pyplot():
     return plt
 
 
+#: More lines than this in one picture cannot be told apart: the exploration plot then draws a
+#: panel per controller (when the batch has several), each with the other parameters' lines.
+PANEL_FROM = 16
+
+
 def plot_exploration(
     path: Path,
     rows: list[dict[str, str]],
@@ -162,43 +241,92 @@ def plot_exploration(
     controllers: list[str],
     title: str = "",
 ) -> Path | None:
-    """Mean exploration % vs simulated time per condition, with the runs' min..max band."""
+    """Mean exploration % vs simulated time per condition, with the runs' min..max band; a
+    panel per controller when there are more than :data:`PANEL_FROM` conditions."""
     plt = _pyplot()
     if plt is None:
         return None
     per_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for s in series:
         per_case[s["case_id"]].append((float(s["sim_time"]), float(s["exploration_percent"])))
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=100, layout="constrained")
     groups = _conditions([r for r in rows if r["status"] == "ok"])
-    colours = distinct_colours(len(groups))
-    for k, runs in enumerate(groups.values()):
-        curves = [np.asarray(per_case[r["case_id"]]) for r in runs if per_case[r["case_id"]]]
-        if not curves:
-            continue
-        t = np.unique(np.concatenate([c[:, 0] for c in curves]))
-        # each run holds its last value after it ended
-        ys = np.stack([np.interp(t, c[:, 0], c[:, 1], right=c[-1, 1]) for c in curves])
-        colour = colours[k]
-        runs_text = f"{len(curves)} run" + ("s" if len(curves) > 1 else "")
-        label = f"{_label(runs[0], parameters, controllers)} ({runs_text})"
-        ax.plot(t, ys.mean(axis=0), color=colour, label=label)
-        if len(curves) > 1:
-            ax.fill_between(t, ys.min(axis=0), ys.max(axis=0), color=colour, alpha=0.15, lw=0)
-    ax.set_title(
-        f"{title}: exploration over time per condition\n"
-        "line: mean of the runs; band: their min..max (a run that ended keeps its last value)",
-        fontsize="medium",
+    shown = varying(rows, parameters)
+    in_rows = sorted({r["controller"] for r in rows}, key=_order_of(controllers))
+    panels = in_rows if len(groups) > PANEL_FROM and len(in_rows) > 1 and shown else [None]
+    # one colour per line label, the same in every panel
+    label_of = labeller(rows, shown, controllers if panels == [None] else [])
+    labels = {cid: label_of(runs[0]) for cid, runs in groups.items()}
+    colour_of = dict(
+        zip(dict.fromkeys(labels.values()), distinct_colours(len(labels)), strict=False)
     )
-    ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("exploration (% of reachable area)")
-    ax.set_ylim(0, 100)
-    ax.set_xlim(left=0)
-    ax.grid(alpha=0.3)
-    _legend_outside(ax, len(groups))
-    fig.savefig(path)
+    cols = min(4, len(panels))
+    n_rows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(
+        n_rows,
+        cols,
+        figsize=(9, 4.5) if panels == [None] else (3.6 * cols, 2.8 * n_rows + 0.8),
+        dpi=100,
+        layout="constrained",
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    handles: dict[str, Any] = {}
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        for cid, runs in groups.items():
+            if panel is not None and runs[0]["controller"] != panel:
+                continue
+            curves = [np.asarray(per_case[r["case_id"]]) for r in runs if per_case[r["case_id"]]]
+            if not curves:
+                continue
+            t = np.unique(np.concatenate([c[:, 0] for c in curves]))
+            # each run holds its last value after it ended
+            ys = np.stack([np.interp(t, c[:, 0], c[:, 1], right=c[-1, 1]) for c in curves])
+            colour = colour_of[labels[cid]]
+            runs_text = f"{len(curves)} run" + ("s" if len(curves) > 1 else "")
+            label = labels[cid] if panel is not None else f"{labels[cid]} ({runs_text})"
+            (line,) = ax.plot(t, ys.mean(axis=0), color=colour, label=label)
+            handles.setdefault(label, line)
+            if len(curves) > 1:
+                ax.fill_between(t, ys.min(axis=0), ys.max(axis=0), color=colour, alpha=0.15, lw=0)
+        if panel is not None:
+            ax.set_title(controller_name(panel, in_rows), fontsize="small")
+        ax.grid(alpha=0.3)
+    axes[0, 0].set_ylim(0, 100)  # after every line: the axes share these limits
+    axes[0, 0].set_xlim(left=0)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    how = "line: mean of the runs; band: their min..max (a run that ended keeps its last value)"
+    if panels == [None]:
+        ax = axes[0, 0]
+        ax.set_title(f"{title}: exploration over time per condition\n{how}", fontsize="medium")
+        ax.set_xlabel("simulated time (s)")
+        ax.set_ylabel("exploration (% of reachable area)")
+        _legend_outside(ax, len(groups))
+    else:
+        fig.suptitle(
+            f"{title}: exploration over time, a panel per controller\n{how}", fontsize="medium"
+        )
+        for ax in axes[-1, :]:
+            ax.set_xlabel("simulated time (s)", fontsize="small")
+        for ax in axes[:, 0]:
+            ax.set_ylabel("explored (%)", fontsize="small")
+        fig.legend(
+            handles.values(),
+            handles.keys(),
+            loc="outside lower center",
+            ncol=1 if max(map(len, handles)) > 60 else 2,
+            fontsize="small",
+        )
+    _save(fig, path, whole=panels == [None])
     plt.close(fig)
     return path
+
+
+def _order_of(controllers: list[str]):
+    """Sort key: the experiment's order of ``controllers`` (others last, by name)."""
+    rank = {spec: k for k, spec in enumerate(controllers)}
+    return lambda spec: (rank.get(spec, len(rank)), spec)
 
 
 def plot_metric_vs(
@@ -218,16 +346,14 @@ def plot_metric_vs(
     lines: dict[str, dict[float, list[float]]] = defaultdict(lambda: defaultdict(list))
     never = 0  # finished runs without a value (e.g. 90 % never reached)
     specs = sorted({r["controller"] for r in rows})
+    label_of = labeller(rows, varying(rows, others), specs)
     for r in rows:
         x, y = _float(r[parameter]), _float(r[metric])
         if r["status"] == "ok" and x is not None and y is None:
             never += 1
         if r["status"] != "ok" or x is None or y is None:
             continue
-        key = ", ".join(
-            [f"{p.rsplit('.', 1)[-1]}={r[p]}" for p in others]
-            + [controller_name(r["controller"], specs)]
-        )
+        key = label_of(r)
         lines[key][x].append(y)
     colours = distinct_colours(len(lines))
     runs_per_point: set[int] = set()
@@ -268,20 +394,33 @@ def plot_metric_vs(
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if len(lines) > 1:
         _legend_outside(ax, len(lines))
-    fig.savefig(path)
+    _save(fig, path)
     plt.close(fig)
     return path
 
 
 def _legend_outside(ax, entries: int) -> None:
     """A legend right of the axes (never over the curves); two columns past 16 entries."""
-    ax.legend(
+    legend = ax.legend(
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
         fontsize="small" if entries <= 16 else "x-small",
         ncol=1 if entries <= 16 else 2,
         borderaxespad=0.0,
     )
+    # the layout sizes the axes alone; the saved picture grows to hold the legend whole
+    # (``_save``), however many and long its entries
+    legend.set_in_layout(False)
+
+
+def _save(fig, path: Path, whole: bool = True) -> None:
+    """Save; ``whole``: the picture grows to hold a legend right of the axes (which the layout
+    leaves out: it may reach past the figure's edges)."""
+    if not whole:
+        fig.savefig(path)
+        return
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    fig.savefig(path, bbox_inches="tight", pad_inches=0.1, bbox_extra_artists=legends)
 
 
 def aggregate(out_dir: str | Path) -> list[Path]:
@@ -315,8 +454,8 @@ def aggregate(out_dir: str | Path) -> list[Path]:
     kinds = meta.get("parameter_kinds", {})
     for param in params:
         numeric = all(_float(r[param]) is not None for r in rows)
-        if target is None or not numeric or not rows:
-            continue
+        if target is None or not numeric or not rows or param not in varying(rows, params):
+            continue  # (a parameter with one value has no trend to draw)
         others = [q for q in params if q != param and kinds.get(q) != "lhs"]
         name = f"{target}_vs_{param.rsplit('.', 1)[-1]}.png"
         p = plot_metric_vs(
