@@ -300,3 +300,23 @@ def test_the_occupancy_experiment_is_the_imperfect_world_with_occupancy_maps():
     assert {k[0] for k in sim_keys} == {"simulated"}
     assert {k[0] for k in occ_keys} == {"occupancy"}
     assert sorted(k[1:] for k in occ_keys) == sorted(k[1:] for k in sim_keys)
+
+
+@pytest.mark.parametrize("full", ["imperfect_world", "imperfect_world_occupancy"])
+def test_the_split_rows_experiments_are_cases_of_the_full_ones(full):
+    """experiments/imperfect_world_split*.yaml run the two split rows (the lidar's noise alone,
+    the pose errors alone) of the full experiments: 320 of their cases, the same configs and
+    seeds, so that occupancy_report.py pairs them like the full batches' runs."""
+    root = Path(__file__).resolve().parents[3] / "experiments"
+    whole = load_experiment(root / f"{full}.yaml")
+    split = load_experiment(
+        root / f"{full.replace('imperfect_world', 'imperfect_world_split')}.yaml"
+    )
+
+    def key(case):
+        return repr(sorted(case.config.items())), case.controller, case.seed
+
+    assert len(split.cases) == 320
+    assert {key(c) for c in split.cases} <= {key(c) for c in whole.cases}
+    noises = {repr(c.config["robot_types"]) for c in split.cases}
+    assert len(noises) == 2 and all("slam_position_inaccuracy" in n or "lidar" in n for n in noises)
