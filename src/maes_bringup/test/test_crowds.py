@@ -76,14 +76,20 @@ def test_fifty_robots_leave_a_packed_start():
 
 def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
     """The frontier explorer checks every tick whether a robot that goes first announced a goal
-    near its own; the answer is kept until a claim is heard or the goal or map changes. In a
-    packed 20-robot start every kept answer equals one computed afresh."""
+    near its own; the answer is kept until a claim is heard or the goal or map changes, and
+    each announced point's cell is computed once. In a packed 20-robot start every kept answer
+    and every kept cell equals one computed afresh."""
     import maes_controller.algorithms.frontier_explorer as explorer
 
     check = explorer._outranked_near_goal
     calls = {"kept": 0, "true": 0}
+    from maes_controller.algorithms._common import cells_of
 
     def compared(memory, costmap, namespace):
+        announced, remembered = explorer._claim_cells(memory, costmap.grid)
+        points = [(x, y) for x, y, _ in memory["claims"].values()]
+        assert announced == cells_of(costmap.grid, points)
+        assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
         fresh = dict(memory)
         kept = fresh.pop("outranked", None)
         answer = check(fresh, costmap, namespace)
@@ -97,3 +103,27 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
     monkeypatch.setattr(explorer, "_outranked_near_goal", compared)
     direct.run(building(20, ticks=200), EXPLORER, seed=0)
     assert calls["kept"] > 100 and calls["true"] > 0  # the cache was used, and both answers seen
+
+
+def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
+    """The cells of the announced goals are kept per point, for one map geometry: a map with
+    another origin or resolution gets them anew."""
+    import maes_controller.algorithms.frontier_explorer as explorer
+    from maes_controller.algorithms._common import cells_of
+    from maes_controller.navigation import GridMap
+
+    memory = {"claims": {"robot1": (1.2, 3.4, 5.0)}, "visited": {(1.2, 3.4): None}}
+    for claims_heard, grid in enumerate(
+        [
+            GridMap(40, 40, 0.5, -10.0, -10.0),
+            GridMap(40, 40, 0.5, -9.7, -10.0),
+            GridMap(40, 40, 0.25, -9.7, -10.0),
+            GridMap(40, 40, 0.5, -10.0, -10.0),
+        ]
+    ):
+        memory["claims_heard"] = claims_heard
+        memory["claims"][f"robot{claims_heard + 2}"] = (claims_heard - 0.3, 0.26, 1.0)
+        memory["visited"][(claims_heard - 0.3, 0.26)] = None
+        announced, remembered = explorer._claim_cells(memory, grid)
+        assert announced == cells_of(grid, [c[:2] for c in memory["claims"].values()])
+        assert remembered == cells_of(grid, memory["visited"])

@@ -165,11 +165,25 @@ def _claim_cells(memory: dict, grid) -> tuple[list, list]:
     """The cells of the goals other robots announced (``claims``, in its order) and of every
     goal remembered (``visited``): computed again only when a claim was heard since, or the
     map's origin or resolution changed (the same cells as computing them every tick)."""
-    key = (memory.get("claims_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
+    geometry = (grid.origin_x, grid.origin_y, grid.resolution)
+    key = (memory.get("claims_heard", 0), *geometry)
     cached = memory.get("claim_cells")
     if cached is None or cached[0] != key:
-        announced = cells_of(grid, [(x, y) for x, y, _ in memory["claims"].values()])
-        cached = (key, announced, cells_of(grid, memory.get("visited", ())))
+        # each point's cell is computed once for the map's geometry: a claim heard adds a point
+        known = memory.get("cell_of")
+        if known is None or known[0] != geometry:
+            known = memory["cell_of"] = (geometry, {})
+        cell_of = known[1]
+        points = [(x, y) for x, y, _ in memory["claims"].values()]
+        visited = list(memory.get("visited", ()))
+        new = [p for p in dict.fromkeys(points + visited) if p not in cell_of]
+        if new:
+            cell_of.update(zip(new, cells_of(grid, new), strict=True))
+        if len(cell_of) > 2 * (len(points) + len(visited)) + 64:
+            listed = set(points) | set(visited)  # forget the points no longer listed
+            for p in [p for p in cell_of if p not in listed]:
+                del cell_of[p]
+        cached = (key, [cell_of[p] for p in points], [cell_of[p] for p in visited])
         memory["claim_cells"] = cached
     return cached[1], cached[2]
 
