@@ -193,6 +193,9 @@ def nearest_traversable(
     """
     t = check_bool_grid("traversable", traversable)
     ix, iy = (int(v) for v in cell)
+    h, w = t.shape
+    if 0 <= ix < w and 0 <= iy < h and t[iy, ix]:
+        return ix, iy  # at distance 0: no other cell is as near
     ys, xs = np.nonzero(t)  # raster order, so argmin's first minimum is the documented tie-break
     if xs.size == 0:
         return None
