@@ -400,7 +400,10 @@ def plot_metric_vs(
 
 
 def _legend_outside(ax, entries: int) -> None:
-    """A legend right of the axes (never over the curves); two columns past 16 entries."""
+    """A legend right of the axes (never over the curves); two columns past 16 entries. None
+    when nothing was drawn (every run of the batch failed, say)."""
+    if not ax.get_legend_handles_labels()[0]:
+        return
     legend = ax.legend(
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),

@@ -405,7 +405,8 @@ class _NearbyXY(Sequence):
         return iter(self._tuples())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._xy if dtype is None else self._xy.astype(dtype, copy=bool(copy))
+        xy = self._xy if dtype is None else self._xy.astype(dtype, copy=False)
+        return xy.copy() if copy else xy
 
 
 class _Positions(Sequence):
