@@ -161,7 +161,7 @@ def test_nan_goals_from_an_action_client_leave_the_stack_running(tmp_path):
         + ["--controllers", "none", "--start-timeout", "1"]
     )
     ctx = Context()
-    node = executor = None
+    node = executor = client = None
     try:
         wait_for_ticks(proc)
         rclpy.init(context=ctx)
@@ -188,11 +188,15 @@ def test_nan_goals_from_an_action_client_leave_the_stack_running(tmp_path):
         time.sleep(2.0)
         assert proc.poll() is None, "maes_run died after the bad goals"
     finally:
-        # The executor first: while it holds the node, destroy_node() only marks it, and the
-        # process's DDS participant keeps announcing /bad_goal_client to the nodes of later
-        # tests in this process (seen: a lockstep test took it for robot0's controller).
+        # Everything explicitly, the executor and the action client first: while they (or the
+        # goal handles, until the garbage collector takes them) hold the node, destroy_node()
+        # only marks it, and the process's DDS participant keeps announcing /bad_goal_client
+        # to the nodes of later tests in this process (seen: a lockstep test took it for
+        # robot0's controller; with the collector off it does every time).
         if executor is not None:
             executor.shutdown()
+        if client is not None:
+            client.destroy()
         if node is not None:
             node.destroy_node()
         if ctx.ok():

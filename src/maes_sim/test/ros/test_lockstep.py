@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -34,6 +35,10 @@ def _sim(n=2):
 
 @pytest.fixture
 def ros():
+    # These tests read the ROS graph (who reads a robot's topics). A node an earlier test in
+    # this process left to the garbage collector is still announced by its DDS participant
+    # until collected: collect it now, so that only this test's nodes are seen.
+    gc.collect()
     ctx = Context()
     rclpy.init(context=ctx)
     ex = SingleThreadedExecutor(context=ctx)
