@@ -92,3 +92,18 @@ def test_ros_says_it_once_per_robot(tmp_path):
         assert done.stderr.count(f"[{robot}.maes_controller]: {robot}: {NOTE}") == 1, done.stderr[
             -3000:
         ]
+
+
+def test_direct_mode_logs_reach_the_root_once_launch_was_imported(caplog):
+    """Importing ROS 2's launch package makes every logger created afterwards a LaunchLogger
+    that does not propagate; direct mode's robot loggers still reach the root's handlers (the
+    cause of a flaky failure above: in a pytest worker that had imported launch, the record
+    went to logging's last resort instead of caplog)."""
+    pytest.importorskip("launch.logging")
+    from maes_bringup.runners.direct_robot import propagating_logger
+
+    name = "maes.direct_test_after_launch.robot0"
+    caplog.set_level(logging.INFO, logger="maes.direct_test_after_launch")
+    assert not logging.getLogger("maes.direct_test_after_launch").propagate  # launch's class
+    propagating_logger(name).warning("heard")
+    assert [r.name for r in caplog.records if r.getMessage() == "heard"] == [name]

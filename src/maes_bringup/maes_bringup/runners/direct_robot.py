@@ -143,6 +143,23 @@ def _costmap_msg(nav: Any, grid: GridMap) -> tuple[SimpleNamespace, GridMap]:
 
 
 # ---------------------------------------------------------------------------------- robot
+def propagating_logger(name: str) -> logging.Logger:
+    """``logging.getLogger(name)``, passing its records on to the root's handlers.
+
+    ROS 2's launch package, once imported in a process, makes every logger created after it a
+    ``launch.logging.LaunchLogger``, which does not propagate: direct mode's records would then
+    reach none of the user's handlers (nor pytest's ``caplog``) and end on logging's last
+    resort, stderr. The launch loggers along ``name``'s dotted chain are made to propagate.
+    """
+    logger = logging.getLogger(name)
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        existing = logging.Logger.manager.loggerDict.get(".".join(parts[:k]))
+        if isinstance(existing, logging.Logger) and type(existing).__module__.startswith("launch"):
+            existing.propagate = True
+    return logger
+
+
 class DirectLogger:
     """``info/warning/error/debug(text)`` to Python logging ``maes.direct.robot<i>``.
 
@@ -152,7 +169,7 @@ class DirectLogger:
 
     def __init__(self, robot: DirectRobot) -> None:
         self._robot = robot
-        self._log = logging.getLogger(f"maes.direct.{robot.namespace}")
+        self._log = propagating_logger(f"maes.direct.{robot.namespace}")
 
     def _emit(self, level: int, text: Any) -> None:
         if self._log.isEnabledFor(level):
