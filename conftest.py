@@ -68,7 +68,10 @@ SLOW_LIMIT_S = 240.0
 #: How long after its limit a test still running is ended by faulthandler (wall seconds).
 BACKSTOP_S = 30.0
 #: The skip reasons of tests that need the launch stack or nav2_simple_commander.
-LAUNCH_STACK_SKIP = re.compile(r"no ROS 2 launch stack|nav2_simple_commander is not installed")
+LAUNCH_STACK_SKIP = re.compile(
+    r"no ROS 2 launch stack|nav2_simple_commander is not installed"
+    r"|could not import '(launch|launch_ros|launch_testing|ros2cli|nav2_simple_commander)\b"
+)
 
 # Keeps the lock file open (and so the domain held) for the life of the pytest process.
 _domain_lock_file = None

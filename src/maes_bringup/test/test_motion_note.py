@@ -94,6 +94,7 @@ def test_ros_says_it_once_per_robot(tmp_path):
         ]
 
 
+@pytest.mark.launch_stack
 def test_direct_mode_logs_reach_the_root_once_launch_was_imported(caplog):
     """Importing ROS 2's launch package makes every logger created afterwards a LaunchLogger
     that does not propagate; direct mode's robot loggers still reach the root's handlers (the
