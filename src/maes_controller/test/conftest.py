@@ -23,6 +23,7 @@ from rclpy.context import Context  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
 
+from maes_controller.nodes.controller_hub import ControllerHub  # noqa: E402
 from maes_controller.nodes.controller_node import ControllerNode  # noqa: E402
 from maes_controller.nodes.navigator_node import NavigatorNode  # noqa: E402
 from maes_sim.core import Simulation, WorldMap  # noqa: E402
@@ -64,7 +65,9 @@ def place(sim: Simulation, tiles_xy, headings=None) -> None:
 
 
 class Stack:
-    """SimNode (stepped by hand) + NavigatorNode + ControllerNodes + a client node."""
+    """SimNode (stepped by hand) + NavigatorNode + ControllerNodes + a client node; with
+    ``hub=True`` the controllers take part in lockstep through one ControllerHub, as in
+    ``controller_container``."""
 
     def __init__(
         self,
@@ -73,6 +76,7 @@ class Stack:
         navigator: bool = True,
         logic: Callable | dict[int, Callable] | None = None,
         nav2_api: bool = False,
+        hub: bool = False,
     ) -> None:
         self.sim = sim
         self.ctx = Context()
@@ -88,8 +92,9 @@ class Stack:
             logic = {}
         elif callable(logic):
             logic = dict.fromkeys(range(sim.n_robots), logic)
+        self.hub = ControllerHub(context=self.ctx) if hub else None
         self.controllers = {
-            i: ControllerNode(i, fn, wait_for_navigator=navigator, context=self.ctx)
+            i: ControllerNode(i, fn, wait_for_navigator=navigator, context=self.ctx, hub=self.hub)
             for i, fn in logic.items()
         }
         self.client = rclpy.create_node(
@@ -101,6 +106,8 @@ class Stack:
         self.nodes = [self.sim_node, self.client, *self.controllers.values()]
         if self.navigator is not None:
             self.nodes.append(self.navigator)
+        if self.hub is not None:
+            self.nodes.append(self.hub)  # destroyed after its controllers: its report leaves
         for node in self.nodes:
             self.executor.add_node(node)
         self.cmd_sent = 0

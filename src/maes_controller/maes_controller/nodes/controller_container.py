@@ -5,8 +5,11 @@ the logic's maps), so 120 robots would need some 24 GiB. This process holds one
 :class:`~maes_controller.nodes.controller_node.ControllerNode` per robot, ``/robot<i>/controller``
 as ``controller_node`` names it, on one executor, as ROS 2's composition puts many nodes in one
 component container (Nav2's ``use_composition``). Each node is the same as in its own process:
-it joins the run's lockstep as robot ``i``'s controller and reports every tick itself, so the
-run's result is the same to the byte (``ros2 launch ... use_composition:=true`` uses it).
+it runs robot ``i``'s logic on the same inputs, so the run's result is the same to the byte
+(``ros2 launch ... use_composition:=true`` uses it). The process's controllers take part in
+lockstep through one hub (:class:`~maes_controller.nodes.controller_hub.ControllerHub`, the node
+``/controllers``): it reads the run's manifests and the navigator's reports once for all of
+them and sends one report per tick for all of them.
 
 Parameters (``ros2 run maes_controller controller_container --ros-args -p robot_ids:=[0,1,2]``)::
 
@@ -34,6 +37,7 @@ from typing import Any
 
 from maes_common.process import events_executor, read_parameters, ros_process
 
+from .controller_hub import ControllerHub
 from .controller_node import (
     CONTROLLER_PARAMETERS,
     ControllerNode,
@@ -71,13 +75,14 @@ def _robot_ids(value: Any) -> list[int]:
     return ids
 
 
-def _controller(robot_id: int, params: dict[str, Any]) -> ControllerNode:
+def _controller(robot_id: int, params: dict[str, Any], hub: ControllerHub) -> ControllerNode:
     return controller_from_parameters(
         robot_id,
         params,
         name=f"robot{robot_id}.navigator",
         poll_timer=False,  # polled below, all at once
         node_name="controller",
+        hub=hub,
     )
 
 
@@ -92,13 +97,13 @@ def main(args: list[str] | None = None) -> None:
         ]
         try:
             ids = _robot_ids(ids)
-            controllers = [
-                proc.own(_controller(i, params)) for i, params in robot_parameters(ids).items()
-            ]
+            params = robot_parameters(ids)
+            hub = proc.own(ControllerHub())  # destroyed after the controllers (last first)
+            controllers = [proc.own(_controller(i, p, hub)) for i, p in params.items()]
         except ValueError as exc:
             proc.fail(exc)
         executor = events_executor()
-        for node in controllers:
+        for node in (hub, *controllers):
             executor.add_node(node)
 
         # Asked between the spin's slices (0.05 s and then until idle; controller_node's own

@@ -439,6 +439,12 @@ class ControllerNode(EndsQuietly, Node):
     run_id : str, optional
         Take part in this run only (the simulator's ``run_id``; the embedded runner and the
         launch know it); default: the run of the first manifest.
+    hub : ControllerHub, optional
+        The process's hub of many controllers (``controller_container``,
+        :class:`~maes_controller.nodes.controller_hub.ControllerHub`): the node then reads the
+        manifests and the navigators' reports through it, reports each tick to it (the hub
+        sends one report for all its controllers once each has handled the tick) and asks it
+        whether the simulator is on the ROS graph. Default: on its own.
     node_name, node_kwargs
         Passed to ``rclpy.node.Node`` (e.g. ``context=``); the namespace defaults to
         ``robot<i>`` and ``use_sim_time`` to True.
@@ -463,6 +469,7 @@ class ControllerNode(EndsQuietly, Node):
         cmd_vel_stamped: bool = False,
         motion: tuple[str, float | None, float | None] = ("maes", None, None),
         run_id: str | None = None,
+        hub: Any = None,
         node_name: str = "maes_controller",
         **node_kwargs: Any,
     ) -> None:
@@ -503,7 +510,10 @@ class ControllerNode(EndsQuietly, Node):
         self._ran_wall = 0.0  # when it ran (monotonic s)
         #: The run this node takes part in (its id from the first manifest).
         self.run = RunMembership(run_id)
-        self._early_reports: list[TickDone] = []  # heard before the run was known
+        # navigators' reports heard before the run was known: (run_id, participant, tick,
+        # results sent, feedback sent) for this robot
+        self._early_reports: list[tuple[str, str, int, int, int]] = []
+        self.hub = hub
         # Relative names: they resolve inside the node's namespace (robot<i>).
         self.nav_client = ActionClient(self, NavigateToPose, "navigate_to_pose")
         self.broadcast_client = self.create_client(
@@ -513,13 +523,17 @@ class ControllerNode(EndsQuietly, Node):
             DepositTag, "maes_deposit_tag", qos_profile=SERVICE_QOS
         )
         robot = self.robot
-        self.lockstep_reporter = LockstepReporter(
-            self,
-            TICK_DONE_TOPIC,
-            "controller",
-            lambda: [(robot.robot_id, robot.cmd_vel_sent, 0, 0)],
-            extra=lambda: {"logic_failures": [self.errors], "logic_calls": [self.calls]},
-            run_id=lambda: self.run.run_id,
+        self.lockstep_reporter = (
+            hub.member(self)
+            if hub is not None
+            else LockstepReporter(
+                self,
+                TICK_DONE_TOPIC,
+                "controller",
+                lambda: [(robot.robot_id, robot.cmd_vel_sent, 0, 0)],
+                extra=lambda: {"logic_failures": [self.errors], "logic_calls": [self.calls]},
+                run_id=lambda: self.run.run_id,
+            )
         )
         self.cmd_vel_stamped = bool(cmd_vel_stamped)
         self.cmd_pub = self.create_publisher(
@@ -533,10 +547,11 @@ class ControllerNode(EndsQuietly, Node):
         )
         # raw: most logics read the tick and the broadcasts, not the tags (cv.WireState)
         self.create_subscription(State, "maes_state", self.state_callback, STATE_QOS, raw=True)
-        self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
-        self.create_subscription(
-            TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
-        )
+        if hub is None:  # else the hub hands the manifests and reports on
+            self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
+            self.create_subscription(
+                TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
+            )
         # Joins lockstep once the servers it sends to are there; then checks input deadlines.
         # On the steady clock: sim time stands still until the simulator starts. An owner
         # running many controllers in one process polls them instead (poll_timer=False).
@@ -657,7 +672,8 @@ class ControllerNode(EndsQuietly, Node):
         if now - self._sim_checked < SIMULATOR_CHECK_PERIOD:
             return False
         self._sim_checked = now
-        if self.count_publishers(TICK_TOPIC) > 0:
+        hub = self.hub
+        if (hub.tick_publishers() if hub is not None else self.count_publishers(TICK_TOPIC)) > 0:
             self._sim_missing_since = None
             return False
         if self._sim_missing_since is None:
@@ -679,7 +695,7 @@ class ControllerNode(EndsQuietly, Node):
         if self._early_reports and self.run.run_id is not None:
             early, self._early_reports = self._early_reports, []
             for report in early:  # the latched reports may arrive before the first manifest
-                self.tick_done_callback(report)
+                self.navigator_report(*report)
         if not self.run.ours(msg.run_id) or msg.tick < 0:
             return
         if self.manifest is not None and msg.tick < self.manifest.tick:
@@ -694,24 +710,39 @@ class ControllerNode(EndsQuietly, Node):
         far."""
         if msg.role != "navigator":
             return
-        if self.run.run_id is None:
-            self._early_reports = [*self._early_reports[-63:], msg]
-            return
-        if not self.run.ours(msg.run_id):
-            return
         robots = list(msg.robots)
         rid = self.robot.robot_id
         if rid not in robots:
             return
         k = robots.index(rid)
-        results = int(msg.results_sent[k]) if k < len(msg.results_sent) else 0
-        feedback = int(msg.feedback_sent[k]) if k < len(msg.feedback_sent) else 0
-        old = self._navigator_reports.get(msg.participant, (JOIN, 0, 0))
-        if msg.tick == LEAVE:
-            self._navigator_reports.pop(msg.participant, None)
+        self.navigator_report(
+            msg.run_id,
+            msg.participant,
+            int(msg.tick),
+            int(msg.results_sent[k]) if k < len(msg.results_sent) else 0,
+            int(msg.feedback_sent[k]) if k < len(msg.feedback_sent) else 0,
+        )
+
+    def navigator_report(
+        self, run_id: str, participant: str, tick: int, results: int, feedback: int
+    ) -> None:
+        """Take navigator ``participant``'s report of ``tick`` (or LEAVE) for run ``run_id``:
+        the navigation results and feedback it sent this robot so far (from
+        :meth:`tick_done_callback`, or from the process's hub, which reads each report once)."""
+        if self.run.run_id is None:
+            self._early_reports = [
+                *self._early_reports[-63:],
+                (run_id, participant, tick, results, feedback),
+            ]
+            return
+        if not self.run.ours(run_id):
+            return
+        old = self._navigator_reports.get(participant, (JOIN, 0, 0))
+        if tick == LEAVE:
+            self._navigator_reports.pop(participant, None)
         else:
-            self._navigator_reports[msg.participant] = (
-                max(old[0], int(msg.tick)),
+            self._navigator_reports[participant] = (
+                max(old[0], tick),
                 max(old[1], results),
                 max(old[2], feedback),
             )

@@ -270,6 +270,8 @@ class NavigatorNode(EndsQuietly, Node):
         #: The run this node takes part in (its id from the simulator's first manifest).
         self.run = RunMembership(run_id)
         self._early_reports: list[TickDone] = []  # heard before the run was known
+        #: Per controller participant: the robots of its latest report.
+        self._controller_robots: dict[str, tuple[int, ...]] = {}
         self.lockstep_reporter = LockstepReporter(
             self,
             NAVIGATION_DONE_TOPIC,
@@ -335,27 +337,40 @@ class NavigatorNode(EndsQuietly, Node):
 
     def tick_done_callback(self, msg: TickDone) -> None:
         """Reports of the controllers: a robot's goals of tick t are in once its controller
-        reported t."""
-        if msg.role != "controller" or len(msg.robots) != 1:
+        reported t. A participant may act for many robots (a ``controller_container`` reports
+        once for all of its controllers); a robot it no longer lists, or that it left with, is
+        not waited for any more."""
+        if msg.role != "controller":
             return
         if self.run.run_id is None:
             self._early_reports = [*self._early_reports[-255:], msg]
             return
         if not self.run.ours(msg.run_id):
             return
-        i = int(msg.robots[0])
-        if not 0 <= i < len(self.robots):
-            return
-        ns = self.robots[i]
-        if msg.tick == LEAVE:
-            ns.controller_tick = 2**62  # stop waiting for it
-        elif msg.tick == JOIN and ns.controller_tick >= 2**62:
-            ns.controller_tick = -1
+        n = len(self.robots)
+        robots = tuple(i for i in (int(r) for r in msg.robots) if 0 <= i < n)
+        before = self._controller_robots.get(msg.participant, ())
+        tick = int(msg.tick)
+        if tick == LEAVE:
+            self._controller_robots.pop(msg.participant, None)
+            released, robots = {*before, *robots}, ()
         else:
-            ns.controller_tick = max(
-                ns.controller_tick if ns.controller_tick < 2**62 else -1, int(msg.tick)
-            )
-        self._advance(ns)
+            self._controller_robots[msg.participant] = robots
+            released = set(before).difference(robots)
+        for i in released:
+            self.robots[i].controller_tick = 2**62  # stop waiting for it
+        for i in robots:
+            ns = self.robots[i]
+            if tick == JOIN and ns.controller_tick >= 2**62:
+                ns.controller_tick = -1
+            else:
+                ns.controller_tick = max(
+                    ns.controller_tick if ns.controller_tick < 2**62 else -1, tick
+                )
+        if len(robots) == 1 and not released:
+            self._advance(self.robots[robots[0]])
+        else:
+            self._advance()
 
     def _inputs_ready(self, ns: _Namespace, m: Tick) -> bool:
         base = ns.frames.get(BASE)
