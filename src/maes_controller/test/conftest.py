@@ -67,7 +67,8 @@ def place(sim: Simulation, tiles_xy, headings=None) -> None:
 class Stack:
     """SimNode (stepped by hand) + NavigatorNode + ControllerNodes + a client node; with
     ``hub=True`` the controllers take part in lockstep through one ControllerHub, as in
-    ``controller_container``."""
+    ``controller_container``; with ``hub=[[0], [1, 2]]`` through one hub per group of robots
+    (``/controllers_<first robot>``), as two containers would."""
 
     def __init__(
         self,
@@ -76,7 +77,7 @@ class Stack:
         navigator: bool = True,
         logic: Callable | dict[int, Callable] | None = None,
         nav2_api: bool = False,
-        hub: bool = False,
+        hub: bool | list[list[int]] = False,
     ) -> None:
         self.sim = sim
         self.ctx = Context()
@@ -92,9 +93,19 @@ class Stack:
             logic = {}
         elif callable(logic):
             logic = dict.fromkeys(range(sim.n_robots), logic)
-        self.hub = ControllerHub(context=self.ctx) if hub else None
+        groups = [list(logic)] if hub is True else (hub or [])
+        self.hubs = [
+            ControllerHub(
+                "controllers" if hub is True else f"controllers_{min(group)}", context=self.ctx
+            )
+            for group in groups
+        ]
+        self.hub = self.hubs[0] if hub is True else None
+        hub_of = {i: h for h, group in zip(self.hubs, groups, strict=True) for i in group}
         self.controllers = {
-            i: ControllerNode(i, fn, wait_for_navigator=navigator, context=self.ctx, hub=self.hub)
+            i: ControllerNode(
+                i, fn, wait_for_navigator=navigator, context=self.ctx, hub=hub_of.get(i)
+            )
             for i, fn in logic.items()
         }
         self.client = rclpy.create_node(
@@ -106,8 +117,7 @@ class Stack:
         self.nodes = [self.sim_node, self.client, *self.controllers.values()]
         if self.navigator is not None:
             self.nodes.append(self.navigator)
-        if self.hub is not None:
-            self.nodes.append(self.hub)  # destroyed after its controllers: its report leaves
+        self.nodes += self.hubs  # destroyed after their controllers: their reports leave
         for node in self.nodes:
             self.executor.add_node(node)
         self.cmd_sent = 0

@@ -19,7 +19,7 @@ EXPLORER = "maes_controller.algorithms.frontier_explorer:logic"
 ROBOTS = 3
 
 
-def _run(stack, tools, hub: bool, ticks: int = 60):
+def _run(stack, tools, hub, ticks: int = 60):
     """A 3-robot frontier-explorer run in lockstep; the stack, the simulation and every
     controller report heard on /maes/tick_done."""
     sim = Simulation(tools.config(ROBOTS, seed=4, size=20))
@@ -90,3 +90,24 @@ def test_a_controller_that_leaves_the_hub_is_not_waited_for_and_the_last_leaves_
     assert [(r.tick, list(r.robots)) for r in reports[-2:]] == [(sim.tick, [2]), (LEAVE, [2])]
     assert s.spin_until(lambda: s.sim_node.admission.barrier.controlled_robots() == [])
     assert s.spin_until(lambda: all(ns.controller_tick >= 2**62 for ns in s.navigator.robots))
+
+
+def test_two_hubs_of_other_robots_run_side_by_side(stack, tools):
+    """Two containers of disjoint robots (``/controllers_0`` for robot 0, ``/controllers_1`` for
+    robots 1 and 2): two participants, each reporting every tick once for its own robots; the run
+    is the one of a single hub."""
+    s, sim, reports = _run(stack, tools, hub=[[0], [1, 2]])
+    by_hub = {
+        name: [r for r in reports if r.participant == name and r.tick >= 0]
+        for name in ("/controllers_0", "/controllers_1")
+    }
+    assert {r.participant for r in reports} == set(by_hub)
+    assert {tuple(r.robots) for r in by_hub["/controllers_0"]} == {(0,)}
+    assert {tuple(r.robots) for r in by_hub["/controllers_1"]} == {(1, 2)}
+    for rows in by_hub.values():
+        ticks = [r.tick for r in rows]
+        assert ticks == list(range(ticks[0], sim.tick + 1))
+    two = sim.poses.copy()
+    s.close()
+    _, sim1, _ = _run(stack, tools, hub=True)
+    assert sim1.tick == sim.tick and sim1.poses.tobytes() == two.tobytes()

@@ -7,9 +7,10 @@ as ``controller_node`` names it, on one executor, as ROS 2's composition puts ma
 component container (Nav2's ``use_composition``). Each node is the same as in its own process:
 it runs robot ``i``'s logic on the same inputs, so the run's result is the same to the byte
 (``ros2 launch ... use_composition:=true`` uses it). The process's controllers take part in
-lockstep through one hub (:class:`~maes_controller.nodes.controller_hub.ControllerHub`, the node
-``/controllers``): it reads the run's manifests and the navigator's reports once for all of
-them and sends one report per tick for all of them.
+lockstep through one hub (:class:`~maes_controller.nodes.controller_hub.ControllerHub`, the
+node ``/controllers_<i>``, ``i`` its first robot): it reads the run's manifests and the
+navigator's reports once for all of them and sends one report per tick for all of them.
+Containers of disjoint robot sets may run side by side: each has its own hub.
 
 Parameters (``ros2 run maes_controller controller_container --ros-args -p robot_ids:=[0,1,2]``)::
 
@@ -37,7 +38,7 @@ from typing import Any
 
 from maes_common.process import events_executor, read_parameters, ros_process
 
-from .controller_hub import ControllerHub
+from .controller_hub import HUB_NODE_NAME, ControllerHub
 from .controller_node import (
     CONTROLLER_PARAMETERS,
     ControllerNode,
@@ -98,7 +99,9 @@ def main(args: list[str] | None = None) -> None:
         try:
             ids = _robot_ids(ids)
             params = robot_parameters(ids)
-            hub = proc.own(ControllerHub())  # destroyed after the controllers (last first)
+            # named after its first robot: containers of other robots have other hubs
+            # (destroyed after the controllers: the last owned goes first)
+            hub = proc.own(ControllerHub(f"{HUB_NODE_NAME}_{min(ids)}"))
             controllers = [proc.own(_controller(i, p, hub)) for i, p in params.items()]
         except ValueError as exc:
             proc.fail(exc)

@@ -7,7 +7,9 @@ per tick, N copies of each of the two shared messages to read, N reports to send
 for the simulator and the navigator to read: at 120 robots the lockstep messages alone cost
 the three processes about as much as the robots' own topics (docs/ros_launch.md).
 
-The :class:`ControllerHub` is a node of its own (``/controllers`` by default) that reads each
+The :class:`ControllerHub` is a node of its own (``controller_container``'s is
+``/controllers_<i>``, ``i`` its first robot, so that two containers of other robots have two
+hubs; ``/controllers`` by default) that reads each
 shared message once and hands it to every controller, and sends one report for all of them:
 tick ``t`` once every controller has handled ``t``, with each robot's counts (``cmd_vel`` sent,
 logic calls and failures), as a single participant whose ``robots`` are the controllers that
@@ -37,7 +39,8 @@ from maes_interfaces.msg import Tick, TickDone
 
 __all__ = ["HUB_NODE_NAME", "ControllerHub", "HubMember"]
 
-#: The hub's node name (in the root namespace): the participant the simulator waits for.
+#: The hub's node name (in the root namespace) by default: the participant the simulator waits
+#: for (``controller_container`` appends ``_<its first robot>``).
 HUB_NODE_NAME = "controllers"
 #: Wall seconds between two looks at the ROS graph for the simulator (one for all controllers).
 GRAPH_CHECK_PERIOD = 1.0
