@@ -37,18 +37,18 @@ from maes_common.process import EndsQuietly
 from maes_common.qos import LOCKSTEP_READER_QOS
 from maes_interfaces.msg import Tick, TickDone
 
+from .controller_node import SIMULATOR_CHECK_PERIOD, navigator_counts
+
 __all__ = ["HUB_NODE_NAME", "ControllerHub", "HubMember"]
 
 #: The hub's node name (in the root namespace) by default: the participant the simulator waits
 #: for (``controller_container`` appends ``_<its first robot>``).
 HUB_NODE_NAME = "controllers"
-#: Wall seconds between two looks at the ROS graph for the simulator (one for all controllers).
-GRAPH_CHECK_PERIOD = 1.0
 
 
 class HubMember:
     """One controller's side of the hub: what a ``LockstepReporter`` is to a controller alone
-    (:attr:`reported_tick`, :attr:`joined`, :meth:`report`, :meth:`join`, :meth:`leave`)."""
+    (:attr:`reported_tick`, :attr:`joined`, :meth:`report`)."""
 
     def __init__(self, hub: ControllerHub, node: Any) -> None:
         self.hub = hub
@@ -64,15 +64,6 @@ class HubMember:
         """The controller handled ``tick`` (or joins / leaves): the hub reports when due."""
         old, self.reported_tick = self.reported_tick, int(tick)
         self.hub.update(self, old)
-
-    def join(self) -> None:
-        """Join lockstep (through the hub)."""
-        self.report(JOIN)
-
-    def leave(self) -> None:
-        """Leave lockstep (through the hub)."""
-        if self.joined:
-            self.report(LEAVE)
 
 
 class ControllerHub(EndsQuietly, Node):
@@ -104,7 +95,7 @@ class ControllerHub(EndsQuietly, Node):
             extra=self._extra,
             run_id=self._run_id,
         )
-        self._graph_checked = -GRAPH_CHECK_PERIOD
+        self._graph_checked = -SIMULATOR_CHECK_PERIOD
         self._tick_publishers = 0
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
@@ -171,25 +162,18 @@ class ControllerHub(EndsQuietly, Node):
         """A navigator's report: read it once, hand each controller its robot's counts."""
         if msg.role != "navigator":
             return
-        index = {int(r): k for k, r in enumerate(msg.robots)}
-        results, feedback = list(msg.results_sent), list(msg.feedback_sent)
+        counts = navigator_counts(msg)
         tick = int(msg.tick)
         for m in list(self.members):
-            k = index.get(m.node.robot.robot_id)
-            if k is not None:
-                m.node.navigator_report(
-                    msg.run_id,
-                    msg.participant,
-                    tick,
-                    int(results[k]) if k < len(results) else 0,
-                    int(feedback[k]) if k < len(feedback) else 0,
-                )
+            sent = counts.get(m.node.robot.robot_id)
+            if sent is not None:
+                m.node.navigator_report(msg.run_id, msg.participant, tick, *sent)
 
     def tick_publishers(self) -> int:
         """How many nodes publish the manifests (the simulator), looked at once per
-        :data:`GRAPH_CHECK_PERIOD` for all controllers."""
+        :data:`SIMULATOR_CHECK_PERIOD` for all controllers."""
         now = time.monotonic()
-        if now - self._graph_checked >= GRAPH_CHECK_PERIOD:
+        if now - self._graph_checked >= SIMULATOR_CHECK_PERIOD:
             self._graph_checked = now
             self._tick_publishers = self.count_publishers(TICK_TOPIC)
         return self._tick_publishers

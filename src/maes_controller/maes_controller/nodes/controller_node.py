@@ -387,6 +387,19 @@ class RosRobot:
         client.call_async(request).add_done_callback(done)
 
 
+def navigator_counts(msg: TickDone) -> dict[int, tuple[int, int]]:
+    """A navigator's report read per robot: ``{robot: (results sent, feedback sent)}`` (a count
+    the report lacks is 0)."""
+    results, feedback = list(msg.results_sent), list(msg.feedback_sent)
+    return {
+        int(r): (
+            int(results[k]) if k < len(results) else 0,
+            int(feedback[k]) if k < len(feedback) else 0,
+        )
+        for k, r in enumerate(msg.robots)
+    }
+
+
 class ControllerNode(EndsQuietly, Node):
     """One robot's controller: runs ``logic(robot)`` once per logic tick.
 
@@ -710,18 +723,9 @@ class ControllerNode(EndsQuietly, Node):
         far."""
         if msg.role != "navigator":
             return
-        robots = list(msg.robots)
-        rid = self.robot.robot_id
-        if rid not in robots:
-            return
-        k = robots.index(rid)
-        self.navigator_report(
-            msg.run_id,
-            msg.participant,
-            int(msg.tick),
-            int(msg.results_sent[k]) if k < len(msg.results_sent) else 0,
-            int(msg.feedback_sent[k]) if k < len(msg.feedback_sent) else 0,
-        )
+        sent = navigator_counts(msg).get(self.robot.robot_id)
+        if sent is not None:
+            self.navigator_report(msg.run_id, msg.participant, int(msg.tick), *sent)
 
     def navigator_report(
         self, run_id: str, participant: str, tick: int, results: int, feedback: int
