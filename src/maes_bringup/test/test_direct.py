@@ -17,6 +17,7 @@ import pytest
 
 from maes_bringup.runners import direct
 from maes_bringup.runners.direct import LogicError, RunResult, run, state_to_metres
+from maes_controller.algorithms._common import nearby_positions
 from maes_controller.navigation import GridMap, NavParams, costmap_values
 from maes_controller.robot_api import NavStatus, Robot
 from maes_sim.core import RobotState, Vector2D, config_from_dict
@@ -75,9 +76,10 @@ def test_same_config_and_seed_give_bit_identical_runs():
 
 @pytest.mark.parametrize("robots", [3, 30])
 def test_the_navigator_reads_the_robots_sensed_from_arrays_as_from_the_states(robots, monkeypatch):
-    """The runner hands each navigator the robots it senses as the observation's arrays; a run
-    equals, to the bit, one whose navigators read them from the states' objects (30 packed
-    robots sense a crowd: the yielding checks' array path; 3: their loops)."""
+    """The runner hands each navigator, and the frontier explorer's logic
+    (``nearby_positions``), the robots it senses as the observation's arrays; a run equals, to
+    the bit, one where both read them from the states' objects (30 packed robots sense a crowd:
+    the yielding checks' array path; 3: their loops)."""
     config = small_config(
         number_of_robots=robots,
         end_criteria={"tick": 80},
@@ -96,6 +98,24 @@ def test_the_navigator_reads_the_robots_sensed_from_arrays_as_from_the_states(ro
     slow, _ = trajectory_hash(config, EXPLORER, seed=4)
     assert seen and all(seen)  # the runner gave arrays; this run ignored them
     assert fast == slow
+
+
+def test_nearby_positions_are_the_states_robots_as_an_array():
+    seen = []
+
+    def look(robot):
+        assert robot.nearby_positions is not None  # the runner gave the arrays
+        fast = nearby_positions(robot)
+        objects = [[r.pos.x, r.pos.y] for r in robot.state.nearby_robots]
+        assert fast.dtype == np.float64 and fast.shape == (len(objects), 2)
+        assert fast.tolist() == objects
+        seen.append(len(objects))
+
+    config = small_config(
+        number_of_robots=6, end_criteria={"tick": 3}, robot_spawn_config={"spawn_together": {}}
+    )
+    run(config, look)
+    assert max(seen) >= 3  # packed: each senses the others
 
 
 def test_each_robot_has_its_own_seeded_rng():

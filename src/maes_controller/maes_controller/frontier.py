@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
+from ._frontier_kernel import has_candidate
 from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -218,27 +219,51 @@ def _goal_candidates(clusters: list[np.ndarray], dist: np.ndarray, trav: np.ndar
     return out
 
 
+def _cluster_cells(grid: Any, clusters: list[np.ndarray], key: tuple) -> np.ndarray:
+    """``clusters`` concatenated, int64 (K, 2): kept with the grid when it is a GridMap (or a
+    ``MaesCostmap``) under ``key``, as the clusters are."""
+
+    def concatenate(_grid: Any = None) -> np.ndarray:
+        cells = np.concatenate(clusters) if clusters else np.empty((0, 2), dtype=np.int64)
+        cells.flags.writeable = False
+        return cells
+
+    kept = grid if isinstance(grid, GridMap) else getattr(grid, "grid", None)  # MaesCostmap
+    if isinstance(kept, GridMap):
+        return kept.derived(key, concatenate)
+    return concatenate()
+
+
 def _candidates(
     clusters: list[np.ndarray],
     trav: np.ndarray,
     start: Cell,
     avoid: Iterable[Sequence[int]],
     through: bool = True,
+    cells: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray]:
     """(candidate goal cells (K, 2), the distance field) from ``start``: around the ``avoid``
-    cells when that reaches a candidate, else (``through``) through them."""
+    cells when that reaches a candidate, else (``through``) through them. ``cells``: the
+    clusters concatenated, when the caller has them (default: concatenated here)."""
     h, w = trav.shape
-    cells = np.array(avoid if isinstance(avoid, Sequence) else list(avoid), dtype=np.int64)
-    cells = cells.reshape(-1, 2)
-    xs, ys = cells[:, 0], cells[:, 1]
+    if isinstance(avoid, np.ndarray):
+        stand = avoid.astype(np.int64, copy=False)
+    else:
+        stand = np.array(avoid if isinstance(avoid, Sequence) else list(avoid), dtype=np.int64)
+    stand = stand.reshape(-1, 2)
+    xs, ys = stand[:, 0], stand[:, 1]
     keep = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & ((xs != start[0]) | (ys != start[1]))
     tries = [trav]
     if keep.any():
         around = trav.copy()
         around[ys[keep], xs[keep]] = False
         tries = [around, trav] if through else [around]
+    if cells is None:
+        cells = _cluster_cells(None, clusters, ())
     for mask in tries:
         dist = distance_field(mask, start)
+        if not has_candidate(cells, dist, mask):
+            continue  # e.g. hemmed in by robots: nothing reachable around them
         found = _goal_candidates(clusters, dist, mask)
         if found.shape[0]:
             return found, dist
@@ -290,7 +315,7 @@ def choose_frontier_goal(
         claim_radius`` for a claim ``gap`` cells away, so robots left without a frontier of
         their own spread over the claimed ones, and over each one's cells, instead of all
         taking the nearest. None: the nearest.
-    avoid : iterable of (ix, iy)
+    avoid : iterable of (ix, iy), or int (K, 2) array
         Cells the path should not cross (e.g. where other robots stand): the path lengths are
         taken around them, unless that leaves no frontier reachable (a robot inside a crowd),
         then through them.
@@ -366,14 +391,15 @@ def frontier_goal(
     claim_radius = check_non_negative("claim_radius", claim_radius)
     if share_cost is not None:
         share_cost = check_non_negative("share_cost", share_cost)
-    claimed_arr = np.array([tuple(c) for c in claimed], dtype=np.float64).reshape(-1, 2)
     start = nearest_traversable(trav, robot_cell)
     if start is None:
         return None
     clusters = find_frontiers(grid, min_cluster_size, thr)
-    cand, dist = _candidates(clusters, trav, start, avoid, through)
+    cells = _cluster_cells(grid, clusters, ("frontier_cells", min_cluster_size, thr))
+    cand, dist = _candidates(clusters, trav, start, avoid, through, cells)
     if cand is None:
         return None
+    claimed_arr = np.array([tuple(c) for c in claimed], dtype=np.float64).reshape(-1, 2)
     d = dist[cand[:, 1], cand[:, 0]]
     cost = d
     if claimed_arr.size:

@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_controller import frontier
+from maes_controller._frontier_kernel import has_candidate
 from maes_controller.frontier import (
     choose_frontier_goal,
     find_frontiers,
+    frontier_goal,
     frontier_mask,
     is_near_frontier,
 )
@@ -246,6 +248,30 @@ def test_candidates_of_all_clusters_at_once_equal_the_per_cluster_reference(seed
     want = goal_candidates_one_cluster_at_a_time(clusters, dist, trav)
     assert got.dtype == want.dtype == np.int64
     assert got.tolist() == want.tolist()
+    # the compiled question frontier_goal asks first: is there any candidate at all?
+    cells = np.concatenate(clusters) if clusters else np.empty((0, 2), dtype=np.int64)
+    assert has_candidate(cells, dist, trav) == (want.shape[0] > 0)
+
+
+def test_has_candidate_sees_a_hemmed_robot_and_a_frontier_it_may_not_stand_on():
+    # a corridor: the robot at (0, 0), the frontier cell (3, 0) next to unknown (4, 0)
+    grid = np.array([[0, 0, 0, 0, -1]], dtype=np.int8)
+    cells = np.concatenate(find_frontiers(grid))
+    assert cells.tolist() == [[3, 0]]
+    trav = grid == 0
+    assert has_candidate(cells, distance_field(trav, (0, 0)), trav)
+    hemmed = trav.copy()
+    hemmed[0, 1] = False  # a robot stands in the way
+    assert not has_candidate(cells, distance_field(hemmed, (0, 0)), hemmed)
+    # the frontier cell itself untraversable (inflated): its reachable neighbour stands in
+    inflated = trav.copy()
+    inflated[0, 3] = False
+    assert has_candidate(cells, distance_field(inflated, (0, 0)), inflated)
+    inflated[0, 2] = False
+    assert not has_candidate(cells, distance_field(inflated, (0, 0)), inflated)
+    # what frontier_goal makes of it: no goal around the robot, one through it
+    assert frontier_goal(grid, (0, 0), avoid=np.array([[1, 0]]), through=False) is None
+    assert frontier_goal(grid, (0, 0), avoid=np.array([[1, 0]])) == ((3, 0), 3.0)
 
 
 @pytest.mark.parametrize("module", [frontier])

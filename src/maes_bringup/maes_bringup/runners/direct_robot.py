@@ -261,6 +261,16 @@ class DirectRobot:
         self._pose = pose_m
         self._nearby = nearby
 
+    @property
+    def nearby_positions(self) -> np.ndarray | None:
+        """float64 (K, 2): where the robots ``state.nearby_robots`` lists stand (metres), in
+        its order, from the observation's arrays (the same values); None when the runner gave
+        only the state."""
+        if self._nearby is None:
+            return None
+        indices, everyone = self._nearby
+        return everyone[indices]
+
     # -- Robot protocol ------------------------------------------------------------------------
     @property
     def robot_position(self) -> tuple[float, float]:

@@ -165,6 +165,26 @@ def cells_of(grid: Any, points: Iterable[Sequence[float]]) -> list[Cell]:
     return list(map(tuple, grid.pos_to_cells(xy).tolist()))
 
 
+def nearby_positions(robot: Any) -> np.ndarray:
+    """float64 (K, 2): where the robots ``robot`` senses stand (metres), in the order of
+    ``robot.state.nearby_robots``. Read from the robot's arrays when it has them (direct mode
+    and ``make run``'s controllers: ``robot.nearby_positions``), else from the state's objects;
+    the same values either way.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> state = NS(nearby_robots=[NS(pos=NS(x=1.0, y=-2.0))])
+    >>> nearby_positions(NS(state=state)).tolist()
+    [[1.0, -2.0]]
+    """
+    xy = getattr(robot, "nearby_positions", None)
+    if xy is not None:
+        return xy
+    points = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+    return np.array(points, dtype=np.float64).reshape(-1, 2)
+
+
 def robot_index(namespace: str) -> int | None:
     """The index ``i`` of ``"robot<i>"``, None for another name.
 

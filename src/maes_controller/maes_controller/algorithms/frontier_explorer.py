@@ -40,7 +40,7 @@ from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
-from ._common import MapView, cells_of, robot_index, spread_cell
+from ._common import MapView, cells_of, nearby_positions, robot_index, spread_cell
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
 CLAIM_PREFIX = "frontier-goal"
@@ -116,7 +116,7 @@ def logic(robot) -> None:
         claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
         share_cost=SHARE_COST_CELLS,
-        avoid=cells_of(costmap.grid, [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]),
+        avoid=costmap.grid.pos_to_cells(nearby_positions(robot)),
         through=not patient,
     )
     if found is None and patient and robot.state.nearby_robots:
