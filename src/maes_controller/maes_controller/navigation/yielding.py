@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ._corridor import corridor_hits, headings_blocked
+
 __all__ = [
     "Hold",
     "as_positions",
@@ -132,9 +134,8 @@ def robots_in_the_way(
     if len(robots) >= ARRAY_FROM:
         # a crowd: the same arithmetic on arrays (IEEE operations element by element, in the
         # same order as the loop below, so the same robots to the bit)
-        xy = robots if isinstance(robots, np.ndarray) else as_positions(robots)
-        hit = _in_corridor(xy[:, 0] - px, xy[:, 1] - py, c, s, ahead, beside, close)
-        return np.flatnonzero(hit).tolist()
+        xy = _float_rows(robots if isinstance(robots, np.ndarray) else as_positions(robots))
+        return corridor_hits(xy, px, py, c, s, ahead, beside, close).tolist()
     found = []
     # a plain loop over the few robots sensed (float arithmetic as numpy's, in the same order)
     for k, (x, y) in enumerate(robots):
@@ -302,27 +303,14 @@ def _blocked_headings(
             bool(robots_in_the_way((x, y, h), 1.0, robots, radius, margin, lookahead, close_margin))
             for h in headings
         ]
-    c = np.array([math.cos(h) for h in headings])[:, None]
-    s = np.array([math.sin(h) for h in headings])[:, None]
+    c = np.array([math.cos(h) for h in headings])
+    s = np.array([math.sin(h) for h in headings])
     contact = 2.0 * radius
     ahead, beside, close = contact + lookahead, contact + margin, contact + close_margin
-    dx, dy = robots[None, :, 0] - x, robots[None, :, 1] - y
-    return _in_corridor(dx, dy, c, s, ahead, beside, close).any(axis=1).tolist()
+    xy = _float_rows(robots)
+    return headings_blocked(xy, float(x), float(y), c, s, ahead, beside, close).tolist()
 
 
-def _in_corridor(
-    dx: np.ndarray,
-    dy: np.ndarray,
-    c: float | np.ndarray,
-    s: float | np.ndarray,
-    ahead: float,
-    beside: float,
-    close: float,
-) -> np.ndarray:
-    """:func:`robots_in_the_way`'s corridor test on arrays: robots at offsets ``(dx, dy)`` from
-    a drive along the heading of cosine ``c`` and sine ``s`` (broadcast: one heading, or a
-    column of headings against a row of robots). The loop's operations in the loop's order."""
-    along = c * dx + s * dy
-    side = np.abs(-s * dx + c * dy)
-    limit = np.where(dx * dx + dy * dy < beside * beside, close, beside)
-    return (along > 0.0) & (along <= ahead) & (side < limit)
+def _float_rows(xy: np.ndarray) -> np.ndarray:
+    """``xy`` as the kernels take it: C-contiguous float64 (K, 2) (a copy only if needed)."""
+    return np.ascontiguousarray(xy, dtype=np.float64).reshape(-1, 2)
