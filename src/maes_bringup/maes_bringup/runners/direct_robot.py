@@ -426,6 +426,9 @@ class _NearbyXY(Sequence):
         return self._xy.shape[0]
 
     def __getitem__(self, k: Any) -> tuple[float, float]:
+        if self._rows is None and isinstance(k, int):
+            x, y = self._xy[k].tolist()  # one row: the navigator reads a few of dozens
+            return (x, y)
         return self._tuples()[k]
 
     def __iter__(self) -> Iterator[tuple[float, float]]:

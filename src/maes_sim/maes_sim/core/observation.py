@@ -149,16 +149,20 @@ class Observation:
     def _per_tick_columns(self) -> tuple[Any, ...]:
         # Python values of every robot, made once per observation and shared by all states.
         if self._columns is None:
-            views = [
-                NearbyRobot(id=maes_robot_id(j), pos=Vector2D(x, y))
-                for j, (x, y) in enumerate(self.robot_positions.tolist())
-            ]
+            views = np.fromiter(
+                (
+                    NearbyRobot(id=maes_robot_id(j), pos=Vector2D(x, y))
+                    for j, (x, y) in enumerate(self.robot_positions.tolist())
+                ),
+                dtype=object,
+                count=self.n_robots,
+            )
             self._columns = (
                 self.status_names,
                 self.colliding.tolist(),
                 self.positions.tolist(),
                 self.headings.tolist(),
-                [views[j] for j in self.observed.tolist()],  # one shared object per robot
+                views[self.observed].tolist(),  # one shared object per robot
                 self.nearby_bounds.tolist(),
                 {name: _sensor_column(values) for name, values in self.sensors.items()},
             )
