@@ -927,8 +927,9 @@ class Navigator:
         # from the outside in; else as near to the route as there is room
         prefer = desired
         near = 2.0 * p.robot_radius + p.yield_margin
-        around = [(x - pose[0], y - pose[1]) for x, y in self._robots]
-        around = [(dx, dy) for dx, dy in around if math.hypot(dx, dy) < near]
+        around = [
+            (dx, dy) for dx, dy in self._offsets_within(pose, near) if math.hypot(dx, dy) < near
+        ]
         if around:
             prefer = math.atan2(-sum(d[1] for d in around), -sum(d[0] for d in around))
         heading = free_heading(
@@ -953,6 +954,20 @@ class Navigator:
         self._follow_state = None
         self._escaping = True
         return True
+
+    def _offsets_within(
+        self, pose: tuple[float, float, float], near: float
+    ) -> list[tuple[float, float]]:
+        """``(x - pose x, y - pose y)`` of the robots sensed that may lie within ``near``, in
+        their order: every one, or in a crowd (an array) those within ``near`` on both axes
+        (with a margin; the caller applies the exact distance test, so the same robots)."""
+        xy = self._yield_positions()
+        if not isinstance(xy, np.ndarray):
+            return [(x - pose[0], y - pose[1]) for x, y in xy]
+        dx, dy = xy[:, 0] - pose[0], xy[:, 1] - pose[1]
+        bound = near * (1.0 + 1e-9)
+        keep = (np.abs(dx) < bound) & (np.abs(dy) < bound)
+        return list(zip(dx[keep].tolist(), dy[keep].tolist(), strict=True))
 
     def _blockers(
         self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
