@@ -1,9 +1,14 @@
-"""Whether a frontier search has any candidate goal (numba, ``maes_common.jit``).
+"""The frontier search's compiled parts (numba, ``maes_common.jit``).
 
-The question :func:`~maes_controller.frontier.frontier_goal` asks first: in a crowd most robots
-find no frontier reachable around the robots they sense (they are hemmed in and wait), and
-answering that with one compiled pass over the frontier cells costs far less than building the
-candidate list of :func:`~maes_controller.frontier._goal_candidates` only to find it empty.
+:func:`label_clusters` groups the frontier cells into 8-connected clusters for
+:func:`~maes_controller.frontier._clusters`, in the order its former Python breadth-first search
+found them (every new map of every robot is searched: a crowd's maps have hundreds of clusters).
+
+:func:`has_candidate` is the question :func:`~maes_controller.frontier.frontier_goal` asks
+first. In a crowd most robots find no frontier reachable around the robots they sense (they are
+hemmed in and wait); one compiled pass over the frontier cells answers that for far less than
+building the candidate list of :func:`~maes_controller.frontier._goal_candidates` only to find
+it empty.
 """
 
 from __future__ import annotations
@@ -39,3 +44,38 @@ def has_candidate(cells: np.ndarray, dist: np.ndarray, trav: np.ndarray) -> bool
                     if (dx != 0 or dy != 0) and inside and math.isfinite(dist[ny, nx]):
                         return True
     return False
+
+
+@njit(cache=True)
+def label_clusters(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, int]:
+    """The 8-connected cluster of each ``True`` cell of ``mask`` (H, W), given in raster order
+    (``ys``, ``xs``: ``np.nonzero(mask)``): labels (K,) int64, numbered in the order of each
+    cluster's first cell, and the number of clusters."""
+    height, width = mask.shape
+    index = np.full((height, width), -1, dtype=np.int64)  # a cell's position in the list
+    for k in range(ys.shape[0]):
+        index[ys[k], xs[k]] = k
+    labels = np.full(ys.shape[0], -1, dtype=np.int64)
+    queue = np.empty(ys.shape[0], dtype=np.int64)
+    count = 0
+    for seed in range(ys.shape[0]):
+        if labels[seed] >= 0:
+            continue
+        labels[seed] = count
+        head, tail = 0, 1
+        queue[0] = seed
+        while head < tail:
+            k = queue[head]
+            head += 1
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    ny = ys[k] + dy
+                    nx = xs[k] + dx
+                    if 0 <= nx < width and 0 <= ny < height:
+                        j = index[ny, nx]
+                        if j >= 0 and labels[j] < 0:
+                            labels[j] = count
+                            queue[tail] = j
+                            tail += 1
+        count += 1
+    return labels, count

@@ -12,14 +12,13 @@ are ``(ix, iy)`` tuples.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ._checks import check_non_negative
-from ._frontier_kernel import has_candidate
+from ._frontier_kernel import has_candidate, label_clusters
 from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -92,28 +91,17 @@ def frontier_mask(grid: Any, occupied_threshold: int | None = None) -> np.ndarra
 
 
 def _clusters(mask: np.ndarray) -> list[np.ndarray]:
-    """8-connected components of ``mask`` as int64 (K, 2) ``(ix, iy)`` arrays, raster order."""
-    h, w = mask.shape
-    seen = np.zeros_like(mask)
-    clusters = []
-    for iy, ix in zip(*np.nonzero(mask), strict=True):  # raster order: deterministic cluster order
-        if seen[iy, ix]:
-            continue
-        seen[iy, ix] = True
-        members = []
-        queue = deque([(int(ix), int(iy))])
-        while queue:
-            cx, cy = queue.popleft()
-            members.append((cx, cy))
-            for dx, dy in _OFFSETS_8:
-                nx, ny = cx + dx, cy + dy
-                if 0 <= nx < w and 0 <= ny < h and mask[ny, nx] and not seen[ny, nx]:
-                    seen[ny, nx] = True
-                    queue.append((nx, ny))
-        members.sort(key=lambda c: (c[1], c[0]))
-        cluster = np.array(members, dtype=np.int64)
+    """8-connected components of ``mask`` as int64 (K, 2) ``(ix, iy)`` arrays: each in raster
+    order (by ``iy``, then ``ix``), ordered by their first cell (compiled labelling,
+    :func:`~maes_controller._frontier_kernel.label_clusters`)."""
+    ys, xs = np.nonzero(mask)
+    labels, count = label_clusters(mask, ys, xs)
+    order = np.argsort(labels, kind="stable")  # cluster after cluster, raster order within
+    cells = np.stack([xs[order], ys[order]], axis=1).astype(np.int64)
+    bounds = np.cumsum(np.bincount(labels, minlength=count))[:-1]
+    clusters = np.split(cells, bounds) if count else []
+    for cluster in clusters:
         cluster.flags.writeable = False  # may be kept with a grid and shared
-        clusters.append(cluster)
     return clusters
 
 

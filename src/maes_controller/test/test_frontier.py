@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+from collections import deque
 
 import numpy as np
 import pytest
@@ -208,6 +209,42 @@ def test_goal_is_the_path_nearest_reachable_frontier(seed):
         return
     assert goal is not None and reachable_frontier[goal[1], goal[0]]
     assert dist[goal[1], goal[0]] == dist[reachable_frontier].min()
+
+
+def clusters_by_python_search(mask):
+    """The breadth-first search frontier._clusters was before it was compiled: the reference
+    its clusters must equal, cell for cell and in order."""
+    h, w = mask.shape
+    seen = np.zeros_like(mask)
+    clusters = []
+    for iy, ix in zip(*np.nonzero(mask), strict=True):
+        if seen[iy, ix]:
+            continue
+        seen[iy, ix] = True
+        members, queue = [], deque([(int(ix), int(iy))])
+        while queue:
+            cx, cy = queue.popleft()
+            members.append((cx, cy))
+            for dx, dy in frontier._OFFSETS_8:
+                nx, ny = cx + dx, cy + dy
+                if 0 <= nx < w and 0 <= ny < h and mask[ny, nx] and not seen[ny, nx]:
+                    seen[ny, nx] = True
+                    queue.append((nx, ny))
+        members.sort(key=lambda c: (c[1], c[0]))
+        clusters.append(np.array(members, dtype=np.int64))
+    return clusters
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_compiled_clusters_equal_the_python_search(seed):
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(1, 40, size=2))
+    mask = rng.random((h, w)) < rng.uniform(0.0, 0.7)
+    got = frontier._clusters(mask)
+    want = clusters_by_python_search(mask)
+    assert [c.tolist() for c in got] == [c.tolist() for c in want]
+    assert all(c.dtype == np.int64 and c.shape[1:] == (2,) and not c.flags.writeable for c in got)
 
 
 def goal_candidates_one_cluster_at_a_time(clusters, dist, trav):
