@@ -7,6 +7,7 @@ Convert from world units with ``radius_cells = radius / resolution`` and
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -33,6 +34,17 @@ def disc_offsets(radius: float) -> np.ndarray:
     dy, dx = np.mgrid[-r : r + 1, -r : r + 1]
     keep = dx * dx + dy * dy <= radius * radius
     return np.stack([dx[keep], dy[keep]], axis=1)
+
+
+@functools.lru_cache(maxsize=32)
+def _disc(radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`disc_offsets`' ``dx`` and ``dy`` columns and their lengths (read-only), made once
+    per radius: every new map of every robot is inflated with the same few radii."""
+    offsets = disc_offsets(radius)
+    columns = (offsets[:, 0].copy(), offsets[:, 1].copy(), np.hypot(offsets[:, 0], offsets[:, 1]))
+    for column in columns:
+        column.flags.writeable = False
+    return columns
 
 
 @njit(cache=True)
@@ -104,8 +116,7 @@ def obstacle_distance(occupied: np.ndarray, max_distance: float) -> np.ndarray:
     array([[ 0.,  1.,  2., inf]])
     """
     occ = check_bool_grid("occupied", occupied)
-    offsets = disc_offsets(max_distance)
-    lengths = np.hypot(offsets[:, 0], offsets[:, 1])
+    off_x, off_y, lengths = _disc(check_non_negative("max_distance", max_distance))
     dist = np.where(occ, 0.0, np.inf)
     # The nearest occupied cell to a free cell always has a free edge neighbour (the step from it
     # towards the free cell is closer), so stamping discs around boundary cells is enough.
@@ -115,7 +126,7 @@ def obstacle_distance(occupied: np.ndarray, max_distance: float) -> np.ndarray:
     inner[1:, :] &= occ[:-1, :]
     inner[:-1, :] &= occ[1:, :]
     by, bx = np.nonzero(occ & ~inner)
-    _stamp_distances(bx, by, offsets[:, 0].copy(), offsets[:, 1].copy(), lengths, dist)
+    _stamp_distances(bx, by, off_x, off_y, lengths, dist)
     return dist
 
 
