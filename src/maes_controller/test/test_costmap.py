@@ -256,3 +256,48 @@ def test_pure_modules_import_no_ros():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ
     )
     assert out.stdout.strip() == "[]"
+
+
+def costs_by_numpy(occ, robot_radius, inflation_radius, scaling, threshold, inflate_unknown):
+    """costmap_from_occupancy as numpy passes over the whole grid (what it was before its
+    per-cell part was compiled): the reference it must equal, cell for cell."""
+    from maes_controller.navigation.costmap import INSCRIBED, LETHAL, UNKNOWN
+    from maes_controller.navigation.inflation import obstacle_distance
+
+    lethal = occ >= threshold
+    unknown = occ < 0
+    dist = obstacle_distance(lethal, inflation_radius)
+    with np.errstate(invalid="ignore", over="ignore"):
+        decayed = np.floor(252 * np.exp(-scaling * (dist - robot_radius)))
+    decayed = np.where(np.isfinite(dist), decayed, 0.0).astype(np.int64)
+    translated = np.where(decayed > 0, 1 + (97 * (decayed - 1)) // 251, 0)
+    cost = np.where(unknown, UNKNOWN, translated)
+    if inflate_unknown:
+        cost = np.where(unknown & (translated > 0), translated, cost)
+    cost = np.where(dist <= robot_radius, INSCRIBED, cost)
+    cost = np.where(lethal, LETHAL, cost)
+    return cost.astype(np.int8)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_costmap_equals_the_numpy_passes(seed):
+    from maes_controller.navigation.inflation import costmap_from_occupancy
+
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(1, 60, size=2))
+    occ = rng.choice(np.array([0, 30, 70, 100, -1], dtype=np.int8), size=(h, w))
+    robot_radius = float(rng.choice([0.0, 0.5, 1.3, 3.0]))
+    inflation_radius = robot_radius + float(rng.choice([0.0, 1.0, 2.7, 6.0]))
+    scaling = float(rng.choice([0.0, 0.3, 1.0, 10.0]))
+    threshold = int(rng.choice([1, 65, 100]))
+    inflate_unknown = bool(seed % 2)
+    got = costmap_from_occupancy(
+        occ,
+        robot_radius,
+        inflation_radius,
+        scaling,
+        occupied_threshold=threshold,
+        inflate_unknown=inflate_unknown,
+    )
+    want = costs_by_numpy(occ, robot_radius, inflation_radius, scaling, threshold, inflate_unknown)
+    assert got.dtype == np.int8 and got.tolist() == want.tolist()

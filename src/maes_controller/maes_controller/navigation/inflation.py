@@ -48,6 +48,47 @@ def _disc(radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
+def _costs(
+    occ: np.ndarray,
+    threshold: int,
+    dist: np.ndarray,
+    robot_radius: float,
+    factor: np.ndarray,
+    inflate_unknown: bool,
+    costs: tuple[int, int, int],
+    out: np.ndarray,
+) -> None:
+    """:func:`costmap_from_occupancy`'s cell values into ``out`` (int8 (H, W)); ``factor``:
+    the decay ``exp(-scaling * (dist - robot_radius))`` of each cell beyond the robot's radius
+    within the inflation radius, in raster order; ``costs``: the values of unknown, inscribed
+    and lethal cells (passed in: a kernel cached on disk would keep another module's
+    constants)."""
+    unknown, inscribed, lethal = costs
+    height, width = occ.shape
+    k = 0
+    for iy in range(height):
+        for ix in range(width):
+            d = dist[iy, ix]
+            if occ[iy, ix] >= threshold:  # at distance 0: no factor
+                out[iy, ix] = lethal
+                continue
+            if d <= robot_radius:
+                out[iy, ix] = inscribed
+                continue
+            translated = 0
+            if math.isfinite(d):
+                # Nav2 computes the decayed cost as an unsigned char, i.e. truncated
+                decayed = int(math.floor((_NAV2_INSCRIBED - 1) * factor[k]))
+                k += 1
+                if decayed > 0:
+                    translated = 1 + (97 * (decayed - 1)) // 251
+            if occ[iy, ix] < 0 and not (inflate_unknown and translated > 0):
+                out[iy, ix] = unknown
+            else:
+                out[iy, ix] = translated
+
+
+@njit(cache=True)
 def _stamp_distances(
     boundary_x: np.ndarray,
     boundary_y: np.ndarray,
@@ -188,19 +229,12 @@ def costmap_from_occupancy(
     cost_scaling_factor = check_non_negative("cost_scaling_factor", cost_scaling_factor)
 
     lethal = occ >= occupied_threshold
-    unknown = occ < 0
     dist = obstacle_distance(lethal, inflation_radius)
-    # Nav2 computes the decayed cost as an unsigned char, i.e. truncated.
-    with np.errstate(invalid="ignore", over="ignore"):
-        decayed = np.floor(
-            (_NAV2_INSCRIBED - 1) * np.exp(-cost_scaling_factor * (dist - robot_radius))
-        )
-    decayed = np.where(np.isfinite(dist), decayed, 0.0).astype(np.int64)
-    translated = np.where(decayed > 0, 1 + (97 * (decayed - 1)) // 251, 0)
-
-    cost = np.where(unknown, UNKNOWN, translated)
-    if inflate_unknown:
-        cost = np.where(unknown & (translated > 0), translated, cost)
-    cost = np.where(dist <= robot_radius, INSCRIBED, cost)
-    cost = np.where(lethal, LETHAL, cost)
-    return cost.astype(np.int8)
+    # The decayed cost counts only beyond the robot's radius (inside it the cell is inscribed);
+    # exp is numpy's there, element by element as over the whole grid.
+    decays = np.isfinite(dist) & (dist > robot_radius)
+    factor = np.exp(-cost_scaling_factor * (dist[decays] - robot_radius))
+    out = np.empty(occ.shape, dtype=np.int8)
+    costs = (UNKNOWN, INSCRIBED, LETHAL)
+    _costs(occ, occupied_threshold, dist, robot_radius, factor, inflate_unknown, costs, out)
+    return out
