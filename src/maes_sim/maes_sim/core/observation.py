@@ -17,7 +17,7 @@ the ``RobotState`` field of its name (``docs/architecture.md``, "How to add a se
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import MISSING, fields, replace
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,10 @@ from .commands import MAES_STATUS_NAMES
 from .comms import Broadcast
 from .sensors import SENSORS, sensor_value
 from .state import NearbyRobot, RobotState, TagView, Vector2D
+
+#: The RobotState fields a state made by :meth:`Observation._state` may leave to their default
+#: (the sensors' fields of sensors not configured).
+_STATE_DEFAULTS = {f.name: f.default for f in fields(RobotState) if f.default is not MISSING}
 
 __all__ = ["Observation", "scaled_tag"]
 
@@ -171,7 +175,11 @@ class Observation:
     def _state(self, i: int, columns: tuple[Any, ...], tags: Sequence[Sequence[TagView]]):
         status, colliding, positions, headings, seen, bounds, sensors = columns
         x, y = positions[i]
-        return RobotState(
+        # RobotState(...) without its frozen __init__'s per-field object.__setattr__ (a plain
+        # frozen dataclass: no __post_init__, no slots), for every robot on every tick
+        state = object.__new__(RobotState)
+        state.__dict__.update(
+            _STATE_DEFAULTS,
             tick=self.tick,
             status=status[i],
             colliding=colliding[i],
@@ -183,6 +191,7 @@ class Observation:
             robot_type=self.robot_types[i],
             **{name: column[i] for name, column in sensors.items()},
         )
+        return state
 
     # -- units ----------------------------------------------------------------------------
     def scaled(self, scale: float, tags: Callable[[], Sequence[Sequence[TagView]]]) -> Observation:

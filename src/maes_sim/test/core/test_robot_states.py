@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+import dataclasses
 
-from maes_sim.core import Simulation, config_from_dict, state_to_metres
+import numpy as np
+import pytest
+
+from maes_sim.core import RobotState, Simulation, config_from_dict, state_to_metres
 
 TILE = 0.25
 
@@ -76,3 +79,16 @@ def test_a_tag_deposited_after_the_pass_shows_and_keeps_one_copy_per_unit():
     # the tag's metre copy is made once for the run: readers may cache by identity
     assert sim.observation(TILE).state(0).tags_nearby[-1] is after[-1]
     assert after[-1].pos.x == sim.robot_state(0).tags_nearby[-1].pos.x * TILE
+
+
+def test_states_are_whole_frozen_robot_states():
+    # The observation makes states without RobotState's __init__: each must be what the
+    # constructor makes of the same values (every field set, the sensors' too; still frozen).
+    sim = _sim()
+    sim.step()
+    names = [f.name for f in dataclasses.fields(RobotState)]
+    for state in sim.observation(TILE).states():
+        assert sorted(vars(state)) == sorted(names)
+        assert state == RobotState(**{name: getattr(state, name) for name in names})
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            state.tick = 0
