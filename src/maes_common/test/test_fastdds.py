@@ -62,6 +62,37 @@ def test_destroy_nodes_destroys_them_all_the_last_first(context):
     assert order == ["destroy_2", "destroy_1", "destroy_0"]
 
 
+def test_destroy_nodes_ends_the_readers_first_and_the_newest_first(context):
+    # the order that keeps Fast DDS's "is this type still used?" scans short (process.py)
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+
+    node = rclpy.create_node("destroy_entities", context=context)
+    made = []
+    for k in range(3):
+        made.append(("publisher", node.create_publisher(String, f"p{k}", 1)))
+        made.append(("subscription", node.create_subscription(String, f"s{k}", print, 1)))
+        made.append(("service", node.create_service(Trigger, f"v{k}", lambda q, r: r)))
+    names = {id(entity): f"{kind} {k // 3}" for k, (kind, entity) in enumerate(made)}
+    gone = []
+    for kind in ("publisher", "subscription", "service"):
+        destroy = getattr(node, "destroy_" + kind)
+
+        def record(entity, destroy=destroy):
+            gone.append(names.get(id(entity), "rclpy's own"))
+            return destroy(entity)
+
+        setattr(node, "destroy_" + kind, record)
+    destroy_nodes([node])
+    mine = [g for g in gone if g != "rclpy's own"]
+    assert mine == [
+        *("service 2", "service 1", "service 0"),
+        *("subscription 2", "subscription 1", "subscription 0"),
+        *("publisher 2", "publisher 1", "publisher 0"),
+    ]
+    assert not list(node.publishers) and not list(node.services)
+
+
 def test_destroy_nodes_quiet_skips_a_node_that_fails(context):
     class HalfBuilt:
         context = None
