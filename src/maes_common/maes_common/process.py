@@ -588,9 +588,9 @@ def _destroy_entities_newest_first(node: Any) -> None:
     Fast DDS checks on each destruction whether the entity's type is still in use, scanning the
     participant's readers and then its writers until one has the type. In rclpy's own order
     (publishers first, the oldest first) each publisher's scan walks every reader still there:
-    quadratic in the robots: 15.6 s to end a 300-robot ``make run`` (2,409 publishers, 302
+    quadratic in the robots: 8-18 s to end a 300-robot ``make run`` (2,409 publishers, 302
     subscriptions, 609 services). Services and subscriptions gone first, the newest first:
-    4.5-7.4 s.
+    about 5 s (docs/benchmarks.md).
     """
     for kind in ("service", "client", "subscription", "publisher"):
         entities = list(getattr(node, kind + "s", ()))  # none on a node half built
