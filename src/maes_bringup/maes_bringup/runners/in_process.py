@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from maes_common.contract import robot_namespace
+from maes_common.publishers import subscription_counter
 from maes_common.qos import LATCHED_QOS
 
 from .direct_robot import DirectRobot
@@ -99,16 +100,12 @@ class TeamDriver:
 
         node = self.node
         for robot, topics in zip(self.team.robots, self._nav_topics, strict=True):
-            if robot.plan_update is not None and topics.plan.get_subscription_count():
+            if robot.plan_update is not None and topics.plan_readers():
                 points, at = robot.plan_update
                 topics.plan.publish(ccv.path_to_msg(points, ccv.time_to_msg(at)))
                 robot.plan_update = None
             grid = robot._grid
-            if (
-                grid is not None
-                and grid is not topics.costmap_of
-                and topics.costmap.get_subscription_count()
-            ):
+            if grid is not None and grid is not topics.costmap_of and topics.costmap_readers():
                 costs = robot.session.navigator.costmap_values(grid)
                 topics.costmap.publish(node.map_grid_msg(costs))
                 topics.costmap_of = grid
@@ -174,6 +171,8 @@ class _NavigatorTopics:
         self.costmap = Node.create_publisher(
             node, OccupancyGrid, f"{ns}/global_costmap/costmap", LATCHED_QOS
         )
+        self.plan_readers = subscription_counter(self.plan)
+        self.costmap_readers = subscription_counter(self.costmap)
         #: The map whose costmap was published last.
         self.costmap_of: Any = None
 

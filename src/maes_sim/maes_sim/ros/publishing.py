@@ -23,6 +23,7 @@ from tf2_msgs.msg import TFMessage
 from visualization_msgs.msg import MarkerArray
 
 from maes_common.contract import RECORDING_RADII_KEY, TICK_TOPIC, robot_namespace
+from maes_common.publishers import subscription_counter
 from maes_common.qos import (
     DEFAULT_QOS,
     LATCHED_QOS,
@@ -56,6 +57,10 @@ class RobotPublishers:
         self.map = make(OccupancyGrid, f"{ns}/map", LATCHED_QOS) if slam_map else None
         #: A SLAM map not published for want of a reader (see TickPublishers.publish_tick).
         self.map_owed = False
+        #: The subscription counts of tf, odom, scan and maes_state, asked every tick.
+        self.readers = tuple(
+            subscription_counter(p) for p in (self.tf, self.odom, self.scan, self.state)
+        )
 
 
 class TickPublishers:
@@ -131,13 +136,14 @@ class TickPublishers:
         # stream from then on. Maps are the exception: published on every SLAM tick, kept for
         # late readers (transient local), and waited for by lockstep's navigator.
         for i, robot in enumerate(self.robots):
-            if robot.tf.get_subscription_count():
+            tf_readers, odom_readers, scan_readers, state_readers = robot.readers
+            if tf_readers():
                 robot.tf.publish(factory.robot_tf(frame, i))
-            if robot.odom.get_subscription_count():
+            if odom_readers():
                 robot.odom.publish(factory.odom(frame, i))
-            if robot.scan.get_subscription_count():
+            if scan_readers():
                 robot.scan.publish(factory.scan(frame, i))
-            if robot.state.get_subscription_count():
+            if state_readers():
                 robot.state.publish(factory.state(frame, i))
             if robot.map is not None and (frame.slam_update or robot.map_owed):
                 if self.maps_every_slam_tick or robot.map.get_subscription_count():

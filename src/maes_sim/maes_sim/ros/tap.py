@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from rclpy.qos import QoSProfile
 from rclpy.serialization import deserialize_message, serialize_message
 
+from maes_common.publishers import subscription_counter
+
 from .message_definitions import message_definition, type_name
 
 __all__ = ["Sink", "Tap", "TapOutlet", "TappedPublisher"]
@@ -188,6 +190,7 @@ class TappedPublisher:
 
     def __init__(self, publisher: Any, tap: Tap, msg_type: type, qos: QoSProfile) -> None:
         self._publisher = publisher
+        self._readers = subscription_counter(publisher)
         self._tap = tap
         self._msg_type = msg_type
         self._qos = qos
@@ -199,7 +202,7 @@ class TappedPublisher:
         self._tap.record(self.topic, self._msg_type, self._qos, msg)
 
     def get_subscription_count(self) -> int:
-        return self._publisher.get_subscription_count() + int(self._tap.wants(self.topic))
+        return self._readers() + int(self._tap.wants(self.topic))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._publisher, name)

@@ -87,3 +87,51 @@ def test_a_message_object_and_its_bytes_give_a_sink_the_same_bytes():
     assert deserialize_message(by_object.got[0][2], LaserScan) == deserialize_message(
         by_bytes.got[0][2], LaserScan
     )
+
+
+def test_subscription_counter_counts_as_rclpy_does_as_readers_come_and_go():
+    """The per-tick count (the native handle's, without rclpy's guard) follows a real reader
+    that comes late and leaves, as ``get_subscription_count`` does; a tapped publisher adds
+    its sink."""
+    import time
+
+    import rclpy
+    from rclpy.context import Context
+    from rclpy.executors import SingleThreadedExecutor
+
+    from maes_common.publishers import subscription_counter
+    from maes_common.qos import DEFAULT_QOS
+    from maes_sim.ros.tap import TappedPublisher
+
+    ctx = Context()
+    rclpy.init(context=ctx)
+    try:
+        node = rclpy.create_node("counter_pub", context=ctx)
+        reader = rclpy.create_node("counter_sub", context=ctx)
+        executor = SingleThreadedExecutor(context=ctx)
+        executor.add_node(node)
+        executor.add_node(reader)
+        pub = node.create_publisher(LaserScan, "/robot0/scan", DEFAULT_QOS)
+        count = subscription_counter(pub)
+        assert count() == pub.get_subscription_count() == 0
+
+        def settle(expected: int) -> None:
+            end = time.monotonic() + 10.0
+            while pub.get_subscription_count() != expected and time.monotonic() < end:
+                executor.spin_once(timeout_sec=0.01)
+            assert pub.get_subscription_count() == expected
+
+        sub = reader.create_subscription(LaserScan, "/robot0/scan", lambda m: None, DEFAULT_QOS)
+        settle(1)
+        assert count() == 1
+        reader.destroy_subscription(sub)
+        settle(0)
+        assert count() == 0
+
+        tapped = TappedPublisher(pub, Tap([Kept()]), LaserScan, QoSProfile(depth=1))
+        assert tapped.get_subscription_count() == 1  # the sink, no DDS reader
+        assert subscription_counter(tapped)() == 1
+        node.destroy_node()
+        reader.destroy_node()
+    finally:
+        rclpy.shutdown(context=ctx)
