@@ -78,6 +78,9 @@ class FollowParams:
         Slowest approach speed, as a fraction of ``max_linear_speed`` (0 < f <= 1).
     angular_gain : float
         Turning speed per radian of heading error (1/s); keep it below 1 / control period.
+        5 /s: against the MAES model's speed lag a turn in place ends in about 1.1 s, where
+        2.5 /s left a slow tail (1.5 s); with it the shipped explorers explore more and leave
+        a packed start sooner (docs/scaling.md, "The path follower's turn").
     blocked_timeout : float
         Seconds without progress before ``BLOCKED``; longer than a half turn takes.
     progress_epsilon : float
@@ -99,7 +102,7 @@ class FollowParams:
     goal_tolerance: float = 0.2
     slowdown_distance: float = 1.0
     min_speed_fraction: float = 0.1
-    angular_gain: float = 2.5
+    angular_gain: float = 5.0
     blocked_timeout: float = 6.0
     progress_epsilon: float = 0.05
     omnidirectional: bool = False

@@ -531,7 +531,7 @@ class Navigator:
     >>> nav.start((3.0, -1.0), now=0.0)
     >>> step = nav.update((-3.0, -1.0, 0.0), grid, now=0.1)
     >>> step.status.name, step.linear, round(step.angular, 2), round(step.distance_remaining, 2)
-    ('ACTIVE', 0.0, 1.96, 7.66)
+    ('ACTIVE', 0.0, 2.0, 7.66)
     >>> nav.cancel(now=0.2).status.name
     'CANCELED'
     """
