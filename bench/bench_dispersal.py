@@ -18,7 +18,7 @@ Usage::
     python bench/bench_dispersal.py --cave --seeds 0 1 2
     python bench/bench_dispersal.py --tree /tmp/base   # another checkout's code (before/after)
     python bench/bench_dispersal.py --turn-gain 5      # experiment: the path follower's
-                                                       # proportional turn gain (default 2.5 /s)
+                                                       # proportional turn gain (default 5 /s)
     python bench/bench_dispersal.py --why              # also: what the robots were doing, and
                                                        # how many were out every 2.5 s
 
