@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 
 import numpy as np
@@ -21,6 +22,7 @@ from maes_controller.algorithms.allocation import (
 )
 from maes_controller.algorithms.space_cbba import decode as cbba_decode
 from maes_controller.algorithms.space_cbba import encode as cbba_encode
+from maes_controller.algorithms.space_cbba import encode_part as cbba_encode_part
 from maes_controller.algorithms.space_grape import decode as grape_decode
 from maes_controller.algorithms.space_grape import encode as grape_encode
 
@@ -38,15 +40,25 @@ def world(agents, tasks):
     return start, between, reward
 
 
-def run_cbba(start, between, reward, links, max_bundle, rounds=30):
-    """Synchronous CBBA: every round each agent builds, then hears its linked neighbours."""
+def run_cbba(start, between, reward, links, max_bundle, rounds=30, limit=None):
+    """Synchronous CBBA: every round each agent builds, then hears its linked neighbours.
+
+    ``limit``: the neighbours hear each agent's broadcast text of at most that many bytes
+    (``space_cbba.encode_part``, its tasks in parts when they do not fit) instead of its state.
+    """
     n = len(start)
     states = [CbbaState() for _ in range(n)]
+    parts = [None] * n
     for now in range(1, rounds + 1):
         for i, st in enumerate(states):
             st.s[i] = now
             cbba_build_bundle(st, i, start[i], between, reward, lam=LAM, max_bundle=max_bundle)
         sent = [copy.deepcopy(st) for st in states]  # what each broadcast this round
+        if limit is not None:
+            for i, st in enumerate(states):
+                text, parts[i] = cbba_encode_part(st, parts[i], limit)
+                assert len(text.encode()) <= limit
+                sent[i] = cbba_decode(text)
         for i, k in links:
             for receiver, sender in ((i, k), (k, i)):
                 cbba_consensus(states[receiver], receiver, sender, sent[sender], now)
@@ -136,6 +148,61 @@ def test_cbba_broadcast_round_trip_and_bad_messages():
     assert (back.y, back.z, back.s) == (st.y, st.z, st.s)
     for bad in ("cbba {", "cbba []", 'cbba {"y": {}}', "frontier-goal 1 2", "cbba", "cbba 1:x:2|"):
         assert cbba_decode(bad) is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cbba_converges_when_its_broadcasts_carry_the_tasks_in_parts(seed):
+    """More tasks than a broadcast holds (a big map): each broadcast carries the next part of
+    the sender's tasks and says which ids it speaks for; CBBA still reaches the greedy auction's
+    assignment, on a line of agents that relay each other's news."""
+    rng = np.random.default_rng(seed)
+    agents = [tuple(p) for p in rng.uniform(0, 20, (3, 2))]
+    tasks = {100 + t: tuple(p) for t, p in enumerate(rng.uniform(0, 20, (12, 2)))}
+    start, between, reward = world(agents, tasks)
+    want = sequential_greedy(start, between, reward, max_bundle=4)
+    whole = run_cbba(start, between, reward, links=[(0, 1), (1, 2)], max_bundle=4, rounds=2)
+    assert len(cbba_encode(whole[1]).encode()) > 90  # a whole state would not fit
+    states = run_cbba(
+        start, between, reward, links=[(0, 1), (1, 2)], max_bundle=4, rounds=150, limit=90
+    )
+    for st in states:
+        assert st.z == want
+    for i, st in enumerate(states):
+        assert sorted(st.bundle) == sorted(t for t, a in want.items() if a == i)
+
+
+def test_a_cbba_round_of_parts_carries_every_task_once():
+    """The parts of a state too big for one broadcast: each within the limit, their ranges
+    consecutive from unbounded below to unbounded above, every task in exactly one, with its
+    winner and bid; the round then starts again."""
+    from maes_common.contract import MAX_MESSAGE_BYTES
+
+    rng = np.random.default_rng(1)
+    ids = sorted(int(t) for t in rng.choice(5000, 150, replace=False))
+    st = CbbaState(
+        y={t: float(rng.uniform(0, 500)) for t in ids},
+        z={t: int(rng.integers(0, 120)) for t in ids[::2]},  # some bids without a winner
+        s={a: 1000 + a for a in range(50)},
+    )
+    assert len(cbba_encode_part(st, None)[0].encode()) <= MAX_MESSAGE_BYTES
+    seen, first, spans = {}, None, []
+    while True:
+        text, first = cbba_encode_part(st, first)
+        assert len(text.encode()) <= MAX_MESSAGE_BYTES
+        part = cbba_decode(text)
+        spans.append(part.covers)
+        lo, hi = part.covers
+        assert all((lo is None or t >= lo) and (hi is None or t <= hi) for t in part.y)
+        assert not set(part.y) & set(seen)
+        seen.update(part.y)
+        assert part.z == {t: w for t, w in st.z.items() if t in part.y}
+        assert part.s  # the freshest timestamps ride along
+        if first is None:
+            break
+    assert seen == {t: round(v, 6) for t, v in st.y.items()}
+    assert spans[0][0] is None and spans[-1][1] is None and len(spans) >= 3
+    assert all(a[1] + 1 == b[0] for a, b in itertools.pairwise(spans))
+    assert cbba_encode_part(st, None) == cbba_encode_part(st, first)  # the round starts again
 
 
 def test_a_big_teams_cbba_broadcast_fits_the_radio_with_every_task():

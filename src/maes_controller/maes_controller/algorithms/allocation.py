@@ -40,6 +40,10 @@ class CbbaState:
         This agent's tasks, in the order they were added.
     path : list of task
         The same tasks in execution order.
+    covers : (int or None, int or None) or None
+        In a received broadcast that carries only part of its sender's tasks: the inclusive
+        range of task ids it speaks for (None ends: unbounded); :func:`cbba_consensus` leaves
+        every other task as it is. None: the whole state (a task absent has no winner).
     """
 
     y: dict = field(default_factory=dict)
@@ -47,6 +51,7 @@ class CbbaState:
     s: dict = field(default_factory=dict)
     bundle: list = field(default_factory=list)
     path: list = field(default_factory=list)
+    covers: tuple | None = None
 
 
 def path_score(path: list, start_cost: Mapping, between, reward: Mapping, lam: float) -> float:
@@ -128,9 +133,9 @@ def cbba_release_from(state: CbbaState, n: int, *, keep_first: bool) -> None:
 def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: int) -> None:
     """CBBA phase 2: merge one neighbour's ``y, z, s`` (Choi et al. 2009, Table 1).
 
-    ``msg`` is the sender's state as it broadcast it (only ``y``, ``z``, ``s`` are read). After
-    the merge, the first task of this agent's bundle it no longer wins and everything after it
-    are released.
+    ``msg`` is the sender's state as it broadcast it (only ``y``, ``z``, ``s`` and ``covers``
+    are read). After the merge, the first task of this agent's bundle it no longer wins and
+    everything after it are released.
 
     Examples
     --------
@@ -140,6 +145,13 @@ def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: 
     >>> cbba_consensus(mine, 0, 1, CbbaState(y={7: 9.0}, z={7: 1}, s={1: 3}), now=4)
     >>> mine.z[7], mine.y[7], mine.bundle
     (1, 9.0, [])
+
+    A broadcast that speaks for tasks 0..5 only says nothing of task 7:
+
+    >>> mine = CbbaState(y={7: 5.0}, z={7: 0}, bundle=[7], path=[7])
+    >>> cbba_consensus(mine, 0, 1, CbbaState(s={1: 3}, covers=(0, 5)), now=4)
+    >>> mine.z[7], mine.bundle
+    (0, [7])
     """
     i, k = me, sender
     s_i, s_k = state.s, msg.s
@@ -150,7 +162,11 @@ def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: 
     def older(m: int) -> bool:  # ours is fresher than the sender's
         return s_i.get(m, -1) > s_k.get(m, -1)
 
-    for task in set(state.z) | set(msg.z) | set(state.y) | set(msg.y):
+    tasks = set(state.z) | set(msg.z) | set(state.y) | set(msg.y)
+    if msg.covers is not None:  # part of the sender's tasks: the others are not news
+        lo, hi = msg.covers
+        tasks = {t for t in tasks if (lo is None or t >= lo) and (hi is None or t <= hi)}
+    for task in tasks:
         zk, yk = msg.z.get(task), msg.y.get(task, 0.0)
         zi, yi = state.z.get(task), state.y.get(task, 0.0)
         action = _table1(i, k, zi, yi, zk, yk, newer, older)

@@ -26,6 +26,9 @@ LAMBDA = 0.95
 MAX_BUNDLE = 3
 #: Ticks with an empty bundle before the robot resets the bids it knows (SPACE's modification).
 RESET_TICKS = 30
+#: Share of a broadcast the task entries may fill when they are sent in parts
+#: (:func:`encode_part`); the rest carries the freshest timestamps.
+TASK_SHARE = 0.75
 
 
 def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
@@ -34,8 +37,9 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
     ``cbba <task>:<winner>:<bid>;...|<agent>:<tick>;...``: one entry per task (an empty winner or
     bid where the state has none) and the agents' timestamps, freshest first. Where all of them do
     not fit (a big team: one timestamp per agent heard of), the stalest timestamps are left out,
-    which a receiver reads as "no fresher news of that agent" (CBBA's rules then keep its own);
-    every task is always sent. The bids are rounded to 6 decimals, as JSON carried them before.
+    which a receiver reads as "no fresher news of that agent" (CBBA's rules then keep its own).
+    Where even the tasks do not fit, this is the first part of :func:`encode_part`'s round. The
+    bids are rounded to 6 decimals, as JSON carried them before.
 
     Examples
     --------
@@ -46,27 +50,77 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
     >>> decode(encode(CbbaState(s={k: 100 + k for k in range(9)}), limit=30)).s
     {8: 108, 7: 107, 6: 106, 5: 105}
     """
-    tasks = ";".join(
-        f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}"
+    return encode_part(state, None, limit)[0]
+
+
+def encode_part(state: CbbaState, first: int | None, limit: int = MAX_MESSAGE_BYTES):
+    """``(text, next_first)``: the broadcast of a CBBA state, its tasks split over broadcasts
+    when they do not all fit in ``limit`` bytes.
+
+    When every task fits, the text is :func:`encode`'s whole state and ``next_first`` is
+    ``first``. Otherwise (many areas known at once: a big map, a big team) the text carries the
+    tasks from id ``first`` on (None: from the lowest), as many as fill ``TASK_SHARE`` of the
+    limit, and says which ids it speaks for: ``cbba @<lo>..<hi> <tasks>|<stamps>``, an empty
+    end unbounded. A receiver leaves the tasks outside that range as they are
+    (:attr:`CbbaState.covers`), where a whole state's missing task means "no winner".
+    ``next_first`` is where the sender's next part starts; after the highest id, the round
+    starts again from the lowest. The rest of the limit holds the freshest timestamps.
+
+    Examples
+    --------
+    >>> st = CbbaState(y={t: 1.0 for t in range(10)}, z={t: 0 for t in range(10)}, s={0: 7})
+    >>> encode_part(st, None, limit=60)
+    ('cbba @..3 0:0:1.0;1:0:1.0;2:0:1.0;3:0:1.0|0:7', 4)
+    >>> encode_part(st, 4, limit=60)
+    ('cbba @4..7 4:0:1.0;5:0:1.0;6:0:1.0;7:0:1.0|0:7', 8)
+    >>> text, then = encode_part(st, 8, limit=60)
+    >>> text, then, decode(text).covers
+    ('cbba @8.. 8:0:1.0;9:0:1.0|0:7', None, (8, None))
+    """
+    entries = [
+        (t, f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}")
         for t in sorted(set(state.y) | set(state.z))
-    )
-    text = f"cbba {tasks}|"
+    ]
+    text = f"cbba {';'.join(entry for _, entry in entries)}|"
+    following = first
+    if len(text.encode()) > limit:  # not every task fits: the round's next part
+        k = 0 if first is None else next((n for n, (t, _) in enumerate(entries) if t >= first), 0)
+        lo = None if k == 0 else first
+        head = f"cbba @{'' if lo is None else lo}.."
+        budget = int(limit * TASK_SHARE)
+        body_size, n = -1, k  # the entries and their separators (all ASCII)
+        while n < len(entries):
+            t, entry = entries[n]
+            size = len(head) + len(str(t)) + 1 + body_size + 1 + len(entry) + 1  # ... hi body|
+            if n > k and size > budget:
+                break
+            body_size += 1 + len(entry)
+            n += 1
+        hi = entries[n - 1][0] if n < len(entries) else None
+        body = ";".join(entry for _, entry in entries[k:n])
+        text = f"{head}{'' if hi is None else hi} {body}|"
+        following = None if hi is None else hi + 1
     stamps = sorted(state.s.items(), key=lambda item: (-item[1], item[0]))
     for k, (agent, tick) in enumerate(stamps):
         entry = f"{';' if k else ''}{agent}:{tick}"
         if len(text) + len(entry) > limit:
             break
         text += entry
-    return text
+    return text, following
 
 
 def decode(text: str) -> CbbaState | None:
-    """The state in a ``cbba`` broadcast, None for other or malformed messages."""
+    """The state in a ``cbba`` broadcast (whole or part), None for other or malformed messages."""
     if not text.startswith("cbba "):
         return None
     try:
-        tasks, stamps = text[5:].split("|")
-        state = CbbaState()
+        body, covers = text[5:], None
+        if body.startswith("@"):
+            span, body = body[1:].split(" ", 1)
+            lo, hi = span.split("..")
+            covers = (int(lo) if lo else None, int(hi) if hi else None)
+        tasks, stamps = body.split("|")
+        state = CbbaState(covers=covers)
         for entry in filter(None, tasks.split(";")):
             t, winner, bid = entry.split(":")
             if winner:
@@ -89,6 +143,7 @@ class CbbaPlugin:
         self.state = CbbaState()
         self.inbox: list[tuple[int, CbbaState]] = []
         self.empty_since: int | None = None
+        self.next_part: int | None = None  # where the next broadcast's tasks start
 
     def receive(self, sender: int, text: str, now: int) -> None:
         msg = decode(text)
@@ -125,7 +180,8 @@ class CbbaPlugin:
         cbba_drop(self.state, task)
 
     def message(self) -> str | None:
-        return encode(self.state)
+        text, self.next_part = encode_part(self.state, self.next_part)
+        return text
 
 
 def logic(robot: Any) -> None:
