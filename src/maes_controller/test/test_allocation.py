@@ -285,5 +285,25 @@ def test_grape_game_reaches_a_nash_stable_partition(seed):
 
 def test_grape_broadcast_round_trip_and_bad_messages():
     assert grape_decode(grape_encode(7, 0.5, {0: 3, 2: None})) == (7, 0.5, {0: 3, 2: None})
-    for bad in ("grape {", 'grape {"r": 1}', "grape", "cbba {}"):
+    assert grape_decode(grape_encode(0, 0.1, {})) == (0, 0.1, {})
+    bad_ones = ("grape {", 'grape {"r": 1}', "grape", "cbba {}", "grape 1 0.5", "grape 1 x 3")
+    for bad in (*bad_ones, "grape 1 0.5 3,a", "grape 1.5 0.5 3", "grape 1 0.5 3 4"):
         assert grape_decode(bad) is None
+
+
+def test_a_big_teams_grape_broadcast_fits_the_radio():
+    """200 robots' partition (tasks: the area ids of a 75x75 map and more, some robots
+    without one, a few not in it) fits the radio's 1024 bytes and comes back whole; the random
+    stamp exactly."""
+    from maes_common.contract import MAX_MESSAGE_BYTES
+
+    rng = np.random.default_rng(3)
+    partition = {a: int(rng.integers(0, 400)) for a in range(200)}
+    for a in (5, 17, 150):
+        partition[a] = None
+    for a in (3, 99):
+        del partition[a]
+    stamp = float(rng.random())
+    text = grape_encode(12345, stamp, partition)
+    assert len(text.encode()) <= MAX_MESSAGE_BYTES
+    assert grape_decode(text) == (12345, stamp, partition)
