@@ -99,6 +99,9 @@ if [ "$what" = standins ]; then
         "$install_base" 2>&1) || rc=$?
     if [ "$rc" -eq 0 ]; then
         say "$name: copied from the build cache in $((SECONDS - start)) s (${msg#build cache: })"
+        mkdir -p "$MAES_LOG_DIR"
+        compile_bytecode "$VIRTUAL_ENV/bin/python" "$install_base" \
+            >"$MAES_LOG_DIR/bytecode-$what.log" 2>&1
         echo "restored $(date -u +%Y-%m-%dT%H:%M:%SZ) from the build cache against: $venv_id" \
             >"$stamp"
         exit 0
@@ -121,4 +124,6 @@ if [ "$what" = standins ]; then
         >>"$MAES_LOG_DIR/colcon-$what.log" 2>&1 ||
         say "the stand-ins could not be stored in the build cache (the build is fine): see $MAES_LOG_DIR/colcon-$what.log"
 fi
+# bytecode (scripts/lib.sh: compile_bytecode); not kept in the build cache, which is stored above
+compile_bytecode "$VIRTUAL_ENV/bin/python" "$install_base" >"$MAES_LOG_DIR/bytecode-$what.log" 2>&1
 echo "built $(date -u +%Y-%m-%dT%H:%M:%SZ) against: $venv_id" >"$stamp"

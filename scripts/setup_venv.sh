@@ -67,6 +67,10 @@ run_step "rewrite the ROS wheels' CMake files to this venv's paths" \
     "check that numpy and the Python headers are installed, then run 'make setup' again" \
     patch_cmake "$VENV/bin/python" "$MAES_ROOT/scripts/patch_ros_cmake.py" "$VENV"
 
+run_step "compile the packages' Python files to bytecode (once, not at every start)" \
+    "check that the disk is not full, then run 'make setup' again" \
+    bytecode compile_bytecode "$VENV/bin/python" "$VENV/lib"
+
 # A real rclpy init/shutdown proves the RMW (Fast DDS) libraries load through the
 # ros-wheels-bootstrapper re-exec, not just that the Python files are present.
 # shellcheck disable=SC2016  # $1 expands in the inner bash
