@@ -307,3 +307,16 @@ def test_a_big_teams_grape_broadcast_fits_the_radio():
     text = grape_encode(12345, stamp, partition)
     assert len(text.encode()) <= MAX_MESSAGE_BYTES
     assert grape_decode(text) == (12345, stamp, partition)
+
+
+@pytest.mark.parametrize("fresher", [(False, False), (True, False), (False, True)])
+def test_cbba_same_news_leaves_a_task_as_it_is(fresher):
+    """The consensus skips a task the sender reports exactly as the receiver knows it (same
+    winner, same bid): Table 1 never resets such a task, and an update writes what is there."""
+    from maes_controller.algorithms.allocation import _table1
+
+    i, k, m = 0, 1, 2
+    newer_m, older_m = fresher
+    for z in (i, k, m, None):
+        action = _table1(i, k, z, 4.5, z, 4.5, lambda a: newer_m, lambda a: older_m)
+        assert action in ("leave", "update"), (z, action)

@@ -169,6 +169,8 @@ def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: 
     for task in tasks:
         zk, yk = msg.z.get(task), msg.y.get(task, 0.0)
         zi, yi = state.z.get(task), state.y.get(task, 0.0)
+        if zk == zi and yk == yi:
+            continue  # the same news: every rule of Table 1 leaves the task as it is
         action = _table1(i, k, zi, yi, zk, yk, newer, older)
         if action == "update":
             state.y[task], state.z[task] = yk, zk
