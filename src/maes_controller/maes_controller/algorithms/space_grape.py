@@ -28,9 +28,10 @@ def encode(evolution: int, stamp: float, partition: dict) -> str:
     """The broadcast of a GRAPE partition: ``grape <evolution> <stamp> <tasks>``.
 
     ``<tasks>`` holds robot 0's task, robot 1's, ... comma-separated: ``-`` for a robot without
-    a task, nothing for a robot the partition does not hold. At most 4 bytes a robot while the
-    area ids have 3 digits, so the partition of up to about 240 robots fits the radio's 1024
-    bytes (JSON's ``{"17":142,...}`` took 8-10, and outgrew the limit from 109-122 robots).
+    a task, nothing for a robot the partition does not hold. 8 bytes a robot with the 7-digit
+    area ids (:func:`~._common.area_labels`), so the partition of up to 124 robots fits the
+    radio's 1024 bytes (JSON's ``{"17":2003000,...}`` took 13-14, and outgrew the limit from
+    77 robots).
 
     Examples
     --------
