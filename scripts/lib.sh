@@ -56,9 +56,10 @@ run_step() {
 # compile_bytecode PYTHON DIR...
 #   Compiles every Python file under the DIRs to its __pycache__ (compileall, both cores;
 #   folders that are symlinks are not followed, so the workspace's links into src/ are left
-#   alone). Setup does this once for what it installs: where PYTHONDONTWRITEBYTECODE is set (CI
-#   machines, containers) Python never writes bytecode itself, and every process would compile
-#   numpy, numba, rclpy and the rest again when it starts (1.5 s of CPU each, measured). A file
+#   alone). Setup does this once for what it installs: where PYTHONDONTWRITEBYTECODE is set
+#   (the development machine, many containers) Python never writes bytecode itself, and every
+#   process would compile numpy, numba, rclpy and the rest again when it starts (1.5 s of CPU
+#   each, measured). A file
 #   that is not a module of this Python (a template, another version's code) fails to compile
 #   and is read as it is; that is no error.
 compile_bytecode() {
