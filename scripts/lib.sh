@@ -59,9 +59,8 @@ run_step() {
 #   alone). Setup does this once for what it installs: where PYTHONDONTWRITEBYTECODE is set
 #   (the development machine, many containers) Python never writes bytecode itself, and every
 #   process would compile numpy, numba, rclpy and the rest again when it starts (1.5 s of CPU
-#   each, measured). A file
-#   that is not a module of this Python (a template, another version's code) fails to compile
-#   and is read as it is; that is no error.
+#   each, measured). A file that is not a module of this Python (a template, another
+#   version's code) fails to compile and is read as it is; that is no error.
 compile_bytecode() {
     local py=$1
     shift
