@@ -24,27 +24,42 @@ from .space_bt import Task, run_tree
 FS = 1.0
 
 
+#: The digits of a task id in a broadcast (base 64), :data:`_WIDTH` of them per robot.
+_DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/"
+_VALUE = {c: v for v, c in enumerate(_DIGITS)}
+_WIDTH = 4
+#: A robot without a task, and a robot the partition does not hold.
+_NO_TASK, _ABSENT = "-" * _WIDTH, "." * _WIDTH
+
+
 def encode(evolution: int, stamp: float, partition: dict) -> str:
     """The broadcast of a GRAPE partition: ``grape <evolution> <stamp> <tasks>``.
 
-    ``<tasks>`` holds robot 0's task, robot 1's, ... comma-separated: ``-`` for a robot without
-    a task, nothing for a robot the partition does not hold. 8 bytes a robot with the 7-digit
-    area ids (:func:`~._common.area_labels`), so the partition of up to 124 robots fits the
-    radio's 1024 bytes (JSON's ``{"17":2003000,...}`` took 13-14, and outgrew the limit from
-    77 robots).
+    ``<tasks>`` holds 4 characters per robot, robot 0 first: its task id in base 64 (the
+    digits ``0-9A-Za-z+/``, most significant first), ``----`` for a robot without a task,
+    ``....`` for a robot the partition does not hold. Task ids are the 7-digit area ids of
+    :func:`~._common.area_labels` (below 4,000,000; 4 digits hold up to 16,777,215), so the
+    partition of up to about 245 robots fits the radio's 1024 bytes. JSON's
+    ``{"17":2003000,...}`` took 13-14 bytes a robot and outgrew the limit from 77 robots.
 
     Examples
     --------
-    >>> encode(3, 0.25, {0: 7, 1: None, 3: 12})
-    'grape 3 0.25 7,-,,12'
-    >>> decode(encode(3, 0.25, {0: 7, 1: None}))
-    (3, 0.25, {0: 7, 1: None})
+    >>> encode(3, 0.25, {0: 7, 1: None, 3: 2003000})
+    'grape 3 0.25 0007----....7f0u'
+    >>> decode(encode(3, 0.25, {0: 7, 1: None, 3: 2003000}))
+    (3, 0.25, {0: 7, 1: None, 3: 2003000})
     """
-    tasks = [
-        "" if a not in partition else "-" if partition[a] is None else str(partition[a])
-        for a in range(max(partition) + 1 if partition else 0)
-    ]
-    return f"grape {int(evolution)} {float(stamp)!r} {','.join(tasks)}"
+    cells = []
+    for a in range(max(partition) + 1 if partition else 0):
+        task = partition.get(a, _ABSENT)
+        if task is None or task is _ABSENT:
+            cells.append(_NO_TASK if task is None else _ABSENT)
+            continue
+        t = int(task)
+        if not 0 <= t < len(_DIGITS) ** _WIDTH:
+            raise ValueError(f"task id {t} cannot be broadcast: ids run 0..{64**_WIDTH - 1}")
+        cells.append("".join(_DIGITS[(t >> (6 * k)) & 63] for k in range(_WIDTH - 1, -1, -1)))
+    return f"grape {int(evolution)} {float(stamp)!r} {''.join(cells)}"
 
 
 def decode(text: str) -> tuple[int, float, dict] | None:
@@ -53,9 +68,20 @@ def decode(text: str) -> tuple[int, float, dict] | None:
         return None
     try:
         evolution, stamp, tasks = text[6:].split(" ")
-        part = {a: None if t == "-" else int(t) for a, t in enumerate(tasks.split(",")) if t != ""}
+        if len(tasks) % _WIDTH:
+            return None
+        part = {}
+        for a in range(len(tasks) // _WIDTH):
+            cell = tasks[_WIDTH * a : _WIDTH * (a + 1)]
+            if cell == _NO_TASK:
+                part[a] = None
+            elif cell != _ABSENT:
+                t = 0
+                for c in cell:
+                    t = t * 64 + _VALUE[c]
+                part[a] = t
         return int(evolution), float(stamp), part
-    except ValueError:
+    except (ValueError, KeyError):
         return None
 
 
