@@ -51,14 +51,15 @@ def encode(evolution: int, stamp: float, partition: dict) -> str:
     """
     cells = []
     for a in range(max(partition) + 1 if partition else 0):
-        task = partition.get(a, _ABSENT)
-        if task is None or task is _ABSENT:
-            cells.append(_NO_TASK if task is None else _ABSENT)
-            continue
-        t = int(task)
-        if not 0 <= t < len(_DIGITS) ** _WIDTH:
-            raise ValueError(f"task id {t} cannot be broadcast: ids run 0..{64**_WIDTH - 1}")
-        cells.append("".join(_DIGITS[(t >> (6 * k)) & 63] for k in range(_WIDTH - 1, -1, -1)))
+        if a not in partition:
+            cells.append(_ABSENT)
+        elif partition[a] is None:
+            cells.append(_NO_TASK)
+        else:
+            t = int(partition[a])
+            if not 0 <= t < 64**_WIDTH:
+                raise ValueError(f"task id {t} cannot be broadcast: ids run 0..{64**_WIDTH - 1}")
+            cells.append("".join(_DIGITS[(t >> (6 * k)) & 63] for k in range(_WIDTH - 1, -1, -1)))
     return f"grape {int(evolution)} {float(stamp)!r} {''.join(cells)}"
 
 
