@@ -119,7 +119,9 @@ class DomainProbe:
         self.seconds = probe_seconds()  # a bad MAES_DOMAIN_PROBE_S: ValueError, before anything
         self._started = time.monotonic()
         self._context = Context()
-        rclpy.init(context=self._context, domain_id=self.domain)
+        # Not the process's command line (rclpy's default): in ``ros2 launch ... a:=b`` rcl
+        # would read each launch argument as a deprecated remap rule and warn about it.
+        rclpy.init(args=["maes_domain_probe"], context=self._context, domain_id=self.domain)
         self._node = rclpy.create_node(
             "maes_domain_probe",
             context=self._context,
