@@ -12,11 +12,12 @@ either way the results folder is written and its path printed.
 Usage::
 
     maes_run [--config maes_config.yaml] [--controllers builtin|none] [--logic pkg.mod:fn]
+             [--slam simulated|occupancy]
              [--real-time-factor 1.0] [--sync lockstep|free] [--sync-timeout S]
              [--start-timeout S] [--join-grace S] [--results DIR] [--max-ticks N] [--verbose]
              [--nav2-api auto|on|off]
              [--record run.mcap] [--live [PORT]] [--live-host HOST] [--keep-going]
-             [--domain auto|N]
+             [--domain auto|N] [--ros-args ...]
 
 The run is in lockstep (docs/lockstep.md): every tick waits until the navigator and the
 controllers have handled the last one, so the result does not depend on the machine's speed or
@@ -32,6 +33,10 @@ Before it starts anything, the run looks for another MAES-ROS run (a simulator o
 navigator) on its ROS domain: found, it stops with one line naming the domain (exit code 3),
 since two runs on one domain mix their robots' traffic; ``--domain auto`` picks a free domain
 instead and says which (``maes_common.domain``).
+
+ROS arguments after ``--ros-args`` (up to a lone ``--``) go to rclpy, as for any ROS
+executable: ``--ros-args --log-level debug``. This is how ``ros2 launch ...
+use_composition:=true`` starts this stack as its one process (docs/ros_launch.md).
 """
 
 from __future__ import annotations
@@ -123,8 +128,41 @@ def nav2_robots(text: str, controllers: str, n: int) -> bool | list[int]:
     return robots
 
 
+def split_ros_args(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``argv`` without its ROS arguments, and those (``None``: none given): everything from
+    ``--ros-args`` up to a lone ``--`` (or the end), as rclpy reads a command line.
+
+    Examples
+    --------
+    >>> split_ros_args(["--config", "c.yaml", "--ros-args", "--log-level", "debug"])
+    (['--config', 'c.yaml'], ['--ros-args', '--log-level', 'debug'])
+    >>> split_ros_args(["--ros-args", "--log-level", "warn", "--", "--max-ticks", "5"])
+    (['--max-ticks', '5'], ['--ros-args', '--log-level', 'warn'])
+    >>> split_ros_args(["--max-ticks", "5"])
+    (['--max-ticks', '5'], None)
+    """
+    if "--ros-args" not in argv:
+        return list(argv), None
+    rest: list[str] = []
+    ros: list[str] = []
+    inside = False
+    for arg in argv:
+        if arg == "--ros-args":
+            inside = True
+            ros.append(arg)
+        elif inside and arg == "--":
+            inside = False
+        elif inside:
+            ros.append(arg)
+        else:
+            rest.append(arg)
+    return rest, ros
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    from maes_common.contract import DEFAULT_LOGIC  # numpy: imported after the signal handler
+    # numpy, numba: imported after the signal handler
+    from maes_common.contract import DEFAULT_LOGIC
+    from maes_sim.core import SIMULATOR_SLAM_MODES
 
     parser = argparse.ArgumentParser(prog="maes_run", description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -152,6 +190,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=DEFAULT_LOGIC,
         help="logic callback 'package.module:function' or 'path/file.py:function' "
         f"(default {DEFAULT_LOGIC})",
+    )
+    parser.add_argument(
+        "--slam",
+        choices=SIMULATOR_SLAM_MODES,
+        default=None,
+        help="who maps, replacing the config's stack.slam: 'simulated' (the simulator's "
+        "SLAM) or 'occupancy' (occupancy grids from each robot's own scans)",
     )
     parser.add_argument(
         "--real-time-factor",
@@ -248,7 +293,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="address the live view binds (default 127.0.0.1, this machine only; "
         "0.0.0.0 serves the network)",
     )
-    return parser.parse_args(argv)
+    ros_args = None
+    if argv is None:
+        argv = sys.argv[1:]
+    argv, ros_args = split_ros_args(argv)
+    args = parser.parse_args(argv)
+    args.ros_args = ros_args
+    return args
 
 
 def _executor():
@@ -409,12 +460,14 @@ def _checked_main(args: argparse.Namespace, stop: StopSignals, probe) -> int:
     """``_main`` once the domain is settled: load and check the input, then run."""
     from maes_common.jit import stop_between_compiles
     from maes_common.process import teardown_limit_seconds
-    from maes_sim.core import ConfigError, MapError, Simulation, load_config
+    from maes_sim.core import ConfigError, MapError, Simulation, load_config, with_slam
 
     # Everything that can be wrong with the input is checked before any node exists.
     try:
         stop.check()
         config = load_config(args.config)
+        if args.slam and args.slam != config.stack.slam:
+            config = with_slam(config, args.slam)
         stop.check()
         with stop_between_compiles(stop.check):  # a first run compiles here: stop in between
             sim = Simulation(config, seed=args.seed)
@@ -489,7 +542,10 @@ def _run(
 
     results_parent = args.results or config.global_settings.statistics_result_path
     # Our handler alone sees the signals: rclpy's would shut the context down under the nodes.
-    rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
+    # ROS arguments (``--ros-args --log-level debug``) only when given; rclpy takes a command
+    # line with the program's name first.
+    ros_argv = None if args.ros_args is None else ["maes_run", *args.ros_args]
+    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     nodes = []
     progress = Progress()
     wall0, tick0 = time.monotonic(), sim.tick
