@@ -226,8 +226,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--start-timeout",
         type=float,
         default=None,
-        help="--controllers none: wall seconds to wait for every robot's controller before "
-        "the first tick (default: for ever)",
+        help="--controllers none: start without the robots' missing controllers once S wall "
+        "seconds passed in which none arrived (default: wait for every one for ever)",
     )
     parser.add_argument(
         "--keep-going",

@@ -104,6 +104,10 @@ class Admission:
         self.logic_failures = np.zeros(n_robots, dtype=np.int64)
         #: Wall time (monotonic s) of the last "waiting to start" line.
         self.last_notice = -math.inf
+        # The start barrier: how many things it still waits for, and since when (monotonic s)
+        # that number has not fallen.
+        self._start_left = math.inf
+        self._start_progress = -math.inf
         # Lockstep participants: wall time of each one's first report, and those whose node was
         # seen on the ROS graph while late (either lets a gone one be dropped at once).
         self._first_report: dict[str, float] = {}
@@ -116,18 +120,22 @@ class Admission:
     # ------------------------------------------------------------------ start barrier
     def start_missing(self) -> list[str]:
         """What the start barrier still waits for (empty when the run may start)."""
-        missing = []
+        return [text for text, _ in self._start_gaps()]
+
+    def _start_gaps(self) -> list[tuple[str, int]]:
+        """What the start barrier still waits for: (what, how many: robots, or 1)."""
+        missing: list[tuple[str, int]] = []
         roles = {p.role for p in self.barrier.active}
         if self.wait_for_navigator and "navigator" not in roles:
-            missing.append("the navigator")
+            missing.append(("the navigator", 1))
         if self.wait_for_controllers in ("lockstep", "external"):
             have = set(self.barrier.controlled_robots())
             lacking = [i for i in range(len(self.robots)) if i not in have]
             if self.wait_for_controllers == "external":
                 lacking, notes = self._accept_free_controllers(lacking)
-                missing.extend(notes)
+                missing.extend((note, 1) for note in notes)
             if lacking:
-                missing.append(robot_list("a lockstep controller", lacking))
+                missing.append((robot_list("a lockstep controller", lacking), len(lacking)))
             # The controller node waits for each tick's scan and odom: they must reach it too.
             lacking = [
                 i
@@ -136,7 +144,9 @@ class Admission:
                 and (r.scan.get_subscription_count() < 1 or r.odom.get_subscription_count() < 1)
             ]
             if lacking:
-                missing.append(robot_list("a controller subscribed to scan and odom", lacking))
+                missing.append(
+                    (robot_list("a controller subscribed to scan and odom", lacking), len(lacking))
+                )
         # Subscribers of maes_state (the navigator reads it too) and of tf must be matched,
         # or the first ticks' outputs would be lost to them.
         need = int(self.wait_for_navigator) + int(self.wait_for_controllers != "none")
@@ -155,7 +165,7 @@ class Admission:
                     if self.wait_for_controllers != "none"
                     else "the navigator's subscriptions"
                 )
-                missing.append(robot_list(what, lacking))
+                missing.append((robot_list(what, lacking), len(lacking)))
         return missing
 
     def _accept_free_controllers(self, lacking: list[int]) -> tuple[list[int], list[str]]:
@@ -206,17 +216,30 @@ class Admission:
     def may_start(self, now: float, waited: float) -> bool:
         """True when the run may start now (``now``: the wall clock, monotonic; ``waited``:
         wall seconds since the node was made): nothing is missing, or the start barrier timed
-        out (said with a warning). While it waits, a line every 5 s says for what."""
-        missing = self.start_missing()
-        if missing and (self.start_timeout is None or waited < self.start_timeout):
+        out (said with a warning). While it waits, a line every 5 s says for what.
+
+        The barrier times out after ``start_timeout`` s in which nothing it waits for arrived:
+        each participant that joins, or robot whose subscriptions match, starts the count
+        again. So a slow machine (or a container bringing up a hundred controllers one by one)
+        is waited for, and a participant that never comes is not waited for for ever; starting
+        without one changes the run's result, so the machine's speed alone must not decide it.
+        """
+        gaps = self._start_gaps()
+        missing = [text for text, _ in gaps]
+        left = sum(count for _, count in gaps)
+        if left < self._start_left:  # something arrived (or the first look): count again
+            self._start_left = left
+            self._start_progress = now
+        quiet = now - self._start_progress
+        if missing and (self.start_timeout is None or quiet < self.start_timeout):
             if now - self.last_notice >= 5.0:
                 self.last_notice = now
                 self._log().info(f"waiting to start for {'; '.join(missing)} ({waited:.0f} s)")
             return False
         if missing:
             self._log().warning(
-                f"starting without {'; '.join(missing)}: start barrier "
-                f"timed out after {self.start_timeout:g} s"
+                f"starting without {'; '.join(missing)}: start barrier timed out, nothing of "
+                f"it arrived in {self.start_timeout:g} s (after {waited:.0f} s of waiting)"
             )
         # Robots accepted with a controller outside lockstep, unless it joined since.
         joined = set(self.barrier.controlled_robots())

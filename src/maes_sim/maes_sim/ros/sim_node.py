@@ -117,17 +117,17 @@ class SimNode(EndsQuietly, Node):
     ``sync="free"`` steps on the wall clock alone, whatever the others do (as a real robot
     would be): results then depend on the machine.
 
-    Who takes part is the :attr:`admission`'s (:class:`~maes_sim.ros.admission.Admission`: the
-    run's id, the start barrier and the lockstep participants, the logic-call counts). Before
-    the first step a start barrier waits (``start_timeout`` wall seconds at most; None =
-    for ever, with a message every few seconds) until the expected participants are there:
-    ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a controller
-    subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
-    lockstep with ``scan`` and ``odom`` subscribed too (``"lockstep"``: the controller node
-    waits for both every tick), or nothing (``"none"``). ``"external"`` (``maes_run
-    --controllers none``) waits like ``"lockstep"``, but a robot whose ``maes_state`` has a
-    subscriber that is not a lockstep participant (a MAES 2.0 controller) is accepted once that
-    subscriber has been there ``join_grace`` wall seconds without joining.
+    Who takes part is the :attr:`admission`'s (:class:`~maes_sim.ros.admission.Admission`: the run's
+    id, the start barrier and the lockstep participants, the logic-call counts). Before the first
+    step a start barrier waits (until ``start_timeout`` wall seconds pass in which nothing it waits
+    for arrived; None = for ever, with a message every few seconds) until the expected participants
+    are there: ``wait_for_navigator`` (a participant with role ``navigator``), and per robot a
+    controller subscribed to its ``maes_state`` (``wait_for_controllers="connected"``) or joined in
+    lockstep with ``scan`` and ``odom`` subscribed too (``"lockstep"``: the controller node waits
+    for both every tick), or nothing (``"none"``). ``"external"`` (``maes_run --controllers none``)
+    waits like ``"lockstep"``, but a robot whose ``maes_state`` has a subscriber that is not a
+    lockstep participant (a MAES 2.0 controller) is accepted once that subscriber has been there
+    ``join_grace`` wall seconds without joining.
 
     Each run has an id (``admission.run_id``): the manifests carry it (the first, with tick
     ``Tick.NOT_STARTED``, is published at once, so that participants can join before the
@@ -150,7 +150,8 @@ class SimNode(EndsQuietly, Node):
         (or ``sync_timeout`` if shorter), and a participant whose node is gone is dropped
         (<= 0: never checked, wait for ever).
     start_timeout : float or None
-        Wall seconds the start barrier waits at most (None: for ever).
+        Wall seconds in which nothing the start barrier waits for arrived, after which the
+        run starts without it (None: for ever; each arrival starts the count again).
     wait_for_navigator : bool
     wait_for_controllers : {"none", "connected", "lockstep", "external"}
     join_grace : float

@@ -87,6 +87,35 @@ def test_start_barrier_waits_for_a_controller_on_every_robot(ros):
     assert spin(until=lambda: node.started and sim.tick > 5)
 
 
+def test_start_barrier_times_out_only_after_a_quiet_start_timeout(ros):
+    """``start_timeout`` counts from the last thing the barrier waited for that arrived: a
+    controller that arrives restarts it (a slow machine bringing up many controllers is
+    waited for), and with nothing more arriving the run starts, with a warning naming what it
+    starts without. Only lower bounds on wall time are asserted: a loaded machine delays."""
+    ctx, add, spin = ros
+    sim = _sim(2)
+    timeout = 2.0
+    node = add(
+        SimNode(
+            sim,
+            real_time_factor=0,
+            wait_for_controllers="connected",
+            start_timeout=timeout,
+            context=ctx,
+        )
+    )
+    spin(1.5)
+    assert not node.started
+    client = add(rclpy.create_node("slow_controller", context=ctx))
+    client.create_subscription(State, "/robot0/maes_state", lambda m: None, STATE_QOS)
+    arrived = time.monotonic()
+    assert spin(until=lambda: "robot0" not in " ".join(node.start_missing()))
+    assert spin(until=lambda: node.started, timeout=30.0)
+    # (after the node's creation the barrier would have timed out at 2.0 s; it waited on)
+    assert time.monotonic() - arrived >= timeout - 0.05
+    assert node.start_missing() == ["a controller subscribed to maes_state (robot1)"]
+
+
 def test_a_joined_participant_holds_each_tick_until_it_reports(ros):
     ctx, add, spin = ros
     sim = _sim(1)
