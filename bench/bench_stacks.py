@@ -3,10 +3,13 @@ per tick, peak RSS (and per robot), with the machine's load average.
 
 Stacks: ``embedded`` (``maes_run``: one process, lockstep), ``launch`` (``ros2 launch
 maes_bringup multi_robot.launch.py``: a process per node, lockstep, the simulator's SLAM and the
-built-in navigator), ``composed`` (the same launch with ``use_composition:=true``: every
-controller in one process), ``direct`` (no ROS), ``core`` (the simulator alone, no logic and
-no navigator: ``bench/bench_wander.py``'s reactive wanderers, commanded through
-``Simulation.set_velocities``; what the stacks above add is their cost). Each case runs the
+built-in navigator), ``composed`` (the same launch with ``use_composition:=true``: the whole
+stack in one ``maes_run`` process, its parts handed their data in-process), ``container`` (the
+same with ``nav2_api:=true`` too, which keeps the simulator and the navigator apart: the
+controllers alone in one ``controller_container``, over DDS), ``direct`` (no ROS), ``core``
+(the simulator alone, no logic and no navigator: ``bench/bench_wander.py``'s reactive
+wanderers, commanded through ``Simulation.set_velocities``; what the stacks above add is their
+cost). Each case runs the
 example explorer (``core``: the wanderers) on the config's map (maes_config.yaml's building)
 for a fixed number of ticks, unpaced, in its own process tree:
 
@@ -42,7 +45,7 @@ import psutil
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-STACKS = ("core", "direct", "embedded", "composed", "launch")
+STACKS = ("core", "direct", "embedded", "composed", "container", "launch")
 
 
 def _command(stack: str, config: Path, results: Path, ticks: int) -> list[str]:
@@ -61,8 +64,12 @@ def _command(stack: str, config: Path, results: Path, ticks: int) -> list[str]:
             *("--max-ticks", str(ticks), "--results", str(results)),
         ]
     # the launch ends with the run (the config's end_criteria.tick), its results in the config's
-    # statistics_result_path; "composed": every controller in one process (use_composition)
-    composed = ("use_composition:=true",) if stack == "composed" else ()
+    # statistics_result_path. "composed": the whole stack in one process; "container": the
+    # controllers alone in one process (Nav2's task interface keeps the navigator apart).
+    composed = {
+        "composed": ("use_composition:=true",),
+        "container": ("use_composition:=true", "nav2_api:=true"),
+    }.get(stack, ())
     return [
         "ros2",
         *("launch", "maes_bringup", "multi_robot.launch.py", f"config:={config}"),
@@ -162,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stacks", nargs="+", choices=STACKS, default=list(STACKS))
     parser.add_argument("--ticks", type=int, default=300, help="logic ticks per case")
     parser.add_argument("--config", default=str(REPO / "maes_config.yaml"))
+    parser.add_argument(
+        "--keep",
+        default=None,
+        metavar="DIR",
+        help="keep each case's config, log and results folder in DIR (default: a temporary "
+        "folder, removed at the end)",
+    )
     args = parser.parse_args(argv)
     base = yaml.safe_load(Path(args.config).read_text())
     print(f"cores {os.cpu_count()}, {args.ticks} ticks per case, config {args.config}")
@@ -170,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{'peak RSS MiB':>12} {'MiB/robot':>9} {'explored':>8}",
         flush=True,
     )
-    with tempfile.TemporaryDirectory() as tmp:
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    with contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory() as tmp:
         for n in args.robots:
             for stack in args.stacks:
                 load = os.getloadavg()[0]

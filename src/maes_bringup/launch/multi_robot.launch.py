@@ -96,8 +96,10 @@ ARGUMENTS = (
     (
         "use_composition",
         "false",
-        "Every robot's controller in one controller_container process instead of a "
-        "controller_node process per robot (about 200 MiB each): for many robots (true/false)",
+        "For many robots (true/false): with the built-in navigator, the simulator's maps and "
+        "lockstep, the whole stack in one maes_run process, its parts handed their data "
+        "in-process; otherwise every robot's controller in one controller_container process "
+        "instead of a controller_node process per robot (about 200 MiB each)",
     ),
     ("log_level", "info", "Log level of every node: debug, info, warn, error or fatal"),
     (
@@ -263,7 +265,11 @@ def _node(spec, out_dir, run_id, followers):
         package=spec.package,
         executable=spec.executable,
         name=spec.name if spec.renames else None,
-        parameters=[*spec.params_files, _values_file(spec, out_dir)],
+        # (no file for a node without parameters: maes_run holding the whole stack)
+        parameters=[
+            *spec.params_files,
+            *([_values_file(spec, out_dir)] if spec.parameters else []),
+        ],
         remappings=list(spec.remappings),
         arguments=list(spec.arguments),
         output="screen",

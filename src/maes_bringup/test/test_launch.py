@@ -506,34 +506,61 @@ team:
 """
 
 
+#: The three ways the launch runs the robots' controllers: (launch arguments, the process
+#: names started, whether the controllers are nodes on the graph).
+CONTROLLER_LAYOUTS = {
+    "process_per_robot": ((), ["maes_sim_node", "navigator_node"] + ["controller_node"] * 3, True),
+    # the whole stack in one maes_run process: the parts hand each other their data in-process
+    "composed": (("use_composition:=true",), ["maes_run"], False),
+    # serving Nav2's task interface keeps the simulator and navigator apart: the controllers
+    # share one controller_container and talk to them over DDS
+    "composed_container": (
+        ("use_composition:=true", "nav2_api:=true"),
+        ["maes_sim_node", "navigator_node", "controller_container"],
+        True,
+    ),
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("composed", [False, True], ids=["process_per_robot", "composed"])
-def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher, composed):
+@pytest.mark.parametrize("layout", list(CONTROLLER_LAYOUTS))
+def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher, layout):
     """Robot types on the launch stack: the lockstep run of a mixed team (omnidirectional,
     differential-drive and MAES robots, three lidars) equals direct mode's to the byte, with a
-    controller_node process per robot and with ``use_composition:=true`` (one
-    controller_container holding the three controllers, named as they would be)."""
+    controller_node process per robot, with ``use_composition:=true`` (the whole stack in one
+    ``maes_run`` process, whose robots' topics an outside node still hears), and with the
+    controllers alone composed (one controller_container holding the three controllers, named
+    as they would be)."""
     from maes_bringup.runners.direct import run as run_direct
     from maes_common.contract import DEFAULT_LOGIC
 
+    arguments, processes, controller_nodes = CONTROLLER_LAYOUTS[layout]
     config = write_config(tmp_path, robots=3, end="tick: 150", extra=MIXED_TEAM)
     # At real-time factor 1 the run lasts 15 s, so the watcher sees the controllers on the graph
     # while they exist: at 0 (as fast as lockstep allows) a loaded machine's run ended in 6 s,
     # before this test's participant had discovered them (CI's second pass, once). Lockstep
     # makes the result the same at any speed.
-    stack = launch(
-        f"config:={config}", "real_time_factor:=1", f"use_composition:={str(composed).lower()}"
-    )
+    stack = launch(f"config:={config}", "real_time_factor:=1", *arguments)
     controllers = {f"/robot{i}/controller" for i in range(3)}
-    assert watcher.spin_until(
-        lambda: controllers <= watcher.node_names() | watcher.participants, stack
-    ), stack.output
+    if controller_nodes:
+        assert watcher.spin_until(
+            lambda: controllers <= watcher.node_names() | watcher.participants, stack
+        ), stack.output
+    else:  # the simulator node is on the graph and publishes to an outside listener
+        assert watcher.spin_until(
+            lambda: (
+                "/maes_sim" in watcher.node_names() and watcher.count["/robot0/maes_state"] >= 5
+            ),
+            stack,
+        ), f"{watcher.count} {stack.output[-3000:]}"
+        assert not controllers & watcher.node_names()
     code = stack.wait()
     output = stack.output
-    started = re.findall(r"\[INFO\] \[(controller_\w+)-\d+\]: process started", output)
-    assert started == (["controller_container"] if composed else ["controller_node"] * 3)
+    started = re.findall(r"\[INFO\] \[(\w+)-\d+\]: process started", output)
+    assert sorted(started) == sorted(processes), output[-3000:]
     assert code == 0, output[-4000:]
     assert_no_traceback(output)
+    assert output.count("process has finished cleanly") == len(processes), output[-4000:]
     [results] = list((tmp_path / "results").iterdir())
     summary = json.loads((results / "summary.json").read_text())
     assert summary["ticks"] == 150 and summary["robot_types"] == ["scout", "diff", "default"]

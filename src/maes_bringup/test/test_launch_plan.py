@@ -208,8 +208,12 @@ def test_composition_moves_every_controller_into_one_container_unchanged(slam, n
             "team": [{"type": "fast", "count": 1}, {"type": "default", "count": 2}],
         }
     )
-    apart = make_plan(config=config, slam=slam, nav=nav)
-    composed = make_plan(config=config, slam=slam, nav=nav, use_composition=True)
+    # With MAES-ROS's own navigator and maps, composition takes the whole stack into one
+    # process (the test below); serving Nav2's task interface keeps the container.
+    whole = L.composes_whole_stack(slam=slam, nav=nav, sync="lockstep", nav2_api=False)
+    extra = {"nav2_api": True} if whole else {}
+    apart = make_plan(config=config, slam=slam, nav=nav, **extra)
+    composed = make_plan(config=config, slam=slam, nav=nav, use_composition=True, **extra)
     [container] = [n for n in composed.nodes if n.executable == "controller_container"]
     assert not container.renames and all(n.renames for n in apart.nodes)
     values = container.parameter_dict
@@ -233,6 +237,52 @@ def test_composition_moves_every_controller_into_one_container_unchanged(slam, n
     assert L.parse_bool("use_composition", "false") is False
     with pytest.raises(ValueError, match="launch argument use_composition: got 'maybe'"):
         make_plan(use_composition="maybe")
+
+
+@pytest.mark.parametrize("slam", L.SIMULATOR_SLAM_MODES)
+def test_composition_of_the_own_stack_is_one_maes_run_process(slam):
+    """use_composition with the built-in navigator, the simulator's maps and lockstep: one
+    ``maes_run`` process holds the simulator, the navigator and the controllers (the launch
+    must not rename it: it holds many nodes). Its command line, read by maes_run's own parser,
+    carries the launch's config, logic, slam, speed, outputs and log level."""
+    from maes_bringup.runners.embedded import parse_args
+
+    plan = make_plan(
+        4,
+        slam=slam,
+        nav="builtin",
+        use_composition=True,
+        logic="maes_controller.algorithms.trs:logic",
+        real_time_factor=0,
+        log_level="warn",
+        use_rviz=True,
+        outputs={"record": "/tmp/run.mcap", "live": True, "live_host": "0.0.0.0", "live_port": 0},
+    )
+    assert [(n.package, n.executable) for n in plan.nodes] == [
+        ("maes_bringup", "maes_run"),
+        ("rviz2", "rviz2"),
+    ]
+    stack = plan.nodes[0]
+    assert stack.ends_launch and not stack.renames and stack.parameters == ()
+    assert [r.namespace for r in plan.robots] == [f"robot{i}" for i in range(4)]
+    assert all(r.nodes == () and r.includes == () for r in plan.robots)
+    assert plan.files == ()
+    args = parse_args(list(stack.arguments))
+    assert (args.config, args.logic, args.slam) == (
+        "/cfg/run.yaml",
+        "maes_controller.algorithms.trs:logic",
+        slam,
+    )
+    assert args.controllers == "builtin" and args.real_time_factor == 0.0
+    assert (args.record, args.live, args.live_host) == ("/tmp/run.mcap", 0, "0.0.0.0")
+    assert args.ros_args == ["--ros-args", "--log-level", "warn"]
+    quiet = parse_args(list(make_plan(2, nav="builtin", use_composition=True).nodes[0].arguments))
+    assert (quiet.record, quiet.live, quiet.real_time_factor) == (None, None, 1.0)
+    # What keeps the controllers in a container of their own, talking over DDS:
+    for other in ({"sync": "free"}, {"nav2_api": True}, {"slam": "slam_toolbox"}, {"nav": "nav2"}):
+        kwargs = {"slam": slam, "nav": "builtin", **other}
+        executables = [n.executable for n in make_plan(2, use_composition=True, **kwargs).nodes]
+        assert "controller_container" in executables and "maes_run" not in executables, other
 
 
 def test_builtin_navigator_serves_every_robot_from_the_config():

@@ -17,7 +17,9 @@ namespace, on wall time: it publishes ``/clock``; its exit ends the launch):
   Jazzy); the simulator then does not publish the robots' ``map``.
 * per robot, a ``controller_node`` in ``robot<i>``; with ``use_composition``, instead, one
   ``controller_container`` (global namespace) holding every robot's controller, named and
-  configured as the ``controller_node`` would be;
+  configured as the ``controller_node`` would be; or, when every part is MAES-ROS's own
+  (:func:`composes_whole_stack`), one ``maes_run`` process holding the simulator, the
+  navigator and the controllers, in place of all of the above;
 * ``use_rviz``: ``rviz2`` with the given config.
 
 Every node but the simulator runs on sim time. :func:`check_packages` tells, before anything
@@ -56,6 +58,7 @@ __all__ = [
     "ParamsFile",
     "RobotPlan",
     "check_packages",
+    "composes_whole_stack",
     "parse_bool",
     "plan_launch",
     "required_packages",
@@ -416,9 +419,12 @@ def plan_launch(
         With ``nav="builtin"``: the navigator serves Nav2's whole task interface per robot
         (docs/nav2_task_api.md), not only ``navigate_to_pose``.
     use_composition : bool
-        Every robot's controller in one ``controller_container`` process instead of a
-        ``controller_node`` process per robot (about 200 MiB each), as ROS 2's composition
-        does: the same nodes, the same result.
+        As few processes as the parts allow, with the same result: with the built-in
+        navigator, the simulator's maps, lockstep and no ``nav2_api``, one ``maes_run``
+        process holding the whole stack, its parts handed their data in-process
+        (:func:`composes_whole_stack`); otherwise every robot's controller in one
+        ``controller_container`` process instead of a ``controller_node`` process per robot
+        (about 200 MiB each), as ROS 2's composition does: the same nodes.
 
     Returns
     -------
@@ -500,6 +506,21 @@ def plan_launch(
             )
         )
 
+    if parse_bool("use_composition", use_composition) and composes_whole_stack(
+        slam=slam, nav=nav, sync=sync, nav2_api=nav2_api
+    ):
+        return _whole_stack_plan(
+            robots,
+            slam=slam,
+            nav=nav,
+            config_file=config_file,
+            logic=logic,
+            real_time_factor=float(real_time_factor),
+            level=level,
+            outputs=outputs or {},
+            use_rviz=use_rviz,
+            rviz_config=rviz_config,
+        )
     # The simulator publishes /clock and paces itself on a steady wall clock: never sim time.
     sim_parameters = {
         "config_file": config_file,
@@ -545,17 +566,96 @@ def plan_launch(
         robots, container = _compose_controllers(robots, level)
         nodes.append(container)
     if use_rviz:
-        nodes.append(
-            NodeSpec(
-                package="rviz2",
-                executable="rviz2",
-                name="rviz2",
-                parameters=(("use_sim_time", True),),
-                arguments=("-d", os.fspath(rviz_config)) + _args(level),
-            )
-        )
+        nodes.append(_rviz(rviz_config, level))
     return LaunchPlan(
         slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots), files=tuple(files)
+    )
+
+
+def composes_whole_stack(*, slam: str, nav: str, sync: str, nav2_api: bool) -> bool:
+    """Whether ``use_composition:=true`` puts the whole stack in one process: the simulator,
+    the built-in navigator and every robot's controller, handed their data in-process
+    (``maes_run``'s stack). It does when every part is MAES-ROS's own and in lockstep: the
+    built-in navigator, the simulator's maps, ``sync:=lockstep``, and no Nav2 task interface
+    (served to scripts from outside). Otherwise the controllers alone share a
+    ``controller_container`` and talk to the simulator, Nav2 and slam_toolbox over DDS.
+
+    Examples
+    --------
+    >>> composes_whole_stack(slam="simulated", nav="builtin", sync="lockstep", nav2_api=False)
+    True
+    >>> composes_whole_stack(slam="slam_toolbox", nav="builtin", sync="lockstep", nav2_api=False)
+    False
+    """
+    return (
+        nav == "builtin"
+        and slam in SIMULATOR_SLAM_MODES
+        and sync == "lockstep"
+        and not parse_bool("nav2_api", nav2_api)
+    )
+
+
+def _whole_stack_plan(
+    robots: list[RobotPlan],
+    *,
+    slam: str,
+    nav: str,
+    config_file: str,
+    logic: str,
+    real_time_factor: float,
+    level: str,
+    outputs: Mapping[str, Any],
+    use_rviz: bool,
+    rviz_config: str | os.PathLike[str],
+) -> LaunchPlan:
+    """The plan of :func:`composes_whole_stack`: one ``maes_run`` process (global namespace,
+    its exit ends the launch) holding the simulator node, the navigator and the controllers;
+    the simulator node publishes each robot's topics for outside listeners (RViz, a recorder,
+    your node) and serves the services, as in ``make run``."""
+    arguments = [
+        "--config",
+        config_file,
+        "--logic",
+        logic,
+        "--slam",
+        slam,
+        "--real-time-factor",
+        repr(real_time_factor),
+    ]
+    if outputs.get("record"):
+        arguments += ["--record", os.fspath(outputs["record"])]
+    if outputs.get("live"):
+        arguments += [
+            "--live",
+            str(outputs.get("live_port", 8765)),
+            "--live-host",
+            str(outputs.get("live_host", "127.0.0.1")),
+        ]
+    nodes = [
+        NodeSpec(
+            package="maes_bringup",
+            executable="maes_run",
+            name="maes_run",
+            arguments=(*arguments, *_args(level)),
+            ends_launch=True,
+            renames=False,  # a process of many nodes
+        )
+    ]
+    if use_rviz:
+        nodes.append(_rviz(rviz_config, level))
+    robots = [
+        RobotPlan(index=r.index, namespace=r.namespace, nodes=(), includes=()) for r in robots
+    ]
+    return LaunchPlan(slam=slam, nav=nav, nodes=tuple(nodes), robots=tuple(robots), files=())
+
+
+def _rviz(rviz_config: str | os.PathLike[str], level: str) -> NodeSpec:
+    return NodeSpec(
+        package="rviz2",
+        executable="rviz2",
+        name="rviz2",
+        parameters=(("use_sim_time", True),),
+        arguments=("-d", os.fspath(rviz_config)) + _args(level),
     )
 
 
