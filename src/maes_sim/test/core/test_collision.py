@@ -7,7 +7,7 @@ from collections import deque
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from maes_sim.core import commands as C
@@ -218,6 +218,17 @@ def open_components(walls):
     physics=st.integers(1, 20),
     model=st.sampled_from(["maes", "differential_drive"]),
 )
+# a robot pressing on a wall from the tick before, pushed along it (see below)
+@example(
+    seed=142004,
+    fill=0.25,
+    n_robots=1,
+    rms=0.1015625,
+    size=0.875,
+    millis=1000,
+    physics=1,
+    model="differential_drive",
+)
 def test_no_tunnelling_through_walls(seed, fill, n_robots, rms, size, millis, physics, model):
     rng = np.random.default_rng(seed)
     walls = rng.random((10, 12)) < fill
@@ -240,15 +251,19 @@ def test_no_tunnelling_through_walls(seed, fill, n_robots, rms, size, millis, ph
     label = open_components(walls)
     start = label[iy[pick], ix[pick]]
     for _ in range(4):
+        pressing = state.pressing.copy()  # in contact since the last tick
         res = advance_tick(state, cmds, walls, params)
         state, cmds = res.state, res.commands
         assert wall_penetration(walls, state.positions, params.radius).max() <= CONTACT_EPS
         tiles = np.floor(state.positions).astype(int)
         assert np.array_equal(label[tiles[:, 1], tiles[:, 0]], start), "crossed a wall"
         assert np.isfinite(state.positions).all()
-        if not res.collided.any():
-            # Nothing hit: the model kept to its speed limit.
-            assert (res.distance <= params.max_speed * params.tick_duration + 1e-9).all()
+        # A robot that touched nothing in this tick kept to its speed limit. ``collided`` is a
+        # contact that began in this tick; one that goes on from the last (``pressing``) pushes
+        # the robot along the wall too (hypothesis found it: seed 142004, differential drive,
+        # 1000 ms ticks, 0.30479 m against 0.30469).
+        free = ~res.collided & ~pressing
+        assert (res.distance[free] <= params.max_speed * params.tick_duration + 1e-9).all()
 
 
 @pytest.mark.parametrize("rms", [1.0, 100.0])
