@@ -571,12 +571,16 @@ def test_launch_runs_a_mixed_team_as_direct_mode_does(tmp_path, launch, watcher,
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch, watcher):
+@pytest.mark.parametrize("composed", [False, True], ids=["process_per_robot", "composed"])
+def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(
+    tmp_path, launch, watcher, composed
+):
     """One Ctrl-C (SIGINT to the process group, as a terminal sends it): the simulator writes
     the results folder, as ``make run`` does, and prints where; every process still ends
-    cleanly."""
+    cleanly. Composed, the one ``maes_run`` process gets the SIGINT twice (the terminal's and
+    the launch's): the second changes nothing."""
     config = write_config(tmp_path, end="tick: null\n  exploration_percent: null")
-    run = launch(f"config:={config}")
+    run = launch(f"config:={config}", *(["use_composition:=true"] if composed else []))
     assert watcher.spin_until(lambda: watcher.count["/robot0/maes_state"] >= 5, run), run.output[
         -3000:
     ]
@@ -588,17 +592,26 @@ def test_ctrl_c_on_the_launch_writes_the_results_and_says_where(tmp_path, launch
     assert code == 0, output[-3000:]
     assert_no_traceback(output)
     [results] = list((tmp_path / "results").iterdir())
-    said = re.search(
-        r"maes_sim_node: interrupted \(SIGINT\) at tick (\d+); results written to (\S+)", output
-    )
-    assert said, output[-3000:]
-    assert Path(said.group(2)).resolve() == results.resolve()
+    if composed:
+        said = re.search(r"maes_run: interrupted \(SIGINT\); results in (\S+)", output)
+        assert said, output[-3000:]
+        assert Path(said.group(1)).resolve() == results.resolve()
+    else:
+        said = re.search(
+            r"maes_sim_node: interrupted \(SIGINT\) at tick (\d+); results written to (\S+)",
+            output,
+        )
+        assert said, output[-3000:]
+        assert Path(said.group(2)).resolve() == results.resolve()
     summary = json.loads((results / "summary.json").read_text())
     assert summary["stopped_because"] == "interrupted (SIGINT)"
-    assert summary["ticks"] == int(said.group(1)) >= 1 and not summary["finished"]
+    assert summary["ticks"] >= 1 and not summary["finished"]
+    if not composed:
+        assert summary["ticks"] == int(said.group(1))
     rows = (results / "statistics.csv").read_text().splitlines()
     assert len(rows) >= 2, rows
-    assert output.count("process has finished cleanly") == 4, output[-4000:]
+    processes = 1 if composed else 4
+    assert output.count("process has finished cleanly") == processes, output[-4000:]
 
 
 def test_a_launch_on_a_domain_with_another_run_fails_before_any_node_starts(
