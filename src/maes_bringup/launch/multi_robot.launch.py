@@ -48,6 +48,7 @@ from launch_ros.actions import Node, PushRosNamespace
 
 from maes_bringup.stack.launch_plan import (
     check_packages,
+    composes_whole_stack,
     parse_bool,
     plan_launch,
     write_params_files,
@@ -336,10 +337,21 @@ def _launch_setup(context):
     ]
     separate = sum(n.executable == "controller_node" for r in plan.robots for n in r.nodes)
     if separate >= MANY_ROBOTS:
+        whole = composes_whole_stack(
+            slam=plan.slam,
+            nav=plan.nav,
+            sync=arg["sync"],
+            nav2_api=parse_bool("nav2_api", arg["nav2_api"]),
+        )
+        how = (
+            "the whole stack in one process, as make run does"
+            if whole
+            else "the controllers in one process"
+        )
         actions.append(
             LogInfo(
                 msg=f"MAES-ROS: {separate} controller_node processes take about "
-                f"{separate * 0.2:.0f} GiB; use_composition:=true runs them in one process"
+                f"{separate * 0.2:.0f} GiB; use_composition:=true runs {how}"
             )
         )
     run_id = new_run_id()
