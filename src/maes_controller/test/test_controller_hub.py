@@ -111,3 +111,22 @@ def test_two_hubs_of_other_robots_run_side_by_side(stack, tools):
     s.close()
     _, sim1, _ = _run(stack, tools, hub=True)
     assert sim1.tick == sim.tick and sim1.poses.tobytes() == two.tobytes()
+
+
+def test_a_hub_held_back_says_which_controllers_hold_it_and_why(stack, tools):
+    """A controller that no longer runs the logic (here: its run over for it, as when it took
+    the simulator for gone) holds the hub's report, and so the run, back without a word of its
+    own: the hub names it and says why (controller_container logs this every input timeout)."""
+    s, sim, reports = _run(stack, tools, hub=True, ticks=5)
+    assert s.hub.late() == [] and s.hub.check_late(0.01) is None  # all caught up
+    held = s.controllers[1]
+    held.run.joined = True
+    held.run.simulator_gone()
+    assert held.run.over is not None
+    s.sim_node.step_once()
+    assert not s.spin_until(s.settled, timeout=2.0), "robot1's controller held nothing back"
+    assert [i for i, _ in s.hub.late()] == [1]
+    line = s.hub.check_late(0.01)
+    assert line is not None and line.startswith(f"tick {sim.tick}: 1 of 3 controllers")
+    assert "robot1: it runs no more ticks: run" in line and "simulator left the ROS graph" in line
+    assert s.hub.check_late(60.0) is None  # said once per timeout

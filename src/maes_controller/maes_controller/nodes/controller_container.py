@@ -115,6 +115,7 @@ def main(args: list[str] | None = None) -> None:
         def all_over() -> bool:
             for node in controllers:
                 node.timer_callback()
+            hub.check_late(controllers[0].input_timeout)  # says who holds a tick back, and why
             return all(node.run.over is not None for node in controllers)
 
         proc.spin(None, until=all_over, executor=executor)

@@ -25,13 +25,14 @@ the hub leaves once the last one has.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 from rclpy.node import Node
 
 from maes_common.contract import NAVIGATION_DONE_TOPIC, TICK_DONE_TOPIC, TICK_TOPIC
-from maes_common.lockstep import JOIN, LEAVE
+from maes_common.lockstep import JOIN, LEAVE, NOT_STARTED
 from maes_common.participant import LockstepReporter
 from maes_common.process import EndsQuietly
 from maes_common.qos import LOCKSTEP_READER_QOS
@@ -97,6 +98,11 @@ class ControllerHub(EndsQuietly, Node):
         )
         self._graph_checked = -SIMULATOR_CHECK_PERIOD
         self._tick_publishers = 0
+        # The newest started tick of this run's manifests, since when (wall, monotonic s), and
+        # when the hub last said which controllers hold it back (check_late).
+        self._manifest_tick = NOT_STARTED
+        self._manifest_wall = 0.0
+        self._late_said = -math.inf
         self.create_subscription(Tick, TICK_TOPIC, self.tick_callback, LOCKSTEP_READER_QOS)
         self.create_subscription(
             TickDone, NAVIGATION_DONE_TOPIC, self.tick_done_callback, LOCKSTEP_READER_QOS
@@ -157,6 +163,46 @@ class ControllerHub(EndsQuietly, Node):
         """A manifest: hand it to every controller."""
         for m in list(self.members):
             m.node.tick_callback(msg)
+        if msg.tick > self._manifest_tick and msg.run_id == self._run_id():
+            self._manifest_tick = int(msg.tick)
+            self._manifest_wall = time.monotonic()
+
+    # -- a tick held back ------------------------------------------------------------------
+    def late(self) -> list[tuple[int, str]]:
+        """The joined controllers that have not handled the newest manifest's tick: (robot,
+        why in words: :meth:`ControllerNode.holdup`)."""
+        tick = self._manifest_tick
+        if tick < 0:
+            return []
+        return [
+            (m.node.robot.robot_id, m.node.holdup())
+            for m in self._reported
+            if m.reported_tick < tick
+        ]
+
+    def check_late(self, timeout: float) -> str | None:
+        """Every ``timeout`` wall seconds while the newest manifest's tick waits for controllers
+        of this hub, log which ones and why (the simulator only names the hub); returns the
+        line logged, else None. A controller waiting for its inputs says so itself; one that
+        no longer runs the logic, or never joined, would otherwise hold the run back in
+        silence."""
+        tick = self._manifest_tick
+        if timeout <= 0 or tick < 0 or self.reporter.reported_tick >= tick:
+            return None
+        now = time.monotonic()
+        if now - self._manifest_wall < timeout or now - self._late_said < timeout:
+            return None
+        late = self.late()
+        if not late:
+            return None
+        self._late_said = now
+        shown = "; ".join(f"robot{i}: {why}" for i, why in late[:8])
+        text = (
+            f"tick {tick}: {len(late)} of {len(self._reported)} controllers have not handled it "
+            f"after {now - self._manifest_wall:.0f} s ({shown}{' ...' if len(late) > 8 else ''})"
+        )
+        self.get_logger().warning(text)
+        return text
 
     def tick_done_callback(self, msg: TickDone) -> None:
         """A navigator's report: read it once, hand each controller its robot's counts."""

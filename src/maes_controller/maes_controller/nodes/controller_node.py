@@ -752,6 +752,25 @@ class ControllerNode(EndsQuietly, Node):
             )
         self._advance()
 
+    def holdup(self) -> str:
+        """Why this controller has not reported its latest manifest's tick, in words (for the
+        warning of a process's hub that waits for it: :meth:`ControllerHub.check_late`)."""
+        if self.run.over is not None:
+            return f"it runs no more ticks: {self.run.over}"
+        if self.reported_tick < JOIN:
+            return "not joined yet"
+        m = self.manifest
+        if m is None:
+            return "no manifest of a started tick yet"
+        if self._ran_tick < m.tick:
+            missing = self._missing(m)
+            if missing:
+                return f"inputs missing: {', '.join(missing)}"
+            return "its inputs are here, the logic has not run yet"
+        if self.robot.pending_requests > 0:
+            return f"requests unanswered: {', '.join(self.robot.unanswered())}"
+        return f"ran tick {self._ran_tick}, reported {self.reported_tick}"
+
     def _missing(self, m: Tick) -> list[str]:
         """The inputs of tick ``m.tick`` that are not here yet."""
         robot = self.robot
