@@ -170,3 +170,18 @@ def test_controllers_none_runs_the_stack_without_controllers(tmp_path, capsys):
     assert summary["controllers"] == "none" and summary["logic"] is None
     assert summary["ticks"] == 15
     assert sum(summary["distance_travelled_m"]) == 0.0  # nobody drove the robots
+
+
+def test_ros_arguments_go_to_rclpy_and_the_rest_to_maes_run():
+    """As any ROS executable: what follows --ros-args (up to a lone --) is rcl's, split as rcl
+    splits it; the rest are maes_run's options. Without --ros-args rclpy reads nothing extra."""
+    from maes_bringup.runners.embedded import parse_args
+
+    args = parse_args(
+        ["--slam", "occupancy", "--ros-args", "--log-level", "warn", "--", "--max-ticks", "5"]
+    )
+    assert (args.slam, args.max_ticks) == ("occupancy", 5)
+    assert args.ros_argv[0] == "maes_run" and "--log-level" in args.ros_argv
+    assert parse_args(["--max-ticks", "5"]).ros_argv is None
+    with pytest.raises(SystemExit):  # a ROS argument outside --ros-args is maes_run's: unknown
+        parse_args(["--log-level", "warn"])

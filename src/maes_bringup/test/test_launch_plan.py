@@ -275,7 +275,8 @@ def test_composition_of_the_own_stack_is_one_maes_run_process(slam):
     )
     assert args.controllers == "builtin" and args.real_time_factor == 0.0
     assert (args.record, args.live, args.live_host) == ("/tmp/run.mcap", 0, "0.0.0.0")
-    assert args.ros_args == ["--ros-args", "--log-level", "warn"]
+    ros = args.ros_argv
+    assert ros[ros.index("--ros-args") :] == ["--ros-args", "--log-level", "warn"]
     quiet = parse_args(list(make_plan(2, nav="builtin", use_composition=True).nodes[0].arguments))
     assert (quiet.record, quiet.live, quiet.real_time_factor) == (None, None, 1.0)
     # What keeps the controllers in a container of their own, talking over DDS:

@@ -128,37 +128,6 @@ def nav2_robots(text: str, controllers: str, n: int) -> bool | list[int]:
     return robots
 
 
-def split_ros_args(argv: list[str]) -> tuple[list[str], list[str] | None]:
-    """``argv`` without its ROS arguments, and those (``None``: none given): everything from
-    ``--ros-args`` up to a lone ``--`` (or the end), as rclpy reads a command line.
-
-    Examples
-    --------
-    >>> split_ros_args(["--config", "c.yaml", "--ros-args", "--log-level", "debug"])
-    (['--config', 'c.yaml'], ['--ros-args', '--log-level', 'debug'])
-    >>> split_ros_args(["--ros-args", "--log-level", "warn", "--", "--max-ticks", "5"])
-    (['--max-ticks', '5'], ['--ros-args', '--log-level', 'warn'])
-    >>> split_ros_args(["--max-ticks", "5"])
-    (['--max-ticks', '5'], None)
-    """
-    if "--ros-args" not in argv:
-        return list(argv), None
-    rest: list[str] = []
-    ros: list[str] = []
-    inside = False
-    for arg in argv:
-        if arg == "--ros-args":
-            inside = True
-            ros.append(arg)
-        elif inside and arg == "--":
-            inside = False
-        elif inside:
-            ros.append(arg)
-        else:
-            rest.append(arg)
-    return rest, ros
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     # numpy, numba: imported after the signal handler
     from maes_common.contract import DEFAULT_LOGIC
@@ -293,12 +262,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="address the live view binds (default 127.0.0.1, this machine only; "
         "0.0.0.0 serves the network)",
     )
-    ros_args = None
     if argv is None:
         argv = sys.argv[1:]
-    argv, ros_args = split_ros_args(argv)
+    # With ROS arguments, rclpy gets the whole command line and reads its --ros-args parts;
+    # argparse gets the rest, as rcl splits them (rclpy.utilities.remove_ros_args).
+    ros_argv = None
+    if "--ros-args" in argv:
+        from rclpy.utilities import remove_ros_args
+
+        ros_argv = ["maes_run", *argv]
+        argv = remove_ros_args(ros_argv)[1:]
     args = parser.parse_args(argv)
-    args.ros_args = ros_args
+    args.ros_argv = ros_argv
     return args
 
 
@@ -542,10 +517,8 @@ def _run(
 
     results_parent = args.results or config.global_settings.statistics_result_path
     # Our handler alone sees the signals: rclpy's would shut the context down under the nodes.
-    # ROS arguments (``--ros-args --log-level debug``) only when given; rclpy takes a command
-    # line with the program's name first.
-    ros_argv = None if args.ros_args is None else ["maes_run", *args.ros_args]
-    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
+    # ROS arguments (``--ros-args --log-level debug``) only when given
+    rclpy.init(args=args.ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     nodes = []
     progress = Progress()
     wall0, tick0 = time.monotonic(), sim.tick
