@@ -387,20 +387,59 @@ def frontier_goal(
     cand, dist = _candidates(clusters, trav, start, avoid, through, cells)
     if cand is None:
         return None
-    claimed_arr = np.array([tuple(c) for c in claimed], dtype=np.float64).reshape(-1, 2)
+    if not isinstance(claimed, list | tuple):
+        claimed = list(claimed)
+    claimed_arr = np.array(claimed, dtype=np.float64).reshape(-1, 2)
     d = dist[cand[:, 1], cand[:, 0]]
     cost = d
     if claimed_arr.size:
-        gaps = np.hypot(
-            cand[:, None, 0] - claimed_arr[None, :, 0], cand[:, None, 1] - claimed_arr[None, :, 1]
-        )
-        near = gaps <= claim_radius
-        free_of_claims = ~near.any(axis=1)
+        free_of_claims = ~_near_claims(cand, claimed_arr, claim_radius, trav.shape)
         if free_of_claims.any():
             cand, d, cost = cand[free_of_claims], d[free_of_claims], d[free_of_claims]
         elif share_cost is not None:  # per claim, less the farther from it the cell is
-            crowding = np.clip(1.0 - gaps / max(claim_radius, 1.0), 0.0, None).sum(axis=1)
-            cost = d + share_cost * crowding
+            crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / max(claim_radius, 1.0), 0.0, None)
+            cost = d + share_cost * crowding.sum(axis=1)
     order = np.lexsort((cand[:, 0], cand[:, 1], cost))
     ix, iy = cand[order[0]]
     return (int(ix), int(iy)), float(d[order[0]])
+
+
+def _gaps(cand: np.ndarray, claimed: np.ndarray) -> np.ndarray:
+    """float64 (K, C): the distance (cells) from each candidate cell to each claimed one."""
+    return np.hypot(cand[:, None, 0] - claimed[None, :, 0], cand[:, None, 1] - claimed[None, :, 1])
+
+
+#: Claim radii (cells) up to which :func:`_near_claims` stamps discs on the grid.
+_STAMP_RADIUS_MAX = 32
+
+
+def _near_claims(
+    cand: np.ndarray, claimed: np.ndarray, radius: float, shape: tuple[int, int]
+) -> np.ndarray:
+    """bool (K,): whether each candidate cell lies within ``radius`` cells (Euclidean, centre
+    to centre) of a claimed cell: ``(_gaps(cand, claimed) <= radius).any(axis=1)``, computed by
+    stamping each claim's disc on a grid of ``shape`` when the claims are whole cells (the
+    same offsets, the same ``hypot``: the same answer). The candidates are cells of the grid.
+
+    Examples
+    --------
+    >>> cand = np.array([[0, 0], [3, 0], [5, 2]])
+    >>> _near_claims(cand, np.array([[4.0, 0.0], [9.0, 9.0]]), 1.5, (4, 6)).tolist()
+    [False, True, False]
+    """
+    small = cand.shape[0] * claimed.shape[0] <= 4096  # pairs: computing them all is as quick
+    whole = np.isfinite(claimed).all() and np.array_equal(claimed, np.floor(claimed))
+    if small or not whole or not radius < _STAMP_RADIUS_MAX:
+        return (_gaps(cand, claimed) <= radius).any(axis=1)
+    reach = int(radius)
+    dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
+    disc = np.hypot(dx.astype(np.float64), dy.astype(np.float64)) <= radius
+    ox, oy = dx[disc], dy[disc]
+    cells = np.unique(claimed.astype(np.int64), axis=0)
+    h, w = shape
+    xs = (cells[:, 0, None] + ox[None, :]).ravel()
+    ys = (cells[:, 1, None] + oy[None, :]).ravel()
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
+    near = np.zeros(shape, dtype=bool)
+    near[ys[inside], xs[inside]] = True
+    return near[cand[:, 1], cand[:, 0]]

@@ -315,3 +315,29 @@ def test_has_candidate_sees_a_hemmed_robot_and_a_frontier_it_may_not_stand_on():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    radius=st.one_of(
+        st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0, 2**0.5, 8**0.5, 4.0, 5.0]),
+        st.floats(0.0, 40.0),
+    ),
+)
+def test_claims_stamped_on_the_grid_equal_every_pair_s_distance(seed, radius):
+    # frontier_goal's "is a candidate near a claim": stamping each claim's disc on the grid
+    # answers as comparing every candidate with every claim, claims off the map included
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(1, 50, 2))
+    k, c = (int(v) for v in rng.integers(1, 300, 2))
+    cand = np.stack([rng.integers(0, w, k), rng.integers(0, h, k)], axis=1)
+    claimed = np.stack([rng.integers(-12, w + 12, c), rng.integers(-12, h + 12, c)], axis=1).astype(
+        np.float64
+    )
+    want = (frontier._gaps(cand, claimed) <= radius).any(axis=1)
+    assert np.array_equal(frontier._near_claims(cand, claimed, radius, (h, w)), want)
+    # claims between cells (not from a grid) take the pairwise way, with the same answer
+    off = claimed + 0.25
+    want = (frontier._gaps(cand, off) <= radius).any(axis=1)
+    assert np.array_equal(frontier._near_claims(cand, off, radius, (h, w)), want)

@@ -75,6 +75,8 @@ def logic(robot) -> None:
         if claim is not None:
             claims[message.sender] = claim
             memory["claims_heard"] = memory.get("claims_heard", 0) + 1
+            new = memory.setdefault("claims_new", {})  # heard since the goal check: sender -> n
+            new[message.sender] = new.get(message.sender, 0) + 1
             visited = memory.setdefault("visited", {})  # every goal announced: seen by others
             visited[(round(claim[0], 1), round(claim[1], 1))] = None
             if len(visited) > VISITED_LIMIT:
@@ -169,23 +171,33 @@ def _claim_cells(memory: dict, grid) -> tuple[list, list]:
     key = (memory.get("claims_heard", 0), *geometry)
     cached = memory.get("claim_cells")
     if cached is None or cached[0] != key:
-        # each point's cell is computed once for the map's geometry: a claim heard adds a point
-        known = memory.get("cell_of")
-        if known is None or known[0] != geometry:
-            known = memory["cell_of"] = (geometry, {})
-        cell_of = known[1]
         points = [(x, y) for x, y, _ in memory["claims"].values()]
         visited = list(memory.get("visited", ()))
-        new = [p for p in dict.fromkeys(points + visited) if p not in cell_of]
-        if new:
-            cell_of.update(zip(new, cells_of(grid, new), strict=True))
-        if len(cell_of) > 2 * (len(points) + len(visited)) + 64:
-            listed = set(points) | set(visited)  # forget the points no longer listed
-            for p in [p for p in cell_of if p not in listed]:
-                del cell_of[p]
-        cached = (key, [cell_of[p] for p in points], [cell_of[p] for p in visited])
+        cells = _cells_of_points(memory, grid, points + visited)
+        cached = (key, cells[: len(points)], cells[len(points) :])
         memory["claim_cells"] = cached
     return cached[1], cached[2]
+
+
+def _cells_of_points(memory: dict, grid, points: list) -> list:
+    """The cells of ``points`` (metres), each point's cell computed once for the map's origin
+    and resolution (kept in ``memory["cell_of"]``, without the points no longer announced or
+    remembered)."""
+    geometry = (grid.origin_x, grid.origin_y, grid.resolution)
+    known = memory.get("cell_of")
+    if known is None or known[0] != geometry:
+        known = memory["cell_of"] = (geometry, {})
+    cell_of = known[1]
+    new = [p for p in points if p not in cell_of]
+    if new:
+        new = list(dict.fromkeys(new))
+        cell_of.update(zip(new, cells_of(grid, new), strict=True))
+    listed = len(memory["claims"]) + len(memory.get("visited", ()))
+    if len(cell_of) > 2 * listed + 64:
+        keep = {(x, y) for x, y, _ in memory["claims"].values()} | set(memory.get("visited", ()))
+        for p in [p for p in cell_of if p not in keep]:
+            del cell_of[p]
+    return list(map(cell_of.__getitem__, points))
 
 
 def _crowded(robot) -> bool:
@@ -210,24 +222,45 @@ def _yield_goal(robot, costmap) -> bool:
 def _outranked_near_goal(memory: dict, costmap, namespace: str) -> bool:
     """Whether a robot that goes first announced a goal within :data:`CLAIM_RADIUS_CELLS` of
     ours. It changes only with a claim heard, our goal or its distance, or the map's origin or
-    resolution: computed again only then (the same answer as computing it every tick)."""
+    resolution. While those three stay and the answer is no, only the senders heard since the
+    last check are looked at (their claims replaced what they announced before); otherwise
+    every claim is (the same answer as computing it afresh every tick)."""
     grid = costmap.grid
     goal, mine = memory["goal"], memory.get("distance", 0.0)
-    key = (memory.get("claims_heard", 0), grid.origin_x, grid.origin_y, grid.resolution, goal, mine)
+    key = (grid.origin_x, grid.origin_y, grid.resolution, goal, mine)
+    heard = memory.get("claims_heard", 0)
+    new = memory.get("claims_new", {})
+    memory["claims_new"] = {}  # a new dict: a shallow copy of the memory keeps the old one
     cached = memory.get("outranked")
     if cached is not None and cached[0] == key:
-        return cached[1]
+        if cached[1] == heard:
+            return cached[2]
+        if not cached[2] and cached[1] + sum(new.values()) == heard:
+            senders = list(new)  # every claim heard since is one of theirs
+            found = _outranks(memory, costmap, goal, mine, namespace, senders)
+            memory["outranked"] = (key, heard, found)
+            return found
+    found = _outranks(memory, costmap, goal, mine, namespace, list(memory["claims"]))
+    memory["outranked"] = (key, heard, found)
+    return found
+
+
+def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders: list) -> bool:
+    """Whether one of ``senders`` goes first (shorter announced path, then lower robot index)
+    and announced a goal within :data:`CLAIM_RADIUS_CELLS` of ``goal``."""
     me = (round(mine, 2), robot_index(namespace))
     gx, gy = costmap.pos_to_cell(*goal)
+    grid = costmap.grid
     radius2 = CLAIM_RADIUS_CELLS**2
-    announced, _remembered = _claim_cells(memory, grid)
-    found = False
-    for (sender, (_x, _y, d)), (cx, cy) in zip(memory["claims"].items(), announced, strict=True):
-        if (cx - gx) ** 2 + (cy - gy) ** 2 <= radius2 and (d, robot_index(sender)) < me:
-            found = True
-            break
-    memory["outranked"] = (key, found)
-    return found
+    claims = memory["claims"]
+    cells = _cells_of_points(memory, grid, [claims[s][:2] for s in senders])
+    for sender, (cx, cy) in zip(senders, cells, strict=True):
+        if (cx - gx) ** 2 + (cy - gy) ** 2 <= radius2 and (
+            claims[sender][2],
+            robot_index(sender),
+        ) < me:
+            return True
+    return False
 
 
 def parse_claim(text: str) -> tuple[float, float] | None:
