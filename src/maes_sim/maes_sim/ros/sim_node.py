@@ -13,17 +13,18 @@ SLAM updates ``map``; once, ``tf_static`` (base_footprint -> base_link -> base_s
 ``/maes/exploration``, ``/maes/coverage``, ``/maes/markers``, ``/maes/stats``, and the
 services ``/maes/pause`` and ``/maes/resume``.
 
-The node is three parts: the messages of a tick are built by
+The node is built of parts: the messages of a tick are built by
 :class:`~maes_sim.ros.messages.MessageFactory` and published by
 :class:`~maes_sim.ros.publishing.TickPublishers`; who takes part and when the run may start is
-:class:`~maes_sim.ros.admission.Admission`'s; :class:`SimNode` composes them, paces and steps
-the simulation (free or in lockstep) and serves the robots' commands and the services.
+:class:`~maes_sim.ros.admission.Admission`'s; when a step is due on the wall clock is the
+:class:`~maes_sim.ros.stepping.Pacer`'s, and when a waiting lockstep tick looks for late
+participants the :class:`~maes_sim.ros.stepping.LateWatch`'s. :class:`SimNode` composes them,
+steps the simulation (free or in lockstep) and serves the robots' commands and the services.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -78,6 +79,7 @@ from .admission import WAIT_FOR_CONTROLLERS, Admission, check_wait_for_controlle
 from .messages import SCAN_HEIGHT, MessageFactory
 from .outputs import build_tap, listen_to_navigation
 from .publishing import RobotPublishers, TickPublishers, prepare_tap
+from .stepping import BURST_TICKS, LateWatch, Pacer
 from .tap import Tap
 
 # (with the QoS of the node's topics, which tests take from here)
@@ -222,7 +224,6 @@ class SimNode(EndsQuietly, Node):
         if tap is not None:
             prepare_tap(tap, sim)
         self.tile = cfg.world.tile_size
-        self.real_time_factor = float(real_time_factor)
         #: False: a runner in this process steps the simulation (see ``steps_itself`` above).
         self.steps_itself = bool(steps_itself)
         #: Such a runner's robots' navigation in words (``robot -> str``), for the web page,
@@ -250,7 +251,6 @@ class SimNode(EndsQuietly, Node):
         self._started_tick = 0
         #: Times a tick's outputs were published again for a participant still waiting.
         self.republishes = 0
-        self._last_check = self._last_warning = -math.inf
         self.results_path: Path | None = None
         #: Write the results folder when the run ends (an embedding runner may do it itself).
         self.write_results_on_finish = True
@@ -261,9 +261,13 @@ class SimNode(EndsQuietly, Node):
         self._cmd_received = np.zeros(sim.n_robots, dtype=np.int64)
         # robots whose cmd_vel came from another node while this process drives them
         self._outside_cmd_told = np.zeros(sim.n_robots, dtype=bool)
-        self._rtf = 0.0
         # Pacing and deadlines run on a steady wall clock: sim time is what this node makes.
         self._steady = RosClock(clock_type=ClockType.STEADY_TIME)
+        now = time.monotonic()
+        #: When steps are due at the real-time factor asked for, and the speed achieved.
+        self.pacer = Pacer(sim.tick_duration, real_time_factor, now, sim.tick)
+        #: While a lockstep tick waits: when to look for late participants and to warn.
+        self.late = LateWatch(self.sync_timeout, GRAPH_CHECK_S, now)
 
         #: The node's publishers (DDS, and the tap when there is one) and what each tick
         #: publishes on them: the maps on every SLAM tick when this node steps itself
@@ -316,26 +320,18 @@ class SimNode(EndsQuietly, Node):
             self.publish_manifest(tick=NOT_STARTED)
         now = time.monotonic()
         self._created = now
-        self._wait_since = now
         self.admission.last_notice = now
-        self._wall_anchor = now
-        self._tick_anchor = sim.tick
-        self._rate_window: list[tuple[float, int]] = [(now, sim.tick)]
-        self._last_lag_warning = 0.0
-        period = sim.tick_duration / self.real_time_factor if self.real_time_factor > 0 else 0.0
-        if sync == "lockstep":
-            # Steps are triggered by the reports themselves; the timer serves the speed cap,
-            # the start barrier and the deadline.
-            period = min(period, 0.02) if period > 0 else 0.02
-        else:
-            period = min(period, 0.02) if period > 0 else 0.0
-        # The stepping timer gets a callback group of its own: in the default (mutually
-        # exclusive) group an always-ready timer would be picked first on every wait and the
-        # cmd_vel and service callbacks ready in the same wait skipped, starving them. Spin this
-        # node with a single-threaded executor (the simulation is not locked).
+        self.pacer.restart(now, sim.tick)
+        self.late.restart(now)
+        # In lockstep, steps are triggered by the reports themselves; the timer serves the
+        # speed cap, the start barrier and the deadline. The stepping timer gets a callback
+        # group of its own: in the default (mutually exclusive) group an always-ready timer
+        # would be picked first on every wait and the cmd_vel and service callbacks ready in
+        # the same wait skipped, starving them. Spin this node with a single-threaded executor
+        # (the simulation is not locked).
         self.timer = (
             self.create_timer(
-                period,
+                self.pacer.timer_period(sync == "lockstep"),
                 self.timer_callback,
                 callback_group=MutuallyExclusiveCallbackGroup(),
                 clock=self._steady,
@@ -408,9 +404,8 @@ class SimNode(EndsQuietly, Node):
         with self.tap.muted() if self.tap is not None else contextlib.nullcontext():
             self._publish_tick(force_maps=True)
         self.publish_manifest()
-        self._wait_since = self._wall_anchor = now
-        self._tick_anchor = self.sim.tick
-        self._rate_window = [(now, self.sim.tick)]
+        self.late.restart(now)
+        self.pacer.restart(now, self.sim.tick)
 
     # ------------------------------------------------------------------ pacing
     def timer_callback(self) -> None:
@@ -429,27 +424,25 @@ class SimNode(EndsQuietly, Node):
             self._advance_free(now)
 
     def _advance_free(self, now: float) -> None:
-        if self.real_time_factor <= 0:
+        pacer = self.pacer
+        if pacer.unpaced:
             self.step_once()
             return
-        due = self._tick_anchor + int(
-            (now - self._wall_anchor) * self.real_time_factor / self.sim.tick_duration
-        )
+        due = pacer.due_tick(now)
         steps = 0
-        while self.sim.tick < due and steps < 5 and not self.done:
+        while self.sim.tick < due and steps < BURST_TICKS and not self.done:
             self.step_once()
             steps += 1
-        if due - self.sim.tick > 0 and steps == 5:
+        if due - self.sim.tick > 0 and steps == BURST_TICKS:
             # Can't keep up: re-anchor so time is dropped instead of accumulated; say so when
             # the achieved speed (over the last seconds) is really below the one asked for.
-            if now - self._last_lag_warning > 5.0 and 0 < self._rtf < 0.95 * self.real_time_factor:
+            if pacer.lag_warning_due(now):
                 self.get_logger().warning(
                     f"simulation cannot keep up with real_time_factor "
-                    f"{self.real_time_factor:g}: achieving {self._rtf:.2f}x "
+                    f"{pacer.real_time_factor:g}: achieving {pacer.achieved:.2f}x "
                     f"({self.sim.n_robots} robots)"
                 )
-                self._last_lag_warning = now
-            self._wall_anchor, self._tick_anchor = now, self.sim.tick
+            pacer.anchor(now, self.sim.tick)
 
     def _advance_lockstep(self, now: float) -> None:
         tick = self.sim.tick
@@ -457,17 +450,10 @@ class SimNode(EndsQuietly, Node):
             now, tick
         ):
             return
-        if self.real_time_factor > 0:
-            due = self._wall_anchor + (
-                (tick + 1 - self._tick_anchor) * self.sim.tick_duration / self.real_time_factor
-            )
-            if now < due:
-                return  # the timer comes back
-            if now - due > 0.1:  # behind: cap the speed, never catch up in a burst
-                self._wall_anchor, self._tick_anchor = now, tick
+        if not self.pacer.lockstep_due(now, tick):
+            return  # the timer comes back
         self.step_once()
-        self._wait_since = time.monotonic()
-        self._last_check = self._last_warning = -math.inf
+        self.late.restart(time.monotonic())
 
     def _check_late(self, now: float, tick: int) -> bool:
         """While tick ``tick`` waits: drop the late participants whose node has left the ROS
@@ -475,18 +461,16 @@ class SimNode(EndsQuietly, Node):
         ``sync_timeout`` if shorter), and every ``sync_timeout`` wall seconds warn about the
         ones still running and publish the tick's outputs again. True when nobody is waited
         for any more."""
-        if self.sync_timeout <= 0:
+        late = self.late
+        if not late.active:
             return False
-        waited = now - self._wait_since
-        interval = min(GRAPH_CHECK_S, self.sync_timeout)
-        if waited >= interval and now - self._last_check >= interval:
-            self._last_check = now
+        waited = late.waited(now)
+        if late.graph_check_due(now):
             self._drop_gone(now, tick, waited)
         waiting = self.admission.barrier.waiting_for(tick, self._cmd_received)
         if not waiting:
             return True
-        if waited >= self.sync_timeout and now - self._last_warning >= self.sync_timeout:
-            self._last_warning = now
+        if late.warning_due(now):
             self.get_logger().warning(
                 f"tick {tick}: waiting {waited:.0f} s for "
                 f"{', '.join(waiting[:8])}{' ...' if len(waiting) > 8 else ''} "
@@ -598,12 +582,7 @@ class SimNode(EndsQuietly, Node):
         finished. :meth:`step_once` calls it; so does a runner that steps the simulation itself
         (``maes_run``'s built-in controllers, in its process)."""
         sim = self.sim
-        now = time.monotonic()
-        self._rate_window.append((now, sim.tick))
-        while len(self._rate_window) > 2 and now - self._rate_window[0][0] > 3.0:
-            self._rate_window.pop(0)
-        (w0, t0), (w1, t1) = self._rate_window[0], self._rate_window[-1]
-        self._rtf = (t1 - t0) * sim.tick_duration / (w1 - w0) if w1 > w0 else 0.0
+        self.pacer.record(time.monotonic(), sim.tick)
         self._publish_tick()
         self.publish_manifest()
         for callback in self.on_tick:
@@ -614,10 +593,16 @@ class SimNode(EndsQuietly, Node):
     @property
     def achieved_real_time_factor(self) -> float:
         """Sim seconds per wall second over the last few seconds."""
-        return self._rtf
+        return self.pacer.achieved
+
+    @property
+    def real_time_factor(self) -> float:
+        """The speed asked for: sim seconds per wall second at most (<= 0: as fast as it
+        goes); :meth:`set_real_time_factor` changes it."""
+        return self.pacer.real_time_factor
 
     def _finish(self) -> None:
-        self.tick_publishers.publish_stats(self._rtf)
+        self.tick_publishers.publish_stats(self.pacer.achieved)
         if self.page is not None:  # the page shows the end, whenever it last sampled
             self.page.offer(force=True)
         # The results folder is always written; should_write_csv_results decides only about
@@ -648,7 +633,7 @@ class SimNode(EndsQuietly, Node):
         self.tick_publishers.publish_static()
 
     def _publish_tick(self, force_maps: bool = False) -> None:
-        self.tick_publishers.publish_tick(force_maps, self._rtf)
+        self.tick_publishers.publish_tick(force_maps, self.pacer.achieved)
         if self.page is not None:
             self.page.offer()
 
@@ -707,20 +692,17 @@ class SimNode(EndsQuietly, Node):
             return False
         self.paused = False
         now = time.monotonic()
-        self._wall_anchor, self._tick_anchor, self._wait_since = now, self.sim.tick, now
+        self.pacer.anchor(now, self.sim.tick)
+        self.late.since = now
         return True
 
     def set_real_time_factor(self, rtf: float) -> None:
         """Cap the speed at ``rtf`` sim seconds per wall second from now on (0: as fast as the
         run goes); only the speed, never the result in lockstep."""
-        rtf = float(rtf)
-        if not (math.isfinite(rtf) and rtf >= 0.0):
-            raise ValueError(f"real_time_factor must be a number >= 0, got {rtf!r}")
-        self.real_time_factor = rtf
-        self._wall_anchor, self._tick_anchor = time.monotonic(), self.sim.tick
-        period = self.sim.tick_duration / rtf if rtf > 0 else 0.0
-        if self.sync == "free":  # the timer steps a free run: as often as the speed needs
-            self.timer.timer_period_ns = int(min(period, 0.02) * 1e9) if period > 0 else 0
+        self.pacer.set_rate(rtf, time.monotonic(), self.sim.tick)
+        if self.sync == "free" and self.timer is not None:
+            # the timer steps a free run: as often as the speed needs
+            self.timer.timer_period_ns = int(self.pacer.timer_period(lockstep=False) * 1e9)
 
     def pause_callback(self, request, response):
         """``/maes/pause``: sim time and every robot stop until ``/maes/resume``."""
