@@ -15,7 +15,11 @@ how many are stalled now).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from maes_common.jit import JIT_OPTIONS, njit
 
 from . import commands as C
 
@@ -26,7 +30,8 @@ STALL_SECONDS = 60.0
 
 
 def asks_motion(commands: C.Commands) -> np.ndarray:
-    """Bool (N,): the robots whose current command asks them to move or turn.
+    """Bool (N,): the robots whose current command asks them to move or turn (compiled: the
+    same answer as :func:`asks_motion_reference`).
 
     Examples
     --------
@@ -35,6 +40,33 @@ def asks_motion(commands: C.Commands) -> np.ndarray:
     >>> asks_motion(cmds).tolist()
     [False, False, True]
     """
+    lateral = commands.lateral
+    return _asks_motion_kernel(
+        commands.kind,
+        commands.linear,
+        commands.angular,
+        commands.target,
+        commands.linear if lateral is None else lateral,
+        lateral is not None,
+    )
+
+
+@njit(**JIT_OPTIONS)
+def _asks_motion_kernel(kind, linear, angular, target, lateral, has_lateral):
+    out = np.empty(kind.shape[0], dtype=np.bool_)
+    for i in range(kind.shape[0]):
+        k = kind[i]
+        if k == C.VELOCITY:
+            out[i] = linear[i] != 0.0 or angular[i] != 0.0 or (has_lateral and lateral[i] != 0.0)
+        elif k == C.MOVE or k == C.ROTATE:
+            out[i] = target[i] != 0.0
+        else:
+            out[i] = k == C.MOVE_CONT or k == C.ROTATE_CONT
+    return out
+
+
+def asks_motion_reference(commands: C.Commands) -> np.ndarray:
+    """:func:`asks_motion` on numpy arrays: the definition the compiled one reproduces."""
     kind = commands.kind
     velocity = (kind == C.VELOCITY) & (
         (commands.linear != 0.0)
@@ -93,7 +125,29 @@ class StallWatch:
     def update(self, tick: int, positions: np.ndarray, asked: np.ndarray, exploring: bool) -> int:
         """Advance the clocks to ``tick``: positions (N, 2) tiles after the tick's motion,
         ``asked`` (N,) the robots whose command of the tick asked for motion, ``exploring``
-        whether reachable area is still unexplored. Returns the stalls begun now."""
+        whether reachable area is still unexplored. Returns the stalls begun now (compiled:
+        the same clocks as :meth:`update_reference`)."""
+        started = _update_kernel(
+            int(tick),
+            np.asarray(positions, dtype=np.float64),
+            np.asarray(asked, dtype=np.bool_),
+            bool(exploring),
+            self.radius,
+            self.ticks,
+            self.anchor,
+            self.since,
+            self.asked,
+            self.commanded,
+            self.stalled,
+            self.per_robot,
+        )
+        self.count += started
+        return started
+
+    def update_reference(
+        self, tick: int, positions: np.ndarray, asked: np.ndarray, exploring: bool
+    ) -> int:
+        """:meth:`update` on numpy arrays: the definition the compiled one reproduces."""
         moved = np.hypot(*(positions - self.anchor).T) > self.radius
         restart = moved | ~self.commanded
         self.anchor[restart] = positions[restart]
@@ -109,3 +163,38 @@ class StallWatch:
         started = int(begun.sum())
         self.count += started
         return started
+
+
+@njit(**JIT_OPTIONS)
+def _update_kernel(
+    tick,
+    positions,
+    asked,
+    exploring,
+    radius,
+    ticks,
+    anchor,
+    since,
+    asked_since,
+    commanded,
+    stalled,
+    per_robot,
+):
+    started = 0
+    for i in range(positions.shape[0]):
+        moved = math.hypot(positions[i, 0] - anchor[i, 0], positions[i, 1] - anchor[i, 1]) > radius
+        if moved or not commanded[i]:  # the clock restarts here
+            anchor[i, 0] = positions[i, 0]
+            anchor[i, 1] = positions[i, 1]
+            since[i] = tick
+            asked_since[i] = False
+            stalled[i] = False
+        if asked[i] and commanded[i]:
+            asked_since[i] = True
+        commanded[i] = False
+        if asked_since[i] and tick - since[i] >= ticks and exploring:
+            if not stalled[i]:
+                per_robot[i] += 1
+                started += 1
+            stalled[i] = True
+    return started

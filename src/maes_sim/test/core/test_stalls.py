@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from maes_sim.core import Simulation, config_from_dict, write_run_results
+from maes_sim.core import commands as C
+from maes_sim.core.stalls import StallWatch, asks_motion, asks_motion_reference
 
 
 def spinning_robot() -> Simulation:
@@ -41,3 +47,47 @@ def test_a_robot_driven_in_place_stalls_once_and_it_is_reported(tmp_path):
         sim.set_velocity(0, 0.0, 0.5)
         sim.step()
     assert sim.stalls.count == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), lateral=st.booleans())
+def test_the_compiled_stall_clock_and_motion_check_equal_their_numpy_definitions(seed, lateral):
+    # random commands of every kind (zero and non-zero values, NaN too) and random walks
+    # through 40 ticks: the compiled asks_motion and StallWatch.update give the references'
+    # answers and clocks, to the bit
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    pick = rng.choice([0.0, 0.0, 0.5, -1.0, np.nan], size=(4, n))
+    cmds = C.Commands(
+        kind=rng.integers(0, 6, n).astype(np.int8),
+        target=pick[0],
+        progress=np.zeros(n),
+        linear=pick[1],
+        angular=pick[2],
+        stopping=np.zeros(n, dtype=bool),
+        lateral=pick[3] if lateral else None,
+    )
+    assert np.array_equal(asks_motion(cmds), asks_motion_reference(cmds))
+    start = rng.uniform(0, 20, (n, 2))
+    fast, ref = (StallWatch(start, radius=1.0, ticks=5) for _ in range(2))
+    positions = start.copy()
+    for tick in range(1, 41):
+        positions += rng.choice([0.0, 0.0, 0.3, 1.2], size=(n, 1)) * rng.normal(size=(n, 2))
+        driven = np.flatnonzero(rng.random(n) < 0.8)
+        fast.driven(driven)
+        ref.driven(driven)
+        asked = rng.random(n) < 0.7
+        exploring = bool(rng.random() < 0.9)
+        assert fast.update(tick, positions, asked, exploring) == ref.update_reference(
+            tick, positions, asked, exploring
+        )
+        for name in ("anchor", "since", "asked", "commanded", "stalled", "per_robot", "count"):
+            assert np.array_equal(getattr(fast, name), getattr(ref, name)), name
+
+
+def test_docstring_examples():
+    import doctest
+
+    from maes_sim.core import stalls
+
+    assert doctest.testmod(stalls).failed == 0
