@@ -344,6 +344,74 @@ def test_a_hung_teardown_ends_the_process_after_the_limit(tmp_path):
     assert "in destroy_node" in out.stderr and "in ros_process" in out.stderr, out.stderr
 
 
+# A node with one endpoint of each kind: ending with more reader-writer pairs than
+# MAES_QUICK_EXIT_PAIRS allows, the process ends without destroying them one by one.
+ENDPOINTS = textwrap.dedent("""
+    import sys
+    import rclpy
+    from rclpy.action import ActionClient, ActionServer
+    from rclpy.node import Node
+    from nav2_msgs.action import NavigateToPose
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+    from maes_common.process import dds_endpoints, ros_process
+
+    class Demo(Node):
+        def destroy_node(self):
+            print("teardown started", flush=True)
+            super().destroy_node()
+            print("teardown finished", flush=True)
+
+    with ros_process("demo", []) as proc:
+        node = proc.own(Demo("demo"))
+        bare = dds_endpoints([node])
+        for k in range(3):
+            node.create_subscription(String, f"in{k}", lambda msg: None, 10)
+        for k in range(2):
+            node.create_publisher(String, f"out{k}", 10)
+        node.create_service(Trigger, "serve", lambda req, res: res)
+        node.create_client(Trigger, "ask")
+        server = ActionServer(node, NavigateToPose, "go", lambda goal: None)
+        client = ActionClient(node, NavigateToPose, "went")
+        readers, writers = dds_endpoints([node])
+        print(f"added {readers - bare[0]} readers, {writers - bare[1]} writers", flush=True)
+        node.get_logger().info("last words before the end")
+        rclpy.spin_once(node, timeout_sec=0.1)
+    print("exited the with block", flush=True)
+""")
+
+
+def test_a_process_with_many_endpoints_ends_without_destroying_them_one_by_one(tmp_path):
+    """Fast DDS 2.14 destroys an endpoint in time proportional to the endpoints left (the
+    navigator serving Nav2's task interface for 120 robots took 123 s, more than ros2 launch's
+    5 s before SIGTERM). Above MAES_QUICK_EXIT_PAIRS reader-writer pairs the process says so
+    and ends at once with exit code 0, its log written out; at or below it (here 0: never),
+    it destroys its nodes as always."""
+    quick = _run_demo(tmp_path, ENDPOINTS, env={**os.environ, "MAES_QUICK_EXIT_PAIRS": "1"})
+    assert quick.returncode == 0, quick.stdout + quick.stderr
+    # 3 subscriptions, a service, a client, an action server (3) and an action client (5);
+    # 2 publishers, a service, a client, an action server (5) and an action client (3)
+    assert "added 13 readers, 12 writers" in quick.stdout, quick.stdout
+    assert "last words before the end" in quick.stdout + quick.stderr  # C stdio flushed
+    assert "demo: ending at once, without destroying its " in quick.stderr, quick.stderr
+    assert "teardown started" not in quick.stdout and "exited the with block" not in quick.stdout
+    assert "Traceback" not in quick.stderr, quick.stderr
+    full = _run_demo(tmp_path, ENDPOINTS, env={**os.environ, "MAES_QUICK_EXIT_PAIRS": "0"})
+    assert full.returncode == 0, full.stdout + full.stderr
+    assert "teardown finished" in full.stdout and "exited the with block" in full.stdout
+    assert "ending at once" not in full.stderr, full.stderr
+
+
+@pytest.mark.parametrize("value", ["many", "-1", "1e6"])
+def test_a_bad_quick_exit_limit_is_one_line_before_anything_starts(tmp_path, value):
+    out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, "MAES_QUICK_EXIT_PAIRS": value})
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stderr == (
+        f"demo: MAES_QUICK_EXIT_PAIRS must be a whole number >= 0 (0: never), got {value!r}\n"
+    )
+    assert "teardown started" not in out.stdout  # no node was built
+
+
 @pytest.mark.parametrize("value", ["soon", "-1", "inf"])
 def test_a_bad_teardown_limit_is_one_line_before_anything_starts(tmp_path, value):
     out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, "MAES_TEARDOWN_LIMIT_S": value})
