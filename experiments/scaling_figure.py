@@ -1,14 +1,16 @@
-"""Draw docs/scaling/explored_vs_robots.png from the table in docs/scaling.md.
+"""Draw docs/scaling/explored_vs_robots.png (and ..._cave.png) from the tables in docs/scaling.md.
 
-The table "Explored share after 2 minutes" (60x60 building, seeds 0-4, one column per
-explorer) is the one home of the figures; this script reads it and plots, per explorer, the
-mean over the seeds against the team size with a band from the lowest to the highest seed.
-The "before" column (the frontier explorer before issue 36, seeds missing where not measured)
-is drawn dashed.
+The tables "Explored share after 2 minutes" (60x60 building, seeds 0-4, one column per
+explorer) and "60x60 cave, after 2 minutes" are the one home of the figures; this script reads
+one and plots, per explorer, the mean over the seeds against the team size with a band from the
+lowest to the highest seed. The "before" column (the frontier explorer before issue 36, seeds
+missing where not measured) is drawn dashed.
 
 Usage::
 
     python experiments/scaling_figure.py                       # writes the PNG beside the doc
+    python experiments/scaling_figure.py --map cave            # the cave's tables
+    python experiments/scaling_figure.py --map cave-1min
     python experiments/scaling_figure.py --out /tmp/scaling.png
 """
 
@@ -21,10 +23,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "scaling.md"
 HEADING = "## Explored share after 2 minutes"
+#: Per table: the heading it follows, the figure's title, its file in docs/scaling/ and when
+#: the share was taken.
+MAPS = {
+    "building": (HEADING, "60x60 building", "explored_vs_robots.png", "2 min"),
+    "cave": (
+        "### 60x60 cave, after 2 minutes",
+        "60x60 cave",
+        "explored_vs_robots_cave.png",
+        "2 min",
+    ),
+    "cave-1min": (
+        "#### 60x60 cave, after 1 minute",
+        "60x60 cave",
+        "explored_vs_robots_cave_1min.png",
+        "1 min",
+    ),
+}
 
 
-def read_table(text: str) -> tuple[list[str], dict[int, list[list[float]]]]:
-    """The table under :data:`HEADING`: the column names after "robots", and per team size
+def read_table(text: str, heading: str = HEADING) -> tuple[list[str], dict[int, list[list[float]]]]:
+    """The table under ``heading``: the column names after "robots", and per team size
     one list of seed values per column (NaN where the doc has "-").
 
     Examples
@@ -38,7 +57,7 @@ def read_table(text: str) -> tuple[list[str], dict[int, list[list[float]]]]:
     >>> names, rows[5][1]
     (['a', 'b'], [2.5, 3.0])
     """
-    lines = text[text.index(HEADING) :].splitlines()
+    lines = text[text.index(heading) :].splitlines()
     header = next(line for line in lines if line.startswith("| robots |"))
     names = [cell.strip() for cell in header.strip("|").split("|")[1:]]
     rows: dict[int, list[list[float]]] = {}
@@ -58,8 +77,11 @@ def read_table(text: str) -> tuple[list[str], dict[int, list[list[float]]]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(DOC.parent / "scaling" / "explored_vs_robots.png"))
+    parser.add_argument("--map", choices=sorted(MAPS), default="building")
+    parser.add_argument("--out", default=None, help="default: docs/scaling/<the map's file>")
     args = parser.parse_args(argv)
+    heading, place, file_name, when = MAPS[args.map]
+    args.out = args.out or str(DOC.parent / "scaling" / file_name)
 
     import matplotlib
 
@@ -67,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    names, rows = read_table(DOC.read_text())
+    names, rows = read_table(DOC.read_text(), heading)
     sizes = sorted(rows)
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"])
@@ -93,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     ax.minorticks_off()
     ax.set_ylim(0, 101)
     ax.set_xlabel("robots (spawn_together)")
-    ax.set_ylabel("explored after 2 min (%)")
-    ax.set_title("60x60 building, seeds 0-4: mean, band = min..max of the seeds")
+    ax.set_ylabel(f"explored after {when} (%)")
+    ax.set_title(f"{place}, seeds 0-4: mean, band = min..max of the seeds")
     ax.grid(alpha=0.3)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=9)
     fig.tight_layout()
