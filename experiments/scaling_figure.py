@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"])
     for k, name in enumerate(names):
         values = np.array([rows[n][k] for n in sizes], dtype=float)
-        mean = np.nanmean(values, axis=1)
+        with warnings.catch_warnings():  # a size with no seed measured (a "-" row): NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(values, axis=1)
         if "before" in name:
             ax.plot(
                 sizes,
