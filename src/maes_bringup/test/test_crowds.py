@@ -61,6 +61,29 @@ def test_twice_the_robots_explore_no_less_and_nobody_stalls(logic, seed):
         assert twenty >= 90.0
 
 
+def cave(robots: int):
+    """:func:`building`'s run on a 60x60 cave instead (the cave generator's defaults), as
+    ``experiments/scaling.yaml``'s cave runs."""
+    from maes_sim.core.config_schema import CaveConfig
+
+    config = building(robots)
+    return replace(config, map=replace(config.map, building_config=None, cave_config=CaveConfig()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("logic", [EXPLORER, TRS, "maes_controller.algorithms.space_cbba:logic"])
+def test_on_a_cave_twice_the_robots_explore_no_less_and_get_there_sooner(logic):
+    # seed 0 of docs/scaling.md's cave tables: 5, 10 and 20 robots after 2 minutes, and the
+    # share after 1 minute, which more robots raise on a cave with no doors
+    runs = [direct.run(cave(n), logic, seed=0) for n in (5, 10, 20)]
+    two = [float(r.exploration[-1]) for r in runs]
+    one = [float(r.exploration[600]) for r in runs]  # after tick 600: 1 simulated minute
+    print(f"{logic}: 5/10/20 robots explored {two} % after 2 min, {one} % after 1 min")
+    assert all(r.ticks == 1200 and int(r.stats["stalls"]) == 0 for r in runs)
+    assert two[1] >= two[0] - 2.0 and two[2] >= two[1] - 2.0
+    assert one[0] < one[1] < one[2] or one[1] == one[2] == 100.0
+
+
 @pytest.mark.slow
 def test_fifty_robots_leave_a_packed_start():
     # 50 robots packed at the centre: after 30 s most are 3 m or more from where they started
