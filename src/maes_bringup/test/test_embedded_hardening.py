@@ -142,6 +142,28 @@ def test_bad_goals_from_the_logic_are_refused_and_the_run_reaches_its_end(tmp_pa
     assert summary["ticks"] == 60 and "tick" in summary["stopped_because"]
 
 
+def test_a_run_with_very_many_endpoints_ends_at_once_after_its_results(tmp_path):
+    """Fast DDS destroys a process's endpoints in time quadratic in their number (maes_run of
+    120 robots serving Nav2's task interface: over 30 s, and the teardown limit ended it with
+    exit code 1 and a stack). Above MAES_QUICK_EXIT_PAIRS reader-writer pairs (1 here) the
+    program writes its results and its recording, says so, and ends at once with its code."""
+    cfg = write_config(tmp_path / "run.yaml", tmp_path / "results", ticks=None)
+    mcap = tmp_path / "run.mcap"
+    env = {**os.environ, "MAES_QUICK_EXIT_PAIRS": "1"}
+    args = ["--config", str(cfg), "--real-time-factor", "0", "--max-ticks", "5"]
+    proc = start([*args, "--record", str(mcap)], env=env)
+    err = finish(proc, timeout=180)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "Timeout (" not in err, err
+    lines = err.splitlines()
+    ending = next(k for k, line in enumerate(lines) if "maes_run: ending at once" in line)
+    results = next(k for k, line in enumerate(lines) if "results in" in line)
+    recorded = next(k for k, line in enumerate(lines) if "recording written to" in line)
+    assert results < recorded < ending == len(lines) - 1, err  # the results first, then the end
+    assert the_summary(tmp_path / "results")["ticks"] == 5
+    assert mcap.read_bytes().endswith(b"\x89MCAP0\r\n")  # the recording's footer is there
+
+
 def test_nan_goals_from_an_action_client_leave_the_stack_running(tmp_path):
     """An outside client sends NaN / inf goals straight to navigate_to_pose (served over DDS
     with ``--controllers none``: a script drives the robots; the run starts without

@@ -53,6 +53,7 @@ __all__ = [
     "NodeProcess",
     "SpinSlices",
     "destroy_nodes",
+    "end_process_now",
     "events_executor",
     "graph_node_names",
     "read_parameters",
@@ -570,19 +571,25 @@ class NodeProcess:
         """End the process at once (exit code 0) when destroying its nodes' endpoints one by
         one would take long (:func:`quick_exit_due`), saying so on stderr."""
         due = quick_exit_due(self._nodes)
-        if due is None:
-            return
-        readers, writers = due
-        print(
-            f"{self.program}: ending at once, without destroying its {readers} DDS readers and "
-            f"{writers} writers one by one (Fast DDS would take about "
-            f"{2.5e-6 * readers * writers:.0f} s for that)",
-            file=sys.stderr,
-            flush=True,
-        )
-        sys.stdout.flush()
-        _flush_c_streams()  # the node's log lines (rcutils writes with C stdio)
-        os._exit(0)
+        if due is not None:
+            end_process_now(self.program, due, 0)
+
+
+def end_process_now(program: str, endpoints: tuple[int, int], code: int) -> None:
+    """End the process at once with exit ``code``, its nodes' ``endpoints`` (readers,
+    writers) not destroyed one by one (:func:`quick_exit_due`), saying so on stderr; the
+    Python and C streams are written out first."""
+    readers, writers = endpoints
+    print(
+        f"{program}: ending at once, without destroying its {readers} DDS readers and "
+        f"{writers} writers one by one (Fast DDS would take about "
+        f"{2.5e-6 * readers * writers:.0f} s for that)",
+        file=sys.stderr,
+        flush=True,
+    )
+    sys.stdout.flush()
+    _flush_c_streams()  # the nodes' log lines (rcutils writes with C stdio)
+    os._exit(code)
 
 
 def _flush_c_streams() -> None:

@@ -376,11 +376,24 @@ def main(argv: list[str] | None = None) -> int:
     the run (its traceback logged, the results written), or when the nodes' teardown hung
     for ``MAES_TEARDOWN_LIMIT_S`` seconds (default 30) after the results were written
     (``Timeout (0:00:30)!`` and the stack printed; maes_common.process.teardown_limit).
+    Run as the program (``argv`` None), nodes holding more DDS reader-writer pairs than
+    ``MAES_QUICK_EXIT_PAIRS`` are not destroyed one by one: the process ends at once with its
+    code, after the results and the recording (maes_common.process.quick_exit_due).
     """
     stop = StopSignals()
     stop.install()
+    # As the program (the command line's arguments), a run whose nodes hold very many DDS
+    # endpoints ends without destroying them one by one (maes_common.process.quick_exit_due):
+    # after the results and the recording are written, the process ends at once.
+    ending: dict[str, Any] | None = {} if argv is None else None
     try:
-        return _main(argv, stop)
+        code = _main(argv, stop, ending)
+        if ending and ending.get("endpoints") is not None:
+            from maes_common.process import end_process_now
+
+            stop.restore()
+            end_process_now("maes_run", ending["endpoints"], code)
+        return code
     except KeyboardInterrupt:
         if stop.signum is None:
             raise
@@ -390,8 +403,11 @@ def main(argv: list[str] | None = None) -> int:
         stop.restore()
 
 
-def _main(argv: list[str] | None, stop: StopSignals) -> int:
+def _main(argv: list[str] | None, stop: StopSignals, ending: dict | None = None) -> int:
+    """``ending``: a dict when the process may end without destroying its nodes (``main``
+    as the program); ``ending["endpoints"]`` is then set when it should."""
     args = parse_args(argv)
+    args.ending = ending
     # Modules are imported here, after the signal handler is in place: a Ctrl-C while numpy,
     # numba and rclpy load ends quietly too.
     try:
@@ -510,7 +526,7 @@ def _run(
     from rclpy.executors import ExternalShutdownException
     from rclpy.signals import SignalHandlerOptions
 
-    from maes_common.process import destroy_nodes, teardown_limit
+    from maes_common.process import destroy_nodes, quick_exit_due, teardown_limit
     from maes_controller.nodes.navigator_node import NavigatorNode
     from maes_sim.core import write_run_results
     from maes_sim.ros.sim_node import SimNode
@@ -655,10 +671,14 @@ def _run(
             # found it there: "ROS domain ... is in use by another MAES-ROS run").
             if executor is not None:
                 executor.shutdown()
-            # (a node may be half built after an early signal)
-            destroy_nodes(nodes[::-1], quiet=True)
-            if rclpy.ok():
-                rclpy.shutdown()
+            due = quick_exit_due(nodes) if args.ending is not None else None
+            if due is not None:  # left for the process's end (main): minutes otherwise
+                args.ending["endpoints"] = due
+            else:
+                # (a node may be half built after an early signal)
+                destroy_nodes(nodes[::-1], quiet=True)
+                if rclpy.ok():
+                    rclpy.shutdown()
         print(f"maes_run: {reason}; results in {out}", file=sys.stderr)
         failed_always = sim_node is not None and sim_node.admission.logic_always_failed
         if sim_node is not None and sim_node.logic_failure_line():
