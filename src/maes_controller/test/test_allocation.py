@@ -226,6 +226,49 @@ def test_a_big_teams_cbba_broadcast_fits_the_radio_with_every_task():
     assert all(back.s[a] == st.s[a] for a in kept)
 
 
+def test_cbba_finished_areas_travel_in_parts_and_join_as_a_union():
+    """Finished tasks (``<task>:x:``) ride in the parts of a state too big for one broadcast;
+    a receiver that hears one round knows every one of them, and keeps those it knew."""
+    rng = np.random.default_rng(2)
+    ids = sorted(int(t) for t in rng.choice(5000, 80, replace=False))
+    st = CbbaState(
+        y={t: float(rng.uniform(0, 500)) for t in ids[:40]},
+        z={t: int(rng.integers(0, 9)) for t in ids[:40]},
+        done=set(ids[40:]),
+    )
+    receiver = CbbaState(done={7})
+    first, parts = None, 0
+    while True:
+        text, first = cbba_encode_part(st, first, limit=200)
+        assert len(text.encode()) <= 200
+        part = cbba_decode(text)
+        assert not part.done & set(part.y)  # a finished task carries no bid
+        cbba_consensus(receiver, 20, 1, part, now=parts)
+        parts += 1
+        if first is None:
+            break
+    assert parts >= 3
+    assert receiver.done == st.done | {7}
+
+
+def test_a_cbba_robot_leaves_areas_others_finished_while_it_has_others():
+    """Each robot maps alone: an area another robot explored still shows frontier in this
+    robot's map. Told it is finished, the robot drops it and takes the next one; when nothing
+    else is left it goes there anyway."""
+    from maes_controller.algorithms.space_bt import Task
+    from maes_controller.algorithms.space_cbba import CbbaPlugin
+
+    near, far = Task((1, 0), 10, 1.0, (1.0, 0.0)), Task((9, 0), 10, 9.0, (9.0, 0.0))
+    robot = CbbaPlugin(0)
+    assert robot.decide({1: near, 2: far}, now=0) == 1
+    other = CbbaPlugin(1)
+    other.explored({1})
+    robot.receive(1, other.message(), now=1)
+    assert robot.decide({1: near, 2: far}, now=1) == 2
+    assert robot.state.done == {1} and 1 not in robot.state.bundle
+    assert robot.decide({1: near}, now=2) == 1  # nothing else left to it
+
+
 # ------------------------------------------------------------------------------------- GRAPE
 def test_grape_utility_is_space_equation_1():
     assert grape_utility(12.0, 2.0, 3, 1.0) == pytest.approx(12 / 3 - 2 * 3)

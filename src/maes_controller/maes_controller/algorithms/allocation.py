@@ -44,6 +44,9 @@ class CbbaState:
         In a received broadcast that carries only part of its sender's tasks: the inclusive
         range of task ids it speaks for (None ends: unbounded); :func:`cbba_consensus` leaves
         every other task as it is. None: the whole state (a task absent has no winner).
+    done : set of task
+        Tasks known to be finished by some agent (MAES-ROS's extension for tasks that end
+        when any agent completes them, as SPACE's areas do): spread by consensus as a union.
     """
 
     y: dict = field(default_factory=dict)
@@ -52,6 +55,7 @@ class CbbaState:
     bundle: list = field(default_factory=list)
     path: list = field(default_factory=list)
     covers: tuple | None = None
+    done: set = field(default_factory=set)
 
 
 def path_score(path: list, start_cost: Mapping, between, reward: Mapping, lam: float) -> float:
@@ -133,9 +137,9 @@ def cbba_release_from(state: CbbaState, n: int, *, keep_first: bool) -> None:
 def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: int) -> None:
     """CBBA phase 2: merge one neighbour's ``y, z, s`` (Choi et al. 2009, Table 1).
 
-    ``msg`` is the sender's state as it broadcast it (only ``y``, ``z``, ``s`` and ``covers``
-    are read). After the merge, the first task of this agent's bundle it no longer wins and
-    everything after it are released.
+    ``msg`` is the sender's state as it broadcast it (only ``y``, ``z``, ``s``, ``covers`` and
+    ``done`` are read; ``done`` joins this agent's). After the merge, the first task of this
+    agent's bundle it no longer wins and everything after it are released.
 
     Examples
     --------
@@ -180,6 +184,7 @@ def cbba_consensus(state: CbbaState, me: int, sender: int, msg: CbbaState, now: 
         elif action == "reset":
             state.y.pop(task, None)
             state.z.pop(task, None)
+    state.done |= msg.done  # a finished task stays finished, whoever says so
     state.s[k] = now
     for m, t in s_k.items():
         if m != i and t > s_i.get(m, -1):

@@ -146,6 +146,7 @@ class LocalSensing(_Node):
                 return Status.FAILURE
             self.bb["view"], self.bb["tasks"] = view, find_tasks(view)
             self.bb["tasks_tick"] = robot.tick
+            _report_explored(self.bb, view)
         return Status.SUCCESS
 
 
@@ -209,6 +210,21 @@ class Exploration(_Node):
         self.bb["wander"], self.bb["goal"] = view.pos_of((ix[k], iy[k])), None
         robot.nav_to_pos(*self.bb["wander"])
         return Status.RUNNING
+
+
+def _report_explored(bb: dict, view: MapView) -> None:
+    """Tell a plugin that keeps them (``plugin.explored(areas)``, CBBA's) the areas that were
+    tasks of this robot and have no frontier cell left in its map, reachable or not."""
+    explored = getattr(bb["plugin"], "explored", None)
+    if explored is None:
+        return
+    known = bb.setdefault("areas", set())
+    known.update(bb["tasks"])
+    open_areas = set(np.unique(area_labels(view, AREA_SIDE_M)[view.frontier]).tolist())
+    finished = known - open_areas
+    if finished:
+        explored(finished)
+        known -= finished
 
 
 def _away_from(view: MapView, robots: Any, distance_m: float) -> np.ndarray:

@@ -33,10 +33,11 @@ TASK_SHARE = 0.75
 
 
 def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
-    """The broadcast of a CBBA state (``y``, ``z``, ``s`` only), at most ``limit`` bytes.
+    """The broadcast of a CBBA state (``y``, ``z``, ``s`` and ``done``), at most ``limit`` bytes.
 
     ``cbba <task>:<winner>:<bid>;...|<agent>:<tick>;...``: one entry per task (an empty winner or
-    bid where the state has none) and the agents' timestamps, freshest first. Where all of them do
+    bid where the state has none, ``<task>:x:`` for a finished one) and the agents' timestamps,
+    freshest first. Where all of them do
     not fit (a big team: one timestamp per agent heard of), the stalest timestamps are left out,
     which a receiver reads as "no fresher news of that agent" (CBBA's rules then keep its own).
     Where even the tasks do not fit, this is the first part of :func:`encode_part`'s round. The
@@ -50,6 +51,10 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
     {3: 0}
     >>> decode(encode(CbbaState(s={k: 100 + k for k in range(9)}), limit=30)).s
     {8: 108, 7: 107, 6: 106, 5: 105}
+    >>> encode(CbbaState(y={3: 1.5}, z={3: 0}, done={4}))
+    'cbba 3:0:1.5;4:x:|'
+    >>> decode('cbba 3:0:1.5;4:x:|').done
+    {4}
     """
     return encode_part(state, None, limit)[0]
 
@@ -79,8 +84,8 @@ def encode_part(state: CbbaState, first: int | None, limit: int = MAX_MESSAGE_BY
     ('cbba @8.. 8:0:1.0;9:0:1.0|0:7', None, (8, None))
     """
     entries = [
-        (t, f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}")
-        for t in sorted(set(state.y) | set(state.z))
+        (t, f"{t}:x:" if t in state.done else _entry(state, t))
+        for t in sorted(set(state.y) | set(state.z) | state.done)
     ]
     text = f"cbba {';'.join(entry for _, entry in entries)}|"
     following = first
@@ -110,6 +115,11 @@ def encode_part(state: CbbaState, first: int | None, limit: int = MAX_MESSAGE_BY
     return text, following
 
 
+def _entry(state: CbbaState, t: int) -> str:
+    """A task's ``<task>:<winner>:<bid>`` entry (empty winner or bid where there is none)."""
+    return f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}"
+
+
 def decode(text: str) -> CbbaState | None:
     """The state in a ``cbba`` broadcast (whole or part), None for other or malformed messages."""
     if not text.startswith("cbba "):
@@ -124,7 +134,11 @@ def decode(text: str) -> CbbaState | None:
         state = CbbaState(covers=covers)
         for entry in filter(None, tasks.split(";")):
             t, winner, bid = entry.split(":")
-            if winner:
+            if winner == "x":  # finished: no bid
+                if bid:
+                    return None
+                state.done.add(int(t))
+            elif winner:
                 state.z[int(t)] = int(winner)
             if bid:
                 state.y[int(t)] = float(bid)
@@ -167,6 +181,11 @@ class CbbaPlugin:
         self.inbox.clear()
         for task in [t for t in st.bundle if t not in tasks]:
             cbba_drop(st, task)  # explored (or unreachable) in this robot's map
+        fresh = {t: task for t, task in tasks.items() if t not in st.done}
+        if fresh:  # areas another robot finished wait until nothing else is left
+            for task in [t for t in st.bundle if t not in fresh]:
+                cbba_drop(st, task)
+            tasks = fresh
         start = {t: task.cost_m for t, task in tasks.items()}
         reward = {t: float(task.workload) for t, task in tasks.items()}
 
@@ -187,6 +206,17 @@ class CbbaPlugin:
 
     def task_done(self, task: int) -> None:
         cbba_drop(self.state, task)
+
+    def explored(self, areas: set[int]) -> None:
+        """``areas`` have no frontier left in this robot's map: finished, for every robot.
+
+        Each robot maps alone by default (``distribute_slam: false``), so an area another robot
+        explored still shows frontier in this robot's map; without this, CBBA's winner of it
+        dropped it when done and the others bid on it next (2 robots on a 60x60 building, seed
+        0, explored less than 1). Finished areas ride in the broadcasts (``<task>:x:``) and
+        are merged as a union; a robot takes them only when no other area is left to it.
+        """
+        self.state.done |= areas
 
     def message(self) -> str | None:
         text, self.next_part = encode_part(self.state, self.next_part)
