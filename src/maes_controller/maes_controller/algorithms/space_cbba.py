@@ -167,6 +167,7 @@ class CbbaPlugin:
         self.inbox: list[tuple[int, CbbaState]] = []
         self.empty_since: int | None = None
         self.next_part: int | None = None  # where the next broadcast's tasks start
+        self.finished: set[int] = set()  # areas this robot explored (state.done: anyone's)
 
     def receive(self, sender: int, text: str, now: int) -> None:
         msg = _heard(text)
@@ -181,7 +182,8 @@ class CbbaPlugin:
         self.inbox.clear()
         for task in [t for t in st.bundle if t not in tasks]:
             cbba_drop(st, task)  # explored (or unreachable) in this robot's map
-        fresh = {t: task for t, task in tasks.items() if t not in st.done}
+        others = st.done - self.finished
+        fresh = {t: task for t, task in tasks.items() if t not in others}
         if fresh:  # areas another robot finished wait until nothing else is left
             for task in [t for t in st.bundle if t not in fresh]:
                 cbba_drop(st, task)
@@ -214,8 +216,10 @@ class CbbaPlugin:
         explored still shows frontier in this robot's map; without this, CBBA's winner of it
         dropped it when done and the others bid on it next (2 robots on a 60x60 building, seed
         0, explored less than 1). Finished areas ride in the broadcasts (``<task>:x:``) and
-        are merged as a union; a robot takes them only when no other area is left to it.
+        are merged as a union; a robot takes them only when no other area is left to it. An
+        area it finished itself that shows frontier again in its own map is a task again.
         """
+        self.finished |= areas
         self.state.done |= areas
 
     def message(self) -> str | None:
