@@ -74,6 +74,18 @@ def test_a_second_space_cbba_robot_does_not_explore_what_the_first_explored():
     assert all(stalls == 0 for _, stalls in shares)
 
 
+@pytest.mark.slow
+def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_do_not_stall():
+    # 60x60 building, seed 2 (docs/scaling.md): a robot jammed by the crowd at the door drove
+    # to its task for 70 s within 1 m of one place, its goal flipping between the area's
+    # frontier cells (each new goal restarted the navigator's progress check). It now gives
+    # the task up after 30 s without getting 2 m on.
+    share, stalls = explored(50, "maes_controller.algorithms.space_cbba:logic", 2)
+    print(f"SPACE CBBA, 50 robots, seed 2: {share:.1f} %, {stalls} stalls")
+    assert stalls == 0
+    assert share >= 85.0
+
+
 def cave(robots: int):
     """:func:`building`'s run on a 60x60 cave instead (the cave generator's defaults), as
     ``experiments/scaling.yaml``'s cave runs."""

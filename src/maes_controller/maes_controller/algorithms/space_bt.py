@@ -23,6 +23,7 @@ process, and direct mode runs every robot in one process).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,12 @@ EXPLORATION_RADIUS_M = 5.0
 ROOM_M = 1.5
 #: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
 HEMMED_TICKS = 50
+#: Ticks a task the robot gave up (the navigator aborted its goal, or the robot was stuck) is
+#: left out of its tasks.
+ABORTED_TICKS = 300
+#: A robot driving to a task that stays within STUCK_M of one place for STUCK_TICKS gives it up.
+STUCK_M = 2.0
+STUCK_TICKS = 300
 
 Status = py_trees.common.Status
 
@@ -144,9 +151,16 @@ class LocalSensing(_Node):
             view = MapView.of(robot, around_robots=True)
             if view is None:
                 return Status.FAILURE
-            self.bb["view"], self.bb["tasks"] = view, find_tasks(view)
+            tasks = find_tasks(view)
+            self.bb["view"], self.bb["tasks"] = view, tasks
             self.bb["tasks_tick"] = robot.tick
             _report_explored(self.bb, view)
+            aborted = self.bb.setdefault("aborted", {})
+            for task, tick in list(aborted.items()):
+                if robot.tick - tick >= ABORTED_TICKS:
+                    del aborted[task]
+                else:
+                    tasks.pop(task, None)
         return Status.SUCCESS
 
 
@@ -171,6 +185,12 @@ class TaskExecution(_Node):
         robot, plugin, tasks = self.bb["robot"], self.bb["plugin"], self.bb["tasks"]
         task = self.bb["task"]
         goal = tasks[task].pos
+        if _stuck(self.bb, robot, task):
+            robot.cancel_nav()  # no way to it through the crowd: leave it for a while
+            plugin.task_done(task)
+            self.bb.setdefault("aborted", {})[task] = robot.tick
+            self.bb["tasks"], self.bb["goal"], self.bb["progress"] = None, None, None
+            return Status.FAILURE
         if self.bb.get("goal") != goal:
             self.bb["goal"] = goal
             robot.nav_to_pos(*goal)
@@ -178,14 +198,31 @@ class TaskExecution(_Node):
         status = robot.nav_status
         if not status.done:
             return Status.RUNNING
+        self.bb["progress"] = None
         if status is NavStatus.SUCCEEDED or status is NavStatus.ABORTED:
             # reached (its frontier should now be seen) or unreachable: rebuild the tasks now
             if status is NavStatus.ABORTED:
                 plugin.task_done(task)
+                self.bb.setdefault("aborted", {})[task] = robot.tick
             self.bb["tasks"], self.bb["goal"] = None, None
             return Status.SUCCESS
         self.bb["goal"] = None  # canceled or rejected: send it again next tick
         return Status.FAILURE
+
+
+def _stuck(bb: dict, robot: Any, task: int) -> bool:
+    """Whether the robot has driven to ``task`` for STUCK_TICKS without getting STUCK_M from
+    where it was (MAES-ROS). The navigator's own progress check cannot tell: the task's
+    nearest frontier cell moves as the robot jostles, and each new goal restarts that check,
+    so a robot jammed in a crowd kept its task for minutes (a stall)."""
+    pos = robot.robot_position
+    mark = bb.get("progress")
+    if pos is None:
+        return False
+    if mark is None or mark[0] != task or math.dist(pos, mark[1]) > STUCK_M:
+        bb["progress"] = (task, (float(pos[0]), float(pos[1])), robot.tick)
+        return False
+    return robot.tick - mark[2] >= STUCK_TICKS
 
 
 class Exploration(_Node):
