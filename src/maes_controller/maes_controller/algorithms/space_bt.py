@@ -46,7 +46,8 @@ ROOM_M = 1.5
 #: Ticks a robot hemmed in by robots (frontier only through them) waits for them to go.
 HEMMED_TICKS = 50
 #: Ticks a task the robot gave up (the navigator aborted its goal, or the robot was stuck) is
-#: left out of its tasks.
+#: left out of its tasks, for a plugin with ``gives_up_when_stuck`` (CBBA's; SPACE BT and SPACE
+#: GRAPE explored less with 50 robots and GRAPE stalled more with it, so they go without).
 ABORTED_TICKS = 300
 #: A robot driving to a task that stays within STUCK_M of one place for STUCK_TICKS gives it up.
 STUCK_M = 2.0
@@ -185,7 +186,8 @@ class TaskExecution(_Node):
         robot, plugin, tasks = self.bb["robot"], self.bb["plugin"], self.bb["tasks"]
         task = self.bb["task"]
         goal = tasks[task].pos
-        if _stuck(self.bb, robot, task):
+        gives_up = getattr(plugin, "gives_up_when_stuck", False)
+        if gives_up and _stuck(self.bb, robot, task):
             robot.cancel_nav()  # no way to it through the crowd: leave it for a while
             plugin.task_done(task)
             self.bb.setdefault("aborted", {})[task] = robot.tick
@@ -203,7 +205,8 @@ class TaskExecution(_Node):
             # reached (its frontier should now be seen) or unreachable: rebuild the tasks now
             if status is NavStatus.ABORTED:
                 plugin.task_done(task)
-                self.bb.setdefault("aborted", {})[task] = robot.tick
+                if gives_up:
+                    self.bb.setdefault("aborted", {})[task] = robot.tick
             self.bb["tasks"], self.bb["goal"] = None, None
             return Status.SUCCESS
         self.bb["goal"] = None  # canceled or rejected: send it again next tick

@@ -161,6 +161,9 @@ def _heard(text: str) -> CbbaState | None:
 class CbbaPlugin:
     """CBBA as a SPACE decision plugin (receive, decide, task_done, message)."""
 
+    #: The tree gives a task up after 30 s without progress (space_bt.STUCK_TICKS).
+    gives_up_when_stuck = True
+
     def __init__(self, me: int) -> None:
         self.me = me
         self.state = CbbaState()
