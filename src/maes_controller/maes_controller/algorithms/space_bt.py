@@ -31,7 +31,7 @@ import numpy as np
 import py_trees
 
 from ..robot_api import NavStatus
-from ._common import Cell, MapView, area_center, area_labels, robot_index, robot_rng
+from ._common import MapView, area_labels, robot_index, robot_rng
 
 #: Side of a square area task, metres.
 AREA_SIDE_M = 5.0
@@ -49,8 +49,6 @@ HEMMED_TICKS = 50
 #: left out of its tasks, for a plugin with ``gives_up_when_stuck`` (CBBA's; SPACE BT and SPACE
 #: GRAPE explored less with 50 robots and GRAPE stalled more with it, so they go without).
 ABORTED_TICKS = 300
-#: Ticks an open area heard of that the robot's map offers no way towards is left alone.
-TRIED_TICKS = 300
 #: A robot driving to a task that stays within STUCK_M of one place for STUCK_TICKS gives it up.
 STUCK_M = 2.0
 STUCK_TICKS = 300
@@ -237,23 +235,10 @@ class Exploration(_Node):
 
     def update(self) -> Status:
         robot, view = self.bb["robot"], self.bb.get("view")
-        if self.bb.get("wander") is not None and not robot.nav_status.done:
-            return Status.RUNNING
-        tried = self.bb.setdefault("far_tried", {})
-        aborted = self.bb.get("far") is not None and robot.nav_status is NavStatus.ABORTED
-        if aborted:  # no way there found (a crowd in the way): a wander nearby first
-            tried[self.bb["far"]] = robot.tick
-        self.bb["far"] = None
-        elsewhere = getattr(self.bb["plugin"], "elsewhere", None)
-        if view is not None and elsewhere and not aborted:
-            far = _towards(view, elsewhere, tried, robot.tick)
-            if far is not None:
-                self.bb["far"], cell = far
-                self.bb["wander"], self.bb["goal"] = view.pos_of(cell), None
-                robot.nav_to_pos(*self.bb["wander"])
-                return Status.RUNNING
         if view is None or not self.bb.get("tasks"):
             return Status.SUCCESS  # nothing known to explore: idle
+        if self.bb.get("wander") is not None and not robot.nav_status.done:
+            return Status.RUNNING
         near = np.isfinite(view.dist) & (view.dist * view.resolution <= EXPLORATION_RADIUS_M)
         roomy = near & _away_from(view, robot.state.nearby_robots, ROOM_M)
         if roomy.any():
@@ -280,36 +265,6 @@ def _report_explored(bb: dict, view: MapView) -> None:
     if finished:
         explored(finished)
         known -= finished
-
-
-def _towards(view: MapView, areas: list[int], tried: dict, now: int) -> tuple[int, Cell] | None:
-    """Where a robot with nothing left in its own map goes to reach the open areas it heard
-    of (``plugin.elsewhere``): in the nearest such area (straight line), the cell nearest its
-    centre that its costmap does not know to be blocked; the navigator plans through unknown
-    cells, as Nav2 does, and re-plans as the map grows. An area with no such cell, or whose
-    goal the robot stands on, is left alone for TRIED_TICKS (``tried``: area -> tick).
-    Returns ``(area, cell)``, or None."""
-    rx, ry = view.position
-    labels = None
-    open_cells = view.traversable | (view.array < 0)
-    centres = {
-        a: area_center(a, AREA_SIDE_M)
-        for a in areas
-        if now - tried.get(a, -TRIED_TICKS) >= TRIED_TICKS
-    }
-    for area in sorted(centres, key=lambda a: (math.dist(centres[a], (rx, ry)), a)):
-        if labels is None:
-            labels = area_labels(view, AREA_SIDE_M)
-        iy, ix = np.nonzero((labels == area) & open_cells)
-        if ix.size:
-            cx, cy = centres[area]
-            px = view.grid.origin_x + (ix + 0.5) * view.resolution
-            py = view.grid.origin_y + (iy + 0.5) * view.resolution
-            k = int(np.argmin((px - cx) ** 2 + (py - cy) ** 2))
-            if math.hypot(px[k] - rx, py[k] - ry) > 1.0:
-                return area, (int(ix[k]), int(iy[k]))
-        tried[area] = now
-    return None
 
 
 def _away_from(view: MapView, robots: Any, distance_m: float) -> np.ndarray:

@@ -27,9 +27,6 @@ LAMBDA = 0.95
 MAX_BUNDLE = 3
 #: Ticks with an empty bundle before the robot resets the bids it knows (SPACE's modification).
 RESET_TICKS = 30
-#: Ticks an area heard of (a winner of it in a broadcast) stays open for a robot with nothing
-#: left in its own map to head for.
-HEARD_TICKS = 300
 #: Share of a broadcast the task entries may fill when they are sent in parts
 #: (:func:`encode_part`); the rest carries the freshest timestamps.
 TASK_SHARE = 0.75
@@ -174,18 +171,11 @@ class CbbaPlugin:
         self.empty_since: int | None = None
         self.next_part: int | None = None  # where the next broadcast's tasks start
         self.finished: set[int] = set()  # areas this robot explored (state.done: anyone's)
-        self.heard: dict[int, int] = {}  # area -> tick: a winner of it heard in a broadcast
-        #: Open areas heard of and not in this robot's map, when its map has none unfinished
-        #: left (the tree's Exploration drives towards the nearest; space_bt.Exploration).
-        self.elsewhere: list[int] = []
 
     def receive(self, sender: int, text: str, now: int) -> None:
         msg = _heard(text)
         if msg is not None and sender != self.me:
             self.inbox.append((sender, msg))
-            for task, winner in msg.z.items():
-                if winner is not None:
-                    self.heard[task] = now  # an open area some robot bids on
 
     def decide(self, tasks: dict[int, Task], now: int) -> int | None:
         st = self.state
@@ -197,19 +187,10 @@ class CbbaPlugin:
             cbba_drop(st, task)  # explored (or unreachable) in this robot's map
         others = st.done - self.finished
         fresh = {t: task for t, task in tasks.items() if t not in others}
-        self.elsewhere = []
         if fresh:  # areas another robot finished wait until nothing else is left
             for task in [t for t in st.bundle if t not in fresh]:
                 cbba_drop(st, task)
             tasks = fresh
-        else:  # nothing left here: open areas heard of elsewhere come before finished ones
-            for task in [t for t, tick in self.heard.items() if now - tick > HEARD_TICKS]:
-                del self.heard[task]
-            self.elsewhere = sorted(t for t in self.heard if t not in st.done and t not in tasks)
-            if self.elsewhere:
-                for task in list(st.bundle):
-                    cbba_drop(st, task)
-                return None  # the tree drives towards the nearest of them
         start = {t: task.cost_m for t, task in tasks.items()}
         reward = {t: float(task.workload) for t, task in tasks.items()}
 
