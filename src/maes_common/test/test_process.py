@@ -402,24 +402,20 @@ def test_a_process_with_many_endpoints_ends_without_destroying_them_one_by_one(t
     assert "ending at once" not in full.stderr, full.stderr
 
 
-@pytest.mark.parametrize("value", ["many", "-1", "1e6"])
-def test_a_bad_quick_exit_limit_is_one_line_before_anything_starts(tmp_path, value):
-    out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, "MAES_QUICK_EXIT_PAIRS": value})
-    assert out.returncode == 2, out.stdout + out.stderr
-    assert out.stderr == (
-        f"demo: MAES_QUICK_EXIT_PAIRS must be a whole number >= 0 (0: never), got {value!r}\n"
-    )
-    assert "teardown started" not in out.stdout  # no node was built
+BAD_LIMITS = [
+    ("MAES_QUICK_EXIT_PAIRS", value, "a whole number >= 0 (0: never)")
+    for value in ("many", "-1", "1e6")
+] + [
+    ("MAES_TEARDOWN_LIMIT_S", value, "a number of seconds >= 0 (0: no limit)")
+    for value in ("soon", "-1", "inf")
+]
 
 
-@pytest.mark.parametrize("value", ["soon", "-1", "inf"])
-def test_a_bad_teardown_limit_is_one_line_before_anything_starts(tmp_path, value):
-    out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, "MAES_TEARDOWN_LIMIT_S": value})
+@pytest.mark.parametrize(("variable", "value", "wanted"), BAD_LIMITS)
+def test_a_bad_limit_is_one_line_before_anything_starts(tmp_path, variable, value, wanted):
+    out = _run_demo(tmp_path, DEMO, "fail", env={**os.environ, variable: value})
     assert out.returncode == 2, out.stdout + out.stderr
-    assert out.stderr == (
-        f"demo: MAES_TEARDOWN_LIMIT_S must be a number of seconds >= 0 (0: no limit), "
-        f"got {value!r}\n"
-    )
+    assert out.stderr == f"demo: {variable} must be {wanted}, got {value!r}\n"
     assert "teardown started" not in out.stdout  # no node was built
 
 
