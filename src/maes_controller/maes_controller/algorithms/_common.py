@@ -58,6 +58,7 @@ class MapView:
             (ix, iy) for ix, iy in cells if 0 <= ix < w and 0 <= iy < h and (ix, iy) != cell
         )
         self._hemmed = False
+        self._area_labels: dict[float, np.ndarray] = {}  # area_labels' results, by side
 
     @classmethod
     def of(cls, robot: Any, around_robots: bool = False) -> MapView | None:
@@ -122,7 +123,8 @@ class MapView:
 
 
 def area_labels(view: MapView, side_m: float) -> np.ndarray:
-    """Int (H, W): the index of the square area (``side_m`` metres) each cell lies in.
+    """Int (H, W), read-only: the index of the square area (``side_m`` metres) each cell lies
+    in (computed once per view and side: the tasks and the finished areas both need it).
 
     Areas tile the world from the world origin, so every robot numbers them alike whatever its
     grid's size: index ``(ay + 1000) * 2000 + (ax + 1000)`` of area column ``ax``, row ``ay``.
@@ -135,12 +137,18 @@ def area_labels(view: MapView, side_m: float) -> np.ndarray:
     >>> [area_center(int(a), 2.0) for a in np.unique(labels)]
     [(-1.0, 1.0), (1.0, 1.0)]
     """
+    known = view._area_labels.get(side_m)  # once per view and side (read-only, shared)
+    if known is not None:
+        return known
     h, w = view.array.shape
     xs = view.grid.origin_x + (np.arange(w) + 0.5) * view.resolution
     ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
     ax = np.floor(xs / side_m).astype(np.int64) + 1000
     ay = np.floor(ys / side_m).astype(np.int64) + 1000
-    return ay[:, None] * 2000 + ax[None, :]
+    labels = ay[:, None] * 2000 + ax[None, :]
+    labels.flags.writeable = False
+    view._area_labels[side_m] = labels
+    return labels
 
 
 def area_center(area: int, side_m: float) -> tuple[float, float]:

@@ -37,9 +37,9 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
 
     ``cbba <task>:<winner>:<bid>;...|<agent>:<tick>;...``: one entry per task (an empty winner or
     bid where the state has none, ``<task>:x:`` for a finished one) and the agents' timestamps,
-    freshest first. Where all of them do
-    not fit (a big team: one timestamp per agent heard of), the stalest timestamps are left out,
-    which a receiver reads as "no fresher news of that agent" (CBBA's rules then keep its own).
+    freshest first. Where all of them do not fit (a big team: one timestamp per agent heard
+    of), the stalest timestamps are left out, which a receiver reads as "no fresher news of
+    that agent" (CBBA's rules then keep its own).
     Where even the tasks do not fit, this is the first part of :func:`encode_part`'s round. The
     bids are rounded to 6 decimals, as JSON carried them before.
 
