@@ -9,6 +9,11 @@ first. In a crowd most robots find no frontier reachable around the robots they 
 hemmed in and wait); one compiled pass over the frontier cells answers that for far less than
 building the candidate list of :func:`~maes_controller.frontier._goal_candidates` only to find
 it empty.
+
+:func:`near_claims` is the grid-stamping path of :func:`~maes_controller.frontier._near_claims`
+(which candidate goals lie within the claim radius of a goal another robot announced): with a
+crowd's hundreds of remembered goals, one compiled pass instead of the index arrays of every
+claim's disc.
 """
 
 from __future__ import annotations
@@ -79,3 +84,25 @@ def label_clusters(mask: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np
                             tail += 1
         count += 1
     return labels, count
+
+
+@njit(cache=True)
+def near_claims(
+    cand: np.ndarray, claims: np.ndarray, ox: np.ndarray, oy: np.ndarray, height: int, width: int
+) -> np.ndarray:
+    """bool (K,): whether each cell of ``cand`` (K, 2) ``(ix, iy)``, inside the grid, lies in
+    the disc (offsets ``ox``, ``oy``) of a cell of ``claims`` (C, 2) int64: the discs stamped
+    on a (``height``, ``width``) grid, their parts outside it left out, then looked up."""
+    near = np.zeros((height, width), dtype=np.bool_)
+    for k in range(claims.shape[0]):
+        cx = claims[k, 0]
+        cy = claims[k, 1]
+        for j in range(ox.shape[0]):
+            x = cx + ox[j]
+            y = cy + oy[j]
+            if 0 <= x < width and 0 <= y < height:
+                near[y, x] = True
+    out = np.empty(cand.shape[0], dtype=np.bool_)
+    for k in range(cand.shape[0]):
+        out[k] = near[cand[k, 1], cand[k, 0]]
+    return out

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
-from ._frontier_kernel import has_candidate, label_clusters
+from ._frontier_kernel import has_candidate, label_clusters, near_claims
 from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -434,12 +434,7 @@ def _near_claims(
     reach = int(radius)
     dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
     disc = np.hypot(dx.astype(np.float64), dy.astype(np.float64)) <= radius
-    ox, oy = dx[disc], dy[disc]
-    cells = np.unique(claimed.astype(np.int64), axis=0)
+    ox, oy = dx[disc].astype(np.int64), dy[disc].astype(np.int64)
+    cells = np.ascontiguousarray(cand, dtype=np.int64)
     h, w = shape
-    xs = (cells[:, 0, None] + ox[None, :]).ravel()
-    ys = (cells[:, 1, None] + oy[None, :]).ravel()
-    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h)
-    near = np.zeros(shape, dtype=bool)
-    near[ys[inside], xs[inside]] = True
-    return near[cand[:, 1], cand[:, 0]]
+    return near_claims(cells, claimed.astype(np.int64), ox, oy, h, w)

@@ -34,6 +34,7 @@ Spreading the team (robots that start together all see the same frontiers at onc
 
 from __future__ import annotations
 
+import functools
 import math
 
 from maes_controller.frontier import frontier_goal, is_near_frontier
@@ -71,7 +72,7 @@ def logic(robot) -> None:
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
     for message in robot.state.incoming_broadcast_msgs:
-        claim = parse_claim_distance(message.msg)
+        claim = _parsed_claim(message.msg)
         if claim is not None:
             claims[message.sender] = claim
             memory["claims_heard"] = memory.get("claims_heard", 0) + 1
@@ -261,6 +262,12 @@ def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders:
         ) < me:
             return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_claim(text: str) -> tuple[float, float, float] | None:
+    # parse_claim_distance of a broadcast every robot in range hears: parsed once (a tuple)
+    return parse_claim_distance(text)
 
 
 def parse_claim(text: str) -> tuple[float, float] | None:
