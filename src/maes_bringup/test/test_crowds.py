@@ -90,6 +90,22 @@ def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_do_not_stall():
     assert share >= 85.0
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "logic",
+    ["maes_controller.algorithms.space_grape:logic", "maes_controller.algorithms.swarmbots:logic"],
+)
+def test_fifty_robots_whose_goals_keep_changing_in_the_crowd_do_not_stall(logic):
+    # 60x60 building, seed 0 (docs/scaling.md): SPACE GRAPE's robots inside the start cluster
+    # got a new task every few ticks, Swarmbots' a new goal; each new goal restarted the
+    # navigator's progress check, so a held robot never gave up (1 and 7 stalls). A goal that
+    # preempts another now keeps the check, as Nav2's controller server does.
+    share, stalls = explored(50, logic, 0)
+    print(f"{logic}, 50 robots, seed 0: {share:.1f} %, {stalls} stalls")
+    assert stalls == 0
+    assert share >= 75.0
+
+
 def cave(robots: int):
     """:func:`building`'s run on a 60x60 cave instead (the cave generator's defaults), as
     ``experiments/scaling.yaml``'s cave runs."""

@@ -51,6 +51,33 @@ def test_a_new_goal_preempts_the_running_one_with_one_zero_command():
     assert ev.command == (0.0, 0.0, 0.0) and s.token == "b" and s.status is NavStatus.ACTIVE
 
 
+def held_robot_with_a_new_goal_every_second(cancel_first: bool) -> list:
+    """A robot that never moves (held in a crowd) whose logic sends a new goal every second
+    for 30 s, first canceling the running one or not: the goals that ended otherwise than
+    preempted or canceled, with when."""
+    s, grid, ends = session(), open_grid(), []
+    for k in range(300):
+        now = round(0.1 * k, 1)
+        if k % 10 == 0:
+            if cancel_first:
+                s.cancel(now)
+            s.submit(k, (5.0, 1.0 if k % 20 else -1.0), now=now)
+        ev = s.step((0.0, 0.0, 0.0), grid, now)
+        ends += [(e.step, now) for e in ev.ended if e.step.status is not NavStatus.CANCELED]
+    return [(step, now) for step, now in ends if step.error_msg != PREEMPTED]
+
+
+def test_a_preempting_goal_keeps_the_progress_check_as_nav2s_controller_server_does():
+    # Nav2's controller server resets its progress checker for a new FollowPath goal, not for
+    # a preempting one: a robot held in place gives up 15 s (progress_timeout) after it last
+    # moved, however often its goal changes (before: never, each goal waited afresh)
+    ((step, now),) = held_robot_with_a_new_goal_every_second(cancel_first=False)[:1]
+    assert step.status is NavStatus.ABORTED and step.error_code == 105
+    assert "no progress" in step.error_msg and PARAMS.progress_timeout < now <= 16.0
+    # a goal sent after the last one ended (here canceled) starts its own check
+    assert held_robot_with_a_new_goal_every_second(cancel_first=True) == []
+
+
 def test_a_refused_goal_ends_at_once_and_stops_only_a_moving_robot():
     s = session()
     ev = s.submit("bad", (math.inf, 0.0), now=0.0)

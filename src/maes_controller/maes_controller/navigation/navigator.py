@@ -573,8 +573,15 @@ class Navigator:
         """Whether the latest update held the drive for a robot in the way (yielding)."""
         return self._hold is not None
 
-    def start(self, goal_xy: Sequence[float], now: float) -> None:
-        """Begin navigating to ``goal_xy`` (metres, map frame), replacing any current goal."""
+    def start(self, goal_xy: Sequence[float], now: float, keep_progress: bool = False) -> None:
+        """Begin navigating to ``goal_xy`` (metres, map frame), replacing any current goal.
+
+        ``keep_progress``: the new goal preempts the running one, and the progress check (no
+        ``progress_radius`` metres of movement within ``progress_timeout`` seconds) goes on
+        from where it was, as Nav2's controller server keeps its progress checker for a
+        preempting goal. A robot held in a crowd whose logic keeps changing its goal then still
+        gives up (FAILED_TO_MAKE_PROGRESS) instead of waiting afresh for every new goal.
+        """
         try:
             gx, gy = (float(v) for v in goal_xy)
         except (TypeError, ValueError):
@@ -582,7 +589,12 @@ class Navigator:
         if not (math.isfinite(gx) and math.isfinite(gy)):
             raise ValueError(f"goal_xy must be finite, got {(gx, gy)}")
         self._goal = (gx, gy)
+        checkpoint = (
+            self._checkpoint if keep_progress and self._status is NavStatus.ACTIVE else None
+        )
         self._reset_goal(float(now))
+        if checkpoint is not None:
+            self._checkpoint = checkpoint
         self._status = NavStatus.ACTIVE
         self._last = NavStep(status=NavStatus.ACTIVE)
 

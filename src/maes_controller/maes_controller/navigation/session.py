@@ -102,13 +102,18 @@ class SessionEvents:
 class GoToPose:
     """The ``navigate_to_pose`` task: the robot's :class:`~.navigator.Navigator` to one goal."""
 
-    def __init__(self, navigator: Navigator, goal: tuple[float, float]) -> None:
+    def __init__(
+        self, navigator: Navigator, goal: tuple[float, float], preempts_goal: bool = False
+    ) -> None:
         self.navigator = navigator
         self.goal = goal
+        #: It replaced a running ``navigate_to_pose`` goal: the progress check goes on.
+        self.preempts_goal = preempts_goal
 
     def begin(self, now: float) -> None:
-        """Start the navigator towards the goal."""
-        self.navigator.start(self.goal, now)
+        """Start the navigator towards the goal (as Nav2's controller server takes a
+        preempting goal's path: its progress checker is not reset)."""
+        self.navigator.start(self.goal, now, keep_progress=self.preempts_goal)
 
     def update(self, inputs: StepInputs) -> NavStep:
         """One navigator step."""
@@ -205,6 +210,7 @@ class NavSession:
         """
         ended: list[GoalEnd] = []
         was_running = self._token is not None
+        preempts_goal = was_running and isinstance(self._task, GoToPose)
         if was_running:
             ended.append(self._end(NavStep(status=NavStatus.ABORTED, error_msg=PREEMPTED)))
         self.feedback = None  # feedback belongs to a goal
@@ -218,7 +224,7 @@ class NavSession:
             if (text := goal_problem(*goal)) is not None:
                 problem = (NavErrorCode.GOAL_OUTSIDE_MAP, text)
             else:
-                goal = GoToPose(self.navigator, (float(goal[0]), float(goal[1])))
+                goal = GoToPose(self.navigator, (float(goal[0]), float(goal[1])), preempts_goal)
         if problem is not None:
             code, text = problem
             if code is NavErrorCode.GOAL_OUTSIDE_MAP:
