@@ -12,6 +12,7 @@ are ``(ix, iy)`` tuples.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -431,10 +432,19 @@ def _near_claims(
     whole = np.isfinite(claimed).all() and np.array_equal(claimed, np.floor(claimed))
     if small or not whole or not radius < _STAMP_RADIUS_MAX:
         return (_gaps(cand, claimed) <= radius).any(axis=1)
+    ox, oy = _disc_offsets(float(radius))
+    cells = np.ascontiguousarray(cand, dtype=np.int64)
+    h, w = shape
+    return near_claims(cells, claimed.astype(np.int64), ox, oy, h, w)
+
+
+@functools.lru_cache(maxsize=16)
+def _disc_offsets(radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """int64 (x, y) offsets of the cells within ``radius`` cells of a cell (centre to centre,
+    ``hypot``), read-only: made once per radius (an explorer uses one for every search)."""
     reach = int(radius)
     dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
     disc = np.hypot(dx.astype(np.float64), dy.astype(np.float64)) <= radius
     ox, oy = dx[disc].astype(np.int64), dy[disc].astype(np.int64)
-    cells = np.ascontiguousarray(cand, dtype=np.int64)
-    h, w = shape
-    return near_claims(cells, claimed.astype(np.int64), ox, oy, h, w)
+    ox.flags.writeable = oy.flags.writeable = False
+    return ox, oy
