@@ -157,8 +157,8 @@ class Commands:
     def copy(self) -> Commands:
         """Deep copy (the arrays are copied)."""
         new = object.__new__(Commands)  # a valid instance's copy: no need to check it again
-        for f in _FIELDS:
-            object.__setattr__(new, f, getattr(self, f).copy())
+        d = self.__dict__
+        new.__dict__.update({f: d[f].copy() for f in _FIELDS})
         return new
 
 

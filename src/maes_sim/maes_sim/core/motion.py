@@ -75,6 +75,7 @@ from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import (
     advance_kernel,
     map_velocity_kernel,
+    odom_delta_kernel,
     status_kernel,
     touching_kernel,
     touching_obstacles_kernel,
@@ -260,6 +261,24 @@ class MotionParams:
         object.__setattr__(self, "_arrays", out)
         return out
 
+    def _step_constants(self) -> tuple[float, int, float, float, float, bool]:
+        """``(sub_dt, sub-steps per tick, drive, brake, angular brake factor,
+        stop_on_collision)`` as :func:`advance_tick` hands them to its kernel: worked out once
+        (the parameters are frozen), not every tick."""
+        cached = self.__dict__.get("_step_consts")
+        if cached is None:
+            sub_dt = self.dt / self.substeps
+            cached = (
+                sub_dt,
+                self.physics_steps * self.substeps,
+                0.5 ** (sub_dt / self.rise_half_life),
+                math.exp(-sub_dt / self.brake_tau),
+                math.exp(-sub_dt / self.angular_brake_tau),
+                bool(self.stop_on_collision),
+            )
+            object.__setattr__(self, "_step_consts", cached)
+        return cached
+
     def robot_grid(self, n: int) -> RobotGrid:
         """The scratch :class:`~maes_sim.core.collision.RobotGrid` of ``n`` robots of these
         parameters, kept per calling thread (the kernels run without the GIL) and rebuilt
@@ -397,12 +416,14 @@ class MotionState:
         """A state of arrays the caller owns and knows valid (the kernels' own outputs): no
         copies, no checks, so stepping costs no per-tick validation."""
         state = object.__new__(cls)
-        for name, value in zip(
-            ("positions", "headings", "linear", "angular", "pressing", "lateral"),
-            (positions, headings, linear, angular, pressing, lateral),
-            strict=True,
-        ):
-            object.__setattr__(state, name, value)
+        state.__dict__.update(
+            positions=positions,
+            headings=headings,
+            linear=linear,
+            angular=angular,
+            pressing=pressing,
+            lateral=lateral,
+        )
         return state
 
     @classmethod
@@ -518,15 +539,14 @@ def advance_tick(
     lat = state.lateral.copy()
     pressing = state.pressing.copy()
     cmds = commands.copy()
-    out_dist = np.zeros(n)
-    out_dtheta = np.zeros(n)
-    collided = np.zeros(n, dtype=np.bool_)
-    completed = np.zeros(n, dtype=np.bool_)
-    aborted = np.zeros(n, dtype=np.bool_)
+    # the outputs: rows of two zeroed blocks (two allocations instead of six)
+    out_dist, out_dtheta = np.zeros((2, n))
+    collided, completed, aborted, colliding = np.zeros((4, n), dtype=np.bool_)
     radii, vmax, wmax, models = params.arrays(n)
     obst = _NO_OBSTACLES if obstacles is None else np.ascontiguousarray(obstacles, np.float64)
     grid = params.robot_grid(n)
-    sub_dt = params.dt / params.substeps
+    grid_args = grid.args()
+    sub_dt, steps, drive, brake, angular_brake, stop_on_collision = params._step_constants()
     advance_kernel(
         pos,
         head,
@@ -546,14 +566,14 @@ def advance_tick(
         vmax,
         wmax,
         sub_dt,
-        params.physics_steps * params.substeps,
+        steps,
         models,
-        0.5 ** (sub_dt / params.rise_half_life),
-        math.exp(-sub_dt / params.brake_tau),
-        math.exp(-sub_dt / params.angular_brake_tau),
+        drive,
+        brake,
+        angular_brake,
         SNAP_FRACTION,
-        bool(params.stop_on_collision),
-        *grid.args(),
+        stop_on_collision,
+        *grid_args,
         pressing,
         out_dist,
         out_dtheta,
@@ -561,25 +581,29 @@ def advance_tick(
         completed,
         aborted,
     )
-    colliding = np.zeros(n, dtype=np.bool_)
     touching_kernel(
         w,
         pos,
         radii,
         TOUCH_TOL,
-        *grid.args(),
+        *grid_args,
         colliding,
     )
     if obst.shape[0]:
         touching_obstacles_kernel(pos, radii, obst, TOUCH_TOL, colliding)
-    d = pos - state.positions
-    c0, s0 = np.cos(state.headings), np.sin(state.headings)
+    # the trigonometry stays numpy's (the same bits as ever), the arithmetic is compiled
     odom = np.empty((n, 3))
-    odom[:, 0] = c0 * d[:, 0] + s0 * d[:, 1]
-    odom[:, 1] = -s0 * d[:, 0] + c0 * d[:, 1]
-    odom[:, 2] = out_dtheta
+    odom_delta_kernel(
+        pos, state.positions, np.cos(state.headings), np.sin(state.headings), out_dtheta, odom
+    )
     new_state = MotionState._unchecked(pos, head, lin, ang, pressing, lat)
-    return TickResult(
+    status = np.empty(n, dtype=np.int8)  # status_kernel writes every robot's
+    status_kernel(
+        lin, ang, lat, cmds.kind, cmds.linear, cmds.angular, cmds.lateral, cmds.stopping,
+        vmax, wmax, models, status,
+    )  # fmt: skip
+    result = object.__new__(TickResult)  # the arrays made above: no checks to run
+    result.__dict__.update(
         state=new_state,
         commands=cmds,
         distance=out_dist,
@@ -588,8 +612,9 @@ def advance_tick(
         collided=collided,
         completed=completed,
         aborted=aborted,
-        status=robot_status(new_state, cmds, params),
+        status=status,
     )
+    return result
 
 
 def robot_status(state: MotionState, commands: C.Commands, params: MotionParams) -> np.ndarray:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit
+
 
 def advance_odometry(
     estimate: np.ndarray,
@@ -83,14 +85,36 @@ def dead_reckon(
     """:func:`advance_odometry` on checked arguments, updating ``est`` (a float64 (N, 3) array
     the caller owns) in place and returning it; ``noisy``: whether any noise is > 0. The
     simulator checks its noises once, when it is built, and calls this every tick."""
-    dx, dy, dtheta = delta[:, 0], delta[:, 1], delta[:, 2]
+    n = len(est)
     if noisy:  # else the scales are 1: exact as is
-        e = rng.standard_normal((len(est), 2))
+        e = rng.standard_normal((n, 2))
         scale_t = 1.0 + odometry_noise * e[:, 0]
-        dx, dy = dx * scale_t, dy * scale_t
-        dtheta = dtheta * (1.0 + heading_noise * e[:, 1])
-    c, s = np.cos(est[:, 2]), np.sin(est[:, 2])
-    est[:, 0] += c * dx - s * dy
-    est[:, 1] += s * dx + c * dy
-    est[:, 2] = (est[:, 2] + dtheta + np.pi) % (2.0 * np.pi) - np.pi
+        scale_r = 1.0 + heading_noise * e[:, 1]
+    else:
+        scale_t = scale_r = _NO_SCALE  # not read
+    # the trigonometry stays numpy's (the same bits as ever), the arithmetic is compiled
+    heading = est[:, 2]
+    _reckon_kernel(est, delta, np.cos(heading), np.sin(heading), scale_t, scale_r, noisy)
     return est
+
+
+_NO_SCALE = np.ones(0)
+
+
+@njit(**JIT_OPTIONS)
+def _reckon_kernel(est, delta, c, s, scale_t, scale_r, noisy):
+    """:func:`dead_reckon`'s update of ``est`` in place, the operations in the order of its
+    numpy form (``c * dx - s * dy`` ..., the heading wrapped by ``(h + dtheta + pi) % 2 pi -
+    pi`` with Python's modulo, which is numpy's): the same bits."""
+    two_pi = 2.0 * np.pi
+    for i in range(est.shape[0]):
+        dx = delta[i, 0]
+        dy = delta[i, 1]
+        dtheta = delta[i, 2]
+        if noisy:
+            dx = dx * scale_t[i]
+            dy = dy * scale_t[i]
+            dtheta = dtheta * scale_r[i]
+        est[i, 0] += c[i] * dx - s[i] * dy
+        est[i, 1] += s[i] * dx + c[i] * dy
+        est[i, 2] = (est[i, 2] + dtheta + np.pi) % two_pi - np.pi

@@ -679,3 +679,18 @@ def status_kernel(lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping, vmax
             out[i] = _STOPPING
         else:
             out[i] = _IDLE
+
+
+@njit(**_JIT)
+def odom_delta_kernel(pos, pos0, c0, s0, dtheta, out):
+    """The true pose increment of every robot into ``out`` (N, 3) (``motion.advance_tick``'s
+    ``odom_delta``): the translation ``pos - pos0`` in the frame of the start heading, whose
+    cosine and sine ``c0``, ``s0`` (N,) the caller computes, and ``dtheta`` (N,). The same
+    operations in the same order as the numpy form ``c0 * dx + s0 * dy``,
+    ``-s0 * dx + c0 * dy``: the same bits."""
+    for i in range(pos.shape[0]):
+        dx = pos[i, 0] - pos0[i, 0]
+        dy = pos[i, 1] - pos0[i, 1]
+        out[i, 0] = c0[i] * dx + s0[i] * dy
+        out[i, 1] = -s0[i] * dx + c0[i] * dy
+        out[i, 2] = dtheta[i]
