@@ -26,6 +26,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit
+
 from .safe_yaml import short_repr
 
 NONE, MOVE, ROTATE, MOVE_CONT, ROTATE_CONT, VELOCITY = range(6)
@@ -260,7 +262,11 @@ def _robots(cmds: Commands, robots) -> np.ndarray:
         idx = robots  # the common case: nothing to look into
     else:
         idx = _checked_indices(cmds, robots)
-    if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= cmds.n):
+    if idx.dtype == np.int64:  # one compiled pass, no reductions (the common case)
+        out = _out_of_range(idx, cmds.n)
+    else:
+        out = idx.size and (int(idx.min()) < 0 or int(idx.max()) >= cmds.n)
+    if out:
         bad = (idx < 0) | (idx >= cmds.n)
         i = int(idx[np.argmax(bad)])
         raise CommandError(f"robot index {i} out of range [0, {cmds.n})", robot=i)
@@ -295,8 +301,8 @@ def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
     vals = as_numbers(name, values, idx.shape)
     if vals.shape != idx.shape:
         vals = np.broadcast_to(vals, idx.shape)
-    # one pass for the common case: NaN and inf compare False
-    if not (np.abs(vals) <= MAX_COMMAND_MAGNITUDE).all():
+    # one compiled pass for the common case: NaN and inf compare False
+    if not _within(vals, MAX_COMMAND_MAGNITUDE):
         bad = ~np.isfinite(vals) | (np.abs(vals) > MAX_COMMAND_MAGNITUDE)
         k = int(np.argmax(bad))
         robot, value = int(idx[k]), float(vals[k])
@@ -307,6 +313,28 @@ def _values(name: str, idx: np.ndarray, values) -> np.ndarray:
             value=value,
         )
     return vals
+
+
+@njit(**JIT_OPTIONS)
+def _out_of_range(idx, n):
+    """Whether any robot index in ``idx`` (int64) is outside ``[0, n)``."""
+    out = False
+    for k in range(idx.shape[0]):
+        if idx[k] < 0 or idx[k] >= n:
+            out = True
+            break
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def _within(values, limit):
+    """Whether every value (float64, 1-D) is at most ``limit`` in magnitude (NaN is not)."""
+    ok = True
+    for k in range(values.shape[0]):
+        if not abs(values[k]) <= limit:
+            ok = False
+            break
+    return ok
 
 
 def _set(cmds: Commands, idx, kind, target=0.0, linear=0.0, angular=0.0, lateral=0.0) -> None:
@@ -458,3 +486,25 @@ def set_velocity(cmds: Commands, robots, linear, angular, lateral=0.0) -> None:
     ang = _values("angular", idx, angular)
     lat = _values("lateral", idx, lateral)
     _set(cmds, idx, VELOCITY, linear=lin, angular=ang, lateral=lat)
+
+
+def set_velocity_every(cmds: Commands, every: np.ndarray, linear, angular, lateral=0.0) -> None:
+    """:func:`set_velocity` for every robot: ``every`` is ``arange(cmds.n)`` (int64, the
+    caller's), which the checks and their messages see as the robots; the rows are written
+    whole (no fancy indexing). The same commands and errors as ``set_velocity(cmds, every,
+    ...)``.
+
+    Examples
+    --------
+    >>> c = Commands.idle(2)
+    >>> set_velocity_every(c, np.arange(2), [0.5, 1.0], 0.0)
+    >>> KIND_NAMES[c.kind[1]], c.linear.tolist(), c.angular.tolist()
+    ('velocity', [0.5, 1.0], [0.0, 0.0])
+    """
+    lin = _values("linear", every, linear)
+    ang = _values("angular", every, angular)
+    if type(lateral) is float and abs(lateral) <= MAX_COMMAND_MAGNITUDE:
+        lat = lateral  # a plain number written to every row, as _values' full array would be
+    else:
+        lat = _values("lateral", every, lateral)
+    _set(cmds, slice(None), VELOCITY, linear=lin, angular=ang, lateral=lat)

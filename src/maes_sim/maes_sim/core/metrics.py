@@ -112,6 +112,19 @@ def _count_and_first_py(last_tick, reachable, first_tick):
 _count_and_first = njit(cache=True)(_count_and_first_py)
 
 
+def _count_marked_py(last_tick):
+    # np.count_nonzero(last_tick >= 0) without the temporary
+    flat = last_tick.ravel()
+    count = 0
+    for k in range(flat.shape[0]):
+        if flat[k] >= 0:
+            count += 1
+    return count
+
+
+_count_marked = njit(cache=True)(_count_marked_py)
+
+
 @dataclass
 class Metrics:
     """Mutable metric state of one simulation.
@@ -171,7 +184,7 @@ class Metrics:
         )
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
         # only reachable mini-tiles are ever marked
-        self.mini_covered_count = int(np.count_nonzero(self.mini_covered_tick >= 0))
+        self.mini_covered_count = int(_count_marked(self.mini_covered_tick))
 
     @property
     def exploration_percent(self) -> float:

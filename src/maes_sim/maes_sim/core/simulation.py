@@ -231,6 +231,7 @@ class Simulation:
         self._tags_in_units: dict[float, tuple[list, list]] = {}
         self._tag_copies: dict[float, dict[TagView, TagView]] = {}
         self._lidar_threads = config.performance.threads
+        self._robot_ids = np.arange(n, dtype=np.int64)  # every robot its own map (read only)
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
 
@@ -546,7 +547,11 @@ class Simulation:
         self, linear: np.ndarray, angular: np.ndarray, lateral: np.ndarray | float = 0.0
     ) -> None:
         """Velocity commands for all robots at once, shapes (N,) each."""
-        self._command(C.set_velocity, np.arange(self.n_robots), linear, angular, lateral)
+        try:  # every robot: the rows written whole (C.set_velocity's checks and messages)
+            C.set_velocity_every(self._commands, self._robot_ids, linear, angular, lateral)
+        except C.CommandError as exc:
+            raise CommandRejected(str(exc)) from exc
+        self.stalls.driven(slice(None))
 
     def move(self, robot: int, distance: float) -> None:
         """Drive ``distance`` tiles straight ahead (negative: reverse), then stop."""
@@ -786,7 +791,7 @@ class Simulation:
         # occupancy grids are not marked by the exact rays (_map_scans adds the scans)
         simulated_due = slam_due and self.slam.grids is None
         targets = self.slam.maps if simulated_due else seen
-        slam_index = np.arange(self.n_robots, dtype=np.int64) if targets is not None else None
+        slam_index = self._robot_ids if targets is not None else None
         # numba's thread count is per calling thread: set it where the kernel runs
         threads = use_threads(self._lidar_threads) if self._lidar_threads > 1 else 1
         # one cast per lidar group (all robots in one for a uniform team); marking does not

@@ -422,7 +422,24 @@ def _run_trace(
     # want marked goes to a scratch map of the same size, which is never read.
     if explored_tick is None:
         explored_tick = _scratch(walls.shape, np.int32)
-    robots = np.arange(n, dtype=np.int64)
+    robots = _index_range(n)
+    kernel = _trace_parallel if parallel else _trace_serial
+    if slam is not None and not _any_negative(slam_index):  # every robot marks its map
+        kernel(
+            walls,
+            origins,
+            rot,
+            base,
+            max_range,
+            explored_tick,
+            np.int32(tick),
+            slam,
+            slam_index,
+            robots,
+            ranges,
+            hit,
+        )
+        return ranges, hit
     if slam is None:
         runs = [(_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64), robots)]
     else:
@@ -432,7 +449,6 @@ def _run_trace(
             runs.append(
                 (_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64), robots[skip])
             )
-    kernel = _trace_parallel if parallel else _trace_serial
     for slam_maps, index, which in runs:
         kernel(
             walls,
@@ -452,6 +468,29 @@ def _run_trace(
 
 
 _SCRATCH: dict[tuple, np.ndarray] = {}
+_RANGES: dict[int, np.ndarray] = {}
+
+
+def _index_range(n: int) -> np.ndarray:
+    """``arange(n)`` (int64) kept for the next call: the kernels only read it, and it is
+    never handed out."""
+    arr = _RANGES.get(n)
+    if arr is None:
+        if len(_RANGES) > 8:
+            _RANGES.clear()
+        arr = _RANGES[n] = np.arange(n, dtype=np.int64)
+    return arr
+
+
+@njit(**JIT_OPTIONS)
+def _any_negative(index):
+    """Whether any entry of ``index`` is < 0 (robots whose marks go to no SLAM map)."""
+    out = False
+    for i in range(index.shape[0]):
+        if index[i] < 0:
+            out = True
+            break
+    return out
 
 
 def _scratch(shape: tuple[int, ...], dtype: type) -> np.ndarray:
