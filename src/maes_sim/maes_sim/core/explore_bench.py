@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from maes_common.jit import JIT_OPTIONS, njit
+
 from .grid import UNKNOWN
 
 #: Columns this module adds to every statistics row (after MAES's own).
@@ -62,13 +64,39 @@ def overlap_of(seen: np.ndarray, reachable: np.ndarray) -> tuple[float, float, n
     >>> round(ov, 4), share, per_robot.tolist()  # 5 sightings of 4 tiles; 1 of 4 twice
     (0.25, 0.25, [3, 2])
     """
-    mask = (seen != UNKNOWN) & reachable[None]
-    per_robot = mask.reshape(mask.shape[0], -1).sum(axis=1)
-    k = mask.sum(axis=0)
-    union = int(np.count_nonzero(k))
+    n = seen.shape[0]
+    per_robot = np.zeros(n, dtype=np.int64)
+    tiles = np.ascontiguousarray(seen).reshape(n, -1)
+    ok = np.ascontiguousarray(reachable, dtype=np.bool_).reshape(-1)
+    union, twice = _overlap_counts(tiles, ok, np.zeros(ok.shape[0], dtype=np.int64), per_robot)
     if union == 0:
         return 0.0, 0.0, per_robot
-    return float(per_robot.sum()) / union - 1.0, float(np.count_nonzero(k >= 2)) / union, per_robot
+    return float(per_robot.sum()) / union - 1.0, float(twice) / union, per_robot
+
+
+@njit(**JIT_OPTIONS)
+def _overlap_counts(seen, reachable, k, per_robot):
+    """:func:`overlap_of`'s counts in one pass over the seen maps (N, H*W), no temporaries:
+    ``per_robot`` (N,) the reachable tiles each saw, ``k`` (H*W,) scratch; returns
+    (tiles seen by any, tiles seen by two or more), integers as numpy's sums and counts."""
+    for i in range(seen.shape[0]):
+        count = 0
+        for j in range(seen.shape[1]):
+            if seen[i, j] != _UNKNOWN and reachable[j]:
+                k[j] += 1
+                count += 1
+        per_robot[i] = count
+    union = 0
+    twice = 0
+    for j in range(k.shape[0]):
+        if k[j] > 0:
+            union += 1
+            if k[j] >= 2:
+                twice += 1
+    return union, twice
+
+
+_UNKNOWN = int(UNKNOWN)
 
 
 @dataclass

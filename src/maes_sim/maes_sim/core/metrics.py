@@ -125,6 +125,33 @@ def _count_marked_py(last_tick):
 _count_marked = njit(cache=True)(_count_marked_py)
 
 
+def _add_motion_py(distance, travelled, collisions, collided):
+    # distance += travelled; collisions += collided, in one pass
+    for i in range(distance.shape[0]):
+        distance[i] += travelled[i]
+        if collided[i]:
+            collisions[i] += 1
+
+
+_add_motion = njit(cache=True)(_add_motion_py)
+
+
+def _mark_and_count_py(
+    covered_tick, mini_tick, reachable, positions, radius, tick, explored_tick, first_tick
+):
+    # mark_covered then refresh_counts, in one call
+    _mark_covered(covered_tick, positions, radius, tick)
+    _mark_minitiles(mini_tick, reachable, positions, tick)
+    return (
+        _count_and_first(explored_tick, reachable, first_tick),
+        _count_reached(covered_tick, reachable),
+        _count_marked(mini_tick),
+    )
+
+
+_mark_and_count = njit(cache=True)(_mark_and_count_py)
+
+
 @dataclass
 class Metrics:
     """Mutable metric state of one simulation.
@@ -185,6 +212,27 @@ class Metrics:
         self.covered_count = int(_count_reached(self.covered_tick, self.reachable))
         # only reachable mini-tiles are ever marked
         self.mini_covered_count = int(_count_marked(self.mini_covered_tick))
+
+    def add_motion(self, travelled: np.ndarray, collided: np.ndarray) -> None:
+        """Book a tick's path lengths ``travelled`` (N,) tiles and new collisions
+        ``collided`` (N,) bool: ``distance += travelled``, ``collisions += collided``."""
+        _add_motion(self.distance, travelled, self.collisions, collided)
+
+    def mark_covered_and_refresh(self, positions: np.ndarray, radius: float, tick: int) -> None:
+        """:meth:`mark_covered` then :meth:`refresh_counts`, in one compiled call (the same
+        marks and counts)."""
+        pos = np.ascontiguousarray(positions, dtype=np.float64)
+        counts = _mark_and_count(
+            self.covered_tick,
+            self.mini_covered_tick,
+            self.reachable,
+            pos,
+            float(radius),
+            np.int32(tick),
+            self.explored_tick,
+            self.first_explored_tick,
+        )
+        self.explored_count, self.covered_count, self.mini_covered_count = (int(c) for c in counts)
 
     @property
     def exploration_percent(self) -> float:

@@ -309,9 +309,12 @@ class Simulation:
     def _lidar(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per lidar group (:attr:`Team.lidar_groups`): its robots' ranges and hits."""
         if self._scan is None:
+            bodies = self.config.lidar.robots_block_rays and self.n_robots > 1
+            if not bodies and self.obstacles is None and self._scan_noise is None:
+                self._scan = list(self._walls_scan)  # nothing stops or blurs the walls' rays
+                return self._scan
             scans = []
             pos, head = self._motion.positions, self._motion.headings
-            bodies = self.config.lidar.robots_block_rays and self.n_robots > 1
             walls_scan = zip(self.team.lidar_groups, self._walls_scan, strict=True)
             for g, (group, (ranges, hits)) in enumerate(walls_scan):
                 if bodies:
@@ -687,8 +690,7 @@ class Simulation:
         self._motion, self._commands = result.state, result.commands
         self._status = result.status
         self.colliding, self.collided = result.colliding, result.collided
-        self.metrics.distance += result.distance
-        self.metrics.collisions += result.collided
+        self.metrics.add_motion(result.distance, result.collided)
         self._odom = dead_reckon(
             self._odom.copy(),
             result.odom_delta,
@@ -834,10 +836,13 @@ class Simulation:
             if self.slam.grids is not None:
                 self._map_scans()
         if mark:
-            for radius, idx in self.team.body_groups:
-                covered = pos if len(self.team.body_groups) == 1 else pos[idx]
-                self.metrics.mark_covered(covered, radius, self.tick)
-            self.metrics.refresh_counts()
+            body_groups = self.team.body_groups
+            if len(body_groups) == 1:  # a uniform team: marking and counting in one call
+                self.metrics.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
+            else:
+                for radius, idx in body_groups:
+                    self.metrics.mark_covered(pos[idx], radius, self.tick)
+                self.metrics.refresh_counts()
             if simulated_due:  # the seen maps were not marked in the pass above
                 for group, (origins, heads, index) in zip(groups, parts, strict=True):
                     cast_rays_checked(
