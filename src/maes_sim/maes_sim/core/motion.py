@@ -74,11 +74,9 @@ from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import (
     advance_kernel,
+    finish_tick_kernel,
     map_velocity_kernel,
-    odom_delta_kernel,
     status_kernel,
-    touching_kernel,
-    touching_obstacles_kernel,
 )
 from .odometry import advance_odometry
 
@@ -584,27 +582,18 @@ def advance_tick(
         completed,
         aborted,
     )
-    touching_kernel(
-        w,
-        pos,
-        radii,
-        TOUCH_TOL,
-        *grid_args,
-        colliding,
-    )
-    if obst.shape[0]:
-        touching_obstacles_kernel(pos, radii, obst, TOUCH_TOL, colliding)
-    # the trigonometry stays numpy's (the same bits as ever), the arithmetic is compiled
     odom = np.empty((n, 3))
-    odom_delta_kernel(
-        pos, state.positions, np.cos(state.headings), np.sin(state.headings), out_dtheta, odom
-    )
-    new_state = MotionState._unchecked(pos, head, lin, ang, pressing, lat)
     status = np.empty(n, dtype=np.int8)  # status_kernel writes every robot's
-    status_kernel(
+    # contacts, the odometry delta and the status in one call; the trigonometry stays numpy's
+    # (the same bits as ever), the arithmetic is compiled
+    finish_tick_kernel(
+        w, pos, state.positions, radii, obst, TOUCH_TOL, *grid_args,
+        np.cos(state.headings), np.sin(state.headings), out_dtheta,
         lin, ang, lat, cmds.kind, cmds.linear, cmds.angular, cmds.lateral, cmds.stopping,
-        vmax, wmax, models, status,
+        vmax, wmax, models,
+        colliding, odom, status,
     )  # fmt: skip
+    new_state = MotionState._unchecked(pos, head, lin, ang, pressing, lat)
     result = object.__new__(TickResult)  # the arrays made above: no checks to run
     result.__dict__.update(
         state=new_state,

@@ -694,3 +694,21 @@ def odom_delta_kernel(pos, pos0, c0, s0, dtheta, out):
         out[i, 0] = c0[i] * dx + s0[i] * dy
         out[i, 1] = -s0[i] * dx + c0[i] * dy
         out[i, 2] = dtheta[i]
+
+
+@njit(**_JIT)
+def finish_tick_kernel(
+    walls, pos, pos0, radii, obst, tol, cell_min, per_axis, starts, order, cxy,
+    c0, s0, dtheta, lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping, vmax, wmax, model,
+    colliding, odom, status,
+):  # fmt: skip
+    """The end of ``motion.advance_tick`` in one call: :func:`touching_kernel` then
+    :func:`touching_obstacles_kernel` into ``colliding``, :func:`odom_delta_kernel` into
+    ``odom``, :func:`status_kernel` into ``status`` (each as called on its own)."""
+    touching_kernel(walls, pos, radii, tol, cell_min, per_axis, starts, order, cxy, colliding)
+    if obst.shape[0]:
+        touching_obstacles_kernel(pos, radii, obst, tol, colliding)
+    odom_delta_kernel(pos, pos0, c0, s0, dtheta, odom)
+    status_kernel(
+        lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping, vmax, wmax, model, status
+    )
