@@ -504,7 +504,27 @@ def set_velocity_every(cmds: Commands, every: np.ndarray, linear, angular, later
     lin = _values("linear", every, linear)
     ang = _values("angular", every, angular)
     if type(lateral) is float and abs(lateral) <= MAX_COMMAND_MAGNITUDE:
-        lat = lateral  # a plain number written to every row, as _values' full array would be
+        # a plain number written to every row, as _values' full array would be
+        lat, lat_value, one_lateral = lin, lateral, True
     else:
-        lat = _values("lateral", every, lateral)
-    _set(cmds, slice(None), VELOCITY, linear=lin, angular=ang, lateral=lat)
+        lat, lat_value, one_lateral = _values("lateral", every, lateral), 0.0, False
+    _velocity_rows(
+        cmds.kind, cmds.target, cmds.progress, cmds.linear, cmds.angular, cmds.stopping,
+        cmds.lateral, lin, ang, lat, lat_value, one_lateral,
+    )  # fmt: skip
+
+
+@njit(**JIT_OPTIONS)
+def _velocity_rows(
+    kind, target, progress, linear, angular, stopping, lateral, lin, ang, lat, lat_value, one
+):
+    """What :func:`_set` writes for a ``VELOCITY`` command of every robot, in one pass
+    (``lateral`` is ``lat_value`` for every robot when ``one``, else ``lat``)."""
+    for i in range(kind.shape[0]):
+        kind[i] = VELOCITY
+        target[i] = 0.0
+        progress[i] = 0.0
+        linear[i] = lin[i]
+        angular[i] = ang[i]
+        stopping[i] = False
+        lateral[i] = lat_value if one else lat[i]
