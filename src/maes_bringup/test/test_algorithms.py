@@ -81,6 +81,73 @@ def test_trs_subarea_choice_weighs_robots_approaching():
     }
 
 
+@pytest.mark.parametrize("announced", [False, True])
+def test_trs_leaves_a_subarea_another_robot_finished_to_it(announced):
+    """A TRS robot explores the subarea it stands in first; once it hears that another robot
+    finished that subarea (``f=`` in a TRS broadcast), it moves on to another one instead, as
+    its own map still shows frontier there (each robot maps alone)."""
+    from maes_controller.algorithms._common import MapView, area_labels
+
+    shared: dict = {}
+    decisions: list = []
+
+    def explorer(robot):
+        if "here" not in shared:
+            view = MapView.of(robot)
+            if view is None or view.robot_cell is None:
+                return
+            labels = area_labels(view, trs.SUBAREA_SIDE_M)
+            shared["here"] = int(labels[view.robot_cell[1], view.robot_cell[0]])
+            shared["tick"] = robot.tick
+            return
+        if robot.tick < shared["tick"] + 3:  # the announcer's broadcast reaches us first
+            return
+        trs.logic(robot)
+        if "goal_cell" in robot.memory and not decisions:
+            decisions.append((robot.memory["mode"], robot.memory["subarea"]))
+
+    def announcer(robot):
+        if "here" in shared:  # a goal off the map: it claims no frontier cell of robot0's
+            field = f" f={shared['here']}" if announced else ""
+            robot.broadcast_msg(f"trs exploration {shared['here']} 900.00 900.00 1.00{field}")
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 2,
+            "end_criteria": {"tick": 40},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0, "broadcast_range": 1000.0},
+            "robot_spawn_config": {"biggest_room": True},
+            "map": {"width_in_tiles": 40, "height_in_tiles": 40, "cave_config": {}},
+        }
+    )
+    run(cfg, [explorer, announcer], seed=0)
+    assert decisions, "robot0 never chose a goal"
+    mode, subarea = decisions[0]
+    if announced:
+        assert (mode, subarea != shared["here"]) == (trs.MOVING, True), decisions
+    else:
+        assert (mode, subarea) == (trs.EXPLORATION, shared["here"]), decisions
+
+
+def test_trs_broadcasts_of_many_finished_subareas_fit_the_radio_and_send_each_in_turn():
+    """A 200 m x 200 m map has 400 subareas: more finished ones than one 1024-byte broadcast
+    holds. Each broadcast stays within the limit and every subarea goes out within a few
+    broadcasts."""
+    from maes_common.contract import MAX_MESSAGE_BYTES
+
+    finished = {(ay + 1000) * 2000 + (ax + 1000) for ay in range(-10, 10) for ax in range(-10, 10)}
+    head = "trs exploration 2000999 -95.50 -95.50 123.45"
+    sent: set[int] = set()
+    for tick in range(4):
+        text = head + trs.finished_field(finished, MAX_MESSAGE_BYTES - len(head), tick)
+        assert len(text.encode()) <= MAX_MESSAGE_BYTES
+        assert trs.parse_message(text) == ("exploration", 2000999, -95.5, -95.5, 123.45)
+        got = trs.parse_finished(text)
+        assert got and got <= finished
+        sent |= got
+    assert sent == finished
+
+
 def test_swarmbots_re_elect_a_leader_that_falls_silent(monkeypatch):
     monkeypatch.setattr(swarmbots, "STUCK_TICKS", 10**9)  # no robot declares itself dead here
     monkeypatch.setattr(swarmbots, "MAX_FAILURES", 10**9)

@@ -14,9 +14,9 @@ pruned to line-of-sight waypoints (:func:`prune_path`, :func:`logic`) or kept ce
 (:func:`logic_unpruned`, the paper's "without pruning" baseline). Each waypoint is sent as a
 navigation goal in turn, as TRS-Python's robots drove from way-point to way-point.
 
-Every robot broadcasts ``trs <state> <subarea> <x> <y> <d>`` (its goal and the path length to
-it, metres) when it picks a goal and every ``BROADCAST_PERIOD`` ticks; robots out of broadcast
-range simply do not count.
+Every robot broadcasts ``trs <state> <subarea> <x> <y> <d> [f=<id>,...]`` (its goal, the path
+length to it in metres, and the finished subareas it knows, below) when it picks a goal and
+every ``BROADCAST_PERIOD`` ticks; robots out of broadcast range simply do not count.
 
 Spreading a team that starts together (MAES-ROS's additions; the paper coordinated by subareas
 only, and its few robots started apart):
@@ -27,14 +27,26 @@ only, and its few robots started apart):
 * two robots whose goals are that close keep a total order, the shorter announced path first
   (then the lower robot index), and the other chooses again;
 * path lengths go around the robots the robot senses; a robot that reaches frontier only
-  through them (inside a packed start) waits for them, at most :data:`HEMMED_TICKS`.
+  through them (inside a packed start) waits for them, at most :data:`HEMMED_TICKS`;
+* a subarea a robot explored (in Exploration there, no frontier cell left in its own map,
+  reachable or not, and at least :data:`FINISHED_KNOWN_SHARE` of its cells known) is
+  *finished* for every robot: the finished subareas ride in the
+  broadcasts (``f=<id>,<id>...``, the union each robot knows) and a robot takes a subarea
+  another robot finished only when no other frontier is left to it. Each robot maps alone
+  (``distribute_slam: false``, the default), so without this an area explored by one robot
+  still shows frontier in the others' maps and a bigger team explores it again and again.
+  A subarea the robot finished itself stays a task wherever its own map shows frontier, so a
+  lone robot runs as before.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
+
+from maes_common.contract import MAX_MESSAGE_BYTES
 
 from ..navigation import astar, prune_path
 from ..robot_api import NavStatus
@@ -58,6 +70,11 @@ CLAIM_RADIUS_CELLS = 4.0
 HEMMED_TICKS = 50
 
 EXPLORATION, MOVING = "exploration", "moving"
+#: A subarea is finished only when its robot's map knows this share of its cells (a room whose
+#: door lies in another subarea shows no frontier here until a robot comes through that door).
+FINISHED_KNOWN_SHARE = 0.8
+#: The broadcast's field of finished subareas.
+FINISHED_PREFIX = "f="
 
 
 def logic(robot: Any) -> None:
@@ -82,6 +99,8 @@ def parse_message(text: str) -> tuple[str, int, float, float, float] | None:
     True
     """
     parts = text.split()
+    if len(parts) == 7 and parts[6].startswith(FINISHED_PREFIX):
+        parts = parts[:6]
     if len(parts) not in (5, 6) or parts[0] != "trs" or parts[1] not in (EXPLORATION, MOVING):
         return None
     try:
@@ -89,6 +108,55 @@ def parse_message(text: str) -> tuple[str, int, float, float, float] | None:
         return parts[1], int(parts[2]), float(parts[3]), float(parts[4]), d
     except ValueError:
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_finished(text: str) -> frozenset[int]:
+    """The finished subareas a TRS broadcast lists (``f=<id>,<id>...``; empty when none or
+    for other messages). Parsed once for all the robots that hear it.
+
+    Examples
+    --------
+    >>> sorted(parse_finished("trs moving 1002001 1.5 -2.0 7.25 f=1002001,1001001"))
+    [1001001, 1002001]
+    >>> parse_finished("trs moving 1002001 1.5 -2.0 7.25")
+    frozenset()
+    """
+    parts = text.split()
+    if len(parts) != 7 or parts[0] != "trs" or not parts[6].startswith(FINISHED_PREFIX):
+        return frozenset()
+    try:
+        return frozenset(int(a) for a in parts[6][len(FINISHED_PREFIX) :].split(",") if a)
+    except ValueError:
+        return frozenset()
+
+
+def finished_field(finished: set[int] | frozenset[int], room: int, tick: int) -> str:
+    """`` f=<id>,<id>...``: the finished subareas, sorted, as many as ``room`` characters
+    hold; when not all fit, a window that moves on every tick, so each is sent in turn.
+
+    Examples
+    --------
+    >>> finished_field({1002001, 1001001}, 100, 0)
+    ' f=1001001,1002001'
+    >>> finished_field({1002001, 1001001}, 12, 1)
+    ' f=1002001'
+    >>> finished_field(set(), 100, 0)
+    ''
+    """
+    ids = [str(a) for a in sorted(finished)]
+    if not ids:
+        return ""
+    field = " " + FINISHED_PREFIX + ",".join(ids)
+    if len(field) <= room:
+        return field
+    width = len(ids[0]) + 1  # ids are of one width (area_labels)
+    fit = max((room - len(FINISHED_PREFIX) - 1) // width, 0)
+    if fit == 0:
+        return ""
+    start = (tick * fit) % len(ids)
+    window = (ids + ids)[start : start + fit]
+    return " " + FINISHED_PREFIX + ",".join(window)
 
 
 def approaching_counts(peers: dict, now: int) -> dict[int, int]:
@@ -154,11 +222,13 @@ def step(robot: Any, *, prune: bool) -> None:
     mem = robot.memory
     peers = mem.setdefault("peers", {})  # namespace -> (subarea, tick of the broadcast)
     claims = mem.setdefault("claims", {})  # namespace -> (goal x, y, path length d)
+    heard = mem.setdefault("heard_finished", set())  # subareas finished, by anyone, heard of
     for message in robot.state.incoming_broadcast_msgs:
         parsed = parse_message(message.msg)
         if parsed is not None:
             peers[message.sender] = (parsed[1], robot.tick)
             claims[message.sender] = parsed[2:]
+            heard |= parse_finished(message.msg)
     mem.setdefault("mode", EXPLORATION)
     skip = mem.setdefault("skip", [])
     waypoints = mem.get("waypoints")
@@ -199,12 +269,25 @@ def _decide(robot: Any, prune: bool) -> None:
         return  # frontier only through the robots around: let them go first
     mem["hemmed_since"] = None
     labels = area_labels(view, SUBAREA_SIDE_M)
+    here = int(labels[view.robot_cell[1], view.robot_cell[0]])
+    finished = mem.setdefault("finished", set())  # subareas this robot explored
+    if mem["mode"] == EXPLORATION:
+        inside = labels == here
+        if not view.frontier[inside].any() and (
+            np.count_nonzero(view.array[inside] >= 0)
+            >= FINISHED_KNOWN_SHARE * np.count_nonzero(inside)
+        ):
+            finished.add(here)
     allowed = _skip_mask(view, mem["skip"])
+    others = mem["heard_finished"] - finished
+    if others:  # subareas others finished wait until no other frontier is left
+        open_ = allowed & ~np.isin(labels, np.fromiter(others, dtype=np.int64, count=len(others)))
+        if (view.reachable_frontier & open_).any():
+            allowed = open_
     unclaimed = allowed & _claim_mask(view, mem["claims"])
     mem["sharing"] = not (view.reachable_frontier & unclaimed).any()
     if not mem["sharing"]:
         allowed = unclaimed  # else every frontier is announced: share, weighted by TRS's rule
-    here = int(labels[view.robot_cell[1], view.robot_cell[0]])
     goal = None
     if mem["mode"] == EXPLORATION:
         goal = view.nearest_in((labels == here) & allowed)
@@ -270,4 +353,7 @@ def _maybe_broadcast(robot: Any, force: bool = False) -> None:
             return
         x, y = costmap.cell_to_pos(*mem["goal_cell"])
         d = mem.get("goal_distance", 0.0)
-        robot.broadcast_msg(f"trs {mem['mode']} {mem['subarea']} {x:.2f} {y:.2f} {d:.2f}")
+        text = f"trs {mem['mode']} {mem['subarea']} {x:.2f} {y:.2f} {d:.2f}"
+        known = mem.get("finished", set()) | mem.get("heard_finished", set())
+        room = MAX_MESSAGE_BYTES - len(text.encode())
+        robot.broadcast_msg(text + finished_field(known, room, robot.tick))
