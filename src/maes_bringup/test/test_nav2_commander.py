@@ -69,17 +69,30 @@ class Script:
         self.odom: Odometry | None = None
         self.nav.create_subscription(Odometry, "odom", self._odom, 10)
         self.feedback: list = []
+        # Every feedback message, as BasicNavigator's own callback receives it: polling
+        # getFeedback() keeps only the latest at each poll, so what a test saw of the stream
+        # depended on how fast the machine ran the script (a loaded CI machine once missed
+        # every sample within 1 m of the goal). The callback is looked up when a goal is sent.
+        self._heard: list = []
+        upstream = self.nav._feedbackCallback
+
+        def record(msg) -> None:
+            self._heard.append(msg)
+            upstream(msg)
+
+        self.nav._feedbackCallback = record
 
     def _odom(self, msg: Odometry) -> None:
         self.odom = msg
 
     def wait(self) -> tuple[TaskResult, object]:
-        """Poll the task to its end (as the upstream examples do); its result and message."""
-        self.feedback = []
+        """Poll the task to its end (as the upstream examples do); its result and message.
+        :attr:`feedback` is then every feedback message of that task, in order."""
         while not self.nav.isTaskComplete():
-            fb = self.nav.getFeedback()
-            if fb is not None and (not self.feedback or fb is not self.feedback[-1]):
-                self.feedback.append(fb)
+            pass
+        goal = bytes(self.nav.goal_handle.goal_id.uuid)
+        self.feedback = [m.feedback for m in self._heard if bytes(m.goal_id.uuid) == goal]
+        self._heard = []
         return self.nav.getResult(), self.nav.result_future.result().result
 
     def odom_pose(self) -> tuple[float, float, float]:
