@@ -425,22 +425,8 @@ def _run_trace(
     robots = _index_range(n)
     kernel = _trace_parallel if parallel else _trace_serial
     if slam is not None and not _any_negative(slam_index):  # every robot marks its map
-        kernel(
-            walls,
-            origins,
-            rot,
-            base,
-            max_range,
-            explored_tick,
-            np.int32(tick),
-            slam,
-            slam_index,
-            robots,
-            ranges,
-            hit,
-        )
-        return ranges, hit
-    if slam is None:
+        runs = [(slam, slam_index, robots)]
+    elif slam is None:
         runs = [(_scratch((1, *walls.shape), np.uint8), np.zeros(n, dtype=np.int64), robots)]
     else:
         skip = slam_index < 0
