@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from maes_bringup.runners.direct import run
-from maes_controller.algorithms import swarmbots, trs
+from maes_controller.algorithms import frontier_explorer, swarmbots, trs
 from maes_sim.core import config_from_dict
 
 REPO = Path(__file__).resolve().parents[3]
@@ -146,6 +147,77 @@ def test_trs_broadcasts_of_many_finished_subareas_fit_the_radio_and_send_each_in
         assert got and got <= finished
         sent |= got
     assert sent == finished
+
+
+def _first_goal_of_an_explorer_beside(announce: str | None) -> tuple[float, float]:
+    """The first goal robot0's frontier explorer takes, with robot1 standing still and,
+    from tick 2 on, broadcasting ``announce`` (robot0 chooses from tick 4 on, after it)."""
+    goals: list = []
+
+    def explorer(robot):
+        if robot.tick < 4:
+            return
+        frontier_explorer.logic(robot)
+        if robot.memory.get("goal") is not None and not goals:
+            goals.append(robot.memory["goal"])
+
+    def announcer(robot):
+        if announce is not None and robot.tick >= 2:
+            robot.broadcast_msg(announce)
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 2,
+            "end_criteria": {"tick": 12},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0, "broadcast_range": 1000.0},
+            "robot_spawn_config": {"biggest_room": True},
+            "map": {"width_in_tiles": 40, "height_in_tiles": 40, "cave_config": {}},
+        }
+    )
+    run(cfg, [explorer, announcer], seed=0)
+    assert goals, "robot0 never chose a goal"
+    return goals[0]
+
+
+def test_the_frontier_explorer_leaves_a_frontier_another_robot_passed_for_one_nobody_did():
+    """Each robot maps alone: a frontier in its own map may lie where another robot already
+    went. A trail point heard there (``frontier-trail x y``) sends it to another frontier."""
+    alone = _first_goal_of_an_explorer_beside(None)
+    passed = _first_goal_of_an_explorer_beside(
+        f"{frontier_explorer.TRAIL_PREFIX} {alone[0]:.1f} {alone[1]:.1f}"
+    )
+    assert math.dist(alone, passed) > frontier_explorer.CLAIM_RADIUS_CELLS, (alone, passed)
+    # a malformed trail broadcast is no trail: the same goal as alone
+    assert _first_goal_of_an_explorer_beside(f"{frontier_explorer.TRAIL_PREFIX} 1.0") == alone
+
+
+def test_frontier_explorers_announce_their_way_every_few_metres():
+    heard: dict = {}
+
+    def explorer(robot):
+        for message in robot.state.incoming_broadcast_msgs:
+            if message.msg.startswith(frontier_explorer.TRAIL_PREFIX + " "):
+                _, x, y = message.msg.split()
+                heard.setdefault(message.sender, []).append((float(x), float(y)))
+        frontier_explorer.logic(robot)
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 2,
+            "end_criteria": {"tick": 400},
+            "robot_constraints": {"broadcast_range": 1000.0},
+            "map": {"width_in_tiles": 40, "height_in_tiles": 40, "building_config": {}},
+        }
+    )
+    result = run(cfg, [explorer, explorer], seed=0)
+    for sender, points in heard.items():
+        steps = [math.dist(a, b) for a, b in zip(points, points[1:], strict=False)]
+        # rounded to 0.1 m in the broadcast
+        assert min(steps) >= frontier_explorer.TRAIL_STEP_M - 0.15, (sender, steps)
+    driven = result.distance  # metres per robot; one point per 3 m driven at most
+    assert sorted(heard) == ["robot0", "robot1"]
+    for i, sender in enumerate(sorted(heard)):
+        assert 2 <= len(heard[sender]) <= driven[i] / frontier_explorer.TRAIL_STEP_M + 1
 
 
 def test_swarmbots_re_elect_a_leader_that_falls_silent(monkeypatch):

@@ -270,6 +270,7 @@ def choose_frontier_goal(
     occupied_threshold: int | None = None,
     share_cost: float | None = None,
     avoid: Iterable[Sequence[int]] = (),
+    seen: Iterable[Sequence[int]] = (),
 ) -> Cell | None:
     """The reachable frontier goal nearest to the robot by path length.
 
@@ -308,6 +309,10 @@ def choose_frontier_goal(
         Cells the path should not cross (e.g. where other robots stand): the path lengths are
         taken around them, unless that leaves no frontier reachable (a robot inside a crowd),
         then through them.
+    seen : iterable of (ix, iy)
+        Cells other robots passed (their trails): without shared maps the robot's own map
+        still shows frontier there. Among the candidates no claim is near, those farther than
+        ``claim_radius`` from every one of them go first; the others only when none is left.
 
     Returns
     -------
@@ -337,6 +342,7 @@ def choose_frontier_goal(
         occupied_threshold=occupied_threshold,
         share_cost=share_cost,
         avoid=avoid,
+        seen=seen,
     )
     return None if found is None else found[0]
 
@@ -353,11 +359,14 @@ def frontier_goal(
     share_cost: float | None = None,
     avoid: Iterable[Sequence[int]] = (),
     through: bool = True,
+    seen: Iterable[Sequence[int]] = (),
 ) -> tuple[Cell, float] | None:
     """:func:`choose_frontier_goal`'s goal and its path length from the robot, in cells.
 
     ``through=False``: no path through the ``avoid`` cells, even when nothing is reachable
     around them (None then: the robot is hemmed in).
+
+    ``seen``: as in :func:`choose_frontier_goal`.
 
     Examples
     --------
@@ -365,6 +374,8 @@ def frontier_goal(
     >>> frontier_goal(grid, (0, 0))
     ((2, 0), 2.0)
     >>> frontier_goal(grid, (0, 0), claimed=[(2, 0), (2, 0)], claim_radius=0.5, share_cost=5.0)
+    ((2, 1), 2.414213562373095)
+    >>> frontier_goal(grid, (0, 0), seen=[(2, 0)], claim_radius=0.5)
     ((2, 1), 2.414213562373095)
     """
     arr, thr = _occupancy(grid, occupied_threshold)
@@ -393,6 +404,7 @@ def frontier_goal(
     claimed_arr = np.array(claimed, dtype=np.float64).reshape(-1, 2)
     d = dist[cand[:, 1], cand[:, 0]]
     cost = d
+    free_of_claims = None
     if claimed_arr.size:
         free_of_claims = ~_near_claims(cand, claimed_arr, claim_radius, trav.shape)
         if free_of_claims.any():
@@ -400,6 +412,14 @@ def frontier_goal(
         elif share_cost is not None:  # per claim, less the farther from it the cell is
             crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / max(claim_radius, 1.0), 0.0, None)
             cost = d + share_cost * crowding.sum(axis=1)
+    if free_of_claims is None or free_of_claims.any():
+        if not isinstance(seen, list | tuple):
+            seen = list(seen)
+        seen_arr = np.array(seen, dtype=np.float64).reshape(-1, 2)
+        if seen_arr.size:  # among the unclaimed frontier cells, those nobody passed go first
+            fresh = ~_near_claims(cand, seen_arr, claim_radius, trav.shape)
+            if fresh.any():
+                cand, d, cost = cand[fresh], d[fresh], d[fresh]
     order = np.lexsort((cand[:, 0], cand[:, 1], cost))
     ix, iy = cand[order[0]]
     return (int(ix), int(iy)), float(d[order[0]])

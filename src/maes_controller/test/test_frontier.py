@@ -145,6 +145,27 @@ def test_claimed_goals_spread_robots_and_fall_back_when_all_claimed():
     assert choose_frontier_goal(grid, robot, claimed=claimed, claim_radius=2.0) == (1, 1)
 
 
+def test_frontier_others_passed_goes_after_unclaimed_ones_and_before_claimed_ones():
+    grid = occ([
+        "?.......?",
+        ".........",
+    ])  # fmt: skip
+    robot = (3, 0)
+    # frontier cells (1, 1), (0, 0), (7, 1), (8, 0) at path lengths 2.4, 3, 4.4, 5
+    assert choose_frontier_goal(grid, robot, seen=[(1, 1)], claim_radius=2.0) == (7, 1)
+    assert choose_frontier_goal(grid, robot, seen=[(1, 1)], claim_radius=1.0) == (0, 0)
+    # every unclaimed frontier passed by others: the nearest of them still
+    assert choose_frontier_goal(grid, robot, seen=[(1, 1), (7, 1)], claim_radius=2.0) == (1, 1)
+    # a claimed frontier is left even for one others passed
+    claimed_seen = {"claimed": [(7, 1)], "seen": [(1, 1)], "claim_radius": 2.0}
+    assert choose_frontier_goal(grid, robot, **claimed_seen) == (1, 1)
+    # every frontier claimed: the trails change nothing (the claims' shares decide)
+    both = {"claimed": [(1, 1), (7, 1)], "claim_radius": 2.0, "share_cost": 10.0}
+    assert choose_frontier_goal(grid, robot, **both, seen=[(1, 1)]) == choose_frontier_goal(
+        grid, robot, **both
+    )
+
+
 def test_goal_next_to_a_frontier_that_is_not_traversable():
     grid = occ([
         "#######",

@@ -2,8 +2,8 @@
 
 It drives to the nearest frontier (free space next to unknown space) it can reach, leaves
 frontiers other robots announced to them (a broadcast ``frontier-goal x y d`` at every new goal,
-``d`` the path length to it in metres), deposits a tag at every new goal, and stops when no
-frontier is left. It is
+``d`` the path length to it in metres) or passed (``frontier-trail x y``), deposits a tag at
+every new goal, and stops when no frontier is left. It is
 :data:`maes_common.contract.DEFAULT_LOGIC` (``maes_controller.algorithms.frontier_explorer:logic``):
 ``make run``, direct mode, the launch file, experiments and the tests name it there, so that a
 user's edits to :mod:`maes_controller.logic` (the template for their own logic) change none of
@@ -15,6 +15,11 @@ Spreading the team (robots that start together all see the same frontiers at onc
   the goals they announced tell it where they went. A frontier within
   :data:`CLAIM_RADIUS_CELLS` of any goal announced so far (the last :data:`VISITED_LIMIT`) is
   taken only when every frontier is.
+* **Ground others passed.** Each robot also announces where it is every :data:`TRAIL_STEP_M`
+  metres it drives (``frontier-trail x y``). Its own map still shows frontier where others
+  went, and a large team's goals cover little of the ground it drove over: among the frontiers
+  no goal is near, those farther than :data:`CLAIM_RADIUS_CELLS` from every trail point it
+  heard (the last :data:`TRAIL_LIMIT`) go first.
 * **One robot per frontier.** Two robots that announced goals within :data:`CLAIM_RADIUS_CELLS`
   of each other keep a total order, the shorter announced path first (then the lower robot
   index): the other drops its goal and chooses again among the frontiers nobody announced.
@@ -63,6 +68,12 @@ CROWD_RADIUS_M = 1.5
 #: ... and, when every frontier is taken, first makes room: it drives to the place within this
 #: many metres of path that is farthest from the robots it senses.
 SPREAD_RADIUS_M = 6.0
+#: Broadcasts of a robot's way start with this word, then "x y": where it was.
+TRAIL_PREFIX = "frontier-trail"
+#: A robot announces where it is every time it has moved this many metres since it last did.
+TRAIL_STEP_M = 3.0
+#: The most trail points of others that a robot remembers (the oldest are forgotten).
+TRAIL_LIMIT = 2000
 
 
 def logic(robot) -> None:
@@ -71,7 +82,15 @@ def logic(robot) -> None:
     claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
+    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
     for message in robot.state.incoming_broadcast_msgs:
+        point = _parsed_trail(message.msg)
+        if point is not None:
+            trails[point] = None
+            memory["trails_heard"] = memory.get("trails_heard", 0) + 1
+            if len(trails) > TRAIL_LIMIT:
+                del trails[next(iter(trails))]  # the oldest
+            continue
         claim = _parsed_claim(message.msg)
         if claim is not None:
             claims[message.sender] = claim
@@ -86,6 +105,11 @@ def logic(robot) -> None:
     costmap = robot.global_costmap
     if costmap.costmap is None or robot.robot_position is None:
         return  # wait for the first costmap and pose
+    here = robot.robot_position
+    mark = memory.setdefault("trail_at", here)  # where it last announced itself (or started)
+    if math.hypot(here[0] - mark[0], here[1] - mark[1]) >= TRAIL_STEP_M:
+        memory["trail_at"] = here
+        robot.broadcast_msg(f"{TRAIL_PREFIX} {here[0]:.1f} {here[1]:.1f}")
     goal = memory.get("goal")
     keep_if_shared = False  # a goal we share is only left for a frontier of our own
     if memory.get("spreading"):
@@ -121,6 +145,7 @@ def logic(robot) -> None:
         share_cost=SHARE_COST_CELLS,
         avoid=costmap.grid.pos_to_cells(nearby_positions(robot)),
         through=not patient,
+        seen=_trail_cells(memory, costmap.grid),
     )
     if found is None and patient and robot.state.nearby_robots:
         # no frontier but through other robots: let the ones outside go first (bounded)
@@ -157,6 +182,16 @@ def logic(robot) -> None:
     robot.nav_to_pos(x, y)
     robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f} {distance:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
+
+
+def _trail_cells(memory: dict, grid) -> list:
+    """The cells of the trail points heard (``trails``): computed again only when one was
+    heard since, or the map's origin or resolution changed."""
+    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
+    cached = memory.get("trail_cells")
+    if cached is None or cached[0] != key:
+        cached = memory["trail_cells"] = (key, cells_of(grid, memory["trails"]))
+    return cached[1]
 
 
 def _positions(robot) -> list[tuple[float, float]]:
@@ -262,6 +297,25 @@ def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders:
         ) < me:
             return True
     return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_trail(text: str) -> tuple[float, float] | None:
+    """``(x, y)`` of a trail broadcast (``frontier-trail x y``), or None for other messages.
+
+    Examples
+    --------
+    >>> _parsed_trail("frontier-trail 1.5 -2.0"), _parsed_trail("frontier-trail 1.5 nope")
+    ((1.5, -2.0), None)
+    """
+    parts = text.split()
+    if len(parts) != 3 or parts[0] != TRAIL_PREFIX:
+        return None
+    try:
+        x, y = float(parts[1]), float(parts[2])
+    except ValueError:
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
 @functools.lru_cache(maxsize=4096)
