@@ -66,6 +66,19 @@ def test_twice_the_robots_explore_no_less_and_nobody_stalls(logic, seed):
 
 
 @pytest.mark.slow
+def test_fifty_frontier_explorers_leave_no_room_unexplored_that_twenty_explore():
+    # 60x60 building, seed 2 (docs/scaling.md, "The frontier explorer's trails"): 20 robots
+    # explore all of it; 50 explored 96.9 % before the trails, leaving a room nobody entered:
+    # each robot maps alone, and most of the 50 took frontiers in their own maps where others
+    # had already been
+    twenty, twenty_stalls = explored(20, EXPLORER, 2)
+    fifty, fifty_stalls = explored(50, EXPLORER, 2)
+    print(f"frontier explorer seed 2: 20 robots {twenty:.1f} %, 50 robots {fifty:.1f} %")
+    assert fifty >= twenty - 2.0
+    assert twenty_stalls == fifty_stalls == 0
+
+
+@pytest.mark.slow
 def test_a_second_space_cbba_robot_does_not_explore_what_the_first_explored():
     # 60x60 building, seed 0 (docs/scaling.md): each robot maps alone, and CBBA's robots bid
     # on areas the other had explored, still frontier in their own maps: 1 / 2 / 5 robots
