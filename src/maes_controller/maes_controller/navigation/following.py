@@ -210,14 +210,16 @@ def _check_inputs(pose: Sequence[float], waypoints: Sequence[Sequence[float]]) -
     return x, y, yaw, wps
 
 
-def _passed(px: float, py: float, wps: np.ndarray, i: int, tol: float, start: tuple) -> bool:
+def _passed(px: float, py: float, wps: list, i: int, tol: float, start: tuple) -> bool:
     """Whether the robot is past waypoint ``i`` (along its segment), within ``tol`` of it."""
-    seg = wps[i] - (wps[i - 1] if i > 0 else np.asarray(start))
-    length = math.hypot(seg[0], seg[1])
+    ax, ay = wps[i - 1] if i > 0 else start
+    bx, by = wps[i]
+    sx, sy = bx - ax, by - ay
+    length = math.hypot(sx, sy)
     if length == 0.0:
         return True
-    ux, uy = seg / length
-    rx, ry = px - wps[i, 0], py - wps[i, 1]
+    ux, uy = sx / length, sy / length
+    rx, ry = px - bx, py - by
     return rx * ux + ry * uy >= 0.0 and abs(rx * uy - ry * ux) <= tol
 
 
@@ -298,25 +300,53 @@ def follow_path(
     ('DRIVING', 0.0, 1.0, 1.0)
     """
     x, y, yaw, wps = _check_inputs(pose, waypoints)
+    return follow_rows(x, y, yaw, wps.tolist(), params, state, time, tails)
+
+
+def follow_rows(
+    x: float,
+    y: float,
+    yaw: float,
+    rows: list[list[float]],
+    params: FollowParams,
+    state: FollowState | None,
+    time: float,
+    tails: Sequence[float] | None = None,
+) -> FollowCommand:
+    """:func:`follow_path` on inputs already checked: a finite pose as three floats and the
+    waypoints as a non-empty list of finite ``[x, y]`` rows (``ndarray.tolist()``), with their
+    :func:`path_tails` when the caller keeps them. The same arithmetic on Python floats,
+    without the per-call checks and array conversions: for a caller that checks a path once
+    and follows it for many steps (the navigator).
+
+    Examples
+    --------
+    >>> p = FollowParams(max_linear_speed=1.0, max_angular_speed=1.0)
+    >>> cmd = follow_rows(0.0, 0.0, math.pi / 2, [[0.0, 2.0]], p, None, 0.0, [0.0])
+    >>> cmd.status.name, cmd.linear, cmd.remaining
+    ('DRIVING', 1.0, 2.0)
+    """
     st = state if state is not None else FollowState(start=(x, y))
     if st.start is None:
         st = _with(st, start=(x, y))
-    last = wps.shape[0] - 1
+    last = len(rows) - 1
     if not 0 <= st.target <= last:
         raise ValueError(f"state.target {st.target} does not index the {last + 1} waypoints")
 
     target = st.target
     while target < last and (
-        math.hypot(wps[target, 0] - x, wps[target, 1] - y) <= params.waypoint_tolerance
-        or _passed(x, y, wps, target, params.waypoint_tolerance, st.start)
+        math.hypot(rows[target][0] - x, rows[target][1] - y) <= params.waypoint_tolerance
+        or _passed(x, y, rows, target, params.waypoint_tolerance, st.start)
     ):
         target += 1
     if target != st.target:
         st = _with(st, target=target, best_heading_error=math.inf)
 
-    dx, dy = wps[target, 0] - x, wps[target, 1] - y
+    tx, ty = rows[target]
+    dx, dy = tx - x, ty - y
     dist = math.hypot(dx, dy)
-    remaining = dist + (_tail_length(wps, target) if tails is None else tails[target])
+    tail = _tail_length(np.asarray(rows), target) if tails is None else tails[target]
+    remaining = dist + tail
     if target == last and dist <= params.goal_tolerance:
         done = _with(st, driving=False, last_progress_time=time)
         return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)

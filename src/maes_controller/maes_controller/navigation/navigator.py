@@ -36,7 +36,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,7 @@ from ..robot_api import NavStatus
 from ._discs import mark_discs
 from ._segment import segment_clear
 from .costmap import GridMap
-from .following import FollowParams, FollowState, FollowStatus, follow_path, path_tails
+from .following import FollowParams, FollowState, FollowStatus, follow_rows, path_tails
 from .global_planner import Route, plan_route
 from .inflation import costmap_from_occupancy
 from .planning import traversable_mask
@@ -415,6 +415,11 @@ class NavStep:
     lateral: float = 0.0
 
 
+#: NavStep's plain defaults (every field but ``path``, whose default is a factory), for
+#: :meth:`Navigator._emit`'s construction without the frozen ``__init__``
+_STEP_DEFAULTS = {f.name: f.default for f in fields(NavStep) if f.default is not MISSING}
+
+
 def costmap_values(grid: GridMap, params: NavParams) -> np.ndarray:
     """The Nav2-style costmap the navigator plans on, as published on ``global_costmap/costmap``.
 
@@ -738,7 +743,7 @@ class Navigator:
                 return failure
             replanned = True
 
-        cmd = follow_path(pose, self._waypoints, self._follow, self._follow_state, now, self._tails)
+        cmd = follow_rows(*pose, self._rows, self._follow, self._follow_state, now, self._tails)
         self._follow_state = cmd.state
         self._remaining = cmd.remaining
         if cmd.status is FollowStatus.SUCCEEDED:
@@ -757,7 +762,7 @@ class Navigator:
             direction = 1.0
         turning = direction == 0.0 and cmd.angular != 0.0
         if turning:  # look before turning: the drive the turn is for
-            wx, wy = self._waypoints[cmd.state.target]
+            wx, wy = self._rows[cmd.state.target]
             heading, direction = (pose[0], pose[1], math.atan2(wy - pose[1], wx - pose[0])), 1.0
         # a robot beyond the goal is not in the way: this one stops before it
         blockers = self._blockers(heading, direction, reach=cmd.remaining)
@@ -799,8 +804,7 @@ class Navigator:
     def _reset_goal(self, now: float) -> None:
         self._started = now
         self._route: Route | None = None
-        self._waypoints = np.empty((0, 2))  # the route's waypoints as an array, made once
-        self._tails: list[float] = []  # and their path_tails
+        self._set_waypoints(np.empty((0, 2)))
         self._dense: list[tuple[float, float]] = []
         self._grid: GridMap | None = None
         self._follow_state: FollowState | None = None
@@ -818,6 +822,13 @@ class Navigator:
         self._robot_ids: Sequence[int | None] | None = None
         self._seen: tuple | None = None  # (ids, positions) of the robots at the last step
         self._previous: tuple | None = None
+
+    def _set_waypoints(self, waypoints: np.ndarray) -> None:
+        """The waypoints to follow (float (K, 2), finite), kept with what the follower reads
+        every step: their rows as Python floats and their :func:`~.following.path_tails`."""
+        self._waypoints = waypoints
+        self._rows: list[list[float]] = waypoints.tolist()
+        self._tails: list[float] = path_tails(waypoints)
 
     def _plan(
         self,
@@ -872,8 +883,7 @@ class Navigator:
                 f"{goal} on the robot's map",
             )
         self._route = route
-        self._waypoints = np.asarray(route.waypoints, dtype=np.float64)
-        self._tails = path_tails(self._waypoints)
+        self._set_waypoints(np.asarray(route.waypoints, dtype=np.float64))
         dense = [grid.cell_to_pos(ix, iy) for ix, iy in route.cells]
         dense[0] = (pose[0], pose[1])
         dense[-1] = route.waypoints[-1]
@@ -961,8 +971,7 @@ class Navigator:
             pose[0] + p.escape_distance * math.cos(heading),
             pose[1] + p.escape_distance * math.sin(heading),
         )
-        self._waypoints = np.vstack([np.asarray([step]), self._waypoints])
-        self._tails = path_tails(self._waypoints)
+        self._set_waypoints(np.vstack([np.asarray([step]), self._waypoints]))
         self._follow_state = None
         self._escaping = True
         return True
@@ -1100,7 +1109,11 @@ class Navigator:
         remaining = self._remaining
         if math.isnan(remaining) and self._route is not None:
             remaining = self._route.length
-        self._last = NavStep(
+        # NavStep(...) without its frozen __init__'s per-field object.__setattr__ (a plain
+        # frozen dataclass: no __post_init__, no slots), for every robot on every step
+        step = object.__new__(NavStep)
+        step.__dict__.update(
+            _STEP_DEFAULTS,
             linear=float(linear),
             angular=float(angular),
             lateral=float(lateral),
@@ -1114,7 +1127,8 @@ class Navigator:
             path=self._dense,
             replanned=replanned,
         )
-        return self._last
+        self._last = step
+        return step
 
     def _abort(self, now: float, code: NavErrorCode, msg: str) -> NavStep:
         self._status = NavStatus.ABORTED
