@@ -64,7 +64,7 @@ from .direct_robot import (
     DirectRobot,
     NavigatorPoses,
 )
-from .team import RobotTeam
+from .team import RobotTeam, fewer_gc_passes
 
 __all__ = [
     "DirectLogger",
@@ -311,21 +311,22 @@ def run(
             f"logic of {robot.namespace} raised at tick {sim.tick}: {type(exc).__name__}: {exc}"
         ) from exc
 
-    while not sim.finished and (max_ticks is None or done < max_ticks):
-        team.tick(stop_the_run)
-        done += 1
-        if outputs is not None:
-            outputs.publish()
-        exploration.append(sim.exploration_percent)
-        coverage.append(sim.coverage_percent)
-        if progress is not None:
-            progress(sim)
-        if checkpoint is not None and sim.tick % checkpoint_every == 0:
-            _checkpoint(
-                checkpoint,
-                run_key,
-                (sim, team.robots, team.nav_poses, exploration, coverage, done),
-            )
+    with fewer_gc_passes():
+        while not sim.finished and (max_ticks is None or done < max_ticks):
+            team.tick(stop_the_run)
+            done += 1
+            if outputs is not None:
+                outputs.publish()
+            exploration.append(sim.exploration_percent)
+            coverage.append(sim.coverage_percent)
+            if progress is not None:
+                progress(sim)
+            if checkpoint is not None and sim.tick % checkpoint_every == 0:
+                _checkpoint(
+                    checkpoint,
+                    run_key,
+                    (sim, team.robots, team.nav_poses, exploration, coverage, done),
+                )
     wall = time.perf_counter() - started
     if outputs is not None:
         outputs.close()

@@ -11,7 +11,9 @@ run to the bit, with the simulator node publishing on ROS only what someone outs
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import gc
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,13 +25,47 @@ from maes_sim.core import Simulation, to_occupancy
 
 from .direct_robot import DirectRobot, NavigatorPoses, step_navigation
 
-__all__ = ["RobotTeam", "shared_grids"]
+__all__ = ["RobotTeam", "fewer_gc_passes", "shared_grids"]
 
 #: Mixed into every robot's ``rng`` seed so it never equals the simulation's own stream.
 _RNG_SALT = 0x4D414553  # "MAES"
 
 #: ``on_logic_error(robot, exc)``: what a run does when a robot's logic raises.
 LogicErrorHandler = Callable[[DirectRobot, Exception], None]
+
+
+#: The youngest generation's collection threshold while a team runs (CPython's default: 700).
+GC_YOUNG_THRESHOLD = 10_000
+
+
+@contextlib.contextmanager
+def fewer_gc_passes(young: int = GC_YOUNG_THRESHOLD) -> Iterator[None]:
+    """Run the block with Python's cyclic garbage collector passing over young objects less
+    often (threshold ``young`` instead of 700, when that is higher); restored on exit.
+
+    A tick of many robots makes short-lived containers that reference many objects (each
+    state's list of the robots it senses, the navigator's positions): at 120 robots the
+    default threshold ran a young collection more than once a tick, each walking those lists
+    while they were still alive (about 8 % of a 120-robot tick in direct mode; 0.2 % at 10
+    robots, where it rarely ran). With this threshold most of them are gone before a pass.
+    The tick's computations do not depend on when garbage is collected.
+
+    Examples
+    --------
+    >>> before = gc.get_threshold()
+    >>> with fewer_gc_passes(50_000):
+    ...     gc.get_threshold()[0]
+    50000
+    >>> gc.get_threshold() == before
+    True
+    """
+    threshold = gc.get_threshold()
+    if young > threshold[0]:
+        gc.set_threshold(young, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
 
 
 def shared_grids(
