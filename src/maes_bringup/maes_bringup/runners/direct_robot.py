@@ -252,9 +252,9 @@ class DirectRobot:
         """This tick's state and believed pose (x, y, yaw), in metres; fed by the runner.
 
         ``nearby``: the robots ``state.nearby_robots`` lists, from the arrays of the observation
-        the state was made from: their indices (K,) and every robot's position (N, 2), metres.
-        The navigator then reads them without going through the state's objects (the same
-        values).
+        the state was made from: their indices (K,) and their positions (K, 2), metres (may be
+        a view of the tick's shared array: read only). The navigator then reads them without
+        going through the state's objects (the same values).
         """
         self.state = state
         self.tick = state.tick
@@ -268,8 +268,7 @@ class DirectRobot:
         only the state."""
         if self._nearby is None:
             return None
-        indices, everyone = self._nearby
-        return everyone[indices]
+        return self._nearby[1].copy()  # the logic's own array, as the state's objects are
 
     # -- Robot protocol ------------------------------------------------------------------------
     @property
@@ -480,8 +479,8 @@ def step_navigation(
         session = robot.session
         if session.task is not None:
             if robot._nearby is not None:
-                indices, everyone = robot._nearby
-                positions, ids = _NearbyXY(everyone[indices]), indices.tolist()
+                indices, xy = robot._nearby
+                positions, ids = _NearbyXY(xy), indices.tolist()
             else:
                 nearby = robot.state.nearby_robots
                 positions, ids = _Positions(nearby), [robot_index_of_id(r.id) for r in nearby]

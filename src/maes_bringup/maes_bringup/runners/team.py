@@ -168,12 +168,14 @@ class RobotTeam:
         # by one robot's logic shows in the others' states of the next tick, not this one.
         observation = sim.observation(self._tile)  # in metres, as maes_state carries them
         states = observation.states()
-        # the robots each one senses, also as arrays for its navigator (the same values)
-        observed, xy = observation.observed, observation.robot_positions
+        # the robots each one senses, also as arrays for its navigator (the same values): their
+        # positions gathered once for every robot, each robot's a slice of them
+        observed = observation.observed
+        seen_xy = observation.robot_positions[observed]
         bounds = observation.nearby_bounds.tolist()
         for i, (robot, state) in enumerate(zip(self.robots, states, strict=True)):
-            seen = observed[bounds[i] : bounds[i + 1]]
-            robot.observe(state, self.nav_poses.believed(i), (seen, xy))
+            lo, hi = bounds[i], bounds[i + 1]
+            robot.observe(state, self.nav_poses.believed(i), (observed[lo:hi], seen_xy[lo:hi]))
         for robot, logic in zip(self.robots, self.logic, strict=True):
             try:
                 logic(robot)
