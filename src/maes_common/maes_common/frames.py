@@ -23,15 +23,16 @@ class TickTransforms(NamedTuple):
 
     odom_base: np.ndarray  # odom -> base_footprint (odometry since the odom origin)
     map_odom: np.ndarray  # map -> odom (so that map -> base_footprint is the SLAM belief)
-    world_odom: np.ndarray  # world -> robot<i>/odom (so that world -> base is the truth)
+    world_odom: np.ndarray | None  # world -> robot<i>/odom (so that world -> base is the truth)
 
 
 def tick_transforms(
-    true_poses: np.ndarray,
+    true_poses: np.ndarray | None,
     estimated_poses: np.ndarray,
     odometry_poses: np.ndarray,
     odom_origin: np.ndarray,
     tile_size: float,
+    world: bool = True,
 ) -> TickTransforms:
     """The transforms published for one tick, from the simulation's arrays (tiles).
 
@@ -43,6 +44,10 @@ def tick_transforms(
         Each robot's odom frame origin in odometry coordinates (tiles, rad).
     tile_size : float
         Metres per tile.
+    world : bool
+        Whether to compute ``world_odom`` (None otherwise: for a reader of the robots' own
+        frames only, such as direct mode's navigators; ``true_poses`` is then not read and
+        may be None).
     """
     scale = np.array([tile_size, tile_size, 1.0])
     odom_base = compose_many(inverse_many(odom_origin * scale), odometry_poses * scale)
@@ -50,7 +55,7 @@ def tick_transforms(
     return TickTransforms(
         odom_base,
         compose_many(estimated_poses * scale, odom_inv),
-        compose_many(true_poses * scale, odom_inv),
+        compose_many(true_poses * scale, odom_inv) if world else None,
     )
 
 

@@ -67,7 +67,12 @@ class NavigatorPoses:
     def observe(self, sim: Simulation) -> None:
         """Take this tick's transforms (as published, then read back from the wire)."""
         tf = tick_transforms(
-            sim.poses, sim.estimated_poses, sim.odometry_poses, self._odom_origin, self._tile
+            None,  # the robots' own frames only: no world -> odom (not read here)
+            sim.estimated_poses,
+            sim.odometry_poses,
+            self._odom_origin,
+            self._tile,
+            world=False,
         )
         self._stamp = wire_time(sim.sim_time)
         self._odom_base = wire_poses(tf.odom_base)
