@@ -58,15 +58,32 @@ def pairs_within(
     ([0, 1, 2, 2], [2, 2, 0, 1], [1.0, 2.0, 1.0, 2.0])
     """
     a = np.ascontiguousarray(a, dtype=np.float64).reshape(-1, 2)
+    b_given = None if b is None else np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 2)
+    for name, points in (("a", a), ("b", b_given)):
+        if points is not None and not np.isfinite(points).all():
+            bad = points[~np.isfinite(points).all(axis=1)][0]
+            raise ValueError(f"pairs_within: every point must be finite; {name} has {bad.tolist()}")
+    return pairs_within_finite(a, b_given, radius)
+
+
+def pairs_within_finite(
+    a: np.ndarray, b: np.ndarray | None, radius: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`pairs_within` of points known to be finite (the simulation's own positions,
+    checked where they are set), without checking them again on every call.
+
+    Examples
+    --------
+    >>> ia, ib, d = pairs_within_finite(np.array([[0.0, 0.0]]), np.array([[0.0, 1.5]]), 2.0)
+    >>> ia.tolist(), ib.tolist(), d.tolist()
+    ([0], [0], [1.5])
+    """
+    a = np.ascontiguousarray(a, dtype=np.float64).reshape(-1, 2)
     exclude_same = b is None
     b = a if b is None else np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 2)
     if len(a) == 0 or len(b) == 0 or radius < 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty.copy(), np.empty(0, dtype=np.float64)
-    for name, points in (("a", a), ("b", b)):
-        if not np.isfinite(points).all():
-            bad = points[~np.isfinite(points).all(axis=1)][0]
-            raise ValueError(f"pairs_within: every point must be finite; {name} has {bad.tolist()}")
     if exclude_same and len(a) >= 2:
         # One set against itself: each unordered pair is found once by the compiled symmetric
         # half-shell search of visible_pairs (several times faster than the general merge

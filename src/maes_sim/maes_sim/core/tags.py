@@ -14,7 +14,7 @@ import numpy as np
 from maes_common.jit import JIT_OPTIONS, njit
 
 from .comms import check_message, robot_name
-from .neighbors import pairs_within
+from .neighbors import pairs_within_finite
 from .state import TagView, Vector2D
 
 #: Tags one robot may deposit per logic tick.
@@ -115,9 +115,12 @@ class TagStore:
         """
         if not self.tags:
             return [[] for _ in range(len(positions))]
-        ia, ib, dist = pairs_within(positions, self.grid_positions, read_range)
+        # the robots' and the tags' positions are the simulation's own: finite
+        ia, ib, dist = pairs_within_finite(positions, self.grid_positions, read_range)
         bounds = np.searchsorted(ia, np.arange(len(positions) + 1))
-        if limit is not None and len(ia) and int(np.diff(bounds).max()) > limit:
+        # (no robot has more than ``limit`` when all the pairs together are not more)
+        many = len(ia) and limit is not None and len(ia) > limit
+        if many and int(np.diff(bounds).max()) > limit:
             keep = _nearest_of_each(bounds, dist, int(limit))
             ia, ib = ia[keep], ib[keep]
             bounds = np.searchsorted(ia, np.arange(len(positions) + 1))
