@@ -327,8 +327,11 @@ def follow_rows(
     ('DRIVING', 1.0, 2.0)
     """
     st = state if state is not None else FollowState(start=(x, y))
-    if st.start is None:
-        st = _with(st, start=(x, y))
+    # the new state's changes, made into one FollowState when the command is returned
+    changes: dict[str, Any] = {}
+    start = st.start
+    if start is None:
+        start = changes["start"] = (x, y)
     last = len(rows) - 1
     if not 0 <= st.target <= last:
         raise ValueError(f"state.target {st.target} does not index the {last + 1} waypoints")
@@ -336,11 +339,13 @@ def follow_rows(
     target = st.target
     while target < last and (
         math.hypot(rows[target][0] - x, rows[target][1] - y) <= params.waypoint_tolerance
-        or _passed(x, y, rows, target, params.waypoint_tolerance, st.start)
+        or _passed(x, y, rows, target, params.waypoint_tolerance, start)
     ):
         target += 1
+    best_heading_error = st.best_heading_error
     if target != st.target:
-        st = _with(st, target=target, best_heading_error=math.inf)
+        changes["target"] = target
+        best_heading_error = changes["best_heading_error"] = math.inf
 
     tx, ty = rows[target]
     dx, dy = tx - x, ty - y
@@ -348,7 +353,7 @@ def follow_rows(
     tail = _tail_length(np.asarray(rows), target) if tails is None else tails[target]
     remaining = dist + tail
     if target == last and dist <= params.goal_tolerance:
-        done = _with(st, driving=False, last_progress_time=time)
+        done = _with(st, **changes, driving=False, last_progress_time=time)
         return FollowCommand(0.0, 0.0, FollowStatus.SUCCEEDED, done, remaining)
 
     err = wrap_angle(math.atan2(dy, dx) - yaw)
@@ -360,28 +365,26 @@ def follow_rows(
     )
 
     progressed = remaining < st.best_remaining - params.progress_epsilon or (
-        rotate and abs(err) < st.best_heading_error - _HEADING_EPSILON
+        rotate and abs(err) < best_heading_error - _HEADING_EPSILON
     )
     if progressed or st.last_progress_time is None:
-        best_err = min(st.best_heading_error, abs(err)) if rotate else st.best_heading_error
-        st = _with(
-            st,
-            best_remaining=min(st.best_remaining, remaining),
-            best_heading_error=best_err,
-            last_progress_time=time,
-        )
+        changes["best_remaining"] = min(st.best_remaining, remaining)
+        if rotate:
+            changes["best_heading_error"] = min(best_heading_error, abs(err))
+        changes["last_progress_time"] = time
     elif time - st.last_progress_time > params.blocked_timeout:
-        return FollowCommand(0.0, 0.0, FollowStatus.BLOCKED, _with(st, driving=False), remaining)
+        blocked = _with(st, **changes, driving=False)
+        return FollowCommand(0.0, 0.0, FollowStatus.BLOCKED, blocked, remaining)
 
     if rotate:
         angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
-        rotating = _with(st, driving=False)
+        rotating = _with(st, **changes, driving=False)
         return FollowCommand(0.0, angular, FollowStatus.ROTATING, rotating, remaining)
     speed = params.max_linear_speed
     if target == last:
         fraction = min(1.0, max(params.min_speed_fraction, dist / params.slowdown_distance))
         speed *= fraction
-    driving = _with(st, driving=True)
+    driving = _with(st, **changes, driving=True)
     if params.omnidirectional:  # straight at the waypoint, turning towards it on the way
         angular = math.copysign(min(params.max_angular_speed, params.angular_gain * abs(err)), err)
         return FollowCommand(

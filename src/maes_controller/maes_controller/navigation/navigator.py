@@ -508,12 +508,29 @@ def _pose(pose: Sequence[float] | None) -> tuple[float, float, float] | None:
     if pose is None:
         return None
     try:
-        x, y, yaw = (float(v) for v in pose)
+        x, y, yaw = pose
+        x, y, yaw = float(x), float(y), float(yaw)
     except (TypeError, ValueError):
         raise ValueError(f"pose must be (x, y, yaw) or None, got {pose!r}") from None
-    if not all(math.isfinite(v) for v in (x, y, yaw)):
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(yaw)):
         raise ValueError(f"pose must be finite, got {(x, y, yaw)}")
     return x, y, yaw
+
+
+#: Types known to be ``Sequence`` (an ABC's answer never changes): asked once per type, not on
+#: every step of every robot.
+_SEQUENCE_TYPES: set[type] = {list, tuple}
+
+
+def _as_sequence(items: Any) -> Sequence[Any]:
+    """``items`` itself when it is a ``Sequence``, else a list of it."""
+    kind = type(items)
+    if kind in _SEQUENCE_TYPES:
+        return items
+    if isinstance(items, Sequence):
+        _SEQUENCE_TYPES.add(kind)
+        return items
+    return list(items)
 
 
 class Navigator:
@@ -666,7 +683,7 @@ class Navigator:
         now = float(now)
         # read only when a plan goes around them: kept as given until then
         self._previous = self._seen  # where the robots were at the last step, by id
-        self._robots = robots if isinstance(robots, Sequence) else list(robots)
+        self._robots = _as_sequence(robots)
         self._robots_xy = None  # their positions as the yielding checks read them (once)
         self._robot_ids = robot_ids
         self._seen = None if robot_ids is None else (robot_ids, self._robots)
