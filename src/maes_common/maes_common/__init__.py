@@ -37,7 +37,7 @@ from .contract import (
     wire_time,
     wire_yaw,
 )
-from .frames import TickTransforms, tick_transforms, wire_poses
+from .frames import OdomFrames, TickTransforms, tick_transforms, wire_poses
 from .lockstep import JOIN, LEAVE, Barrier, Participant
 from .pose import Pose2D, compose, compose_many, inverse, inverse_many, yaw_from_quaternion
 from .state_wire import (
@@ -66,6 +66,7 @@ __all__ = [
     "TICK_TOPIC",
     "WORLD_FRAME",
     "Barrier",
+    "OdomFrames",
     "Participant",
     "Pose2D",
     "StateHead",

@@ -26,7 +26,7 @@ from maes_common.contract import (
     wire_scan_ranges,
     wire_time,
 )
-from maes_common.frames import tick_transforms, wire_poses
+from maes_common.frames import OdomFrames, wire_poses
 from maes_common.pose import quaternion_from_yaw
 from maes_controller.maes_compat import MaesCostmap
 from maes_controller.navigation import GridMap, NavSession, SessionEvents
@@ -44,7 +44,8 @@ class NavigatorPoses:
     the controller looks up ``map -> base_footprint`` in its frame tree, and the navigator
     smooths ``map -> odom`` (``maes_controller.tf_pose.SmoothedTransform``, which averages out the
     SLAM's random pose error) and composes it with odometry. Here the same transforms
-    (:func:`maes_common.frames.tick_transforms`) pass through the same wire rounding
+    (:class:`maes_common.frames.OdomFrames`, as the simulator node's
+    :func:`~maes_common.frames.tick_transforms`) pass through the same wire rounding
     (:func:`maes_common.frames.wire_poses`) into the same smoother every tick, and are composed as
     :class:`FrameTree` composes them (only for the robots whose pose is read), so a goal is
     followed as on ROS, to the bit. Metres and radians, map frame.
@@ -53,7 +54,7 @@ class NavigatorPoses:
     def __init__(self, sim: Simulation) -> None:
         self._tile = float(sim.config.world.tile_size)
         # The simulator node's odom frames start at the world origin.
-        self._odom_origin = np.zeros((sim.n_robots, 3))
+        self._odom = OdomFrames(np.zeros((sim.n_robots, 3)), self._tile)
         # as the navigator node: larger map -> odom changes than the SLAM error are real jumps
         self._map_odom = [
             SmoothedTransform(reset_distance=map_odom_jump_distance(sim.config, robot=i))
@@ -66,14 +67,8 @@ class NavigatorPoses:
 
     def observe(self, sim: Simulation) -> None:
         """Take this tick's transforms (as published, then read back from the wire)."""
-        tf = tick_transforms(
-            None,  # the robots' own frames only: no world -> odom (not read here)
-            sim.estimated_poses,
-            sim.odometry_poses,
-            self._odom_origin,
-            self._tile,
-            world=False,
-        )
+        # the robots' own frames only: no world -> odom (not read here)
+        tf = self._odom.transforms(None, sim.estimated_poses, sim.odometry_poses, world=False)
         self._stamp = wire_time(sim.sim_time)
         self._odom_base = wire_poses(tf.odom_base)
         self._map_odom_wire = wire_poses(tf.map_odom)
