@@ -513,6 +513,8 @@ def step_navigation(
             angular.append(command[1])
             lateral.append(command[2] / tile)
     if idx:
-        sim.set_velocity(
-            np.asarray(idx), np.asarray(linear), np.asarray(angular), np.asarray(lateral)
-        )
+        lin, ang, lat = np.asarray(linear), np.asarray(angular), np.asarray(lateral)
+        if len(idx) == sim.n_robots:  # every robot, in order (one entry each): whole rows
+            sim.set_velocities(lin, ang, lat)
+        else:
+            sim.set_velocity(np.asarray(idx), lin, ang, lat)
