@@ -238,3 +238,18 @@ def test_wrap_angle():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-1e4, 1e4, allow_nan=False), st.floats(-1e4, 1e4, allow_nan=False)),
+        min_size=0,
+        max_size=300,
+    )
+)
+def test_path_tails_are_each_tails_own_sum_to_the_bit(points):
+    # path_tails sums each tail's segments from one array of segment lengths; the follower
+    # without tails sums the tail's own (np.diff) segments: the same numbers, bit for bit
+    wps = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    assert following.path_tails(wps) == [following._tail_length(wps, t) for t in range(len(wps))]

@@ -545,3 +545,16 @@ def test_plan_route_bad_input():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.floats(-1e4, 1e4, allow_nan=False), st.floats(-1e4, 1e4, allow_nan=False)),
+        max_size=200,
+    )
+)
+def test_path_length_is_the_sum_of_its_diff_segments_to_the_bit(points):
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    expected = float(np.hypot(*np.diff(pts, axis=0).T).sum()) if len(pts) >= 2 else 0.0
+    assert path_length(points) == expected

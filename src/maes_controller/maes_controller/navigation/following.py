@@ -235,7 +235,13 @@ def path_tails(waypoints: Sequence[Sequence[float]]) -> list[float]:
     [6.0, 1.0, 0.0]
     """
     wps = np.asarray(waypoints, dtype=np.float64)
-    return [_tail_length(wps, t) for t in range(len(wps))]
+    if len(wps) < 2:
+        return [0.0] * len(wps)
+    # each segment's length once; a tail is the sum of its segments, as _tail_length sums them
+    # (np.diff is this subtraction; the same pairwise sum over the same values)
+    d = wps[1:] - wps[:-1]
+    seg = np.hypot(d[:, 0], d[:, 1])
+    return [float(seg[t:].sum()) for t in range(len(wps) - 1)] + [0.0]
 
 
 def _with(st: FollowState, **changes: Any) -> FollowState:

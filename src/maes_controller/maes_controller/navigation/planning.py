@@ -313,4 +313,5 @@ def path_length(path: Sequence[Sequence[float]]) -> float:
     pts = np.asarray(path, dtype=np.float64).reshape(-1, 2)
     if pts.shape[0] < 2:
         return 0.0
-    return float(np.hypot(*np.diff(pts, axis=0).T).sum())
+    d = pts[1:] - pts[:-1]  # np.diff's subtraction, without its overhead
+    return float(np.hypot(d[:, 0], d[:, 1]).sum())
