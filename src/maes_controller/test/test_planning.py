@@ -558,3 +558,33 @@ def test_path_length_is_the_sum_of_its_diff_segments_to_the_bit(points):
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     expected = float(np.hypot(*np.diff(pts, axis=0).T).sum()) if len(pts) >= 2 else 0.0
     assert path_length(points) == expected
+
+
+def _nearest_by_scanning_every_cell(t, cell, max_distance):
+    """nearest_traversable as it was: every traversable cell of the grid measured."""
+    ix, iy = cell
+    h, w = t.shape
+    if 0 <= ix < w and 0 <= iy < h and t[iy, ix]:
+        return ix, iy
+    ys, xs = np.nonzero(t)
+    if xs.size == 0:
+        return None
+    d2 = (xs - ix) ** 2 + (ys - iy) ** 2
+    k = int(np.argmin(d2))
+    return None if d2[k] > max_distance * max_distance else (int(xs[k]), int(ys[k]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 12),
+    st.integers(0, 2**32 - 1),
+    st.integers(-5, 16),
+    st.integers(-5, 16),
+    st.one_of(st.floats(-8.0, 8.0), st.just(math.inf), st.just(0.0), st.integers(0, 6)),
+)
+def test_nearest_traversable_looks_only_within_max_distance_same_cell(h, w, seed, ix, iy, limit):
+    # the search window of a finite max_distance finds the cell (and tie) the whole grid does
+    t = np.random.default_rng(seed).random((h, w)) < 0.15
+    got = nearest_traversable(t, (ix, iy), max_distance=limit)
+    assert got == _nearest_by_scanning_every_cell(t, (ix, iy), limit)

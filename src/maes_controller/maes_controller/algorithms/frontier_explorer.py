@@ -224,16 +224,17 @@ def _cells_of_points(memory: dict, grid, points: list) -> list:
     if known is None or known[0] != geometry:
         known = memory["cell_of"] = (geometry, {})
     cell_of = known[1]
-    new = [p for p in points if p not in cell_of]
-    if new:
-        new = list(dict.fromkeys(new))
+    cells = list(map(cell_of.get, points))  # one look-up per point when all are known
+    if None in cells:
+        new = list(dict.fromkeys(p for p, c in zip(points, cells, strict=True) if c is None))
         cell_of.update(zip(new, cells_of(grid, new), strict=True))
+        cells = list(map(cell_of.__getitem__, points))
     listed = len(memory["claims"]) + len(memory.get("visited", ()))
-    if len(cell_of) > 2 * listed + 64:
+    if len(cell_of) > 2 * listed + 64:  # (the points asked for are claims or visited: kept)
         keep = {(x, y) for x, y, _ in memory["claims"].values()} | set(memory.get("visited", ()))
         for p in [p for p in cell_of if p not in keep]:
             del cell_of[p]
-    return list(map(cell_of.__getitem__, points))
+    return cells
 
 
 def _crowded(robot) -> bool:

@@ -196,9 +196,17 @@ def nearest_traversable(
     h, w = t.shape
     if 0 <= ix < w and 0 <= iy < h and t[iy, ix]:
         return ix, iy  # at distance 0: no other cell is as near
+    x0, y0 = 0, 0
+    if math.isfinite(max_distance):
+        # only the box of cells within max_distance on both axes can count (a cell outside it
+        # is farther); its raster order is the grid's, so the same cell wins the same ties
+        r = math.floor(abs(max_distance))  # (the test below squares it)
+        x0, y0 = max(ix - r, 0), max(iy - r, 0)
+        t = t[y0 : max(iy + r + 1, y0), x0 : max(ix + r + 1, x0)]
     ys, xs = np.nonzero(t)  # raster order, so argmin's first minimum is the documented tie-break
     if xs.size == 0:
         return None
+    xs, ys = xs + x0, ys + y0
     d2 = (xs - ix) ** 2 + (ys - iy) ** 2
     k = int(np.argmin(d2))
     if d2[k] > max_distance * max_distance:
