@@ -59,10 +59,14 @@ def pairs_within(
     """
     a = np.ascontiguousarray(a, dtype=np.float64).reshape(-1, 2)
     b_given = None if b is None else np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 2)
-    for name, points in (("a", a), ("b", b_given)):
-        if points is not None and not np.isfinite(points).all():
-            bad = points[~np.isfinite(points).all(axis=1)][0]
-            raise ValueError(f"pairs_within: every point must be finite; {name} has {bad.tolist()}")
+    other = a if b_given is None else b_given
+    if len(a) and len(other) and radius >= 0:  # (no pairs to look for: nothing to check)
+        for name, points in (("a", a), ("b", other)):
+            if not np.isfinite(points).all():
+                bad = points[~np.isfinite(points).all(axis=1)][0]
+                raise ValueError(
+                    f"pairs_within: every point must be finite; {name} has {bad.tolist()}"
+                )
     return pairs_within_finite(a, b_given, radius)
 
 
