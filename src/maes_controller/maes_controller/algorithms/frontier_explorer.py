@@ -103,9 +103,9 @@ def logic(robot) -> None:
                 del visited[next(iter(visited))]  # the oldest
 
     costmap = robot.global_costmap
-    if costmap.costmap is None or robot.robot_position is None:
-        return  # wait for the first costmap and pose
     here = robot.robot_position
+    if costmap.costmap is None or here is None:
+        return  # wait for the first costmap and pose
     mark = memory.setdefault("trail_at", here)  # where it last announced itself (or started)
     if math.hypot(here[0] - mark[0], here[1] - mark[1]) >= TRAIL_STEP_M:
         memory["trail_at"] = here
@@ -138,7 +138,7 @@ def logic(robot) -> None:
     patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
     found = frontier_goal(
         costmap,
-        costmap.pos_to_cell(*robot.robot_position),
+        costmap.pos_to_cell(*here),
         traversable_mask(costmap.array),
         claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
@@ -171,7 +171,7 @@ def logic(robot) -> None:
     if keep_if_shared and sharing:
         return  # no frontier of our own yet: keep driving to the shared one
     if sharing and _crowded(robot):
-        view = MapView(costmap.grid, robot.robot_position, _positions(robot))
+        view = MapView(costmap.grid, here, _positions(robot))
         spot = spread_cell(view, _positions(robot), SPREAD_RADIUS_M)
         if spot is not None and spot != view.robot_cell:
             memory["goal"], memory["spreading"] = costmap.cell_to_pos(*spot), True
