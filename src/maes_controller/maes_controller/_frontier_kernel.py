@@ -10,7 +10,7 @@ hemmed in and wait); one compiled pass over the frontier cells answers that for 
 building the candidate list of :func:`~maes_controller.frontier._goal_candidates` only to find
 it empty.
 
-:func:`near_claims` is the grid-stamping path of :func:`~maes_controller.frontier._near_claims`
+:func:`near_claims` is the grid-stamping path of :func:`~maes_controller.frontier.near_points`
 (which candidate goals lie within the claim radius of a goal another robot announced): with a
 crowd's hundreds of remembered goals, one compiled pass instead of the index arrays of every
 claim's disc.

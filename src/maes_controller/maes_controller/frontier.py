@@ -406,7 +406,7 @@ def frontier_goal(
     cost = d
     free_of_claims = None
     if claimed_arr.size:
-        free_of_claims = ~_near_claims(cand, claimed_arr, claim_radius, trav.shape)
+        free_of_claims = ~near_points(cand, claimed_arr, claim_radius, trav.shape)
         if free_of_claims.any():
             cand, d, cost = cand[free_of_claims], d[free_of_claims], d[free_of_claims]
         elif share_cost is not None:  # per claim, less the farther from it the cell is
@@ -417,7 +417,7 @@ def frontier_goal(
             seen = list(seen)
         seen_arr = np.array(seen, dtype=np.float64).reshape(-1, 2)
         if seen_arr.size:  # among the unclaimed frontier cells, those nobody passed go first
-            fresh = ~_near_claims(cand, seen_arr, claim_radius, trav.shape)
+            fresh = ~near_points(cand, seen_arr, claim_radius, trav.shape)
             if fresh.any():
                 cand, d, cost = cand[fresh], d[fresh], d[fresh]
     order = np.lexsort((cand[:, 0], cand[:, 1], cost))
@@ -430,22 +430,23 @@ def _gaps(cand: np.ndarray, claimed: np.ndarray) -> np.ndarray:
     return np.hypot(cand[:, None, 0] - claimed[None, :, 0], cand[:, None, 1] - claimed[None, :, 1])
 
 
-#: Claim radii (cells) up to which :func:`_near_claims` stamps discs on the grid.
+#: Claim radii (cells) up to which :func:`near_points` stamps discs on the grid.
 _STAMP_RADIUS_MAX = 32
 
 
-def _near_claims(
+def near_points(
     cand: np.ndarray, claimed: np.ndarray, radius: float, shape: tuple[int, int]
 ) -> np.ndarray:
     """bool (K,): whether each candidate cell lies within ``radius`` cells (Euclidean, centre
-    to centre) of a claimed cell: ``(_gaps(cand, claimed) <= radius).any(axis=1)``, computed by
+    to centre) of one of the points ``claimed`` (cells of announced goals, of trail points):
+    ``(_gaps(cand, claimed) <= radius).any(axis=1)``, computed by
     stamping each claim's disc on a grid of ``shape`` when the claims are whole cells (the
     same offsets, the same ``hypot``: the same answer). The candidates are cells of the grid.
 
     Examples
     --------
     >>> cand = np.array([[0, 0], [3, 0], [5, 2]])
-    >>> _near_claims(cand, np.array([[4.0, 0.0], [9.0, 9.0]]), 1.5, (4, 6)).tolist()
+    >>> near_points(cand, np.array([[4.0, 0.0], [9.0, 9.0]]), 1.5, (4, 6)).tolist()
     [False, True, False]
     """
     small = cand.shape[0] * claimed.shape[0] <= 4096  # pairs: computing them all is as quick

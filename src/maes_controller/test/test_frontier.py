@@ -357,8 +357,8 @@ def test_claims_stamped_on_the_grid_equal_every_pair_s_distance(seed, radius):
         np.float64
     )
     want = (frontier._gaps(cand, claimed) <= radius).any(axis=1)
-    assert np.array_equal(frontier._near_claims(cand, claimed, radius, (h, w)), want)
+    assert np.array_equal(frontier.near_points(cand, claimed, radius, (h, w)), want)
     # claims between cells (not from a grid) take the pairwise way, with the same answer
     off = claimed + 0.25
     want = (frontier._gaps(cand, off) <= radius).any(axis=1)
-    assert np.array_equal(frontier._near_claims(cand, off, radius, (h, w)), want)
+    assert np.array_equal(frontier.near_points(cand, off, radius, (h, w)), want)

@@ -8,6 +8,7 @@ algorithms build one per decision, not per tick, and use the project's frontier 
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from functools import cached_property
@@ -17,6 +18,19 @@ import numpy as np
 
 from ..frontier import frontier_mask
 from ..navigation import Cell, distance_field, nearest_traversable, traversable_mask
+
+#: Broadcasts of a robot's way start with this word, then "x y": where it was.
+TRAIL_PREFIX = "frontier-trail"
+#: A robot announces where it is every time it has moved this many metres since it last did.
+TRAIL_STEP_M = 3.0
+#: The most trail points of others that a robot remembers (the oldest are forgotten).
+TRAIL_LIMIT = 2000
+#: A robot with this many robots within CROWD_RADIUS_M metres is in a crowd ...
+CROWD_COUNT = 3
+CROWD_RADIUS_M = 1.5
+#: ... and, when every frontier is taken, first makes room: it drives to the place within this
+#: many metres of path that is farthest from the robots it senses (:func:`spread_cell`).
+SPREAD_RADIUS_M = 6.0
 
 
 class MapView:
@@ -248,3 +262,79 @@ def spread_cell(view: MapView, robots: Sequence[Sequence[float]], radius_m: floa
         room = np.hypot(px[:, None] - pts[None, :, 0], py[:, None] - pts[None, :, 1]).min(axis=1)
     order = np.lexsort((ix, iy, view.dist[iy, ix], -room))
     return int(ix[order[0]]), int(iy[order[0]])
+
+
+@functools.lru_cache(maxsize=4096)
+def parsed_trail(text: str) -> tuple[float, float] | None:
+    """``(x, y)`` of a trail broadcast (``frontier-trail x y``), or None for other messages.
+
+    Examples
+    --------
+    >>> parsed_trail("frontier-trail 1.5 -2.0"), parsed_trail("frontier-trail 1.5 nope")
+    ((1.5, -2.0), None)
+    """
+    parts = text.split()
+    if len(parts) != 3 or parts[0] != TRAIL_PREFIX:
+        return None
+    try:
+        x, y = float(parts[1]), float(parts[2])
+    except ValueError:
+        return None
+    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
+
+
+def hear_trail(memory: dict, text: str) -> bool:
+    """Whether ``text`` is a trail broadcast; if so, its point is kept in ``memory["trails"]``
+    (the last :data:`TRAIL_LIMIT`, oldest forgotten first) for :func:`trail_cells`.
+
+    Examples
+    --------
+    >>> memory = {}
+    >>> hear_trail(memory, "frontier-trail 1.5 -2.0"), hear_trail(memory, "frontier-goal 1 2")
+    (True, False)
+    >>> list(memory["trails"]), memory["trails_heard"]
+    ([(1.5, -2.0)], 1)
+    """
+    point = parsed_trail(text)
+    if point is None:
+        return False
+    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
+    trails[point] = None
+    memory["trails_heard"] = memory.get("trails_heard", 0) + 1
+    if len(trails) > TRAIL_LIMIT:
+        del trails[next(iter(trails))]  # the oldest
+    return True
+
+
+def announce_trail(robot: Any, here: Sequence[float]) -> None:
+    """Broadcast ``frontier-trail x y`` when the robot has moved :data:`TRAIL_STEP_M` metres
+    since it last did (or since its first pose, which is not announced)."""
+    memory = robot.memory
+    mark = memory.setdefault("trail_at", here)  # where it last announced itself (or started)
+    if math.hypot(here[0] - mark[0], here[1] - mark[1]) >= TRAIL_STEP_M:
+        memory["trail_at"] = here
+        robot.broadcast_msg(f"{TRAIL_PREFIX} {here[0]:.1f} {here[1]:.1f}")
+
+
+def trail_cells(memory: dict, grid: Any) -> list[Cell]:
+    """The cells of the trail points heard (:func:`hear_trail`): computed again only when one
+    was heard since, or the map's origin or resolution changed."""
+    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
+    cached = memory.get("trail_cells")
+    if cached is None or cached[0] != key:
+        cached = memory["trail_cells"] = (key, cells_of(grid, memory.get("trails", {})))
+    return cached[1]
+
+
+def crowded(here: Sequence[float], robots: Iterable[Sequence[float]]) -> bool:
+    """Whether :data:`CROWD_COUNT` or more of ``robots`` (``(x, y)``, metres) stand within
+    :data:`CROWD_RADIUS_M` of ``here``.
+
+    Examples
+    --------
+    >>> crowded((0.0, 0.0), [(1.0, 0.0), (0.0, -1.0), (0.5, 0.5)]), crowded((0, 0), [(1, 0)])
+    (True, False)
+    """
+    x, y = here
+    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in robots)
+    return near >= CROWD_COUNT

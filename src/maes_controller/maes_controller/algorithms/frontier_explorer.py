@@ -40,13 +40,28 @@ Spreading the team (robots that start together all see the same frontiers at onc
 from __future__ import annotations
 
 import functools
-import math
 
 from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
 
-from ._common import MapView, cells_of, nearby_positions, robot_index, spread_cell
+from ._common import (
+    CROWD_COUNT,  # noqa: F401 (documented here: the explorer's making room)
+    CROWD_RADIUS_M,  # noqa: F401
+    SPREAD_RADIUS_M,
+    TRAIL_LIMIT,  # noqa: F401 (documented here: the explorer's trails)
+    TRAIL_PREFIX,  # noqa: F401
+    TRAIL_STEP_M,  # noqa: F401
+    MapView,
+    announce_trail,
+    cells_of,
+    crowded,
+    hear_trail,
+    nearby_positions,
+    robot_index,
+    spread_cell,
+    trail_cells,
+)
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
 CLAIM_PREFIX = "frontier-goal"
@@ -62,18 +77,6 @@ SHARE_RECHECK_TICKS = 20
 HEMMED_TICKS = 50
 #: The most goals announced by others that a robot remembers (the oldest are forgotten).
 VISITED_LIMIT = 400
-#: A robot with this many robots within CROWD_RADIUS_M metres is in a crowd ...
-CROWD_COUNT = 3
-CROWD_RADIUS_M = 1.5
-#: ... and, when every frontier is taken, first makes room: it drives to the place within this
-#: many metres of path that is farthest from the robots it senses.
-SPREAD_RADIUS_M = 6.0
-#: Broadcasts of a robot's way start with this word, then "x y": where it was.
-TRAIL_PREFIX = "frontier-trail"
-#: A robot announces where it is every time it has moved this many metres since it last did.
-TRAIL_STEP_M = 3.0
-#: The most trail points of others that a robot remembers (the oldest are forgotten).
-TRAIL_LIMIT = 2000
 
 
 def logic(robot) -> None:
@@ -82,14 +85,9 @@ def logic(robot) -> None:
     claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
-    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
+    memory.setdefault("trails", {})  # where others were (hear_trail): (x, y) -> None
     for message in robot.state.incoming_broadcast_msgs:
-        point = _parsed_trail(message.msg)
-        if point is not None:
-            trails[point] = None
-            memory["trails_heard"] = memory.get("trails_heard", 0) + 1
-            if len(trails) > TRAIL_LIMIT:
-                del trails[next(iter(trails))]  # the oldest
+        if hear_trail(memory, message.msg):
             continue
         claim = _parsed_claim(message.msg)
         if claim is not None:
@@ -106,10 +104,7 @@ def logic(robot) -> None:
     here = robot.robot_position
     if costmap.costmap is None or here is None:
         return  # wait for the first costmap and pose
-    mark = memory.setdefault("trail_at", here)  # where it last announced itself (or started)
-    if math.hypot(here[0] - mark[0], here[1] - mark[1]) >= TRAIL_STEP_M:
-        memory["trail_at"] = here
-        robot.broadcast_msg(f"{TRAIL_PREFIX} {here[0]:.1f} {here[1]:.1f}")
+    announce_trail(robot, here)
     goal = memory.get("goal")
     keep_if_shared = False  # a goal we share is only left for a frontier of our own
     if memory.get("spreading"):
@@ -145,7 +140,7 @@ def logic(robot) -> None:
         share_cost=SHARE_COST_CELLS,
         avoid=costmap.grid.pos_to_cells(nearby_positions(robot)),
         through=not patient,
-        seen=_trail_cells(memory, costmap.grid),
+        seen=trail_cells(memory, costmap.grid),
     )
     if found is None and patient and robot.state.nearby_robots:
         # no frontier but through other robots: let the ones outside go first (bounded)
@@ -170,7 +165,7 @@ def logic(robot) -> None:
     )
     if keep_if_shared and sharing:
         return  # no frontier of our own yet: keep driving to the shared one
-    if sharing and _crowded(robot):
+    if sharing and crowded(here, _positions(robot)):
         view = MapView(costmap.grid, here, _positions(robot))
         spot = spread_cell(view, _positions(robot), SPREAD_RADIUS_M)
         if spot is not None and spot != view.robot_cell:
@@ -182,16 +177,6 @@ def logic(robot) -> None:
     robot.nav_to_pos(x, y)
     robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f} {distance:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
-
-
-def _trail_cells(memory: dict, grid) -> list:
-    """The cells of the trail points heard (``trails``): computed again only when one was
-    heard since, or the map's origin or resolution changed."""
-    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
-    cached = memory.get("trail_cells")
-    if cached is None or cached[0] != key:
-        cached = memory["trail_cells"] = (key, cells_of(grid, memory["trails"]))
-    return cached[1]
 
 
 def _positions(robot) -> list[tuple[float, float]]:
@@ -235,13 +220,6 @@ def _cells_of_points(memory: dict, grid, points: list) -> list:
         for p in [p for p in cell_of if p not in keep]:
             del cell_of[p]
     return cells
-
-
-def _crowded(robot) -> bool:
-    """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
-    x, y = robot.robot_position
-    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in _positions(robot))
-    return near >= CROWD_COUNT
 
 
 def _yield_goal(robot, costmap) -> bool:
@@ -298,25 +276,6 @@ def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders:
         ) < me:
             return True
     return False
-
-
-@functools.lru_cache(maxsize=4096)
-def _parsed_trail(text: str) -> tuple[float, float] | None:
-    """``(x, y)`` of a trail broadcast (``frontier-trail x y``), or None for other messages.
-
-    Examples
-    --------
-    >>> _parsed_trail("frontier-trail 1.5 -2.0"), _parsed_trail("frontier-trail 1.5 nope")
-    ((1.5, -2.0), None)
-    """
-    parts = text.split()
-    if len(parts) != 3 or parts[0] != TRAIL_PREFIX:
-        return None
-    try:
-        x, y = float(parts[1]), float(parts[2])
-    except ValueError:
-        return None
-    return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
 @functools.lru_cache(maxsize=4096)
