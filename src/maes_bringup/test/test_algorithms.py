@@ -149,17 +149,23 @@ def test_trs_broadcasts_of_many_finished_subareas_fit_the_radio_and_send_each_in
     assert sent == finished
 
 
-def _first_goal_of_an_explorer_beside(announce: str | None) -> tuple[float, float]:
-    """The first goal robot0's frontier explorer takes, with robot1 standing still and,
-    from tick 2 on, broadcasting ``announce`` (robot0 chooses from tick 4 on, after it)."""
+def _first_goal_of_an_explorer_beside(
+    announce: str | None, logic=frontier_explorer.logic
+) -> tuple[float, float]:
+    """The first goal robot0's explorer (the frontier explorer or TRS) takes, with robot1
+    standing still and, from tick 2 on, broadcasting ``announce`` (robot0 chooses from tick 4
+    on, after it)."""
     goals: list = []
 
     def explorer(robot):
         if robot.tick < 4:
             return
-        frontier_explorer.logic(robot)
-        if robot.memory.get("goal") is not None and not goals:
-            goals.append(robot.memory["goal"])
+        logic(robot)
+        memory = robot.memory
+        if memory.get("goal") is not None and not goals:  # the frontier explorer's
+            goals.append(memory["goal"])
+        if memory.get("goal_cell") is not None and not goals:  # TRS's
+            goals.append(robot.global_costmap.cell_to_pos(*memory["goal_cell"]))
 
     def announcer(robot):
         if announce is not None and robot.tick >= 2:
@@ -189,6 +195,95 @@ def test_the_frontier_explorer_leaves_a_frontier_another_robot_passed_for_one_no
     assert math.dist(alone, passed) > frontier_explorer.CLAIM_RADIUS_CELLS, (alone, passed)
     # a malformed trail broadcast is no trail: the same goal as alone
     assert _first_goal_of_an_explorer_beside(f"{frontier_explorer.TRAIL_PREFIX} 1.0") == alone
+
+
+def test_trs_leaves_a_frontier_another_robot_passed_for_one_nobody_did():
+    """TRS robots hear the same trails: a frontier cell near a trail point is taken only when
+    every other one is."""
+    alone = _first_goal_of_an_explorer_beside(None, trs.logic)
+    passed = _first_goal_of_an_explorer_beside(
+        f"{frontier_explorer.TRAIL_PREFIX} {alone[0]:.1f} {alone[1]:.1f}", trs.logic
+    )
+    assert math.dist(alone, passed) > trs.CLAIM_RADIUS_CELLS, (alone, passed)  # 1 m cells
+    malformed = f"{frontier_explorer.TRAIL_PREFIX} 1.0"
+    assert _first_goal_of_an_explorer_beside(malformed, trs.logic) == alone
+
+
+def _trs_robot_in_a_crowd(prepare) -> dict:
+    """robot0 runs TRS in a packed start (5 robots, ``spawn_together``; the others stand
+    still). At robot0's first decision with robots around it, ``prepare(robot, view)`` may
+    change its memory first. Returns robot0's memory after that decision."""
+    from maes_controller.algorithms._common import MapView
+
+    seen: dict = {}
+
+    def explorer(robot):
+        if "memory" in seen:
+            return
+        view = MapView.of(robot)
+        if view is None or view.robot_cell is None or robot.tick < 3:
+            return
+        prepare(robot, view)
+        trs.logic(robot)
+        if robot.memory.get("waypoints") or robot.memory.get("done"):
+            seen["memory"] = robot.memory
+            seen["position"] = robot.robot_position
+            seen["others"] = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 5,
+            "end_criteria": {"tick": 80},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0, "broadcast_range": 1000.0},
+            "robot_spawn_config": {"spawn_together": {}},
+            "map": {"width_in_tiles": 40, "height_in_tiles": 40, "cave_config": {}},
+        }
+    )
+    run(cfg, [explorer] + [lambda robot: None] * 4, seed=0)
+    assert "memory" in seen, "robot0 never decided"
+    return seen
+
+
+@pytest.mark.parametrize("near_only", [True, False])
+def test_trs_leaves_goals_that_failed_and_tries_them_again_when_nothing_else_is_left(near_only):
+    """A goal the navigator gave up on (a crowd in the way) is left while other frontier is;
+    when every frontier cell failed, the robot tries them again instead of stopping."""
+    failed: list = []
+
+    def frontier_failed(robot, view):
+        if "failed" not in robot.memory:
+            near = view.dist * view.resolution <= 6.0  # within 6 m of path
+            cells = np.argwhere(view.frontier & (near if near_only else True))
+            failed.extend((int(ix), int(iy)) for iy, ix in cells)
+            assert failed and (not near_only or (view.reachable_frontier & ~near).any())
+            robot.memory["failed"] = list(failed)
+
+    memory = _trs_robot_in_a_crowd(frontier_failed)["memory"]
+    assert not memory.get("done") and memory["waypoints"], memory.get("done")
+    gx, gy = memory["goal_cell"]
+    gap = min(math.hypot(gx - fx, gy - fy) for fx, fy in failed)
+    if near_only:  # another frontier: the failed ones wait
+        assert gap > trs.SKIP_RADIUS_CELLS, (memory["goal_cell"], gap)
+        assert memory["failed"] == failed
+    else:  # nothing else: tried again
+        assert memory["failed"] == []
+
+
+def test_trs_makes_room_in_a_crowd_when_every_frontier_is_announced():
+    """With every frontier announced by others, a TRS robot in a crowd first drives where the
+    robots it senses are farthest (then chooses again), as the frontier explorer does."""
+
+    def every_frontier_announced(robot, view):
+        robot.memory["claims"] = {
+            f"robot{100 + k}": (*view.pos_of((int(ix), int(iy))), 0.0)
+            for k, (iy, ix) in enumerate(np.argwhere(view.frontier))
+        }
+
+    seen = _trs_robot_in_a_crowd(every_frontier_announced)
+    memory = seen["memory"]
+    assert memory.get("spreading") and memory["sharing"], memory.get("mode")
+    spot, here, others = memory["waypoints"][0], seen["position"], seen["others"]
+    assert min(math.dist(spot, o) for o in others) > min(math.dist(here, o) for o in others)
 
 
 def test_frontier_explorers_announce_their_way_every_few_metres():

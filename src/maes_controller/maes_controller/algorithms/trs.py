@@ -37,6 +37,18 @@ only, and its few robots started apart):
   still shows frontier in the others' maps and a bigger team explores it again and again.
   A subarea the robot finished itself stays a task wherever its own map shows frontier, so a
   lone robot runs as before.
+* **Ground others passed**, as in the frontier explorer: each robot announces where it is
+  every :data:`~._common.TRAIL_STEP_M` metres it drives (``frontier-trail x y``), and a
+  frontier cell within :data:`CLAIM_RADIUS_CELLS` of a trail point it heard is taken only
+  when no other is left (after the claims, and also while every frontier is announced).
+* **Making room**, as in the frontier explorer: a robot in a crowd
+  (:func:`~._common.crowded`) that finds every frontier announced first drives to the place
+  within :data:`~._common.SPREAD_RADIUS_M` of path farthest from the robots it senses
+  (:func:`~._common.spread_cell`), then chooses again.
+* **A goal the navigator gave up on** (or that could not be planned) is left while other
+  frontier is; when nothing else is left, such goals are tried again (a crowd that blocked
+  them moves on), so a robot in a packed start does not declare itself done. A goal reached
+  without closing its frontier is left for good.
 """
 
 from __future__ import annotations
@@ -48,9 +60,20 @@ import numpy as np
 
 from maes_common.contract import MAX_MESSAGE_BYTES
 
+from ..frontier import near_points
 from ..navigation import astar, prune_path
 from ..robot_api import NavStatus
-from ._common import MapView, area_labels, robot_index
+from ._common import (
+    SPREAD_RADIUS_M,
+    MapView,
+    announce_trail,
+    area_labels,
+    crowded,
+    hear_trail,
+    robot_index,
+    spread_cell,
+    trail_cells,
+)
 
 #: Side of a square subarea, metres (the paper does not give one; 4 subareas in its house map).
 SUBAREA_SIDE_M = 10.0
@@ -223,16 +246,26 @@ def step(robot: Any, *, prune: bool) -> None:
     peers = mem.setdefault("peers", {})  # namespace -> (subarea, tick of the broadcast)
     claims = mem.setdefault("claims", {})  # namespace -> (goal x, y, path length d)
     heard = mem.setdefault("heard_finished", set())  # subareas finished, by anyone, heard of
+    mem.setdefault("trails", {})  # where others were (hear_trail): (x, y) -> None
     for message in robot.state.incoming_broadcast_msgs:
+        if hear_trail(mem, message.msg):
+            continue
         parsed = parse_message(message.msg)
         if parsed is not None:
             peers[message.sender] = (parsed[1], robot.tick)
             claims[message.sender] = parsed[2:]
             heard |= parse_finished(message.msg)
+    if robot.robot_position is not None:
+        announce_trail(robot, robot.robot_position)
     mem.setdefault("mode", EXPLORATION)
     skip = mem.setdefault("skip", [])
     waypoints = mem.get("waypoints")
-    if waypoints:
+    if waypoints and mem.get("spreading"):
+        if not robot.nav_status.done:
+            return  # making room in a crowd: then choose a frontier from there
+        mem["spreading"] = False
+        waypoints.clear()
+    elif waypoints:
         status = robot.nav_status
         goal_cell = mem["goal_cell"]
         if robot.tick % RECHECK_PERIOD == 0 and not _goal_open(robot, goal_cell):
@@ -240,7 +273,7 @@ def step(robot: Any, *, prune: bool) -> None:
         elif not mem.get("sharing") and _outranked_claim(robot):
             waypoints.clear()  # a robot that goes first announced a goal near ours
         elif status is NavStatus.ABORTED or status is NavStatus.REJECTED:
-            skip.append(goal_cell)
+            mem.setdefault("failed", []).append(goal_cell)
             waypoints.clear()
         elif not status.done:
             _maybe_broadcast(robot)
@@ -278,7 +311,11 @@ def _decide(robot: Any, prune: bool) -> None:
             >= FINISHED_KNOWN_SHARE * np.count_nonzero(inside)
         ):
             finished.add(here)
-    allowed = _skip_mask(view, mem["skip"])
+    failed = mem.setdefault("failed", [])  # goals the navigator gave up on, or unplanned
+    allowed = _skip_mask(view, mem["skip"] + failed)
+    if failed and not (view.reachable_frontier & allowed).any():
+        failed.clear()  # nothing else is left: try them again (a crowd that blocked them moves)
+        allowed = _skip_mask(view, mem["skip"])
     others = mem["heard_finished"] - finished
     if others:  # subareas others finished wait until no other frontier is left
         open_ = allowed & ~np.isin(labels, np.fromiter(others, dtype=np.int64, count=len(others)))
@@ -288,6 +325,15 @@ def _decide(robot: Any, prune: bool) -> None:
     mem["sharing"] = not (view.reachable_frontier & unclaimed).any()
     if not mem["sharing"]:
         allowed = unclaimed  # else every frontier is announced: share, weighted by TRS's rule
+    allowed = _fresh_first(view, allowed, trail_cells(mem, view.grid))
+    if mem["sharing"]:
+        robots = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
+        if crowded(view.position, robots):
+            spot = spread_cell(view, robots, SPREAD_RADIUS_M)
+            if spot is not None and spot != view.robot_cell:
+                mem["spreading"], mem["waypoints"] = True, [view.pos_of(spot)]
+                robot.nav_to_pos(*mem["waypoints"][0])
+                return  # make room first, then choose again
     goal = None
     if mem["mode"] == EXPLORATION:
         goal = view.nearest_in((labels == here) & allowed)
@@ -307,10 +353,26 @@ def _decide(robot: Any, prune: bool) -> None:
     mem["goal_distance"] = round(float(view.dist[goal[1], goal[0]]) * view.resolution, 2)
     mem["waypoints"] = _plan(view, goal, prune)
     if not mem["waypoints"]:
-        mem["skip"].append(goal)
+        failed.append(goal)
         return
     robot.nav_to_pos(*mem["waypoints"][0])
     _maybe_broadcast(robot, force=True)
+
+
+def _fresh_first(view: MapView, allowed: np.ndarray, seen: list) -> np.ndarray:
+    """``allowed`` without the reachable frontier cells within :data:`CLAIM_RADIUS_CELLS` of a
+    trail point heard (``seen``, cells: ground other robots drove over), unless that leaves
+    none of them."""
+    if not seen:
+        return allowed
+    cand = np.argwhere(view.reachable_frontier & allowed)[:, ::-1]  # (ix, iy)
+    points = np.array(seen, dtype=np.float64).reshape(-1, 2)
+    near = near_points(cand, points, CLAIM_RADIUS_CELLS, view.array.shape)
+    if near.all():
+        return allowed
+    fresh = allowed.copy()
+    fresh[cand[near, 1], cand[near, 0]] = False
+    return fresh
 
 
 def _claim_mask(view: MapView, claims: dict) -> np.ndarray:
