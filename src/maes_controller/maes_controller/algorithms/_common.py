@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..frontier import frontier_mask
+from ..frontier import frontier_mask, near_points
 from ..navigation import Cell, distance_field, nearest_traversable, traversable_mask
 
 #: Broadcasts of a robot's way start with this word, then "x y": where it was.
@@ -324,6 +324,24 @@ def trail_cells(memory: dict, grid: Any) -> list[Cell]:
     if cached is None or cached[0] != key:
         cached = memory["trail_cells"] = (key, cells_of(grid, memory.get("trails", {})))
     return cached[1]
+
+
+def without_trails(
+    view: MapView, allowed: np.ndarray, seen: Sequence[Cell], radius: float
+) -> np.ndarray:
+    """``allowed`` without the reachable frontier cells within ``radius`` cells of a trail
+    point heard (``seen``, cells: ground other robots drove over), unless that leaves none of
+    them (then ``allowed`` itself)."""
+    if not seen:
+        return allowed
+    cand = np.argwhere(view.reachable_frontier & allowed)[:, ::-1]  # (ix, iy)
+    points = np.array(seen, dtype=np.float64).reshape(-1, 2)
+    near = near_points(cand, points, radius, view.array.shape)
+    if near.all():
+        return allowed
+    fresh = allowed.copy()
+    fresh[cand[near, 1], cand[near, 0]] = False
+    return fresh
 
 
 def crowded(here: Sequence[float], robots: Iterable[Sequence[float]]) -> bool:

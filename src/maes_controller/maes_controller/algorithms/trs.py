@@ -60,7 +60,6 @@ import numpy as np
 
 from maes_common.contract import MAX_MESSAGE_BYTES
 
-from ..frontier import near_points
 from ..navigation import astar, prune_path
 from ..robot_api import NavStatus
 from ._common import (
@@ -73,6 +72,7 @@ from ._common import (
     robot_index,
     spread_cell,
     trail_cells,
+    without_trails,
 )
 
 #: Side of a square subarea, metres (the paper does not give one; 4 subareas in its house map).
@@ -325,7 +325,7 @@ def _decide(robot: Any, prune: bool) -> None:
     mem["sharing"] = not (view.reachable_frontier & unclaimed).any()
     if not mem["sharing"]:
         allowed = unclaimed  # else every frontier is announced: share, weighted by TRS's rule
-    allowed = _fresh_first(view, allowed, trail_cells(mem, view.grid))
+    allowed = without_trails(view, allowed, trail_cells(mem, view.grid), CLAIM_RADIUS_CELLS)
     if mem["sharing"]:
         robots = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
         if crowded(view.position, robots):
@@ -357,22 +357,6 @@ def _decide(robot: Any, prune: bool) -> None:
         return
     robot.nav_to_pos(*mem["waypoints"][0])
     _maybe_broadcast(robot, force=True)
-
-
-def _fresh_first(view: MapView, allowed: np.ndarray, seen: list) -> np.ndarray:
-    """``allowed`` without the reachable frontier cells within :data:`CLAIM_RADIUS_CELLS` of a
-    trail point heard (``seen``, cells: ground other robots drove over), unless that leaves
-    none of them."""
-    if not seen:
-        return allowed
-    cand = np.argwhere(view.reachable_frontier & allowed)[:, ::-1]  # (ix, iy)
-    points = np.array(seen, dtype=np.float64).reshape(-1, 2)
-    near = near_points(cand, points, CLAIM_RADIUS_CELLS, view.array.shape)
-    if near.all():
-        return allowed
-    fresh = allowed.copy()
-    fresh[cand[near, 1], cand[near, 0]] = False
-    return fresh
 
 
 def _claim_mask(view: MapView, claims: dict) -> np.ndarray:
