@@ -478,6 +478,7 @@ class NodeProcess:
     def __init__(self, program: str, handler: _FirstSignalInterrupts | None = None) -> None:
         self.program = program
         self._nodes: list[Any] = []
+        self._executors: list[Any] = []  # shut down before the nodes are destroyed
         self._handler = handler
 
     def spin(self, node: Any, until: Any = None, *, executor: Any = None) -> None:
@@ -505,6 +506,8 @@ class NodeProcess:
             if self._handler.received:
                 raise KeyboardInterrupt  # a signal came before spinning: stop now
             self._handler.armed = False
+        if executor is not None and all(executor is not e for e in self._executors):
+            self._executors.append(executor)
         try:
             if executor is not None:
                 # Slices of SPIN_SLICE_S (and until idle), every event in them handled, not
@@ -564,6 +567,15 @@ class NodeProcess:
         raise SystemExit(code)
 
     def _destroy_nodes(self) -> None:
+        # The executors first, while their nodes' entities are whole: rclpy's events executor
+        # holds a callback for each entity it served, and one destroyed with callbacks left
+        # (by the garbage collector, after the nodes) aborts the process ("Destroying callback
+        # manager with callbacks remaining"; seen once in a test run, a second SIGINT during
+        # the navigator's teardown). make run's embedded stack does the same.
+        executors, self._executors = self._executors, []
+        for executor in executors:
+            with contextlib.suppress(Exception):
+                executor.shutdown()
         nodes, self._nodes = self._nodes, []
         destroy_nodes(nodes)
 
