@@ -163,9 +163,9 @@ def test_fifty_robots_leave_a_packed_start():
 def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
     """The frontier explorer checks every tick whether a robot that goes first announced a goal
     near its own; the answer is kept until a claim is heard or the goal or map changes, a "no"
-    is brought up to date from the claims heard since, and each announced point's cell is
-    computed once. In a packed 20-robot start every kept or updated answer and every kept cell
-    equals one computed afresh."""
+    is brought up to date from the claims heard since, and each announced or passed point's cell
+    is computed once. In a packed 20-robot start every kept or updated answer and every kept
+    cell equals one computed afresh."""
     import maes_controller.algorithms.frontier_explorer as explorer
 
     check = explorer._outranked_near_goal
@@ -177,6 +177,8 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
         points = [(x, y) for x, y, _ in memory["claims"].values()]
         assert announced == cells_of(costmap.grid, points)
         assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
+        trails = explorer._trail_cells(memory, costmap.grid)
+        assert trails == cells_of(costmap.grid, memory.get("trails", ()))
         fresh = dict(memory)
         kept = fresh.pop("outranked", None)
         answer = check(fresh, costmap, namespace)
@@ -216,3 +218,39 @@ def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
         announced, remembered = explorer._claim_cells(memory, grid)
         assert announced == cells_of(grid, [c[:2] for c in memory["claims"].values()])
         assert remembered == cells_of(grid, memory["visited"])
+
+
+def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh():
+    """The cells the explorer keeps for the points it remembers (added and forgotten as the
+    logic's loop does, the oldest forgotten past a limit, claims replaced, the map's origin
+    moving) equal ``cells_of`` of every point, in order, after every step."""
+    import maes_controller.algorithms.frontier_explorer as explorer
+    from maes_controller.algorithms._common import cells_of
+    from maes_controller.navigation import GridMap
+
+    rng = np.random.default_rng(7)
+    grids = [GridMap(40, 40, 0.5, -10.0, -10.0), GridMap(40, 40, 0.25, -9.7, -10.0)]
+    memory = {"claims": {}, "visited": {}, "trails": {}}
+    for step in range(400):
+        grid = grids[(step // 100) % 2]
+        kept = memory.get("point_cells")
+        for _ in range(int(rng.integers(0, 6))):
+            point = (round(float(rng.uniform(-10, 10)), 1), round(float(rng.uniform(-10, 10)), 1))
+            if rng.random() < 0.5:
+                explorer._remember(memory["trails"], point, 30, kept, "trails")
+            else:
+                sender = f"robot{int(rng.integers(0, 8))}"
+                memory["claims"][sender] = (point[0] + 0.03, point[1] - 0.02, 1.0)
+                if kept is not None:
+                    kept["claims"][sender] = None
+                    kept["new"].append(("claims", sender))
+                explorer._remember(memory["visited"], point, 12, kept, "visited")
+        if step % 3:
+            continue  # (points heard over several ticks before the cells are asked for)
+        cells = explorer._point_cells(memory, grid)
+        claimed = [c[:2] for c in memory["claims"].values()]
+        assert list(cells["claims"]) == list(memory["claims"])
+        assert list(cells["claims"].values()) == cells_of(grid, claimed)
+        assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
+        assert list(cells["trails"].values()) == cells_of(grid, memory["trails"])
+    assert len(memory["trails"]) == 30 and len(memory["visited"]) == 12

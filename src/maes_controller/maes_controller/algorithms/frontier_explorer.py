@@ -85,20 +85,26 @@ def logic(robot) -> None:
     claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
-    memory.setdefault("trails", {})  # where others were (hear_trail): (x, y) -> None
+    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
+    kept = memory.get("point_cells")  # the cells of the points below (_point_cells)
     for message in robot.state.incoming_broadcast_msgs:
-        if hear_trail(memory, message.msg):
+        point = _parsed_trail(message.msg)
+        if point is not None:
+            _remember(trails, point, TRAIL_LIMIT, kept, "trails")
+            memory["trails_heard"] = memory.get("trails_heard", 0) + 1
             continue
         claim = _parsed_claim(message.msg)
         if claim is not None:
             claims[message.sender] = claim
+            if kept is not None:
+                kept["claims"][message.sender] = None  # its cell, computed when next needed
+                kept["new"].append(("claims", message.sender))
             memory["claims_heard"] = memory.get("claims_heard", 0) + 1
             new = memory.setdefault("claims_new", {})  # heard since the goal check: sender -> n
             new[message.sender] = new.get(message.sender, 0) + 1
             visited = memory.setdefault("visited", {})  # every goal announced: seen by others
-            visited[(round(claim[0], 1), round(claim[1], 1))] = None
-            if len(visited) > VISITED_LIMIT:
-                del visited[next(iter(visited))]  # the oldest
+            point = (round(claim[0], 1), round(claim[1], 1))
+            _remember(visited, point, VISITED_LIMIT, kept, "visited")
 
     costmap = robot.global_costmap
     here = robot.robot_position
@@ -179,6 +185,76 @@ def logic(robot) -> None:
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
 
 
+def _remember(points: dict, point: tuple, limit: int, kept: dict | None, name: str) -> None:
+    """Add ``point`` to ``points`` (a dict used as an ordered set), forgetting the oldest past
+    ``limit``. ``kept[name]``, when kept (:func:`_point_cells`), follows: the same keys in the
+    same order, a new point's cell to be computed when next needed (None, listed in
+    ``kept["new"]``)."""
+    if point in points:
+        return  # (a point heard again keeps its place)
+    points[point] = None
+    if kept is not None:
+        kept[name][point] = None
+        kept["new"].append((name, point))
+    if len(points) > limit:
+        oldest = next(iter(points))
+        del points[oldest]
+        if kept is not None:
+            del kept[name][oldest]
+
+
+def _point_cells(memory: dict, grid) -> dict:
+    """The cells of the points the explorer remembers, for the map's origin and resolution:
+    ``{"claims": sender -> cell of its claim, "visited": point -> cell, "trails": point ->
+    cell}``, each dict with the keys of ``memory``'s ``claims``, ``visited`` and ``trails`` in
+    their order. Kept in ``memory["point_cells"]``: the logic's loop adds and drops entries as
+    it adds and drops points (:func:`_remember`; a new entry's cell is None until here, and
+    listed in ``"new"``), so a tick computes the cells of the points heard since the last one
+    only; a map with another
+    origin or resolution, or dicts changed behind the loop's back (another length), get every
+    cell anew. The same cells as :func:`~._common.cells_of` of every point, to the bit
+    (``grid.pos_to_cell``'s arithmetic on each)."""
+    geometry = (grid.origin_x, grid.origin_y, grid.resolution)
+    claims = memory["claims"]
+    visited = memory.get("visited", {})
+    trails = memory.get("trails", {})
+    kept = memory.get("point_cells")
+    if (
+        kept is None
+        or kept["geometry"] != geometry
+        or len(kept["claims"]) != len(claims)
+        or len(kept["visited"]) != len(visited)
+        or len(kept["trails"]) != len(trails)
+    ):
+        points = [(x, y) for x, y, _ in claims.values()]
+        kept = memory["point_cells"] = {
+            "geometry": geometry,
+            "claims": dict(zip(claims, cells_of(grid, points), strict=True)),
+            "visited": dict(zip(visited, cells_of(grid, visited), strict=True)),
+            "trails": dict(zip(trails, cells_of(grid, trails), strict=True)),
+            "new": [],
+        }
+        return kept
+    for name, key in kept["new"]:
+        cells = kept[name]
+        if cells.get(key, ()) is None:  # (not forgotten since, nor computed already)
+            x, y = claims[key][:2] if name == "claims" else key
+            cells[key] = grid.pos_to_cell(x, y)
+    kept["new"] = []
+    return kept
+
+
+def _trail_cells(memory: dict, grid) -> list:
+    """The cells of the trail points heard (``trails``), in their order: made again only when
+    one was heard since, or the map's origin or resolution changed."""
+    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
+    cached = memory.get("trail_cells")
+    if cached is None or cached[0] != key:
+        cells = list(_point_cells(memory, grid)["trails"].values())
+        cached = memory["trail_cells"] = (key, cells)
+    return cached[1]
+
+
 def _positions(robot) -> list[tuple[float, float]]:
     """Where the robots it senses are (metres)."""
     return [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
@@ -186,40 +262,23 @@ def _positions(robot) -> list[tuple[float, float]]:
 
 def _claim_cells(memory: dict, grid) -> tuple[list, list]:
     """The cells of the goals other robots announced (``claims``, in its order) and of every
-    goal remembered (``visited``): computed again only when a claim was heard since, or the
+    goal remembered (``visited``): made again only when a claim was heard since, or the
     map's origin or resolution changed (the same cells as computing them every tick)."""
     geometry = (grid.origin_x, grid.origin_y, grid.resolution)
     key = (memory.get("claims_heard", 0), *geometry)
     cached = memory.get("claim_cells")
     if cached is None or cached[0] != key:
-        points = [(x, y) for x, y, _ in memory["claims"].values()]
-        visited = list(memory.get("visited", ()))
-        cells = _cells_of_points(memory, grid, points + visited)
-        cached = (key, cells[: len(points)], cells[len(points) :])
+        kept = _point_cells(memory, grid)
+        cached = (key, list(kept["claims"].values()), list(kept["visited"].values()))
         memory["claim_cells"] = cached
     return cached[1], cached[2]
 
 
-def _cells_of_points(memory: dict, grid, points: list) -> list:
-    """The cells of ``points`` (metres), each point's cell computed once for the map's origin
-    and resolution (kept in ``memory["cell_of"]``, without the points no longer announced or
-    remembered)."""
-    geometry = (grid.origin_x, grid.origin_y, grid.resolution)
-    known = memory.get("cell_of")
-    if known is None or known[0] != geometry:
-        known = memory["cell_of"] = (geometry, {})
-    cell_of = known[1]
-    cells = list(map(cell_of.get, points))  # one look-up per point when all are known
-    if None in cells:
-        new = list(dict.fromkeys(p for p, c in zip(points, cells, strict=True) if c is None))
-        cell_of.update(zip(new, cells_of(grid, new), strict=True))
-        cells = list(map(cell_of.__getitem__, points))
-    listed = len(memory["claims"]) + len(memory.get("visited", ()))
-    if len(cell_of) > 2 * listed + 64:  # (the points asked for are claims or visited: kept)
-        keep = {(x, y) for x, y, _ in memory["claims"].values()} | set(memory.get("visited", ()))
-        for p in [p for p in cell_of if p not in keep]:
-            del cell_of[p]
-    return cells
+def _crowded(robot) -> bool:
+    """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
+    x, y = robot.robot_position
+    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in _positions(robot))
+    return near >= CROWD_COUNT
 
 
 def _yield_goal(robot, costmap) -> bool:
@@ -268,8 +327,9 @@ def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders:
     grid = costmap.grid
     radius2 = CLAIM_RADIUS_CELLS**2
     claims = memory["claims"]
-    cells = _cells_of_points(memory, grid, [claims[s][:2] for s in senders])
-    for sender, (cx, cy) in zip(senders, cells, strict=True):
+    cell_of = _point_cells(memory, grid)["claims"]
+    for sender in senders:
+        cx, cy = cell_of[sender]
         if (cx - gx) ** 2 + (cy - gy) ** 2 <= radius2 and (
             claims[sender][2],
             robot_index(sender),
