@@ -300,6 +300,55 @@ def test_search_is_deterministic_and_compiled_matches_python():
     assert np.array_equal(field_c, field_p)
 
 
+def _path_by_parents(parent: np.ndarray, t: int, w: int) -> list[tuple[int, int]]:
+    """astar's path as it was read before walk_back: each parent looked up in turn."""
+    path = []
+    node = t
+    while node >= 0:
+        iy, ix = divmod(int(node), w)
+        path.append((ix, iy))
+        node = parent[node]
+    path.reverse()
+    return path
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    p_wall=st.floats(0.0, 0.45),
+    allow_unknown=st.booleans(),
+    cost_weight=st.sampled_from([0.0, 1.0, 2.5]),
+)
+def test_kept_preparation_and_walk_back_give_the_same_paths(
+    seed, p_wall, allow_unknown, cost_weight
+):
+    # a read-only costmap's passable cells and penalties are kept (prepared), the path is read
+    # back by a compiled walk: the same arrays, to the bit, and the same path as before
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(2, 12, size=2))
+    costs = rng.choice(np.array([-1, 0, 0, 0, 10, 50, 98, 99, 100], dtype=np.int8), size=(h, w))
+    costs[rng.random((h, w)) < p_wall] = 100
+    fresh = planning._prepare(costs, allow_unknown, cost_weight)
+    kept_costs = costs.copy()
+    kept_costs.flags.writeable = False
+    kept = planning.prepared(kept_costs, allow_unknown, cost_weight)
+    assert planning.prepared(kept_costs, allow_unknown, cost_weight)[0] is kept[0]
+    for a, b in zip(fresh, kept, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b) and not b.flags.writeable
+    assert np.array_equal(traversable_mask(costs, allow_unknown), kept[0])
+    passable = fresh[0]
+    cells = np.argwhere(passable)
+    if len(cells) < 2:
+        return
+    (sy, sx), (gy, gx) = cells[rng.choice(len(cells), 2, replace=False)]
+    cost, parent = _search.search(passable, fresh[1], sx, sy, gx, gy)
+    t = int(gy * w + gx)
+    expected = _path_by_parents(parent, t, w) if math.isfinite(cost[t]) else None
+    for grid in (costs, kept_costs):
+        kw = {"allow_unknown": allow_unknown, "cost_weight": cost_weight}
+        assert astar(grid, (sx, sy), (gx, gy), **kw) == expected
+
+
 def test_distance_field_from_a_blocked_start_is_all_inf():
     free = np.ones((2, 2), dtype=bool)
     free[0, 0] = False

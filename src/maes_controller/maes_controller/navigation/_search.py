@@ -101,3 +101,20 @@ def search(
                 seq += 1
                 heapq.heappush(heap, (cand + hv, hv, seq, v))
     return cost, parent
+
+
+@njit(cache=True)
+def walk_back(parent: np.ndarray, t: int) -> np.ndarray:
+    """The flat indices of the path :func:`search` found to ``t``, from the start to ``t``:
+    ``t``'s parents followed back to the start (parent -1), in reverse. int64 (K,)."""
+    n = 0
+    node = t
+    while node >= 0:
+        n += 1
+        node = parent[node]
+    out = np.empty(n, dtype=np.int64)
+    node = t
+    for k in range(n - 1, -1, -1):
+        out[k] = node
+        node = parent[node]
+    return out

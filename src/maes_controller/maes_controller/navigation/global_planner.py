@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import check_int_grid, check_non_negative
 from .costmap import GridMap
 from .inflation import costmap_from_occupancy
-from .planning import Cell, astar, nearest_traversable, path_length, prune_path, traversable_mask
+from .planning import Cell, astar, nearest_traversable, path_length, prepared, prune_path
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def plan_route(
     if not all(math.isfinite(v) for v in (sx, sy, gx, gy)):
         raise ValueError(f"start and goal must be finite, got {(sx, sy)} and {(gx, gy)}")
 
-    traversable = traversable_mask(costs, allow_unknown)
+    traversable = prepared(costs, allow_unknown)[0]  # traversable_mask(costs, allow_unknown)
     # A robot that does not touch an obstacle is within its radius (plus its cell) of free space.
     start_cell = nearest_traversable(
         traversable, grid.pos_to_cell(sx, sy), max_distance=radius_cells + 1.5

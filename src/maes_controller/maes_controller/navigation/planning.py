@@ -15,12 +15,13 @@ Moves are 8-connected without cutting corners. Anything outside the grid is bloc
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
 
 from .._checks import check_bool_grid, check_int_grid, check_non_negative
-from ._search import search
+from ._search import search, walk_back
 from ._segment import segment_clear
 from .costmap import INSCRIBED
 from .inflation import costmap_from_occupancy, inflate
@@ -71,6 +72,46 @@ def _prepare(
     return passable, penalty
 
 
+#: What :func:`prepared` computed for a read-only costmap: (id, allow_unknown, cost_weight) ->
+#: (weak reference to the costmap, passable, penalty); an entry goes when its costmap does.
+_PREPARED: dict[tuple, tuple] = {}
+
+
+def prepared(
+    grid: np.ndarray, allow_unknown: bool = False, cost_weight: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(passable bool (H, W), penalty float64 (H, W)) of a bool grid or an integer costmap, as
+    :func:`astar` searches them; ``passable`` of a costmap is its :func:`traversable_mask`.
+
+    For an integer costmap that owns its values and is read-only (the navigator's costmap, kept
+    with its map: ``GridMap.derived``), both are computed once and kept while the costmap
+    lives: a navigator plans on one costmap many times (every robot sharing the map, every
+    replanning), and these grid-wide steps cost more than a short A* search. Both are then
+    read-only; do not modify them. Any other grid gets them computed afresh.
+
+    Examples
+    --------
+    >>> costs = np.array([[0, 50, 99, -1]], dtype=np.int8); costs.flags.writeable = False
+    >>> passable, penalty = prepared(costs, allow_unknown=True)
+    >>> passable.tolist(), penalty.round(3).tolist()
+    ([[True, True, False, True]], [[0.0, 0.51, 1.0, 0.0]])
+    >>> prepared(costs, allow_unknown=True)[0] is passable
+    True
+    """
+    arr = grid if isinstance(grid, np.ndarray) else None
+    if arr is None or arr.flags.writeable or arr.base is not None or arr.dtype == np.bool_:
+        return _prepare(grid, allow_unknown, cost_weight)
+    key = (id(arr), bool(allow_unknown), float(cost_weight))
+    kept = _PREPARED.get(key)
+    if kept is not None and kept[0]() is arr:
+        return kept[1], kept[2]
+    passable, penalty = _prepare(arr, allow_unknown, cost_weight)
+    passable.flags.writeable = penalty.flags.writeable = False
+    ref = weakref.ref(arr, lambda _ref, key=key: _PREPARED.pop(key, None))
+    _PREPARED[key] = (ref, passable, penalty)
+    return passable, penalty
+
+
 def _check_cell(name: str, cell: Sequence[int], shape: tuple[int, int]) -> Cell:
     try:
         ix, iy = (int(v) for v in cell)
@@ -115,7 +156,7 @@ def astar(
     >>> astar(free, (0, 0), (2, 0))
     [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (2, 1), (2, 0)]
     """
-    passable, penalty = _prepare(grid, allow_unknown, cost_weight)
+    passable, penalty = prepared(grid, allow_unknown, cost_weight)
     sx, sy = _check_cell("start", start, passable.shape)
     gx, gy = _check_cell("goal", goal, passable.shape)
     if not (passable[sy, sx] and passable[gy, gx]):
@@ -125,14 +166,7 @@ def astar(
     t = gy * w + gx
     if not math.isfinite(cost[t]):
         return None
-    path = []
-    node = t
-    while node >= 0:
-        iy, ix = divmod(int(node), w)
-        path.append((ix, iy))
-        node = parent[node]
-    path.reverse()
-    return path
+    return [divmod(node, w)[::-1] for node in walk_back(parent, t).tolist()]
 
 
 def distance_field(
