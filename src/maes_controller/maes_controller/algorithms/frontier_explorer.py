@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from maes_controller.frontier import frontier_goal, is_near_frontier
 from maes_controller.navigation import traversable_mask
 from maes_controller.robot_api import NavStatus
@@ -103,8 +105,7 @@ def logic(robot) -> None:
             new = memory.setdefault("claims_new", {})  # heard since the goal check: sender -> n
             new[message.sender] = new.get(message.sender, 0) + 1
             visited = memory.setdefault("visited", {})  # every goal announced: seen by others
-            point = (round(claim[0], 1), round(claim[1], 1))
-            _remember(visited, point, VISITED_LIMIT, kept, "visited")
+            _remember(visited, _visited_point(message.msg), VISITED_LIMIT, kept, "visited")
 
     costmap = robot.global_costmap
     here = robot.robot_position
@@ -140,7 +141,7 @@ def logic(robot) -> None:
     found = frontier_goal(
         costmap,
         costmap.pos_to_cell(*here),
-        traversable_mask(costmap.array),
+        costmap.grid.derived("frontier explorer traversable", _traversable),
         claimed=claimed + skip + list(failed),
         claim_radius=CLAIM_RADIUS_CELLS,
         share_cost=SHARE_COST_CELLS,
@@ -342,6 +343,22 @@ def _outranks(memory: dict, costmap, goal, mine: float, namespace: str, senders:
 def _parsed_claim(text: str) -> tuple[float, float, float] | None:
     # parse_claim_distance of a broadcast every robot in range hears: parsed once (a tuple)
     return parse_claim_distance(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _visited_point(text: str) -> tuple[float, float]:
+    # the point a claim broadcast adds to "visited": its goal to 0.1 m (round() of a float to a
+    # number of digits is slow; every robot in range hears the same text)
+    x, y, _ = _parsed_claim(text)
+    return (round(x, 1), round(y, 1))
+
+
+def _traversable(grid) -> np.ndarray:
+    """:func:`~maes_controller.navigation.traversable_mask` of a costmap grid, read-only (kept
+    with the grid: the robots sharing a map, and every search on it, compute it once)."""
+    mask = traversable_mask(grid.array)
+    mask.flags.writeable = False
+    return mask
 
 
 def parse_claim(text: str) -> tuple[float, float] | None:
