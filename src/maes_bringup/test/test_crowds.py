@@ -254,3 +254,31 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh():
         assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
         assert list(cells["trails"].values()) == cells_of(grid, memory["trails"])
     assert len(memory["trails"]) == 30 and len(memory["visited"]) == 12
+
+
+def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch):
+    """A frontier search that found nothing is kept with the map and not made again from the
+    same cell around the same robots: in a packed 30-robot start every search answered so is
+    fruitless when made afresh."""
+    import maes_controller.algorithms.frontier_explorer as explorer
+
+    search = explorer._search
+    answered = {"kept": 0, "searched": 0}
+
+    def checked(robot, costmap, here, own, patient):
+        fruitless = costmap.grid.derived("frontier explorer fruitless searches", lambda _g: set())
+        kept = set(fruitless)
+        found, claimed = search(robot, costmap, here, own, patient)
+        if found is None and fruitless == kept:  # answered from the kept searches
+            answered["kept"] += 1
+            fruitless.clear()
+            assert search(robot, costmap, here, own, patient)[0] is None
+            fruitless.update(kept)
+        else:
+            answered["searched"] += 1
+        return found, claimed
+
+    monkeypatch.setattr(explorer, "_search", checked)
+    direct.run(building(30, ticks=150), EXPLORER, seed=0)
+    print(answered)
+    assert answered["kept"] > 20 and answered["searched"] > 20

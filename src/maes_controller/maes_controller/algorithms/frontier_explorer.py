@@ -134,21 +134,9 @@ def logic(robot) -> None:
     for cell in [c for c, tick in failed.items() if robot.tick - tick >= SKIP_TICKS]:
         del failed[cell]
 
-    announced, remembered = _claim_cells(memory, costmap.grid)
-    claimed = announced + remembered
     hemmed = memory.get("hemmed_since")
     patient = hemmed is None or robot.tick - hemmed < HEMMED_TICKS
-    found = frontier_goal(
-        costmap,
-        costmap.pos_to_cell(*here),
-        costmap.grid.derived("frontier explorer traversable", _traversable),
-        claimed=claimed + skip + list(failed),
-        claim_radius=CLAIM_RADIUS_CELLS,
-        share_cost=SHARE_COST_CELLS,
-        avoid=costmap.grid.pos_to_cells(nearby_positions(robot)),
-        through=not patient,
-        seen=trail_cells(memory, costmap.grid),
-    )
+    found, claimed = _search(robot, costmap, here, skip + list(failed), patient)
     if found is None and patient and robot.state.nearby_robots:
         # no frontier but through other robots: let the ones outside go first (bounded)
         memory["hemmed_since"] = robot.tick if hemmed is None else hemmed
@@ -184,6 +172,41 @@ def logic(robot) -> None:
     robot.nav_to_pos(x, y)
     robot.broadcast_msg(f"{CLAIM_PREFIX} {x:.2f} {y:.2f} {distance:.2f}")
     robot.deposit_tag(f"{robot.namespace} goal {x:.2f} {y:.2f} at tick {robot.tick}")
+
+
+def _search(robot, costmap, here, own: list, patient: bool) -> tuple:
+    """(:func:`~maes_controller.frontier.frontier_goal`'s answer, the claimed cells it was
+    given): the nearest frontier not claimed, around the robots sensed (through them unless
+    ``patient``). ``own``: the robot's own goals to leave (skipped or failed).
+
+    A search that found no frontier finds none again on the same map, from the same cell,
+    around the same cells of robots: the claims and trails only choose among the frontiers
+    found. Such searches are kept with the map (``GridMap.derived``) for every robot on it, and
+    not made again (a crowd's hemmed robots ask every tick)."""
+    memory = robot.memory
+    grid = costmap.grid
+    start = costmap.pos_to_cell(*here)
+    avoid = grid.pos_to_cells(nearby_positions(robot))
+    fruitless = grid.derived("frontier explorer fruitless searches", lambda _grid: set())
+    search = (start, patient, avoid.shape, avoid.tobytes())
+    if search in fruitless:
+        return None, []
+    announced, remembered = _claim_cells(memory, grid)
+    claimed = announced + remembered
+    found = frontier_goal(
+        costmap,
+        start,
+        grid.derived("frontier explorer traversable", _traversable),
+        claimed=claimed + own,
+        claim_radius=CLAIM_RADIUS_CELLS,
+        share_cost=SHARE_COST_CELLS,
+        avoid=avoid,
+        through=not patient,
+        seen=_trail_cells(memory, grid),
+    )
+    if found is None:
+        fruitless.add(search)
+    return found, claimed
 
 
 def _remember(points: dict, point: tuple, limit: int, kept: dict | None, name: str) -> None:
