@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
-from ._frontier_kernel import has_candidate, label_clusters, near_claims
+from ._frontier_kernel import crowding_sums, has_candidate, label_clusters, near_claims
 from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -413,8 +413,12 @@ def frontier_goal(
         if free_of_claims.any():
             cand, d, cost = cand[free_of_claims], d[free_of_claims], d[free_of_claims]
         elif share_cost is not None:  # per claim, less the farther from it the cell is
-            crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / max(claim_radius, 1.0), 0.0, None)
-            cost = d + share_cost * crowding.sum(axis=1)
+            scale = max(claim_radius, 1.0)
+            if np.isfinite(claimed_arr).all():  # (the compiled form: the same sums)
+                crowding = crowding_sums(cand, claimed_arr, scale)
+            else:
+                crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / scale, 0.0, None).sum(axis=1)
+            cost = d + share_cost * crowding
     if free_of_claims is None or free_of_claims.any():
         if not isinstance(seen, list | tuple):
             seen = list(seen)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_controller import frontier
-from maes_controller._frontier_kernel import has_candidate
+from maes_controller._frontier_kernel import crowding_sums, has_candidate
 from maes_controller.frontier import (
     choose_frontier_goal,
     find_frontiers,
@@ -336,6 +336,30 @@ def test_has_candidate_sees_a_hemmed_robot_and_a_frontier_it_may_not_stand_on():
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_claims=st.one_of(
+        st.integers(1, 20), st.sampled_from([64, 127, 128, 129, 136, 255, 256, 257, 700, 2100])
+    ),
+    radius=st.one_of(st.sampled_from([1.0, 4.0, 2**0.5, 6.5]), st.floats(1.0, 30.0)),
+    whole=st.booleans(),
+)
+def test_compiled_crowding_sums_equal_numpy_s_to_the_bit(seed, n_claims, radius, whole):
+    # frontier_goal's cost when every candidate is claimed: the compiled sums, which skip the
+    # far claims and sum each row as NumPy does, equal the NumPy expression they replace
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 40))
+    cand = rng.integers(0, 60, size=(k, 2)).astype(np.int64)
+    claimed = rng.integers(-5, 65, size=(n_claims, 2)).astype(np.float64)
+    if not whole:
+        claimed += rng.random(claimed.shape) * rng.choice([1.0, 1e-9], size=claimed.shape)
+    claimed[: n_claims // 2] = cand[rng.integers(0, k, n_claims // 2)] + rng.integers(-3, 4, 2)
+    want = np.clip(1.0 - frontier._gaps(cand, claimed) / radius, 0.0, None).sum(axis=1)
+    got = crowding_sums(cand, claimed, radius)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
 @settings(max_examples=300, deadline=None)
