@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import check_int_grid, check_non_negative
 from .costmap import GridMap
 from .inflation import costmap_from_occupancy
-from .planning import Cell, astar, nearest_traversable, path_length, prepared, prune_path
+from .planning import Cell, astar_prepared, nearest_traversable, path_length, prepared, prune_path
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ def plan_route(
     if not all(math.isfinite(v) for v in (sx, sy, gx, gy)):
         raise ValueError(f"start and goal must be finite, got {(sx, sy)} and {(gx, gy)}")
 
-    traversable = prepared(costs, allow_unknown)[0]  # traversable_mask(costs, allow_unknown)
+    # traversable_mask(costs, allow_unknown), and the penalties astar steps with
+    traversable, penalty = prepared(costs, allow_unknown)
     # A robot that does not touch an obstacle is within its radius (plus its cell) of free space.
     start_cell = nearest_traversable(
         traversable, grid.pos_to_cell(sx, sy), max_distance=radius_cells + 1.5
@@ -112,7 +113,7 @@ def plan_route(
     goal_cell = nearest_traversable(traversable, goal_in, max_distance=snap / res)
     if start_cell is None or goal_cell is None:
         return None
-    cells = astar(costs, start_cell, goal_cell, allow_unknown=allow_unknown)
+    cells = astar_prepared(traversable, penalty, start_cell, goal_cell)  # astar(costs, ...)
     if cells is None:
         return None
     clearance = radius_cells if radius_cells < 0.5 else 0.0

@@ -157,6 +157,21 @@ def astar(
     [(0, 0), (0, 1), (0, 2), (1, 2), (2, 2), (2, 1), (2, 0)]
     """
     passable, penalty = prepared(grid, allow_unknown, cost_weight)
+    return astar_prepared(passable, penalty, start, goal)
+
+
+def astar_prepared(
+    passable: np.ndarray, penalty: np.ndarray, start: Sequence[int], goal: Sequence[int]
+) -> list[Cell] | None:
+    """:func:`astar` on a grid already :func:`prepared` (``passable``, ``penalty``): for a
+    caller that reads the passable cells too (:func:`~.global_planner.plan_route`).
+
+    Examples
+    --------
+    >>> free = np.ones((3, 4), dtype=bool); free[0:2, 1] = False
+    >>> astar_prepared(*prepared(free), (0, 0), (2, 0)) == astar(free, (0, 0), (2, 0))
+    True
+    """
     sx, sy = _check_cell("start", start, passable.shape)
     gx, gy = _check_cell("goal", goal, passable.shape)
     if not (passable[sy, sx] and passable[gy, gx]):
