@@ -502,6 +502,52 @@ def test_pruned_path_never_crosses_blocked_cells(seed, p_wall, clearance):
         assert not blocked_squares_hit(free, a, b, 0.0)
 
 
+def _pruned_in_python(path, free, clearance):
+    """prune_path's former Python loop: the reference of the compiled string pulling."""
+    cells = [tuple(int(v) for v in c) for c in path]
+    if len(cells) <= 2:
+        return cells
+    out, anchor, i = [cells[0]], 0, 1
+    while i < len(cells) - 1:
+        if planning._clear(free, cells[anchor], cells[i + 1], clearance):
+            i += 1
+        else:
+            out.append(cells[i])
+            anchor, i = i, i + 1
+    out.append(cells[-1])
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    p_wall=st.floats(0.0, 0.4),
+    clearance=st.sampled_from([0.0, 0.2, 0.3, 0.45]),
+)
+def test_compiled_pruning_keeps_the_python_loop_s_waypoints(seed, p_wall, clearance):
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(3, 30, size=2))
+    free = random_free(rng, h, w, p_wall)
+    cells = np.argwhere(free)
+    if len(cells) < 2:
+        return
+    (sy, sx), (gy, gx) = cells[rng.choice(len(cells), 2, replace=False)]
+    path = astar(free, (sx, sy), (gx, gy))
+    if path is None:
+        return
+    want = _pruned_in_python(path, free, clearance)
+    assert prune_path(path, free, clearance) == want
+    # a path given otherwise (arrays, lists) is checked cell by cell: the same waypoints
+    assert prune_path([list(c) for c in path], free, clearance) == want
+    assert prune_path(np.array(path), free, clearance) == want
+
+
+def test_prune_path_names_a_bad_cell():
+    free = np.ones((3, 3), dtype=bool)
+    with pytest.raises(ValueError, match=r"path\[1\] \(3, 0\) is outside the grid"):
+        prune_path([(0, 0), (3, 0), (2, 2)], free)
+
+
 def test_path_length():
     assert path_length([]) == 0.0 and path_length([(1, 1)]) == 0.0
     assert path_length([(0, 0), (1, 1), (1, 2)]) == pytest.approx(math.sqrt(2) + 1)

@@ -108,3 +108,31 @@ def segment_clear(
             if not traversable[cy, cx] and _touches(ax, ay, bx, by, cx, cy, clearance):
                 return False
     return True
+
+
+@njit(cache=True)
+def prune_indices(
+    xs: np.ndarray, ys: np.ndarray, traversable: np.ndarray, clearance: float
+) -> np.ndarray:
+    """The indices of the waypoints :func:`~.planning.prune_path` keeps of the path of cells
+    ``(xs[k], ys[k])`` (int64 (K,), K > 2): greedy string pulling with :func:`segment_clear`
+    between cell centres, as its Python loop did (the same tests in the same order)."""
+    n = xs.shape[0]
+    kept = np.empty(n, dtype=np.int64)
+    kept[0] = 0
+    m = 1
+    anchor = 0
+    i = 1
+    while i < n - 1:
+        # cells[i] is reachable from the anchor; try to extend to cells[i + 1]
+        ax = xs[anchor] + 0.5
+        ay = ys[anchor] + 0.5
+        if segment_clear(traversable, ax, ay, xs[i + 1] + 0.5, ys[i + 1] + 0.5, clearance):
+            i += 1
+        else:
+            kept[m] = i
+            m += 1
+            anchor = i
+            i = anchor + 1
+    kept[m] = n - 1
+    return kept[: m + 1]

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._checks import check_bool_grid, check_int_grid, check_non_negative
 from ._search import search, walk_back
-from ._segment import segment_clear
+from ._segment import prune_indices, segment_clear
 from .costmap import INSCRIBED
 from .inflation import costmap_from_occupancy, inflate
 
@@ -341,22 +341,28 @@ def prune_path(
     """
     t = check_bool_grid("traversable", traversable)
     clearance = _check_clearance(clearance)
-    cells = [_check_cell(f"path[{k}]", c, t.shape) for k, c in enumerate(path)]
+    cells = _path_cells(path, t.shape)
     if len(cells) <= 2:
         return cells
-    out = [cells[0]]
-    anchor = 0
-    i = anchor + 1
-    while i < len(cells) - 1:
-        # cells[i] is reachable from the anchor; try to extend to cells[i + 1].
-        if _clear(t, cells[anchor], cells[i + 1], clearance):
-            i += 1
-        else:
-            out.append(cells[i])
-            anchor = i
-            i = anchor + 1
-    out.append(cells[-1])
-    return out
+    xy = np.array(cells, dtype=np.int64)
+    kept = prune_indices(xy[:, 0], xy[:, 1], t, clearance)  # (compiled string pulling)
+    return [cells[k] for k in kept.tolist()]
+
+
+def _path_cells(path: Sequence[Sequence[int]], shape: tuple[int, int]) -> list[Cell]:
+    """``path``'s cells as ``(ix, iy)`` tuples of ints, each checked as :func:`_check_cell`
+    checks it (``path[k]`` named in the error). A path of integer pairs inside the grid (an
+    A* path) is checked in one pass of array operations."""
+    xy = np.asarray(path) if isinstance(path, list) else None
+    if (
+        xy is not None
+        and xy.ndim == 2
+        and xy.shape[1] == 2
+        and xy.dtype.kind in "iu"
+        and bool(((xy >= 0) & (xy < (shape[1], shape[0]))).all())
+    ):
+        return list(map(tuple, xy.tolist()))
+    return [_check_cell(f"path[{k}]", c, shape) for k, c in enumerate(path)]
 
 
 def path_length(path: Sequence[Sequence[float]]) -> float:
