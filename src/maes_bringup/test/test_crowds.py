@@ -178,7 +178,7 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
         assert announced == cells_of(costmap.grid, points)
         assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
         trails = explorer._trail_cells(memory, costmap.grid)
-        assert trails == cells_of(costmap.grid, memory.get("trails", ()))
+        assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, memory.get("trails", ()))
         fresh = dict(memory)
         kept = fresh.pop("outranked", None)
         answer = check(fresh, costmap, namespace)
@@ -220,14 +220,16 @@ def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
         assert remembered == cells_of(grid, memory["visited"])
 
 
-def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh():
+def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch):
     """The cells the explorer keeps for the points it remembers (added and forgotten as the
     logic's loop does, the oldest forgotten past a limit, claims replaced, the map's origin
-    moving) equal ``cells_of`` of every point, in order, after every step."""
+    moving; the trail points in a ring of rows) equal ``cells_of`` of every point, in order,
+    after every step."""
     import maes_controller.algorithms.frontier_explorer as explorer
     from maes_controller.algorithms._common import cells_of
     from maes_controller.navigation import GridMap
 
+    monkeypatch.setattr(explorer, "TRAIL_LIMIT", 30)
     rng = np.random.default_rng(7)
     grids = [GridMap(40, 40, 0.5, -10.0, -10.0), GridMap(40, 40, 0.25, -9.7, -10.0)]
     memory = {"claims": {}, "visited": {}, "trails": {}}
@@ -237,7 +239,8 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh():
         for _ in range(int(rng.integers(0, 6))):
             point = (round(float(rng.uniform(-10, 10)), 1), round(float(rng.uniform(-10, 10)), 1))
             if rng.random() < 0.5:
-                explorer._remember(memory["trails"], point, 30, kept, "trails")
+                explorer._remember_trail(memory, memory["trails"], point)
+                memory["trails_heard"] = memory.get("trails_heard", 0) + 1
             else:
                 sender = f"robot{int(rng.integers(0, 8))}"
                 memory["claims"][sender] = (point[0] + 0.03, point[1] - 0.02, 1.0)
@@ -252,7 +255,8 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh():
         assert list(cells["claims"]) == list(memory["claims"])
         assert list(cells["claims"].values()) == cells_of(grid, claimed)
         assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
-        assert list(cells["trails"].values()) == cells_of(grid, memory["trails"])
+        trails = explorer._trail_cells(memory, grid).tolist()
+        assert list(map(tuple, trails)) == cells_of(grid, memory["trails"])
     assert len(memory["trails"]) == 30 and len(memory["visited"]) == 12
 
 

@@ -346,7 +346,7 @@ def choose_frontier_goal(
         Cells the path should not cross (e.g. where other robots stand): the path lengths are
         taken around them, unless that leaves no frontier reachable (a robot inside a crowd),
         then through them.
-    seen : iterable of (ix, iy)
+    seen : iterable of (ix, iy), or int (K, 2) array
         Cells other robots passed (their trails): without shared maps the robot's own map
         still shows frontier there. Among the candidates no claim is near, those farther than
         ``claim_radius`` from every one of them go first; the others only when none is left.
@@ -454,9 +454,12 @@ def frontier_goal(
                 crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / scale, 0.0, None).sum(axis=1)
             cost = d + share_cost * crowding
     if free_of_claims is None or free_of_claims.any():
-        if not isinstance(seen, list | tuple):
-            seen = list(seen)
-        seen_arr = np.array(seen, dtype=np.float64).reshape(-1, 2)
+        if isinstance(seen, np.ndarray):  # (e.g. int (K, 2) cells: the same values)
+            seen_arr = seen.astype(np.float64).reshape(-1, 2)
+        else:
+            if not isinstance(seen, list | tuple):
+                seen = list(seen)
+            seen_arr = np.array(seen, dtype=np.float64).reshape(-1, 2)
         if seen_arr.size:  # among the unclaimed frontier cells, those nobody passed go first
             fresh = ~near_points(cand, seen_arr, claim_radius, trav.shape)
             if fresh.any():

@@ -92,7 +92,7 @@ def logic(robot) -> None:
     for message in robot.state.incoming_broadcast_msgs:
         point = _parsed_trail(message.msg)
         if point is not None:
-            _remember(trails, point, TRAIL_LIMIT, kept, "trails")
+            _remember_trail(memory, trails, point)
             memory["trails_heard"] = memory.get("trails_heard", 0) + 1
             continue
         claim = _parsed_claim(message.msg)
@@ -227,35 +227,67 @@ def _remember(points: dict, point: tuple, limit: int, kept: dict | None, name: s
             del kept[name][oldest]
 
 
+def _remember_trail(memory: dict, trails: dict, point: tuple) -> None:
+    """Add a trail point heard to ``trails`` (the oldest forgotten past :data:`TRAIL_LIMIT`),
+    and to ``memory["trail_ring"]``, its points as an array in the same order (a ring of
+    ``TRAIL_LIMIT + 1`` rows: ``xy``, ``start``, ``count``), when that is in step with it."""
+    if point in trails:
+        return  # (a point heard again keeps its place)
+    ring = memory.get("trail_ring")
+    in_step = ring is not None and ring["count"] == len(trails)
+    trails[point] = None
+    if in_step:
+        xy = ring["xy"]
+        xy[(ring["start"] + ring["count"]) % xy.shape[0]] = point
+        ring["count"] += 1
+    if len(trails) > TRAIL_LIMIT:
+        del trails[next(iter(trails))]  # the oldest
+        if in_step:
+            ring["start"] = (ring["start"] + 1) % ring["xy"].shape[0]
+            ring["count"] -= 1
+
+
+def _trail_points(memory: dict) -> np.ndarray:
+    """float64 (K, 2): the trail points heard (``trails``), in their order, from
+    ``memory["trail_ring"]`` (made again from ``trails`` when not in step with it)."""
+    trails = memory.get("trails", {})
+    ring = memory.get("trail_ring")
+    if ring is None or ring["count"] != len(trails):
+        xy = np.empty((TRAIL_LIMIT + 1, 2))
+        xy[: len(trails)] = np.array(list(trails), dtype=np.float64).reshape(-1, 2)
+        ring = memory["trail_ring"] = {"xy": xy, "start": 0, "count": len(trails)}
+    xy, start, count = ring["xy"], ring["start"], ring["count"]
+    end = start + count
+    if end <= xy.shape[0]:
+        return xy[start:end]
+    return np.concatenate([xy[start:], xy[: end - xy.shape[0]]])
+
+
 def _point_cells(memory: dict, grid) -> dict:
-    """The cells of the points the explorer remembers, for the map's origin and resolution:
-    ``{"claims": sender -> cell of its claim, "visited": point -> cell, "trails": point ->
-    cell}``, each dict with the keys of ``memory``'s ``claims``, ``visited`` and ``trails`` in
-    their order. Kept in ``memory["point_cells"]``: the logic's loop adds and drops entries as
-    it adds and drops points (:func:`_remember`; a new entry's cell is None until here, and
-    listed in ``"new"``), so a tick computes the cells of the points heard since the last one
-    only; a map with another
-    origin or resolution, or dicts changed behind the loop's back (another length), get every
-    cell anew. The same cells as :func:`~._common.cells_of` of every point, to the bit
-    (``grid.pos_to_cell``'s arithmetic on each)."""
+    """The cells of the goals the explorer remembers, for the map's origin and resolution:
+    ``{"claims": sender -> cell of its claim, "visited": point -> cell}``, each dict with the
+    keys of ``memory``'s ``claims`` and ``visited`` in their order. Kept in
+    ``memory["point_cells"]``: the logic's loop adds and drops entries as it adds and drops
+    points (:func:`_remember`; a new entry's cell is None until here, and listed in
+    ``"new"``), so a tick computes the cells of the points heard since the last one only; a
+    map with another origin or resolution, or dicts changed behind the loop's back (another
+    length), get every cell anew. The same cells as :func:`~._common.cells_of` of every point,
+    to the bit (``grid.pos_to_cell``'s arithmetic on each)."""
     geometry = (grid.origin_x, grid.origin_y, grid.resolution)
     claims = memory["claims"]
     visited = memory.get("visited", {})
-    trails = memory.get("trails", {})
     kept = memory.get("point_cells")
     if (
         kept is None
         or kept["geometry"] != geometry
         or len(kept["claims"]) != len(claims)
         or len(kept["visited"]) != len(visited)
-        or len(kept["trails"]) != len(trails)
     ):
         points = [(x, y) for x, y, _ in claims.values()]
         kept = memory["point_cells"] = {
             "geometry": geometry,
             "claims": dict(zip(claims, cells_of(grid, points), strict=True)),
             "visited": dict(zip(visited, cells_of(grid, visited), strict=True)),
-            "trails": dict(zip(trails, cells_of(grid, trails), strict=True)),
             "new": [],
         }
         return kept
@@ -268,13 +300,15 @@ def _point_cells(memory: dict, grid) -> dict:
     return kept
 
 
-def _trail_cells(memory: dict, grid) -> list:
-    """The cells of the trail points heard (``trails``), in their order: made again only when
-    one was heard since, or the map's origin or resolution changed."""
+def _trail_cells(memory: dict, grid) -> np.ndarray:
+    """int64 (K, 2): the cells of the trail points heard (``trails``), in their order
+    (``grid.pos_to_cells`` of :func:`_trail_points`: the cells ``cells_of`` gives): made again
+    only when one was heard since, or the map's origin or resolution changed."""
     key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
     cached = memory.get("trail_cells")
     if cached is None or cached[0] != key:
-        cells = list(_point_cells(memory, grid)["trails"].values())
+        cells = grid.pos_to_cells(_trail_points(memory))
+        cells.flags.writeable = False
         cached = memory["trail_cells"] = (key, cells)
     return cached[1]
 
