@@ -161,45 +161,25 @@ def is_near_frontier(
     """
     ix, iy = (int(v) for v in cell)
     kept = grid if isinstance(grid, GridMap) else getattr(grid, "grid", None)  # MaesCostmap
-    small = isinstance(radius, int) and 0 <= radius <= _NEAR_RADIUS_MAX
-    if isinstance(kept, GridMap) and small and kept.in_bounds(ix, iy):
-        # asked every tick by every robot with a goal: the answer for every cell, per map
-        def near_of(_values: np.ndarray, thr: int) -> np.ndarray:
-            return _near_mask(_kept(grid, ("frontier_mask",), thr, _mask), radius)
+    if isinstance(kept, GridMap) and isinstance(radius, int):
+        # asked every tick by every robot with a goal: the window's rows looked at in the
+        # mask's bytes (kept with the map), not with a numpy slice and reduction
+        def mask_bytes(_values: np.ndarray, thr: int) -> bytes:
+            return _kept(grid, ("frontier_mask",), thr, _mask).tobytes()
 
-        return bool(_kept(grid, ("frontier_near", radius), occupied_threshold, near_of)[iy, ix])
+        cells = _kept(grid, ("frontier_mask_bytes",), occupied_threshold, mask_bytes)
+        h, w = kept.height, kept.width
+        x0, x1 = max(ix - radius, 0), min(ix + radius + 1, w)
+        for y in range(max(iy - radius, 0), min(iy + radius + 1, h)):
+            if x0 < x1 and b"\x01" in cells[y * w + x0 : y * w + x1]:
+                return True
+        return False
     mask = _kept(grid, ("frontier_mask",), occupied_threshold, _mask)
     h, w = mask.shape
     rows = slice(max(iy - radius, 0), min(iy + radius + 1, h))
     cols = slice(max(ix - radius, 0), min(ix + radius + 1, w))
     window = mask[rows, cols]
     return bool(window.any())
-
-
-#: Radii (cells) up to which :func:`is_near_frontier` keeps its answer for every cell of a map.
-_NEAR_RADIUS_MAX = 3
-
-
-def _near_mask(mask: np.ndarray, radius: int) -> np.ndarray:
-    """Bool (H, W), read-only: whether a cell of ``mask`` (the frontier mask) lies within
-    ``radius`` cells (Chebyshev) of each cell: the window around the cell, clipped to the grid,
-    has one (as :func:`is_near_frontier` looks at it), for every cell at once.
-
-    Examples
-    --------
-    >>> _near_mask(np.array([[False, False, False, True]]), 1).astype(int)
-    array([[0, 0, 1, 1]])
-    """
-    h, w = mask.shape
-    near = np.zeros_like(mask)
-    for dy in range(-radius, radius + 1):
-        y0, y1 = max(-dy, 0), min(h, h - dy)  # the rows y with y and y + dy in the grid
-        for dx in range(-radius, radius + 1):
-            x0, x1 = max(-dx, 0), min(w, w - dx)
-            if y0 < y1 and x0 < x1:  # near[y, x] |= mask[y + dy, x + dx]
-                near[y0:y1, x0:x1] |= mask[y0 + dy : y1 + dy, x0 + dx : x1 + dx]
-    near.flags.writeable = False
-    return near
 
 
 def _goal_candidates(clusters: list[np.ndarray], dist: np.ndarray, trav: np.ndarray) -> np.ndarray:

@@ -341,8 +341,8 @@ def test_docstring_examples(module):
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), radius=st.integers(0, 4))
 def test_kept_near_frontier_answers_equal_the_window_s(seed, radius):
-    # is_near_frontier on a GridMap answers from a per-map grid of answers (radius <= 3): the
-    # same as looking at the frontier mask's window around the cell (a plain array's way)
+    # is_near_frontier on a GridMap looks at the window's rows in the mask's bytes (kept with
+    # the map): the same as the numpy window around the cell (a plain array's way)
     rng = np.random.default_rng(seed)
     h, w = (int(v) for v in rng.integers(1, 14, 2))
     values = rng.choice(np.array([-1, 0, 0, 100], dtype=np.int8), size=(h, w))
