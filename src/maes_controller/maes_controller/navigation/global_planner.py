@@ -16,7 +16,7 @@ import numpy as np
 from .._checks import check_int_grid, check_non_negative
 from .costmap import GridMap
 from .inflation import costmap_from_occupancy
-from .planning import Cell, astar_prepared, nearest_traversable, path_length, prepared, prune_path
+from .planning import Cell, astar_prepared, nearest_traversable, path_length, prepared, pruned_cells
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ def plan_route(
     if cells is None:
         return None
     clearance = radius_cells if radius_cells < 0.5 else 0.0
-    corners = prune_path(cells, traversable, clearance)
+    corners = pruned_cells(cells, traversable, clearance)  # prune_path of an A* path
     waypoints = [grid.cell_to_pos(ix, iy) for ix, iy in corners[1:-1]]
     # Keep the exact goal when its own cell was usable; else the snapped cell's centre.
     waypoints.append((gx, gy) if goal_cell == goal_in else grid.cell_to_pos(*goal_cell))

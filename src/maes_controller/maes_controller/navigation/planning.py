@@ -341,28 +341,36 @@ def prune_path(
     """
     t = check_bool_grid("traversable", traversable)
     clearance = _check_clearance(clearance)
-    cells = _path_cells(path, t.shape)
-    if len(cells) <= 2:
-        return cells
-    xy = np.array(cells, dtype=np.int64)
-    kept = prune_indices(xy[:, 0], xy[:, 1], t, clearance)  # (compiled string pulling)
-    return [cells[k] for k in kept.tolist()]
-
-
-def _path_cells(path: Sequence[Sequence[int]], shape: tuple[int, int]) -> list[Cell]:
-    """``path``'s cells as ``(ix, iy)`` tuples of ints, each checked as :func:`_check_cell`
-    checks it (``path[k]`` named in the error). A path of integer pairs inside the grid (an
-    A* path) is checked in one pass of array operations."""
     xy = np.asarray(path) if isinstance(path, list) else None
     if (
         xy is not None
         and xy.ndim == 2
         and xy.shape[1] == 2
         and xy.dtype.kind in "iu"
-        and bool(((xy >= 0) & (xy < (shape[1], shape[0]))).all())
-    ):
-        return list(map(tuple, xy.tolist()))
-    return [_check_cell(f"path[{k}]", c, shape) for k, c in enumerate(path)]
+        and bool(((xy >= 0) & (xy < (t.shape[1], t.shape[0]))).all())
+    ):  # integer pairs inside the grid (an A* path): checked in one pass
+        return pruned_cells(list(map(tuple, xy.tolist())), t, clearance)
+    cells = [_check_cell(f"path[{k}]", c, t.shape) for k, c in enumerate(path)]
+    return pruned_cells(cells, t, clearance)
+
+
+def pruned_cells(cells: list[Cell], traversable: np.ndarray, clearance: float) -> list[Cell]:
+    """:func:`prune_path` of ``cells``, a list of ``(ix, iy)`` tuples of ints inside the
+    bool grid ``traversable``, with a checked ``clearance``, without checking them again (an
+    A* path: :func:`~.global_planner.plan_route`). The string pulling is compiled
+    (:func:`~._segment.prune_indices`: the same segment tests in the same order).
+
+    Examples
+    --------
+    >>> t = np.ones((3, 4), dtype=bool); t[0:2, 1] = False
+    >>> pruned_cells(astar(t, (0, 0), (2, 0)), t, 0.0)
+    [(0, 0), (0, 2), (2, 2), (2, 0)]
+    """
+    if len(cells) <= 2:
+        return list(cells)
+    xy = np.array(cells, dtype=np.int64)
+    kept = prune_indices(xy[:, 0], xy[:, 1], traversable, clearance)
+    return [cells[k] for k in kept.tolist()]
 
 
 def path_length(path: Sequence[Sequence[float]]) -> float:
