@@ -17,7 +17,7 @@ hundreds of each); here a claim farther than the radius plus a cell on either ax
 measured (its term is 0.0 either way), and each row is summed as NumPy sums a row of a
 C-contiguous matrix (:func:`_pairwise_sum`), so the sums are the same, to the bit.
 
-:func:`near_claims` is the grid-stamping path of :func:`~maes_controller.frontier._near_claims`
+:func:`near_claims` is the grid-stamping path of :func:`~maes_controller.frontier.near_points`
 (which candidate goals lie within the claim radius of a goal another robot announced): with a
 crowd's hundreds of remembered goals, one compiled pass instead of the index arrays of every
 claim's disc.

@@ -285,7 +285,8 @@ def parsed_trail(text: str) -> tuple[float, float] | None:
 
 def hear_trail(memory: dict, text: str) -> bool:
     """Whether ``text`` is a trail broadcast; if so, its point is kept in ``memory["trails"]``
-    (the last :data:`TRAIL_LIMIT`, oldest forgotten first) for :func:`trail_cells`.
+    (the last :data:`TRAIL_LIMIT`, oldest forgotten first) for :func:`trail_cells` (TRS's and
+    SPACE's; the frontier explorer keeps its own, beside an array of them, for its search).
 
     Examples
     --------

@@ -58,11 +58,10 @@ from ._common import (
     announce_trail,
     cells_of,
     crowded,
-    hear_trail,
     nearby_positions,
+    parsed_trail,
     robot_index,
     spread_cell,
-    trail_cells,
 )
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
@@ -90,7 +89,7 @@ def logic(robot) -> None:
     trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
     kept = memory.get("point_cells")  # the cells of the points below (_point_cells)
     for message in robot.state.incoming_broadcast_msgs:
-        point = _parsed_trail(message.msg)
+        point = parsed_trail(message.msg)
         if point is not None:
             _remember_trail(memory, trails, point)
             memory["trails_heard"] = memory.get("trails_heard", 0) + 1
@@ -330,13 +329,6 @@ def _claim_cells(memory: dict, grid) -> tuple[list, list]:
         cached = (key, list(kept["claims"].values()), list(kept["visited"].values()))
         memory["claim_cells"] = cached
     return cached[1], cached[2]
-
-
-def _crowded(robot) -> bool:
-    """Whether :data:`CROWD_COUNT` or more robots stand within :data:`CROWD_RADIUS_M`."""
-    x, y = robot.robot_position
-    near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in _positions(robot))
-    return near >= CROWD_COUNT
 
 
 def _yield_goal(robot, costmap) -> bool:
