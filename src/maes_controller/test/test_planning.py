@@ -473,6 +473,18 @@ def blocked_squares_hit(free: np.ndarray, a, b, clearance: float, samples_per_ce
     return False
 
 
+def _random_path(rng, size_below: int, p_wall: float):
+    """A random grid (3 to ``size_below`` - 1 cells a side) and A*'s path between two of its
+    free cells: ``(free, path)``, path None when there is none (or fewer than 2 free cells)."""
+    h, w = (int(v) for v in rng.integers(3, size_below, size=2))
+    free = random_free(rng, h, w, p_wall)
+    cells = np.argwhere(free)
+    if len(cells) < 2:
+        return free, None
+    (sy, sx), (gy, gx) = cells[rng.choice(len(cells), 2, replace=False)]
+    return free, astar(free, (sx, sy), (gx, gy))
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -480,14 +492,7 @@ def blocked_squares_hit(free: np.ndarray, a, b, clearance: float, samples_per_ce
     clearance=st.sampled_from([0.0, 0.3, 0.45]),
 )
 def test_pruned_path_never_crosses_blocked_cells(seed, p_wall, clearance):
-    rng = np.random.default_rng(seed)
-    h, w = rng.integers(3, 14, size=2)
-    free = random_free(rng, h, w, p_wall)
-    cells = np.argwhere(free)
-    if len(cells) < 2:
-        return
-    (sy, sx), (gy, gx) = cells[rng.choice(len(cells), 2, replace=False)]
-    path = astar(free, (sx, sy), (gx, gy))
+    free, path = _random_path(np.random.default_rng(seed), 14, p_wall)
     if path is None:
         return
     pruned = prune_path(path, free, clearance)
@@ -525,14 +530,7 @@ def _pruned_in_python(path, free, clearance):
     clearance=st.sampled_from([0.0, 0.2, 0.3, 0.45]),
 )
 def test_compiled_pruning_keeps_the_python_loop_s_waypoints(seed, p_wall, clearance):
-    rng = np.random.default_rng(seed)
-    h, w = (int(v) for v in rng.integers(3, 30, size=2))
-    free = random_free(rng, h, w, p_wall)
-    cells = np.argwhere(free)
-    if len(cells) < 2:
-        return
-    (sy, sx), (gy, gx) = cells[rng.choice(len(cells), 2, replace=False)]
-    path = astar(free, (sx, sy), (gx, gy))
+    free, path = _random_path(np.random.default_rng(seed), 30, p_wall)
     if path is None:
         return
     want = _pruned_in_python(path, free, clearance)
