@@ -304,6 +304,39 @@ def test_signals_before_spinning_and_during_teardown_end_the_process_quietly(tmp
     assert "exited the with block" in out.stdout
 
 
+EXECUTOR_FIRST = textwrap.dedent("""
+    import rclpy
+    from rclpy.node import Node
+    from std_msgs.msg import String
+    from maes_common.process import events_executor, ros_process
+
+    class Demo(Node):
+        def destroy_node(self):
+            print("nodes still in the executor:", len(executor.get_nodes()), flush=True)
+            super().destroy_node()
+
+    with ros_process("demo", []) as proc:
+        node = proc.own(Demo("executor_first_demo"))
+        node.create_subscription(String, "chatter", lambda message: None, 10)
+        executor = events_executor()
+        executor.add_node(node)
+        slices = iter(range(3))
+        proc.spin(node, until=lambda: next(slices, None) is None, executor=executor)
+    print("exited the with block", flush=True)
+""")
+
+
+def test_the_executor_is_shut_down_before_the_nodes_are_destroyed(tmp_path):
+    """rclpy's events executor aborts the process when it is destroyed still holding callbacks
+    of entities it served ("Destroying callback manager with callbacks remaining"; once in a
+    test run, navigator_node after two SIGINTs): the teardown shuts the executors it spun
+    down first, and the node is destroyed out of them."""
+    out = _run_demo(tmp_path, EXECUTOR_FIRST)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "nodes still in the executor: 0" in out.stdout, out.stdout + out.stderr
+    assert "exited the with block" in out.stdout
+
+
 def test_fail_prints_one_line_and_exits_2_after_teardown(tmp_path):
     out = _run_demo(tmp_path, DEMO, "fail")
     assert out.returncode == 2
