@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_non_negative
-from ._frontier_kernel import crowding_sums, has_candidate, label_clusters, near_claims
+from ._frontier_kernel import crowding_sums, cut_out, has_candidate, label_clusters, near_claims
 from .navigation import OCCUPIED_THRESHOLD, Cell, GridMap, distance_field, nearest_traversable
 
 _OFFSETS_8 = ((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1))
@@ -251,18 +251,15 @@ def _candidates(
     """(candidate goal cells (K, 2), the distance field) from ``start``: around the ``avoid``
     cells when that reaches a candidate, else (``through``) through them. ``cells``: the
     clusters concatenated, when the caller has them (default: concatenated here)."""
-    h, w = trav.shape
     if isinstance(avoid, np.ndarray):
         stand = avoid.astype(np.int64, copy=False)
     else:
         stand = np.array(avoid if isinstance(avoid, Sequence) else list(avoid), dtype=np.int64)
-    stand = stand.reshape(-1, 2)
-    xs, ys = stand[:, 0], stand[:, 1]
-    keep = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & ((xs != start[0]) | (ys != start[1]))
+    stand = np.ascontiguousarray(stand.reshape(-1, 2))
+    # the avoid cells inside the grid, but the start, taken out (one compiled pass)
+    around, cut = cut_out(trav, stand, int(start[0]), int(start[1]))
     tries = [trav]
-    if keep.any():
-        around = trav.copy()
-        around[ys[keep], xs[keep]] = False
+    if cut:
         tries = [around, trav] if through else [around]
     if cells is None:
         cells = _cluster_cells(None, clusters, ())

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maes_controller import frontier
-from maes_controller._frontier_kernel import crowding_sums, has_candidate
+from maes_controller._frontier_kernel import crowding_sums, cut_out, has_candidate
 from maes_controller.frontier import (
     choose_frontier_goal,
     find_frontiers,
@@ -309,6 +309,38 @@ def test_candidates_of_all_clusters_at_once_equal_the_per_cluster_reference(seed
     # the compiled question frontier_goal asks first: is there any candidate at all?
     cells = np.concatenate(clusters) if clusters else np.empty((0, 2), dtype=np.int64)
     assert has_candidate(cells, dist, trav) == (want.shape[0] > 0)
+
+
+def avoid_cells_cut_out_by_numpy(trav, avoid, start):
+    """How frontier._candidates took the avoid cells out of the mask before it was compiled:
+    the reference cut_out must equal (the mask, and whether any cell was cut)."""
+    h, w = trav.shape
+    stand = np.asarray(avoid, dtype=np.int64).reshape(-1, 2)
+    xs, ys = stand[:, 0], stand[:, 1]
+    keep = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & ((xs != start[0]) | (ys != start[1]))
+    around = trav.copy()
+    around[ys[keep], xs[keep]] = False
+    return around, bool(keep.any())
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), fortran=st.booleans())
+def test_compiled_cut_out_equals_numpy_s(seed, n, fortran):
+    # cells inside and outside the grid, repeated, and on the start (never cut)
+    rng = np.random.default_rng(seed)
+    h, w = (int(v) for v in rng.integers(1, 20, size=2))
+    trav = rng.random((h, w)) < 0.7
+    if fortran:
+        trav = np.asfortranarray(trav)
+    start = (int(rng.integers(0, w)), int(rng.integers(0, h)))
+    avoid = np.stack([rng.integers(-3, w + 3, n), rng.integers(-3, h + 3, n)], axis=1)
+    if n and rng.random() < 0.3:
+        avoid[0] = start
+    before = trav.copy()
+    got, cut = cut_out(trav, np.ascontiguousarray(avoid, dtype=np.int64), *start)
+    want, want_cut = avoid_cells_cut_out_by_numpy(trav, avoid, start)
+    assert got.dtype == np.bool_ and got.flags.c_contiguous and np.array_equal(trav, before)
+    assert np.array_equal(got, want) and cut is want_cut
 
 
 def test_has_candidate_sees_a_hemmed_robot_and_a_frontier_it_may_not_stand_on():
