@@ -138,10 +138,9 @@ def find_frontiers(
         raise TypeError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
     if min_cluster_size < 1:
         raise ValueError(f"min_cluster_size must be an int >= 1, got {min_cluster_size!r}")
-    if min_cluster_size == 1:
-        clusters = _kept(grid, ("frontier_clusters",), occupied_threshold, _frontier_clusters)
-        return list(clusters)  # (every cluster has a cell: none is left out)
     clusters = _kept(grid, ("frontier_clusters",), occupied_threshold, _frontier_clusters)
+    if min_cluster_size == 1:
+        return list(clusters)  # (every cluster has a cell: none is left out)
     return [c for c in clusters if c.shape[0] >= min_cluster_size]
 
 
