@@ -51,7 +51,7 @@ from .sensors.lidar import apply_noise, draw_noise, lidar_noisy
 from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
-from .stalls import STALL_RADIUS_M, STALL_SECONDS, StallWatch, asks_motion
+from .stalls import STALL_RADIUS_M, STALL_SECONDS, STOP_SECONDS, StallWatch, asks_motion
 from .state import RobotState, TagView
 from .tags import TagStore
 from .team import Team
@@ -177,6 +177,7 @@ class Simulation:
             start,
             STALL_RADIUS_M / config.world.tile_size,
             round(STALL_SECONDS / self.tick_duration),
+            round(STOP_SECONDS / self.tick_duration),
         )
         #: The moving obstacles (:mod:`.obstacles`), or None without any.
         self.obstacles = (

@@ -1,16 +1,18 @@
 """Stalls: robots that stay in one place while driven, with something left to explore.
 
 A robot *stalls* when it has stayed within :data:`STALL_RADIUS_M` of one place for
-:data:`STALL_SECONDS` while it was driven every tick (a velocity or movement command arrived for
-it each tick, as the navigator sends one every tick while it has a goal, a zero one too while it
-waits for another robot) and at least once asked to move, and while reachable area was still
-unexplored. A robot its logic told to stop (no goal, no command), or one that is done because
-everything is explored, does not stall. The place is the point where the robot last left such
-a circle or was last not driven: the clock restarts there.
+:data:`STALL_SECONDS` while it was driven (a velocity or movement command arrived for it, as the
+navigator sends one every tick while it has a goal, a zero one too while it waits for another
+robot), at least once asked to move, and while reachable area was still unexplored. A robot its
+logic told to stop, with no command for :data:`STOP_SECONDS` in a row, or one that is done
+because everything is explored, does not stall: the clock restarts where the robot last left
+such a circle or last stood that long without a command. Shorter pauses (a tick between two
+goals, a few seconds' wait before trying again) do not restart it: a robot that waits and
+tries again in the same place for a minute stalls.
 
 Each robot's stall is counted once when it begins (``stalls``, a metric of the statistics and
-``summary.json``) and lasts until the robot moves or is no longer driven (``robots_stalled``:
-how many are stalled now).
+``summary.json``) and lasts until the robot moves or stands :data:`STOP_SECONDS` without a
+command (``robots_stalled``: how many are stalled now).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from . import commands as C
 STALL_RADIUS_M = 1.0
 #: ... for this many simulated seconds, driven and with area left to explore, stalls.
 STALL_SECONDS = 60.0
+#: A robot without a command for this many simulated seconds in a row was stopped by its logic:
+#: its clock restarts. Nav2's progress checker gives a robot as long to move before it calls it
+#: stuck (``movement_time_allowance``); the pauses of the shipped algorithms' waits are shorter.
+STOP_SECONDS = 10.0
 
 
 def asks_motion(commands: C.Commands) -> np.ndarray:
@@ -89,6 +95,9 @@ class StallWatch:
         :data:`STALL_RADIUS_M` in tiles.
     ticks : int
         :data:`STALL_SECONDS` in logic ticks.
+    pause : int
+        :data:`STOP_SECONDS` in logic ticks: so many ticks in a row without a command restart
+        the clock (the logic stopped the robot); fewer (a tick between two goals) do not.
 
     Examples
     --------
@@ -102,10 +111,13 @@ class StallWatch:
     (1, [1, 0], [True, False])
     """
 
-    def __init__(self, positions: np.ndarray, radius: float, ticks: int) -> None:
+    def __init__(self, positions: np.ndarray, radius: float, ticks: int, pause: int = 1) -> None:
         n = positions.shape[0]
         self.radius = float(radius)
         self.ticks = int(ticks)
+        self.pause = max(1, int(pause))
+        #: Ticks in a row without a command, up to now.
+        self.idle = np.zeros(n, dtype=np.int64)
         self.anchor = np.array(positions, dtype=np.float64, copy=True)
         self.since = np.zeros(n, dtype=np.int64)
         #: A command asked the robot to move since its clock restarted.
@@ -134,6 +146,8 @@ class StallWatch:
             bool(exploring),
             self.radius,
             self.ticks,
+            self.pause,
+            self.idle,
             self.anchor,
             self.since,
             self.asked,
@@ -149,7 +163,8 @@ class StallWatch:
     ) -> int:
         """:meth:`update` on numpy arrays: the definition the compiled one reproduces."""
         moved = np.hypot(*(positions - self.anchor).T) > self.radius
-        restart = moved | ~self.commanded
+        self.idle = np.where(self.commanded, 0, self.idle + 1)
+        restart = moved | (self.idle >= self.pause)
         self.anchor[restart] = positions[restart]
         self.since[restart] = tick
         self.asked[restart] = False
@@ -173,6 +188,8 @@ def _update_kernel(
     exploring,
     radius,
     ticks,
+    pause,
+    idle,
     anchor,
     since,
     asked_since,
@@ -183,7 +200,11 @@ def _update_kernel(
     started = 0
     for i in range(positions.shape[0]):
         moved = math.hypot(positions[i, 0] - anchor[i, 0], positions[i, 1] - anchor[i, 1]) > radius
-        if moved or not commanded[i]:  # the clock restarts here
+        if commanded[i]:
+            idle[i] = 0
+        else:
+            idle[i] += 1
+        if moved or idle[i] >= pause:  # the clock restarts here
             anchor[i, 0] = positions[i, 0]
             anchor[i, 1] = positions[i, 1]
             since[i] = tick

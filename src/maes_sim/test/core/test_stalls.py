@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from maes_sim.core import Simulation, config_from_dict, write_run_results
 from maes_sim.core import commands as C
-from maes_sim.core.stalls import StallWatch, asks_motion, asks_motion_reference
+from maes_sim.core.stalls import STOP_SECONDS, StallWatch, asks_motion, asks_motion_reference
 
 
 def spinning_robot() -> Simulation:
@@ -49,6 +49,33 @@ def test_a_robot_driven_in_place_stalls_once_and_it_is_reported(tmp_path):
     assert sim.stalls.count == 1
 
 
+def test_a_robot_that_pauses_between_tries_stalls_and_one_stopped_for_long_does_not():
+    # two robots on a 30x30 building, each turning in place (asked to move, never leaving its
+    # spot): robot 0 pauses 5 s (no command) after every 5 s of turning, as a logic that waits
+    # and tries again; robot 1 stands without a command for STOP_SECONDS after every 50 s of
+    # turning, as a logic that stopped it. Only robot 0 stalls.
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 2,
+            "end_criteria": {"tick": 1500, "exploration_percent": None},
+            "map": {"width_in_tiles": 30, "height_in_tiles": 30},
+            "results": {"pictures": False},
+        }
+    )
+    sim = Simulation(cfg)
+    stop = round(STOP_SECONDS / sim.tick_duration)
+    assert stop == 100
+    for tick in range(1200):
+        if tick % 100 < 50:
+            sim.set_velocity(0, 0.0, 0.5)
+        if tick % (500 + stop) < 500:
+            sim.set_velocity(1, 0.0, 0.5)
+        sim.step()
+    assert sim.exploration_percent < 100.0
+    assert sim.stalls.per_robot.tolist() == [1, 0]
+    assert sim.stats()["robots_stalled"] == 1
+
+
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), lateral=st.booleans())
 def test_the_compiled_stall_clock_and_motion_check_equal_their_numpy_definitions(seed, lateral):
@@ -69,7 +96,8 @@ def test_the_compiled_stall_clock_and_motion_check_equal_their_numpy_definitions
     )
     assert np.array_equal(asks_motion(cmds), asks_motion_reference(cmds))
     start = rng.uniform(0, 20, (n, 2))
-    fast, ref = (StallWatch(start, radius=1.0, ticks=5) for _ in range(2))
+    pause = int(rng.integers(1, 5))
+    fast, ref = (StallWatch(start, radius=1.0, ticks=5, pause=pause) for _ in range(2))
     positions = start.copy()
     for tick in range(1, 41):
         positions += rng.choice([0.0, 0.0, 0.3, 1.2], size=(n, 1)) * rng.normal(size=(n, 2))
@@ -81,7 +109,8 @@ def test_the_compiled_stall_clock_and_motion_check_equal_their_numpy_definitions
         assert fast.update(tick, positions, asked, exploring) == ref.update_reference(
             tick, positions, asked, exploring
         )
-        for name in ("anchor", "since", "asked", "commanded", "stalled", "per_robot", "count"):
+        names = ("anchor", "since", "asked", "commanded", "idle", "stalled", "per_robot", "count")
+        for name in names:
             assert np.array_equal(getattr(fast, name), getattr(ref, name)), name
 
 

@@ -7,8 +7,8 @@ from ..metric_registry import MetricInputs, metric
 @metric(
     "stalls",
     "count",
-    "robots that stayed within 1 m of one place for 60 s while driven and area was left "
-    "unexplored (each stall counted once, when it began)",
+    "robots that stayed within 1 m of one place for 60 s while driven (pauses under 10 s "
+    "included) and area was left unexplored (each stall counted once, when it began)",
 )
 def stalls(m: MetricInputs) -> int:
     return 0 if m.sim is None else int(m.sim.stalls.count)
