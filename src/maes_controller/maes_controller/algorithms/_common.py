@@ -284,27 +284,89 @@ def parsed_trail(text: str) -> tuple[float, float] | None:
 
 
 def hear_trail(memory: dict, text: str) -> bool:
-    """Whether ``text`` is a trail broadcast; if so, its point is kept in ``memory["trails"]``
-    (the last :data:`TRAIL_LIMIT`, oldest forgotten first) for :func:`trail_cells` (TRS's and
-    SPACE's; the frontier explorer keeps its own, beside an array of them, for its search).
+    """Whether ``text`` is a trail broadcast; if so, its point is remembered: the one store of
+    trail points heard, shared by every algorithm that hears trails (the frontier explorer's
+    and TRS's), read through :func:`trail_points` and :func:`trail_cells`.
+
+    ``memory["trails"]`` (a dict used as an ordered set) holds the last :data:`TRAIL_LIMIT`
+    distinct points, oldest first: a point heard again keeps its first place, and a new point
+    past the limit forgets the oldest. ``memory["trails_heard"]`` counts every trail heard,
+    repeats too (it keys :func:`trail_cells`). ``memory["trail_ring"]`` keeps the same points
+    as an array in the same order (a ring of ``TRAIL_LIMIT + 1`` rows: ``xy``, ``start``,
+    ``count``), updated here while it is in step with ``trails`` (else :func:`trail_points`
+    makes it again).
+
+    Parameters
+    ----------
+    memory : dict
+        The robot's memory.
+    text : str
+        A broadcast heard.
+
+    Returns
+    -------
+    bool
+        True for a trail broadcast (``frontier-trail x y``), False for any other message.
 
     Examples
     --------
     >>> memory = {}
     >>> hear_trail(memory, "frontier-trail 1.5 -2.0"), hear_trail(memory, "frontier-goal 1 2")
     (True, False)
+    >>> hear_trail(memory, "frontier-trail 3.0 0.5"), hear_trail(memory, "frontier-trail 1.5 -2.0")
+    (True, True)
     >>> list(memory["trails"]), memory["trails_heard"]
-    ([(1.5, -2.0)], 1)
+    ([(1.5, -2.0), (3.0, 0.5)], 3)
     """
     point = parsed_trail(text)
     if point is None:
         return False
-    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
-    trails[point] = None
     memory["trails_heard"] = memory.get("trails_heard", 0) + 1
+    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
+    if point in trails:
+        return True  # (a point heard again keeps its place)
+    ring = memory.get("trail_ring")
+    in_step = ring is not None and ring["count"] == len(trails)
+    trails[point] = None
+    if in_step:
+        xy = ring["xy"]
+        xy[(ring["start"] + ring["count"]) % xy.shape[0]] = point
+        ring["count"] += 1
     if len(trails) > TRAIL_LIMIT:
         del trails[next(iter(trails))]  # the oldest
+        if in_step:
+            ring["start"] = (ring["start"] + 1) % ring["xy"].shape[0]
+            ring["count"] -= 1
     return True
+
+
+def trail_points(memory: dict) -> np.ndarray:
+    """float64 (K, 2): the trail points heard (:func:`hear_trail`), oldest first, from
+    ``memory["trail_ring"]`` (made again from ``memory["trails"]`` when not in step with it).
+
+    The rows may be a view of the ring: read them before the next trail is heard.
+
+    Examples
+    --------
+    >>> memory = {}
+    >>> for text in ["frontier-trail 1 2", "frontier-trail 3 4", "frontier-trail 1 2"]:
+    ...     _ = hear_trail(memory, text)
+    >>> trail_points(memory).tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    >>> trail_points({}).shape
+    (0, 2)
+    """
+    trails = memory.get("trails", {})
+    ring = memory.get("trail_ring")
+    if ring is None or ring["count"] != len(trails):
+        xy = np.empty((TRAIL_LIMIT + 1, 2))
+        xy[: len(trails)] = np.array(list(trails), dtype=np.float64).reshape(-1, 2)
+        ring = memory["trail_ring"] = {"xy": xy, "start": 0, "count": len(trails)}
+    xy, start, count = ring["xy"], ring["start"], ring["count"]
+    end = start + count
+    if end <= xy.shape[0]:
+        return xy[start:end]
+    return np.concatenate([xy[start:], xy[: end - xy.shape[0]]])
 
 
 def announce_trail(robot: Any, here: Sequence[float]) -> None:
@@ -317,23 +379,36 @@ def announce_trail(robot: Any, here: Sequence[float]) -> None:
         robot.broadcast_msg(f"{TRAIL_PREFIX} {here[0]:.1f} {here[1]:.1f}")
 
 
-def trail_cells(memory: dict, grid: Any) -> list[Cell]:
-    """The cells of the trail points heard (:func:`hear_trail`): computed again only when one
-    was heard since, or the map's origin or resolution changed."""
+def trail_cells(memory: dict, grid: Any) -> np.ndarray:
+    """int64 (K, 2), read-only: the cells ``(ix, iy)`` of the trail points heard
+    (:func:`trail_points`, in their order; ``grid.pos_to_cells``, the cells :func:`cells_of`
+    gives), kept in ``memory["trail_cells"]`` and made again only when a trail was heard
+    since, or the map's origin or resolution changed.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> memory = {}
+    >>> _ = hear_trail(memory, "frontier-trail 0.3 -0.9")
+    >>> trail_cells(memory, GridMap(4, 4, 0.5, -1.0, -1.0)).tolist()
+    [[2, 0]]
+    """
     key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
     cached = memory.get("trail_cells")
     if cached is None or cached[0] != key:
-        cached = memory["trail_cells"] = (key, cells_of(grid, memory.get("trails", {})))
+        cells = grid.pos_to_cells(trail_points(memory))
+        cells.flags.writeable = False
+        cached = memory["trail_cells"] = (key, cells)
     return cached[1]
 
 
 def without_trails(
-    view: MapView, allowed: np.ndarray, seen: Sequence[Cell], radius: float
+    view: MapView, allowed: np.ndarray, seen: np.ndarray | Sequence[Cell], radius: float
 ) -> np.ndarray:
     """``allowed`` without the reachable frontier cells within ``radius`` cells of a trail
-    point heard (``seen``, cells: ground other robots drove over), unless that leaves none of
-    them (then ``allowed`` itself)."""
-    if not seen:
+    point heard (``seen``, cells such as :func:`trail_cells` gives: ground other robots drove
+    over), unless that leaves none of them (then ``allowed`` itself)."""
+    if len(seen) == 0:
         return allowed
     cand = np.argwhere(view.reachable_frontier & allowed)[:, ::-1]  # (ix, iy)
     points = np.array(seen, dtype=np.float64).reshape(-1, 2)

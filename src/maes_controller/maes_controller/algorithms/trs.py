@@ -246,9 +246,8 @@ def step(robot: Any, *, prune: bool) -> None:
     peers = mem.setdefault("peers", {})  # namespace -> (subarea, tick of the broadcast)
     claims = mem.setdefault("claims", {})  # namespace -> (goal x, y, path length d)
     heard = mem.setdefault("heard_finished", set())  # subareas finished, by anyone, heard of
-    mem.setdefault("trails", {})  # where others were (hear_trail): (x, y) -> None
     for message in robot.state.incoming_broadcast_msgs:
-        if hear_trail(mem, message.msg):
+        if hear_trail(mem, message.msg):  # where others were (trail_cells)
             continue
         parsed = parse_message(message.msg)
         if parsed is not None:
