@@ -180,14 +180,14 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
 
     check = explorer._outranked_near_goal
     calls = {"kept": 0, "updated": 0, "true": 0}
-    from maes_controller.algorithms._common import cells_of
+    from maes_controller.algorithms._common import cells_of, trail_cells
 
     def compared(memory, costmap, namespace):
         announced, remembered = explorer._claim_cells(memory, costmap.grid)
         points = [(x, y) for x, y, _ in memory["claims"].values()]
         assert announced == cells_of(costmap.grid, points)
         assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
-        trails = explorer._trail_cells(memory, costmap.grid)
+        trails = trail_cells(memory, costmap.grid)
         assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, memory.get("trails", ()))
         fresh = dict(memory)
         kept = fresh.pop("outranked", None)
@@ -235,11 +235,12 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch
     logic's loop does, the oldest forgotten past a limit, claims replaced, the map's origin
     moving; the trail points in a ring of rows) equal ``cells_of`` of every point, in order,
     after every step."""
+    import maes_controller.algorithms._common as common
     import maes_controller.algorithms.frontier_explorer as explorer
-    from maes_controller.algorithms._common import cells_of
+    from maes_controller.algorithms._common import cells_of, hear_trail, trail_cells
     from maes_controller.navigation import GridMap
 
-    monkeypatch.setattr(explorer, "TRAIL_LIMIT", 30)
+    monkeypatch.setattr(common, "TRAIL_LIMIT", 30)
     rng = np.random.default_rng(7)
     grids = [GridMap(40, 40, 0.5, -10.0, -10.0), GridMap(40, 40, 0.25, -9.7, -10.0)]
     memory = {"claims": {}, "visited": {}, "trails": {}}
@@ -249,8 +250,7 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch
         for _ in range(int(rng.integers(0, 6))):
             point = (round(float(rng.uniform(-10, 10)), 1), round(float(rng.uniform(-10, 10)), 1))
             if rng.random() < 0.5:
-                explorer._remember_trail(memory, memory["trails"], point)
-                memory["trails_heard"] = memory.get("trails_heard", 0) + 1
+                assert hear_trail(memory, f"{common.TRAIL_PREFIX} {point[0]} {point[1]}")
             else:
                 sender = f"robot{int(rng.integers(0, 8))}"
                 memory["claims"][sender] = (point[0] + 0.03, point[1] - 0.02, 1.0)
@@ -265,7 +265,7 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch
         assert list(cells["claims"]) == list(memory["claims"])
         assert list(cells["claims"].values()) == cells_of(grid, claimed)
         assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
-        trails = explorer._trail_cells(memory, grid).tolist()
+        trails = trail_cells(memory, grid).tolist()
         assert list(map(tuple, trails)) == cells_of(grid, memory["trails"])
     assert len(memory["trails"]) == 30 and len(memory["visited"]) == 12
 

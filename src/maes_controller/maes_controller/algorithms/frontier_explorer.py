@@ -58,10 +58,11 @@ from ._common import (
     announce_trail,
     cells_of,
     crowded,
+    hear_trail,
     nearby_positions,
-    parsed_trail,
     robot_index,
     spread_cell,
+    trail_cells,
 )
 
 #: Broadcasts of the example explorer start with this word, then "x y d" of the goal.
@@ -86,13 +87,9 @@ def logic(robot) -> None:
     claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
-    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
     kept = memory.get("point_cells")  # the cells of the points below (_point_cells)
     for message in robot.state.incoming_broadcast_msgs:
-        point = parsed_trail(message.msg)
-        if point is not None:
-            _remember_trail(memory, trails, point)
-            memory["trails_heard"] = memory.get("trails_heard", 0) + 1
+        if hear_trail(memory, message.msg):  # where others were (trail_cells)
             continue
         claim = _parsed_claim(message.msg)
         if claim is not None:
@@ -201,7 +198,7 @@ def _search(robot, costmap, here, own: list, patient: bool) -> tuple:
         share_cost=SHARE_COST_CELLS,
         avoid=avoid,
         through=not patient,
-        seen=_trail_cells(memory, grid),
+        seen=trail_cells(memory, grid),
     )
     if found is None:
         fruitless.add(search)
@@ -224,42 +221,6 @@ def _remember(points: dict, point: tuple, limit: int, kept: dict | None, name: s
         del points[oldest]
         if kept is not None:
             del kept[name][oldest]
-
-
-def _remember_trail(memory: dict, trails: dict, point: tuple) -> None:
-    """Add a trail point heard to ``trails`` (the oldest forgotten past :data:`TRAIL_LIMIT`),
-    and to ``memory["trail_ring"]``, its points as an array in the same order (a ring of
-    ``TRAIL_LIMIT + 1`` rows: ``xy``, ``start``, ``count``), when that is in step with it."""
-    if point in trails:
-        return  # (a point heard again keeps its place)
-    ring = memory.get("trail_ring")
-    in_step = ring is not None and ring["count"] == len(trails)
-    trails[point] = None
-    if in_step:
-        xy = ring["xy"]
-        xy[(ring["start"] + ring["count"]) % xy.shape[0]] = point
-        ring["count"] += 1
-    if len(trails) > TRAIL_LIMIT:
-        del trails[next(iter(trails))]  # the oldest
-        if in_step:
-            ring["start"] = (ring["start"] + 1) % ring["xy"].shape[0]
-            ring["count"] -= 1
-
-
-def _trail_points(memory: dict) -> np.ndarray:
-    """float64 (K, 2): the trail points heard (``trails``), in their order, from
-    ``memory["trail_ring"]`` (made again from ``trails`` when not in step with it)."""
-    trails = memory.get("trails", {})
-    ring = memory.get("trail_ring")
-    if ring is None or ring["count"] != len(trails):
-        xy = np.empty((TRAIL_LIMIT + 1, 2))
-        xy[: len(trails)] = np.array(list(trails), dtype=np.float64).reshape(-1, 2)
-        ring = memory["trail_ring"] = {"xy": xy, "start": 0, "count": len(trails)}
-    xy, start, count = ring["xy"], ring["start"], ring["count"]
-    end = start + count
-    if end <= xy.shape[0]:
-        return xy[start:end]
-    return np.concatenate([xy[start:], xy[: end - xy.shape[0]]])
 
 
 def _point_cells(memory: dict, grid) -> dict:
@@ -297,19 +258,6 @@ def _point_cells(memory: dict, grid) -> dict:
             cells[key] = grid.pos_to_cell(x, y)
     kept["new"] = []
     return kept
-
-
-def _trail_cells(memory: dict, grid) -> np.ndarray:
-    """int64 (K, 2): the cells of the trail points heard (``trails``), in their order
-    (``grid.pos_to_cells`` of :func:`_trail_points`: the cells ``cells_of`` gives): made again
-    only when one was heard since, or the map's origin or resolution changed."""
-    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
-    cached = memory.get("trail_cells")
-    if cached is None or cached[0] != key:
-        cells = grid.pos_to_cells(_trail_points(memory))
-        cells.flags.writeable = False
-        cached = memory["trail_cells"] = (key, cells)
-    return cached[1]
 
 
 def _positions(robot) -> list[tuple[float, float]]:
