@@ -15,18 +15,23 @@ from maes_sim.core import commands as C
 from maes_sim.core.stalls import STOP_SECONDS, StallWatch, asks_motion, asks_motion_reference
 
 
-def spinning_robot() -> Simulation:
-    """Two robots on a 30x30 building for 61 s: robot 0 turns in place every tick (asked to
-    move, never leaves its spot), robot 1 is never driven."""
+def two_robots(ticks: int) -> Simulation:
+    """Two robots on a 30x30 building, ending after ``ticks`` only."""
     cfg = config_from_dict(
         {
             "number_of_robots": 2,
-            "end_criteria": {"tick": 700, "exploration_percent": None},
+            "end_criteria": {"tick": ticks, "exploration_percent": None},
             "map": {"width_in_tiles": 30, "height_in_tiles": 30},
             "results": {"pictures": False},
         }
     )
-    sim = Simulation(cfg)
+    return Simulation(cfg)
+
+
+def spinning_robot() -> Simulation:
+    """Two robots on a 30x30 building for 61 s: robot 0 turns in place every tick (asked to
+    move, never leaves its spot), robot 1 is never driven."""
+    sim = two_robots(700)
     for _ in range(610):
         sim.set_velocity(0, 0.0, 0.5)
         sim.step()
@@ -54,15 +59,7 @@ def test_a_robot_that_pauses_between_tries_stalls_and_one_stopped_for_long_does_
     # spot): robot 0 pauses 5 s (no command) after every 5 s of turning, as a logic that waits
     # and tries again; robot 1 stands without a command for STOP_SECONDS after every 50 s of
     # turning, as a logic that stopped it. Only robot 0 stalls.
-    cfg = config_from_dict(
-        {
-            "number_of_robots": 2,
-            "end_criteria": {"tick": 1500, "exploration_percent": None},
-            "map": {"width_in_tiles": 30, "height_in_tiles": 30},
-            "results": {"pictures": False},
-        }
-    )
-    sim = Simulation(cfg)
+    sim = two_robots(1500)
     stop = round(STOP_SECONDS / sim.tick_duration)
     assert stop == 100
     for tick in range(1200):
