@@ -9,6 +9,7 @@ cluster); the measurements behind these tests are in docs/scaling.md.
 
 from __future__ import annotations
 
+import csv
 from dataclasses import replace
 from pathlib import Path
 
@@ -296,3 +297,23 @@ def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch
     direct.run(building(30, ticks=150), EXPLORER, seed=0)
     print(answered)
     assert answered["kept"] > 20 and answered["searched"] > 20
+
+
+@pytest.mark.slow
+def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_path):
+    # docs/scaling.md#stalls: 50 TRS robots on the 60x60 building, seed 0, counted with a one
+    # tick, 5 s, 10 s (the simulator's own count, checked inside) and no pause: 0 / 1 / 2 / 2
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "stall_pauses", ROOT / "experiments" / "stall_pauses.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    out = tmp_path / "stalls.csv"
+    assert script.main(["--logic", "trs", "--robots", "50", "--seeds", "0", "--out", str(out)]) == 0
+    with out.open() as f:
+        (row,) = list(csv.DictReader(f))
+    counts = [int(row[f"stalls_{name}"]) for name in ("one_tick", "5s", "10s", "never")]
+    assert counts == [0, 1, 2, 2]
+    assert row["explored_pct"] == "99.93" and row["stalled_at_end_10s"] == "0"
