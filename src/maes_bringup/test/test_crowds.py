@@ -181,7 +181,7 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
 
     check = explorer._outranked_near_goal
     calls = {"kept": 0, "updated": 0, "true": 0}
-    from maes_controller.algorithms._common import cells_of, trail_cells
+    from maes_controller.algorithms._common import cells_of, trail_cells, trail_points
 
     def compared(memory, costmap, namespace):
         announced, remembered = explorer._claim_cells(memory, costmap.grid)
@@ -189,7 +189,7 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
         assert announced == cells_of(costmap.grid, points)
         assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
         trails = trail_cells(memory, costmap.grid)
-        assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, memory.get("trails", ()))
+        assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, trail_points(memory))
         fresh = dict(memory)
         kept = fresh.pop("outranked", None)
         answer = check(fresh, costmap, namespace)
@@ -238,13 +238,13 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch
     after every step."""
     import maes_controller.algorithms._common as common
     import maes_controller.algorithms.frontier_explorer as explorer
-    from maes_controller.algorithms._common import cells_of, hear_trail, trail_cells
+    from maes_controller.algorithms._common import cells_of, hear_trail, trail_cells, trail_points
     from maes_controller.navigation import GridMap
 
     monkeypatch.setattr(common, "TRAIL_LIMIT", 30)
     rng = np.random.default_rng(7)
     grids = [GridMap(40, 40, 0.5, -10.0, -10.0), GridMap(40, 40, 0.25, -9.7, -10.0)]
-    memory = {"claims": {}, "visited": {}, "trails": {}}
+    memory = {"claims": {}, "visited": {}}
     for step in range(400):
         grid = grids[(step // 100) % 2]
         kept = memory.get("point_cells")
@@ -267,8 +267,8 @@ def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch
         assert list(cells["claims"].values()) == cells_of(grid, claimed)
         assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
         trails = trail_cells(memory, grid).tolist()
-        assert list(map(tuple, trails)) == cells_of(grid, memory["trails"])
-    assert len(memory["trails"]) == 30 and len(memory["visited"]) == 12
+        assert list(map(tuple, trails)) == cells_of(grid, trail_points(memory))
+    assert len(trail_points(memory)) == 30 and len(memory["visited"]) == 12
 
 
 def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch):

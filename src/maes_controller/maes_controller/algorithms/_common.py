@@ -4,6 +4,10 @@
 path length from the robot to every cell (one Dijkstra pass, computed on first use). The
 algorithms build one per decision, not per tick, and use the project's frontier and planning code
 (:mod:`maes_controller.frontier`, :mod:`maes_controller.navigation`) through it.
+
+What robots hear from others is kept here too: :func:`remember_point` is the one store of the
+last N distinct points heard and their cells (the trail points of :func:`hear_trail`, the
+frontier explorer's goals announced by others).
 """
 
 from __future__ import annotations
@@ -283,18 +287,131 @@ def parsed_trail(text: str) -> tuple[float, float] | None:
     return (x, y) if math.isfinite(x) and math.isfinite(y) else None
 
 
-def hear_trail(memory: dict, text: str) -> bool:
-    """Whether ``text`` is a trail broadcast; if so, its point is remembered: the one store of
-    trail points heard, shared by every algorithm that hears trails (the frontier explorer's
-    and TRS's), read through :func:`trail_points` and :func:`trail_cells`.
+def remember_point(memory: dict, name: str, point: tuple[float, float], limit: int) -> None:
+    """Remember ``point`` in ``memory[name]``: the last ``limit`` distinct points heard, oldest
+    first. A point heard again keeps its first place; a new point past the limit forgets the
+    oldest. The one store of "the last N points and their cells", shared by the trails heard
+    (:func:`hear_trail`) and the frontier explorer's goals announced by others (``visited``);
+    read it through :func:`remembered_points` and :func:`remembered_cells`.
 
-    ``memory["trails"]`` (a dict used as an ordered set) holds the last :data:`TRAIL_LIMIT`
-    distinct points, oldest first: a point heard again keeps its first place, and a new point
-    past the limit forgets the oldest. ``memory["trails_heard"]`` counts every trail heard,
-    repeats too (it keys :func:`trail_cells`). ``memory["trail_ring"]`` keeps the same points
-    as an array in the same order (a ring of ``TRAIL_LIMIT + 1`` rows: ``xy``, ``start``,
-    ``count``), updated here while it is in step with ``trails`` (else :func:`trail_points`
-    makes it again).
+    The store is plain data, made here on first use with ``limit`` (a later ``limit`` is not
+    read): ``"order"`` (a dict used as an ordered set, the points as keys), the same points as
+    rows of a ring (``"xy"``, float64 (limit + 1, 2): ``"count"`` rows from row ``"start"``),
+    ``"added"`` (the points added so far) and the cells kept for :func:`remembered_cells`.
+
+    Examples
+    --------
+    >>> memory = {}
+    >>> for point in [(1.0, 2.0), (3.0, 4.0), (1.0, 2.0), (5.0, 6.0)]:
+    ...     remember_point(memory, "seen", point, 2)
+    >>> list(memory["seen"]["order"])
+    [(3.0, 4.0), (5.0, 6.0)]
+    """
+    store = memory.get(name)
+    if store is None:
+        xy = np.empty((limit + 1, 2))
+        store = memory[name] = {
+            "limit": limit,
+            "order": {},
+            "xy": xy,
+            "start": 0,
+            "count": 0,
+            "added": 0,
+            "cells": None,
+        }
+    order = store["order"]
+    if point in order:
+        return  # (a point heard again keeps its place)
+    order[point] = None
+    xy = store["xy"]
+    xy[(store["start"] + store["count"]) % xy.shape[0]] = point
+    store["count"] += 1
+    store["added"] += 1
+    if store["count"] > store["limit"]:
+        del order[next(iter(order))]  # the oldest
+        store["start"] = (store["start"] + 1) % xy.shape[0]
+        store["count"] -= 1
+
+
+def _in_order(ring: np.ndarray, start: int, count: int) -> np.ndarray:
+    """The ``count`` rows of ``ring`` from row ``start`` on, wrapping round (a view unless
+    they wrap)."""
+    end = start + count
+    if end <= ring.shape[0]:
+        return ring[start:end]
+    return np.concatenate([ring[start:], ring[: end - ring.shape[0]]])
+
+
+def remembered_points(memory: dict, name: str) -> np.ndarray:
+    """float64 (K, 2): the points of ``memory[name]`` (:func:`remember_point`), oldest first;
+    none when nothing was remembered there.
+
+    The rows may be a view of the store's ring: read them before the next point is remembered.
+
+    Examples
+    --------
+    >>> memory = {}
+    >>> for point in [(1.0, 2.0), (3.0, 4.0), (1.0, 2.0)]:
+    ...     remember_point(memory, "seen", point, 5)
+    >>> remembered_points(memory, "seen").tolist()
+    [[1.0, 2.0], [3.0, 4.0]]
+    >>> remembered_points({}, "seen").shape
+    (0, 2)
+    """
+    store = memory.get(name)
+    if store is None:
+        return np.empty((0, 2))
+    return _in_order(store["xy"], store["start"], store["count"])
+
+
+def remembered_cells(memory: dict, name: str, grid: Any) -> np.ndarray:
+    """int64 (K, 2), read-only: the cells ``(ix, iy)`` of :func:`remembered_points`, in their
+    order (``grid.pos_to_cells``: the cells :func:`cells_of` gives, to the bit).
+
+    Kept in the store beside the points, as a ring of the same rows: only the cells of the
+    points remembered since the last call are computed, all of them when the map's origin or
+    resolution changed (or more points were added since than it holds). The rows may be a
+    view of that ring: read them before the next point is remembered.
+
+    Examples
+    --------
+    >>> from maes_controller.navigation import GridMap
+    >>> memory = {}
+    >>> remember_point(memory, "seen", (0.3, -0.9), 5)
+    >>> remembered_cells(memory, "seen", GridMap(4, 4, 0.5, -1.0, -1.0)).tolist()
+    [[2, 0]]
+    >>> remembered_cells({}, "seen", GridMap(4, 4, 0.5, -1.0, -1.0)).shape
+    (0, 2)
+    """
+    store = memory.get(name)
+    if store is None:
+        return _NO_CELLS
+    geometry = (grid.origin_x, grid.origin_y, grid.resolution)
+    start, count, added = store["start"], store["count"], store["added"]
+    kept = store["cells"]
+    if kept is None or kept["geometry"] != geometry:
+        ij = np.empty(store["xy"].shape, dtype=np.int64) if kept is None else kept["ij"]
+        kept = store["cells"] = {"geometry": geometry, "added": added - count, "ij": ij}
+    new = min(added - kept["added"], count)  # the last rows: the points added since
+    if new:
+        ring = kept["ij"]
+        rows = (start + count - new + np.arange(new)) % ring.shape[0]
+        ring[rows] = grid.pos_to_cells(store["xy"][rows])
+        kept["added"] = added
+    cells = _in_order(kept["ij"], start, count)
+    cells.flags.writeable = False
+    return cells
+
+
+_NO_CELLS = np.empty((0, 2), dtype=np.int64)
+_NO_CELLS.flags.writeable = False
+
+
+def hear_trail(memory: dict, text: str) -> bool:
+    """Whether ``text`` is a trail broadcast; if so, its point is remembered in
+    ``memory["trails"]`` (:func:`remember_point`, the last :data:`TRAIL_LIMIT` distinct
+    points), shared by every algorithm that hears trails (the frontier explorer's and TRS's),
+    read through :func:`trail_points` and :func:`trail_cells`.
 
     Parameters
     ----------
@@ -315,36 +432,19 @@ def hear_trail(memory: dict, text: str) -> bool:
     (True, False)
     >>> hear_trail(memory, "frontier-trail 3.0 0.5"), hear_trail(memory, "frontier-trail 1.5 -2.0")
     (True, True)
-    >>> list(memory["trails"]), memory["trails_heard"]
-    ([(1.5, -2.0), (3.0, 0.5)], 3)
+    >>> trail_points(memory).tolist()
+    [[1.5, -2.0], [3.0, 0.5]]
     """
     point = parsed_trail(text)
     if point is None:
         return False
-    memory["trails_heard"] = memory.get("trails_heard", 0) + 1
-    trails = memory.setdefault("trails", {})  # where others were: (x, y) -> None
-    if point in trails:
-        return True  # (a point heard again keeps its place)
-    ring = memory.get("trail_ring")
-    in_step = ring is not None and ring["count"] == len(trails)
-    trails[point] = None
-    if in_step:
-        xy = ring["xy"]
-        xy[(ring["start"] + ring["count"]) % xy.shape[0]] = point
-        ring["count"] += 1
-    if len(trails) > TRAIL_LIMIT:
-        del trails[next(iter(trails))]  # the oldest
-        if in_step:
-            ring["start"] = (ring["start"] + 1) % ring["xy"].shape[0]
-            ring["count"] -= 1
+    remember_point(memory, "trails", point, TRAIL_LIMIT)  # where others were
     return True
 
 
 def trail_points(memory: dict) -> np.ndarray:
-    """float64 (K, 2): the trail points heard (:func:`hear_trail`), oldest first, from
-    ``memory["trail_ring"]`` (made again from ``memory["trails"]`` when not in step with it).
-
-    The rows may be a view of the ring: read them before the next trail is heard.
+    """float64 (K, 2): the trail points heard (:func:`hear_trail`), oldest first
+    (:func:`remembered_points`: read them before the next trail is heard).
 
     Examples
     --------
@@ -356,17 +456,7 @@ def trail_points(memory: dict) -> np.ndarray:
     >>> trail_points({}).shape
     (0, 2)
     """
-    trails = memory.get("trails", {})
-    ring = memory.get("trail_ring")
-    if ring is None or ring["count"] != len(trails):
-        xy = np.empty((TRAIL_LIMIT + 1, 2))
-        xy[: len(trails)] = np.array(list(trails), dtype=np.float64).reshape(-1, 2)
-        ring = memory["trail_ring"] = {"xy": xy, "start": 0, "count": len(trails)}
-    xy, start, count = ring["xy"], ring["start"], ring["count"]
-    end = start + count
-    if end <= xy.shape[0]:
-        return xy[start:end]
-    return np.concatenate([xy[start:], xy[: end - xy.shape[0]]])
+    return remembered_points(memory, "trails")
 
 
 def announce_trail(robot: Any, here: Sequence[float]) -> None:
@@ -381,9 +471,7 @@ def announce_trail(robot: Any, here: Sequence[float]) -> None:
 
 def trail_cells(memory: dict, grid: Any) -> np.ndarray:
     """int64 (K, 2), read-only: the cells ``(ix, iy)`` of the trail points heard
-    (:func:`trail_points`, in their order; ``grid.pos_to_cells``, the cells :func:`cells_of`
-    gives), kept in ``memory["trail_cells"]`` and made again only when a trail was heard
-    since, or the map's origin or resolution changed.
+    (:func:`trail_points`, in their order; :func:`remembered_cells`).
 
     Examples
     --------
@@ -393,13 +481,7 @@ def trail_cells(memory: dict, grid: Any) -> np.ndarray:
     >>> trail_cells(memory, GridMap(4, 4, 0.5, -1.0, -1.0)).tolist()
     [[2, 0]]
     """
-    key = (memory.get("trails_heard", 0), grid.origin_x, grid.origin_y, grid.resolution)
-    cached = memory.get("trail_cells")
-    if cached is None or cached[0] != key:
-        cells = grid.pos_to_cells(trail_points(memory))
-        cells.flags.writeable = False
-        cached = memory["trail_cells"] = (key, cells)
-    return cached[1]
+    return remembered_cells(memory, "trails", grid)
 
 
 def without_trails(
