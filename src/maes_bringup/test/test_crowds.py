@@ -181,13 +181,18 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
 
     check = explorer._outranked_near_goal
     calls = {"kept": 0, "updated": 0, "true": 0}
-    from maes_controller.algorithms._common import cells_of, trail_cells, trail_points
+    from maes_controller.algorithms._common import (
+        cells_of,
+        remembered_points,
+        trail_cells,
+        trail_points,
+    )
 
     def compared(memory, costmap, namespace):
         announced, remembered = explorer._claim_cells(memory, costmap.grid)
         points = [(x, y) for x, y, _ in memory["claims"].values()]
         assert announced == cells_of(costmap.grid, points)
-        assert remembered == cells_of(costmap.grid, memory.get("visited", ()))
+        assert remembered == cells_of(costmap.grid, remembered_points(memory, "visited"))
         trails = trail_cells(memory, costmap.grid)
         assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, trail_points(memory))
         fresh = dict(memory)
@@ -211,10 +216,11 @@ def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
     """The cells of the announced goals are kept per point, for one map geometry: a map with
     another origin or resolution gets them anew."""
     import maes_controller.algorithms.frontier_explorer as explorer
-    from maes_controller.algorithms._common import cells_of
+    from maes_controller.algorithms._common import cells_of, remember_point, remembered_points
     from maes_controller.navigation import GridMap
 
-    memory = {"claims": {"robot1": (1.2, 3.4, 5.0)}, "visited": {(1.2, 3.4): None}}
+    memory = {"claims": {"robot1": (1.2, 3.4, 5.0)}}
+    remember_point(memory, "visited", (1.2, 3.4), explorer.VISITED_LIMIT)
     for claims_heard, grid in enumerate(
         [
             GridMap(40, 40, 0.5, -10.0, -10.0),
@@ -225,50 +231,46 @@ def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
     ):
         memory["claims_heard"] = claims_heard
         memory["claims"][f"robot{claims_heard + 2}"] = (claims_heard - 0.3, 0.26, 1.0)
-        memory["visited"][(claims_heard - 0.3, 0.26)] = None
+        remember_point(memory, "visited", (claims_heard - 0.3, 0.26), explorer.VISITED_LIMIT)
         announced, remembered = explorer._claim_cells(memory, grid)
         assert announced == cells_of(grid, [c[:2] for c in memory["claims"].values()])
-        assert remembered == cells_of(grid, memory["visited"])
+        assert remembered == cells_of(grid, remembered_points(memory, "visited"))
 
 
-def test_the_explorer_s_kept_point_cells_equal_cells_computed_afresh(monkeypatch):
-    """The cells the explorer keeps for the points it remembers (added and forgotten as the
-    logic's loop does, the oldest forgotten past a limit, claims replaced, the map's origin
-    moving; the trail points in a ring of rows) equal ``cells_of`` of every point, in order,
-    after every step."""
-    import maes_controller.algorithms._common as common
+def test_the_explorer_s_kept_claim_cells_equal_cells_computed_afresh():
+    """The cells the explorer keeps for the goals others announced (claims replaced per sender as
+    the logic's loop does, the map's origin moving) and reads for the goals it remembers (the
+    shared store, ``remembered_cells``: tested in maes_controller's test_remembered_points.py)
+    equal ``cells_of`` of every point, in order, after every step."""
     import maes_controller.algorithms.frontier_explorer as explorer
-    from maes_controller.algorithms._common import cells_of, hear_trail, trail_cells, trail_points
+    from maes_controller.algorithms._common import cells_of, remember_point, remembered_points
     from maes_controller.navigation import GridMap
 
-    monkeypatch.setattr(common, "TRAIL_LIMIT", 30)
     rng = np.random.default_rng(7)
     grids = [GridMap(40, 40, 0.5, -10.0, -10.0), GridMap(40, 40, 0.25, -9.7, -10.0)]
-    memory = {"claims": {}, "visited": {}}
+    memory = {"claims": {}}
     for step in range(400):
         grid = grids[(step // 100) % 2]
         kept = memory.get("point_cells")
-        for _ in range(int(rng.integers(0, 6))):
+        for _ in range(int(rng.integers(0, 4))):
             point = (round(float(rng.uniform(-10, 10)), 1), round(float(rng.uniform(-10, 10)), 1))
-            if rng.random() < 0.5:
-                assert hear_trail(memory, f"{common.TRAIL_PREFIX} {point[0]} {point[1]}")
-            else:
-                sender = f"robot{int(rng.integers(0, 8))}"
-                memory["claims"][sender] = (point[0] + 0.03, point[1] - 0.02, 1.0)
-                if kept is not None:
-                    kept["claims"][sender] = None
-                    kept["new"].append(("claims", sender))
-                explorer._remember(memory["visited"], point, 12, kept, "visited")
+            sender = f"robot{int(rng.integers(0, 8))}"
+            memory["claims"][sender] = (point[0] + 0.03, point[1] - 0.02, 1.0)
+            if kept is not None:
+                kept["claims"][sender] = None
+                kept["new"].append(sender)
+            memory["claims_heard"] = memory.get("claims_heard", 0) + 1
+            remember_point(memory, "visited", point, 12)
         if step % 3:
-            continue  # (points heard over several ticks before the cells are asked for)
-        cells = explorer._point_cells(memory, grid)
+            continue  # (claims heard over several ticks before the cells are asked for)
+        cells = explorer._point_cells(memory, grid)["claims"]
         claimed = [c[:2] for c in memory["claims"].values()]
-        assert list(cells["claims"]) == list(memory["claims"])
-        assert list(cells["claims"].values()) == cells_of(grid, claimed)
-        assert list(cells["visited"].values()) == cells_of(grid, memory["visited"])
-        trails = trail_cells(memory, grid).tolist()
-        assert list(map(tuple, trails)) == cells_of(grid, trail_points(memory))
-    assert len(trail_points(memory)) == 30 and len(memory["visited"]) == 12
+        assert list(cells) == list(memory["claims"])
+        assert list(cells.values()) == cells_of(grid, claimed)
+        announced, remembered = explorer._claim_cells(memory, grid)
+        assert announced == list(cells.values())
+        assert remembered == cells_of(grid, remembered_points(memory, "visited"))
+    assert len(memory["claims"]) == 8 and len(remembered_points(memory, "visited")) == 12
 
 
 def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch):

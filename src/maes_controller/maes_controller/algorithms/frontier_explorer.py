@@ -60,6 +60,8 @@ from ._common import (
     crowded,
     hear_trail,
     nearby_positions,
+    remember_point,
+    remembered_cells,
     robot_index,
     spread_cell,
     trail_cells,
@@ -87,7 +89,7 @@ def logic(robot) -> None:
     claims = memory.setdefault("claims", {})  # other robots' goals: namespace -> (x, y, d)
     skip = memory.setdefault("skip", [])  # our goals that did not close their frontier
     failed = memory.setdefault("failed", {})  # goals the navigator gave up on -> tick
-    kept = memory.get("point_cells")  # the cells of the points below (_point_cells)
+    kept = memory.get("point_cells")  # the cells of the claims (_point_cells)
     for message in robot.state.incoming_broadcast_msgs:
         if hear_trail(memory, message.msg):  # where others were (trail_cells)
             continue
@@ -96,12 +98,12 @@ def logic(robot) -> None:
             claims[message.sender] = claim
             if kept is not None:
                 kept["claims"][message.sender] = None  # its cell, computed when next needed
-                kept["new"].append(("claims", message.sender))
+                kept["new"].append(message.sender)
             memory["claims_heard"] = memory.get("claims_heard", 0) + 1
             new = memory.setdefault("claims_new", {})  # heard since the goal check: sender -> n
             new[message.sender] = new.get(message.sender, 0) + 1
-            visited = memory.setdefault("visited", {})  # every goal announced: seen by others
-            _remember(visited, _visited_point(message.msg), VISITED_LIMIT, kept, "visited")
+            # every goal announced (seen by others): the last VISITED_LIMIT, their cells kept
+            remember_point(memory, "visited", _visited_point(message.msg), VISITED_LIMIT)
 
     costmap = robot.global_costmap
     here = robot.robot_position
@@ -205,57 +207,34 @@ def _search(robot, costmap, here, own: list, patient: bool) -> tuple:
     return found, claimed
 
 
-def _remember(points: dict, point: tuple, limit: int, kept: dict | None, name: str) -> None:
-    """Add ``point`` to ``points`` (a dict used as an ordered set), forgetting the oldest past
-    ``limit``. ``kept[name]``, when kept (:func:`_point_cells`), follows: the same keys in the
-    same order, a new point's cell to be computed when next needed (None, listed in
-    ``kept["new"]``)."""
-    if point in points:
-        return  # (a point heard again keeps its place)
-    points[point] = None
-    if kept is not None:
-        kept[name][point] = None
-        kept["new"].append((name, point))
-    if len(points) > limit:
-        oldest = next(iter(points))
-        del points[oldest]
-        if kept is not None:
-            del kept[name][oldest]
-
-
 def _point_cells(memory: dict, grid) -> dict:
-    """The cells of the goals the explorer remembers, for the map's origin and resolution:
-    ``{"claims": sender -> cell of its claim, "visited": point -> cell}``, each dict with the
-    keys of ``memory``'s ``claims`` and ``visited`` in their order. Kept in
-    ``memory["point_cells"]``: the logic's loop adds and drops entries as it adds and drops
-    points (:func:`_remember`; a new entry's cell is None until here, and listed in
-    ``"new"``), so a tick computes the cells of the points heard since the last one only; a
-    map with another origin or resolution, or dicts changed behind the loop's back (another
-    length), get every cell anew. The same cells as :func:`~._common.cells_of` of every point,
-    to the bit (``grid.pos_to_cell``'s arithmetic on each)."""
+    """The cells of the goals other robots announced, for the map's origin and resolution:
+    ``{"claims": sender -> cell of its claim}``, with the keys of ``memory["claims"]`` in their
+    order. Kept in ``memory["point_cells"]``: the logic's loop adds entries as it hears claims
+    (a new entry's cell is None until here, and its sender listed in ``"new"``), so a tick
+    computes the cells of the claims heard since the last one only; a map with another origin
+    or resolution, or claims changed behind the loop's back (another length), get every cell
+    anew. The same cells as :func:`~._common.cells_of` of every claim, to the bit
+    (``grid.pos_to_cell``'s arithmetic on each).
+
+    (The goals remembered, ``visited``, keep their cells in their own store:
+    :func:`~._common.remembered_cells`.)"""
     geometry = (grid.origin_x, grid.origin_y, grid.resolution)
     claims = memory["claims"]
-    visited = memory.get("visited", {})
     kept = memory.get("point_cells")
-    if (
-        kept is None
-        or kept["geometry"] != geometry
-        or len(kept["claims"]) != len(claims)
-        or len(kept["visited"]) != len(visited)
-    ):
+    if kept is None or kept["geometry"] != geometry or len(kept["claims"]) != len(claims):
         points = [(x, y) for x, y, _ in claims.values()]
         kept = memory["point_cells"] = {
             "geometry": geometry,
             "claims": dict(zip(claims, cells_of(grid, points), strict=True)),
-            "visited": dict(zip(visited, cells_of(grid, visited), strict=True)),
             "new": [],
         }
         return kept
-    for name, key in kept["new"]:
-        cells = kept[name]
-        if cells.get(key, ()) is None:  # (not forgotten since, nor computed already)
-            x, y = claims[key][:2] if name == "claims" else key
-            cells[key] = grid.pos_to_cell(x, y)
+    cells = kept["claims"]
+    for sender in kept["new"]:
+        if cells[sender] is None:  # (not computed already)
+            x, y = claims[sender][:2]
+            cells[sender] = grid.pos_to_cell(x, y)
     kept["new"] = []
     return kept
 
@@ -267,15 +246,16 @@ def _positions(robot) -> list[tuple[float, float]]:
 
 def _claim_cells(memory: dict, grid) -> tuple[list, list]:
     """The cells of the goals other robots announced (``claims``, in its order) and of every
-    goal remembered (``visited``): made again only when a claim was heard since, or the
-    map's origin or resolution changed (the same cells as computing them every tick)."""
+    goal remembered (``visited``, oldest first), as lists of ``(ix, iy)``: made again only when
+    a claim was heard since, or the map's origin or resolution changed (the same cells as
+    computing them every tick)."""
     geometry = (grid.origin_x, grid.origin_y, grid.resolution)
     key = (memory.get("claims_heard", 0), *geometry)
     cached = memory.get("claim_cells")
     if cached is None or cached[0] != key:
-        kept = _point_cells(memory, grid)
-        cached = (key, list(kept["claims"].values()), list(kept["visited"].values()))
-        memory["claim_cells"] = cached
+        announced = list(_point_cells(memory, grid)["claims"].values())
+        remembered = list(map(tuple, remembered_cells(memory, "visited", grid).tolist()))
+        cached = memory["claim_cells"] = (key, announced, remembered)
     return cached[1], cached[2]
 
 
@@ -344,8 +324,8 @@ def _parsed_claim(text: str) -> tuple[float, float, float] | None:
 
 @functools.lru_cache(maxsize=4096)
 def _visited_point(text: str) -> tuple[float, float]:
-    # the point a claim broadcast adds to "visited": its goal to 0.1 m (round() of a float to a
-    # number of digits is slow; every robot in range hears the same text)
+    # the point a claim broadcast adds to "visited" (remember_point): its goal to 0.1 m
+    # (round() of a float to a number of digits is slow; every robot in range hears the same text)
     x, y, _ = _parsed_claim(text)
     return (round(x, 1), round(y, 1))
 
