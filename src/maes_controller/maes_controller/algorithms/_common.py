@@ -394,9 +394,13 @@ def remembered_cells(memory: dict, name: str, grid: Any) -> np.ndarray:
         kept = store["cells"] = {"geometry": geometry, "added": added - count, "ij": ij}
     new = min(added - kept["added"], count)  # the last rows: the points added since
     if new:
-        ring = kept["ij"]
-        rows = (start + count - new + np.arange(new)) % ring.shape[0]
-        ring[rows] = grid.pos_to_cells(store["xy"][rows])
+        ring, xy = kept["ij"], store["xy"]
+        first = (start + count - new) % ring.shape[0]
+        if first + new <= ring.shape[0]:
+            ring[first : first + new] = grid.pos_to_cells(xy[first : first + new])
+        else:
+            rows = (first + np.arange(new)) % ring.shape[0]
+            ring[rows] = grid.pos_to_cells(xy[rows])
         kept["added"] = added
     cells = _in_order(kept["ij"], start, count)
     cells.flags.writeable = False
