@@ -189,10 +189,10 @@ def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
     )
 
     def compared(memory, costmap, namespace):
-        announced, remembered = explorer._claim_cells(memory, costmap.grid)
+        claimed = explorer._claim_cells(memory, costmap.grid)
         points = [(x, y) for x, y, _ in memory["claims"].values()]
-        assert announced == cells_of(costmap.grid, points)
-        assert remembered == cells_of(costmap.grid, remembered_points(memory, "visited"))
+        points += remembered_points(memory, "visited").tolist()
+        assert list(map(tuple, claimed.tolist())) == cells_of(costmap.grid, points)
         trails = trail_cells(memory, costmap.grid)
         assert list(map(tuple, trails.tolist())) == cells_of(costmap.grid, trail_points(memory))
         fresh = dict(memory)
@@ -232,9 +232,10 @@ def test_the_explorer_s_claim_cells_follow_the_map_s_origin_and_resolution():
         memory["claims_heard"] = claims_heard
         memory["claims"][f"robot{claims_heard + 2}"] = (claims_heard - 0.3, 0.26, 1.0)
         remember_point(memory, "visited", (claims_heard - 0.3, 0.26), explorer.VISITED_LIMIT)
-        announced, remembered = explorer._claim_cells(memory, grid)
-        assert announced == cells_of(grid, [c[:2] for c in memory["claims"].values()])
-        assert remembered == cells_of(grid, remembered_points(memory, "visited"))
+        claimed = explorer._claim_cells(memory, grid)
+        points = [c[:2] for c in memory["claims"].values()]
+        points += remembered_points(memory, "visited").tolist()
+        assert list(map(tuple, claimed.tolist())) == cells_of(grid, points)
 
 
 def test_the_explorer_s_kept_claim_cells_equal_cells_computed_afresh():
@@ -267,9 +268,10 @@ def test_the_explorer_s_kept_claim_cells_equal_cells_computed_afresh():
         claimed = [c[:2] for c in memory["claims"].values()]
         assert list(cells) == list(memory["claims"])
         assert list(cells.values()) == cells_of(grid, claimed)
-        announced, remembered = explorer._claim_cells(memory, grid)
-        assert announced == list(cells.values())
-        assert remembered == cells_of(grid, remembered_points(memory, "visited"))
+        remembered = cells_of(grid, remembered_points(memory, "visited"))
+        claimed = explorer._claim_cells(memory, grid)
+        assert claimed.dtype == np.float64 and not claimed.flags.writeable
+        assert list(map(tuple, claimed.tolist())) == list(cells.values()) + remembered
     assert len(memory["claims"]) == 8 and len(remembered_points(memory, "visited")) == 12
 
 

@@ -305,7 +305,7 @@ def choose_frontier_goal(
     traversable : bool (H, W), optional
         Where the robot may go, e.g. ``traversable_mask(costs)``. Default: the free cells of
         ``grid``.
-    claimed : iterable of (ix, iy)
+    claimed : iterable of (ix, iy), or an array (K, 2) of them
         Goals other robots announced.
     claim_radius : float
         In cells (Euclidean).
@@ -412,9 +412,12 @@ def frontier_goal(
     cand, dist = _candidates(clusters, trav, start, avoid, through, cells)
     if cand is None:
         return None
-    if not isinstance(claimed, list | tuple):
-        claimed = list(claimed)
-    claimed_arr = np.array(claimed, dtype=np.float64).reshape(-1, 2)
+    if isinstance(claimed, np.ndarray):  # (e.g. float (K, 2) cells: the same values)
+        claimed_arr = claimed.astype(np.float64).reshape(-1, 2)
+    else:
+        if not isinstance(claimed, list | tuple):
+            claimed = list(claimed)
+        claimed_arr = np.array(claimed, dtype=np.float64).reshape(-1, 2)
     d = dist[cand[:, 1], cand[:, 0]]
     cost = d
     free_of_claims = None

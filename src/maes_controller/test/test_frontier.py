@@ -232,6 +232,27 @@ def test_goal_is_the_path_nearest_reachable_frontier(seed):
     assert dist[goal[1], goal[0]] == dist[reachable_frontier].min()
 
 
+@settings(max_examples=50, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_claims=st.integers(0, 60))
+def test_claims_given_as_an_array_choose_as_the_list_does(seed, n_claims):
+    """The frontier explorer hands its claimed cells on as a float (K, 2) array: the same goal
+    and path length as the list of the same cells, in the same order (the claims' shares too)."""
+    rng = np.random.default_rng(seed)
+    h, w = rng.integers(3, 20, size=2)
+    grid = rng.choice(np.array([0, 100, -1], dtype=np.int8), size=(h, w), p=[0.6, 0.2, 0.2])
+    free = np.argwhere(grid == 0)
+    if free.size == 0:
+        return
+    iy, ix = free[rng.integers(len(free))]
+    claimed = [(int(x), int(y)) for x, y in rng.integers(-2, 22, size=(n_claims, 2))]
+    for share_cost in (None, 10.0):
+        args = {"claim_radius": 2.0, "share_cost": share_cost}
+        expected = frontier_goal(grid, (int(ix), int(iy)), claimed=claimed, **args)
+        for array in (np.array(claimed, dtype=np.float64), np.array(claimed, dtype=np.int64)):
+            got = frontier_goal(grid, (int(ix), int(iy)), claimed=array.reshape(-1, 2), **args)
+            assert got == expected
+
+
 def clusters_by_python_search(mask):
     """The breadth-first search frontier._clusters was before it was compiled: the reference
     its clusters must equal, cell for cell and in order."""

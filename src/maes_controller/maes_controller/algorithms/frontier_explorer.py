@@ -153,9 +153,8 @@ def logic(robot) -> None:
     cell, cells = found
     x, y = costmap.cell_to_pos(*cell)
     memory["done"], memory["checked"] = False, robot.tick
-    sharing = any(
-        (cx - cell[0]) ** 2 + (cy - cell[1]) ** 2 <= CLAIM_RADIUS_CELLS**2 for cx, cy in claimed
-    )
+    gaps2 = (claimed[:, 0] - cell[0]) ** 2 + (claimed[:, 1] - cell[1]) ** 2  # (whole cells)
+    sharing = bool((gaps2 <= CLAIM_RADIUS_CELLS**2).any())
     if keep_if_shared and sharing:
         return  # no frontier of our own yet: keep driving to the shared one
     if sharing and crowded(here, _positions(robot)):
@@ -174,8 +173,9 @@ def logic(robot) -> None:
 
 def _search(robot, costmap, here, own: list, patient: bool) -> tuple:
     """(:func:`~maes_controller.frontier.frontier_goal`'s answer, the claimed cells it was
-    given): the nearest frontier not claimed, around the robots sensed (through them unless
-    ``patient``). ``own``: the robot's own goals to leave (skipped or failed).
+    given before ``own``: :func:`_claim_cells`): the nearest frontier not claimed, around the
+    robots sensed (through them unless ``patient``). ``own``: the robot's own goals to leave
+    (skipped or failed).
 
     A search that found no frontier finds none again on the same map, from the same cell,
     around the same cells of robots: the claims and trails only choose among the frontiers
@@ -189,13 +189,14 @@ def _search(robot, costmap, here, own: list, patient: bool) -> tuple:
     search = (start, patient, avoid.shape, avoid.tobytes())
     if search in fruitless:
         return None, []
-    announced, remembered = _claim_cells(memory, grid)
-    claimed = announced + remembered
+    claimed = given = _claim_cells(memory, grid)
+    if own:
+        given = np.concatenate([claimed, np.array(own, dtype=np.float64).reshape(-1, 2)])
     found = frontier_goal(
         costmap,
         start,
         grid.derived("frontier explorer traversable", _traversable),
-        claimed=claimed + own,
+        claimed=given,
         claim_radius=CLAIM_RADIUS_CELLS,
         share_cost=SHARE_COST_CELLS,
         avoid=avoid,
@@ -244,19 +245,21 @@ def _positions(robot) -> list[tuple[float, float]]:
     return [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
 
 
-def _claim_cells(memory: dict, grid) -> tuple[list, list]:
-    """The cells of the goals other robots announced (``claims``, in its order) and of every
-    goal remembered (``visited``, oldest first), as lists of ``(ix, iy)``: made again only when
-    a claim was heard since, or the map's origin or resolution changed (the same cells as
-    computing them every tick)."""
+def _claim_cells(memory: dict, grid) -> np.ndarray:
+    """float64 (K, 2), read-only: the cells ``(ix, iy)`` of the goals other robots announced
+    (``claims``, in its order), then of every goal remembered (``visited``, oldest first:
+    :func:`~._common.remembered_cells`). Made again only when a claim was heard since, or the
+    map's origin or resolution changed (the same cells as computing them every tick)."""
     geometry = (grid.origin_x, grid.origin_y, grid.resolution)
     key = (memory.get("claims_heard", 0), *geometry)
     cached = memory.get("claim_cells")
     if cached is None or cached[0] != key:
-        announced = list(_point_cells(memory, grid)["claims"].values())
-        remembered = list(map(tuple, remembered_cells(memory, "visited", grid).tolist()))
-        cached = memory["claim_cells"] = (key, announced, remembered)
-    return cached[1], cached[2]
+        announced = np.array(list(_point_cells(memory, grid)["claims"].values()), dtype=np.float64)
+        remembered = remembered_cells(memory, "visited", grid)
+        cells = np.concatenate([announced.reshape(-1, 2), remembered.astype(np.float64)])
+        cells.flags.writeable = False
+        cached = memory["claim_cells"] = (key, cells)
+    return cached[1]
 
 
 def _yield_goal(robot, costmap) -> bool:
