@@ -1,0 +1,171 @@
+"""What the navigator's yielding costs a packed start: docs/scaling.md's "A 120-robot start".
+
+Runs direct mode once per seed and variant of the navigator's yielding
+(:class:`~maes_controller.navigation.NavParams`, every robot alike) and prints, per run: the
+share of the team 3 m or more from its start after 30 s and 60 s, the explored share after 1
+minute and at the end of the run, the stalls (``summary.json``'s count) and the collisions (the
+simulation's count: ticks on which a robot began a contact with a robot or a wall, summed over
+the robots). The default config's keys, a ``spawn_together`` start, 1200 ticks (2 simulated
+minutes), the frontier explorer, as ``experiments/scaling.yaml``; 120 robots on a 75x75
+building unless told otherwise.
+
+A variant is ``NAME`` or ``NAME:FIELD=VALUE,FIELD=VALUE``: NavParams fields replaced for every
+robot (metres, seconds; ``true``/``false`` for switches), e.g. ``margin-0.1:yield_margin=0.1``
+or ``off:yield_to_robots=false``. ``default`` keeps the fields as ``NavParams.from_config``
+makes them.
+
+Usage::
+
+    python experiments/crowd_yielding.py                                  # the docs' table
+    python experiments/crowd_yielding.py --robots 50 --size 60 --seeds 2 \\
+        --variant default --variant off:yield_to_robots=false --out crowd.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from dataclasses import fields, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The variants of the docs' table.
+VARIANTS = (
+    "default",
+    "margin-0.2:yield_margin=0.2",
+    "margin-0.1:yield_margin=0.1",
+    "off:yield_to_robots=false",
+)
+#: Robots this far (metres) from their start have left it.
+LEFT_M = 3.0
+
+
+def parse_variant(text: str) -> tuple[str, dict]:
+    """``(name, fields)`` of a ``NAME[:FIELD=VALUE,...]`` variant (see the module docstring).
+
+    Examples
+    --------
+    >>> parse_variant("off:yield_to_robots=false,yield_margin=0.1")
+    ('off', {'yield_to_robots': False, 'yield_margin': 0.1})
+    >>> parse_variant("default")
+    ('default', {})
+    """
+    from maes_controller.navigation import NavParams
+
+    name, _, rest = text.partition(":")
+    if not name:
+        raise ValueError(f"variant {text!r} has no name (NAME or NAME:FIELD=VALUE,...)")
+    known = {f.name: f for f in fields(NavParams)}
+    values: dict = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in known:
+            raise ValueError(
+                f"variant {text!r}: {item!r} is not FIELD=VALUE with a NavParams field "
+                f"(fields: {', '.join(sorted(known))})"
+            )
+        kind = known[key].type
+        kind = kind if isinstance(kind, str) else kind.__name__
+        try:
+            if kind == "bool":
+                if value.lower() not in ("true", "false"):
+                    raise ValueError("not true or false")
+                values[key] = value.lower() == "true"
+            else:
+                values[key] = int(value) if kind == "int" else float(value)
+        except ValueError:
+            raise ValueError(f"variant {text!r}: {key} takes a {kind}, got {value!r}") from None
+    return name, values
+
+
+def config(robots: int, size: int, ticks: int = 1200):
+    """The default config: ``robots`` spawned together on a ``size`` x ``size`` building."""
+    from maes_sim.core import load_config
+
+    base = load_config(ROOT / "maes_config.yaml")
+    world = replace(base.map, width_in_tiles=size, height_in_tiles=size)
+    ends = replace(base.end_criteria, exploration_percent=None, coverage_percent=None, tick=ticks)
+    return replace(base, number_of_robots=robots, map=world, end_criteria=ends)
+
+
+def run(variant: str, robots: int, size: int, seed: int, ticks: int = 1200) -> dict:
+    """One run's row (see the module docstring)."""
+    import numpy as np
+
+    from maes_bringup.runners import direct
+    from maes_controller.navigation import NavParams
+    from maes_sim.core import Simulation
+
+    name, values = parse_variant(variant)
+    cfg = config(robots, size, ticks)
+    tile = float(cfg.world.tile_size)
+    per_tick = cfg.global_settings.logic_ticks_delta_millis / 1000.0
+    marks = {round(30.0 / per_tick): "left_30s_pct", round(60.0 / per_tick): "left_60s_pct"}
+    minute = round(60.0 / per_tick)
+    row: dict = {"variant": name, "robots": robots, "map": f"{size}x{size} building"}
+    row["seed"] = seed
+    start = Simulation(cfg, seed=seed).poses[:, :2].copy()  # as bench/bench_dispersal.py
+
+    def look(sim):
+        column = marks.get(sim.tick)
+        if column is not None:
+            moved = np.hypot(*(sim.poses[:, :2] - start).T) * tile
+            row[column] = round(float((moved >= LEFT_M).mean() * 100.0), 1)
+        if sim.tick == minute:
+            row["explored_60s_pct"] = round(float(sim.exploration_percent), 2)
+
+    plain = NavParams.from_config
+
+    def from_config(cfg, robot=0, **overrides):
+        return plain(cfg, robot, **{**values, **overrides})
+
+    NavParams.from_config = from_config  # every robot's navigator is made through this name
+    try:
+        result = direct.run(
+            cfg, "maes_controller.algorithms.frontier_explorer:logic", seed=seed, progress=look
+        )
+    finally:
+        NavParams.from_config = plain
+    row["explored_end_pct"] = round(float(result.exploration[-1]), 2)
+    row["stalls"] = int(result.stats["stalls"])
+    row["collisions"] = int(result.collisions.sum())
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", type=int, default=120)
+    parser.add_argument("--size", type=int, default=75, help="map width and height (tiles)")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--ticks", type=int, default=1200)
+    parser.add_argument(
+        "--variant", action="append", help="NAME[:FIELD=VALUE,...] (repeat; default: the docs')"
+    )
+    parser.add_argument("--out", type=Path, help="also write the rows to this CSV file")
+    args = parser.parse_args(argv)
+    variants = args.variant or list(VARIANTS)
+    try:
+        for variant in variants:
+            parse_variant(variant)
+    except ValueError as err:
+        parser.error(str(err))
+    rows = []
+    total = len(variants) * len(args.seeds)
+    for variant in variants:
+        for seed in args.seeds:
+            row = run(variant, args.robots, args.size, seed, args.ticks)
+            rows.append(row)
+            print(f"[{len(rows)}/{total}] " + ", ".join(f"{k} {v}" for k, v in row.items()))
+            sys.stdout.flush()
+    if args.out is not None:
+        with args.out.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
