@@ -253,7 +253,7 @@ def test_nav_to_pos_reaches_a_goal_with_feedback_in_metres():
         if robot.tick == 0:
             assert robot.nav_status is NavStatus.IDLE and robot.is_nav_complete()
             assert robot.nav_feedback is None
-            robot.nav_to_pos(*goal_in_sight(robot, 1.5))
+            robot.nav_to_pos(*goal_in_sight(robot, 2.5))  # far enough for the top speed
             assert robot.nav_status is NavStatus.ACTIVE and not robot.is_nav_complete()
         log.append((robot.tick, robot.nav_status, robot.nav_feedback, robot.robot_position))
 

@@ -29,7 +29,7 @@ number_of_robots: 2
 random_seeds: [4]
 map: {width_in_tiles: 20, height_in_tiles: 20}
 results: {pictures: false}  # no result pictures: this test does not look at them
-end_criteria: {exploration_percent: 95, tick: 400}
+end_criteria: {exploration_percent: 99, tick: 400}  # long enough for the radio to drop a map
 global_settings: {ticks_per_stats_snapshot: 5, should_write_csv_results: true}
 world: {tile_size: 0.3}  # not a float32: the map resolution takes the wire rounding
 # a lossy, late radio (issue 25): its draws come from the run's generator, in direct mode and

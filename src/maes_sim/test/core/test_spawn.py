@@ -71,9 +71,54 @@ def test_default_spawns_together_at_the_centre(radius: float) -> None:
     pos = spawn_positions(world, 9, radius, np.random.default_rng(0))
     assert pos.shape == (9, 2)
     assert_valid(world, pos, radius)
-    assert np.linalg.norm(pos[0] - [10.0, 8.0]) < 2 * radius + SPAWN_MARGIN
-    # Together: the group is compact around the centre.
-    assert np.linalg.norm(pos - [10.0, 8.0], axis=1).max() < 2.5 * (2 * radius + SPAWN_MARGIN)
+    assert np.floor(pos[0]).tolist() == [10.0, 8.0]  # the tile holding the centre first
+    # Together: one robot a tile (every second tile for robots wider than 0.95 of a tile),
+    # a compact group around the centre.
+    stride = 1 if 2 * radius + SPAWN_MARGIN <= 1 else 2
+    assert np.linalg.norm(pos - [10.5, 8.5], axis=1).max() <= 2 * stride + 1e-9
+
+
+def test_together_is_maes_flood_of_one_robot_a_tile() -> None:
+    # MAES 2.0's SpawnRobotsTogether: breadth first from the start tile, neighbours left, down,
+    # up, right; no robot on a tile next to a wall while others are free.
+    world = box(12, 12)  # open tiles 1..10; tiles 2..9 have open tiles all round
+    pos = spawn_positions(world, 6, 0.3, np.random.default_rng(0))
+    tiles = np.floor(pos).astype(int).tolist()
+    assert tiles == [[6, 6], [5, 6], [6, 5], [6, 7], [7, 6], [4, 6]]
+    np.testing.assert_array_equal(pos - np.floor(pos), 0.5)  # tile centres
+    many = np.floor(spawn_positions(world, 64, 0.3, np.random.default_rng(0))).astype(int)
+    assert many.min() == 2 and many.max() == 9  # the 8 x 8 tiles off the walls, all of them
+    assert len({tuple(t) for t in many.tolist()}) == 64
+
+
+def test_together_skips_doorways_and_fills_the_next_room() -> None:
+    world = draw(
+        [
+            "#############",
+            "#.....#.....#",
+            "#.....#.....#",
+            "#...........#",
+            "#...........#",
+            "#.....#.....#",
+            "#.....#.....#",
+            "#############",
+        ]
+    )
+    # the left room has 3 x 4 tiles off the walls; the doorway (x = 6) is next to walls
+    pos = spawn_positions(world, 16, 0.3, np.random.default_rng(0), together_at=(-3.0, 0.0))
+    assert_valid(world, pos, 0.3)
+    tiles = np.floor(pos).astype(int)
+    assert (tiles[:12, 0] <= 4).all()  # the left room first (x 2..4, y 2..5)
+    assert (tiles[12:, 0] >= 8).all()  # then the right room, from its tile nearest the target
+    assert not (tiles[:, 0] == 6).any()  # never in the doorway
+
+
+def test_together_takes_tiles_next_to_walls_when_no_others_are_left() -> None:
+    world = box(6, 5)  # 4 x 3 open tiles; two of them, (2, 2) and (3, 2), off the walls
+    pos = spawn_positions(world, 12, 0.3, np.random.default_rng(0))
+    assert_valid(world, pos, 0.3)
+    tiles = [tuple(t) for t in np.floor(pos).astype(int).tolist()]
+    assert sorted(tiles[:2]) == [(2, 2), (3, 2)] and len(set(tiles)) == 12
 
 
 def test_many_robots_on_a_cave() -> None:
@@ -89,7 +134,8 @@ def test_together_at_a_suggested_point_in_world_tiles() -> None:
     pos = spawn_positions(world, 4, 0.3, np.random.default_rng(0), together_at=(-10.0, 5.0))
     target = np.array([-10.0, 5.0]) + [15.0, 10.0]  # world -> grid
     assert_valid(world, pos, 0.3)
-    assert np.linalg.norm(pos - target, axis=1).max() < 1.5
+    assert np.floor(pos[0]).tolist() == target.tolist()
+    assert np.linalg.norm(pos - target, axis=1).max() < 2.0
 
 
 def test_together_at_a_wall_searches_outward_along_open_tiles() -> None:

@@ -1,16 +1,26 @@
 """Robot spawn positions (MAES 2.0's spawn modes) for disc-shaped robots.
 
-Candidates lie on a square lattice with spacing ``2 * radius + SPAWN_MARGIN``, so robots never
+``spawn_together`` (and no mode at all) follows MAES 2.0's ``SpawnRobotsTogether``: one robot
+per tile, at the tile's centre, on tiles with an open tile on every side (MAES: "we cannot spawn
+adjacent to a wall"), filled by a flood (breadth first, neighbours in the order left, down, up,
+right) from the such tile nearest the target point (Manhattan distance; ties: lowest x, then y);
+when the flood has filled its part of the map (a room), it starts again from the nearest tile
+not yet taken. Robots wider than 0.95 of a tile (with :data:`SPAWN_MARGIN`) take every second
+tile (every third above 1.95, and so on), with as many open tiles around theirs as their
+clearance needs. Where the map has too few such tiles for the team (MAES 2.0 gives up), the
+flood goes on over tiles next to walls that the robot's disc still clears. Only the largest open
+region is used.
+
+``biggest_room`` and ``spawn_at_hallway_ends`` place robots on a square lattice with spacing
+``2 * radius + SPAWN_MARGIN`` (denser than MAES 2.0's one robot per tile), so robots never
 overlap; a candidate is kept when its tile is in the chosen region and its disc, grown by
 ``SPAWN_MARGIN``, touches no wall tile. Candidates are then ordered per mode and the first ``n``
 taken:
 
-- default / ``together_at``: outward from the target point (the suggested point, else the map
-  centre): by straight-line distance where nothing is in the way, by steps along open tiles
-  where a wall is; the region is the largest open region (for generated maps that is every open
-  tile);
 - ``biggest_room``: the largest of ``world.rooms``, outward from its centroid (MAES spawns in the
   biggest room; for caves these are the cave regions, for imported maps the largest open region);
+  by straight-line distance where nothing is in the way, by steps along open tiles where a wall
+  is;
 - ``at_hallway_ends``: hallway tiles closest to the map's outer edge first (MAES's rule).
 
 Remaining ties are broken with ``rng``, so the result is deterministic for a given seed.
@@ -235,6 +245,93 @@ def _outward_order(
     return keep[np.lexsort((tiebreak[keep], near[keep], key[keep]))]
 
 
+def _all_open_around(open_: np.ndarray, k: int) -> np.ndarray:
+    """bool (H, W): tiles whose (2k + 1) x (2k + 1) block of tiles is all in ``open_`` (outside
+    the map counts as closed)."""
+    if k <= 0:
+        return open_.copy()
+    h, w = open_.shape
+    # rows first, then columns: a run of 2k + 1 open tiles each way
+    pad = np.pad(open_, k, constant_values=False)
+    rows = np.ones((h + 2 * k, w), dtype=bool)
+    for dx in range(2 * k + 1):
+        rows &= pad[:, dx : dx + w]
+    out = np.ones((h, w), dtype=bool)
+    for dy in range(2 * k + 1):
+        out &= rows[dy : dy + h, :]
+    return out
+
+
+def _nearest_tile(mask: np.ndarray, tile: tuple[int, int]) -> tuple[int, int] | None:
+    """The tile of ``mask`` nearest ``tile`` by Manhattan distance (ties: lowest x, then y),
+    searched in a window that doubles until it holds one; None when ``mask`` has none."""
+    h, w = mask.shape
+    tx, ty = tile
+    reach = 16
+    while True:
+        x0, x1 = max(0, tx - reach), min(w, tx + reach + 1)
+        y0, y1 = max(0, ty - reach), min(h, ty + reach + 1)
+        ys, xs = np.nonzero(mask[y0:y1, x0:x1])
+        whole = x0 == 0 and y0 == 0 and x1 == w and y1 == h
+        if xs.size:
+            xs, ys = xs + x0, ys + y0
+            d = np.abs(xs - tx) + np.abs(ys - ty)
+            inside = d <= reach  # nearer than anything outside the window
+            if inside.any() or whole:
+                keep = inside if inside.any() else np.ones_like(inside)
+                i = np.lexsort((ys[keep], xs[keep], d[keep]))[0]
+                return int(xs[keep][i]), int(ys[keep][i])
+        elif whole:
+            return None
+        reach *= 2
+
+
+def _flood_together(
+    region: np.ndarray, target: np.ndarray, n: int, radius: float
+) -> tuple[np.ndarray, int]:
+    """MAES 2.0's ``SpawnRobotsTogether`` (the module docstring): ``(positions (m, 2), k)``,
+    the first ``m = min(n, capacity)`` robots' tile centres and how many of them stand on
+    tiles with open tiles all round (the rest, next to walls, only when those ran out)."""
+    h, w = region.shape
+    stride = max(1, math.ceil(2.0 * radius + SPAWN_MARGIN - 1e-9))
+    need = max(0, math.ceil(radius + SPAWN_MARGIN - 0.5 - 1e-9))  # open tiles round a robot's
+    clear = _all_open_around(region, need)
+    roomy = _all_open_around(region, max(1, need))
+    taken = np.zeros((h, w), dtype=bool)  # tiles a new robot may not stand on
+    queued = np.zeros((h, w), dtype=bool)
+    start = (
+        min(max(int(math.floor(target[0])), 0), w - 1),
+        min(max(int(math.floor(target[1])), 0), h - 1),
+    )
+    out: list[tuple[float, float]] = []
+    roomy_count = 0
+    for tiles in (roomy, clear):
+        queue: list[tuple[int, int]] = []
+        head = 0
+        while len(out) < n:
+            if head == len(queue):
+                first = _nearest_tile(tiles & ~taken & ~queued, start)
+                if first is None:
+                    break
+                queue.append(first)
+                queued[first[1], first[0]] = True
+            x, y = queue[head]
+            head += 1
+            if taken[y, x]:
+                continue
+            out.append((x + 0.5, y + 0.5))
+            taken[max(0, y - stride + 1) : y + stride, max(0, x - stride + 1) : x + stride] = True
+            for nx, ny in ((x - stride, y), (x, y - stride), (x, y + stride), (x + stride, y)):
+                inside = 0 <= nx < w and 0 <= ny < h
+                if inside and tiles[ny, nx] and not taken[ny, nx] and not queued[ny, nx]:
+                    queued[ny, nx] = True
+                    queue.append((nx, ny))
+        if tiles is roomy:
+            roomy_count = len(out)
+            queued[:] = False
+    return np.asarray(out, dtype=np.float64).reshape(-1, 2), roomy_count
+
+
 def spawn_positions(
     world: WorldMap,
     n: int,
@@ -323,6 +420,14 @@ def spawn_positions(
             ys, xs = np.nonzero(region)
             target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
 
+    if not (at_hallway_ends or biggest_room):
+        pts, _ = _flood_together(region, target, n, radius)
+        if pts.shape[0] < n:
+            raise MapError(
+                f"map {world.name!r} has room for {pts.shape[0]} robots of radius {radius:g} "
+                f"in the {what} (one a tile), {n} requested"
+            )
+        return np.ascontiguousarray(pts, dtype=np.float64)
     spacing = 2.0 * radius + SPAWN_MARGIN
     h, w = world.shape
     if not at_hallway_ends:
