@@ -22,11 +22,13 @@ from maes_sim.core import Simulation, load_config
 ROOT = Path(__file__).resolve().parents[3]
 EXPLORER = "maes_controller.algorithms.frontier_explorer:logic"
 TRS = "maes_controller.algorithms.trs:logic"
-#: Share of 50 robots 3 m or more from their start after 30 s. Issue 36 asks for 90 %; the
-#: explorer reaches 72, 88, 74, 82 and 88 % on seeds 0-4 (68, 82, 72, 44 and 74 % with the
-#: path follower's former turn gain, 2.5 /s; seeds 0-2: 36, 72 and 44 % before it spread the
-#: team): the test keeps what seed 0 reaches, the rest is open (docs/scaling.md).
-DISPERSED = 0.70
+#: Share of 50 robots 3 m or more from their start after 30 s. Issue 36 asks for 90 %. On the
+#: 60x60 building the explorer reaches 50, 88, 60, 88 and 66 % on seeds 0-4 since robots start
+#: one a tile, as MAES 2.0 spawns them (72, 88, 74, 82 and 88 % from the former, 2.4 times
+#: denser start, which they had to leave to see anything; seeds 0-2: 36, 72 and 44 % before
+#: the explorer spread the team): the test keeps what seed 0 reaches, the rest is open
+#: (docs/scaling.md). On the 60x60 cave every seed reaches the 90 %.
+DISPERSED = 0.50
 
 
 def building(robots: int, ticks: int = 1200):
@@ -71,12 +73,14 @@ def test_fifty_frontier_explorers_leave_no_room_unexplored_that_twenty_explore()
     # 60x60 building, seed 2 (docs/scaling.md, "The frontier explorer's trails"): 20 robots
     # explore all of it; 50 explored 96.9 % before the trails, leaving a room nobody entered:
     # each robot maps alone, and most of the 50 took frontiers in their own maps where others
-    # had already been
+    # had already been. Open: since robots start one a tile (MAES 2.0's spawn), one of the 50
+    # stalls in the start room, which has one door: within 1 m of one place from 10.3 s to
+    # 76.5 s, five robots around it, then it leaves (docs/scaling.md#stalls)
     twenty, twenty_stalls = explored(20, EXPLORER, 2)
     fifty, fifty_stalls = explored(50, EXPLORER, 2)
     print(f"frontier explorer seed 2: 20 robots {twenty:.1f} %, 50 robots {fifty:.1f} %")
     assert fifty >= twenty - 2.0
-    assert twenty_stalls == fifty_stalls == 0
+    assert twenty_stalls == 0 and fifty_stalls <= 1
 
 
 @pytest.mark.slow
@@ -98,11 +102,12 @@ def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_stall_at_most_onc
     # to its task for 70 s within 1 m of one place, its goal flipping between the area's
     # frontier cells (each new goal restarted the navigator's progress check). It now gives
     # the task up after 30 s without getting 2 m on. Open: since pauses under 10 s count
-    # (core/stalls.py), one robot stalls here: within 1 m of one place from 40.7 s to 106.8 s,
-    # two robots near it, its clock restarted by none of its pauses (docs/scaling.md#stalls).
+    # (core/stalls.py), robots stall here: one from the former, denser start (within 1 m of
+    # one place from 40.7 s to 106.8 s, two robots near it), two from MAES 2.0's, one robot a
+    # tile (docs/scaling.md#stalls).
     share, stalls = explored(50, "maes_controller.algorithms.space_cbba:logic", 2)
     print(f"SPACE CBBA, 50 robots, seed 2: {share:.1f} %, {stalls} stalls")
-    assert stalls <= 1
+    assert stalls <= 2
     assert share >= 85.0
 
 
@@ -110,8 +115,8 @@ def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_stall_at_most_onc
 @pytest.mark.parametrize(
     ("logic", "most"),
     [
-        ("maes_controller.algorithms.space_grape:logic", 2),
-        ("maes_controller.algorithms.swarmbots:logic", 10),
+        ("maes_controller.algorithms.space_grape:logic", 1),
+        ("maes_controller.algorithms.swarmbots:logic", 0),
     ],
 )
 def test_fifty_robots_whose_goals_keep_changing_in_the_crowd_stall_no_more_than_measured(
@@ -121,9 +126,10 @@ def test_fifty_robots_whose_goals_keep_changing_in_the_crowd_stall_no_more_than_
     # got a new task every few ticks, Swarmbots' a new goal; each new goal restarted the
     # navigator's progress check, so a held robot never gave up. A goal that preempts another
     # now keeps the check, as Nav2's controller server does. Open: counted with their pauses
-    # under 10 s (core/stalls.py), robots still wait in the start cluster for more than a
-    # minute: SPACE GRAPE 2 (both out by 61.4 s), Swarmbots 10 (two still there at the end):
-    # docs/scaling.md#stalls
+    # under 10 s (core/stalls.py), robots still waited in the former, denser start cluster for
+    # more than a minute: SPACE GRAPE 2 (both out by 61.4 s), Swarmbots 10 (two still there at
+    # the end). Started one a tile, as MAES 2.0 spawns them: SPACE GRAPE 1, Swarmbots none
+    # (docs/scaling.md#stalls)
     share, stalls = explored(50, logic, 0)
     print(f"{logic}, 50 robots, seed 0: {share:.1f} %, {stalls} stalls")
     assert stalls <= most
@@ -157,18 +163,32 @@ def test_on_a_cave_twice_the_robots_explore_no_less_and_get_there_sooner(logic):
     assert one[2] > one[0] or one[0] == 100.0
 
 
-@pytest.mark.slow
-def test_fifty_robots_leave_a_packed_start():
-    # 50 robots packed at the centre: after 30 s most are 3 m or more from where they started
-    # (DISPERSED: the share reached so far, below the issue's 90 %)
-    config = building(50, ticks=300)
-    start = Simulation(config, seed=0).poses[:, :2]
-    result = direct.run(config, EXPLORER, seed=0)
+def left_after_30_s(config, seed: int) -> float:
+    """Share of the team 3 m or more from its start after 30 s (300 ticks) of ``config``."""
+    config = replace(config, end_criteria=replace(config.end_criteria, tick=300))
+    start = Simulation(config, seed=seed).poses[:, :2]
+    result = direct.run(config, EXPLORER, seed=seed)
     assert result.ticks == 300
     moved = np.hypot(*(result.sim.poses[:, :2] - start).T)
-    share = float((moved >= 3.0).mean())
+    return float((moved >= 3.0).mean())
+
+
+@pytest.mark.slow
+def test_fifty_robots_leave_a_packed_start():
+    # 50 robots spawned together at the centre: after 30 s half or more are 3 m or more from
+    # where they started (DISPERSED: the share reached so far, below the issue's 90 %)
+    share = left_after_30_s(building(50), 0)
     print(f"50 robots: {share:.0%} 3 m or more from their start after 30 s")
     assert share >= DISPERSED
+
+
+@pytest.mark.slow
+def test_fifty_robots_leave_a_start_on_the_cave_as_the_issue_asks():
+    # issue 36's dispersal target, 90 % of 50 robots 3 m out after 30 s, on the 60x60 cave
+    # (seeds 0-4: 96, 96, 100, 96, 100 %; 100, 90, 94, 78, 88 % from the former, denser start)
+    shares = [left_after_30_s(cave(50), seed) for seed in range(5)]
+    print(f"50 robots on the cave, 3 m out after 30 s: {shares}")
+    assert min(shares) >= 0.90
 
 
 def test_the_explorer_s_cached_goal_check_answers_as_a_fresh_one(monkeypatch):
@@ -305,8 +325,9 @@ def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch
 
 @pytest.mark.slow
 def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_path):
-    # docs/scaling.md#stalls: 50 TRS robots on the 60x60 building, seed 0, counted with a one
-    # tick, 5 s, 10 s (the simulator's own count, checked inside) and no pause: 0 / 1 / 2 / 2
+    # docs/scaling.md#stalls: 50 SPACE CBBA robots on the 60x60 building, seed 2, started one a
+    # tile (MAES 2.0's spawn), counted with a one tick, 5 s, 10 s (the simulator's own count,
+    # checked inside) and no pause: 0 / 1 / 2 / 2
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -315,9 +336,10 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     out = tmp_path / "stalls.csv"
-    assert script.main(["--logic", "trs", "--robots", "50", "--seeds", "0", "--out", str(out)]) == 0
+    args = ["--logic", "space_cbba", "--robots", "50", "--seeds", "2", "--out", str(out)]
+    assert script.main(args) == 0
     with out.open() as f:
         (row,) = list(csv.DictReader(f))
     counts = [int(row[f"stalls_{name}"]) for name in ("one_tick", "5s", "10s", "never")]
     assert counts == [0, 1, 2, 2]
-    assert row["explored_pct"] == "99.93" and row["stalled_at_end_10s"] == "0"
+    assert row["explored_pct"] == "97.19" and row["stalled_at_end_10s"] == "0"
