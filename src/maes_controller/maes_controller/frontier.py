@@ -360,6 +360,16 @@ def choose_frontier_goal(
     return None if found is None else found[0]
 
 
+def _cells_array(cells) -> np.ndarray:
+    """float64 (K, 2) of ``cells``: an array (float or int cells, the same values) or any
+    iterable of ``(ix, iy)``."""
+    if isinstance(cells, np.ndarray):
+        return cells.astype(np.float64).reshape(-1, 2)
+    if not isinstance(cells, list | tuple):
+        cells = list(cells)
+    return np.array(cells, dtype=np.float64).reshape(-1, 2)
+
+
 def frontier_goal(
     grid: Any,
     robot_cell: Sequence[int],
@@ -412,12 +422,7 @@ def frontier_goal(
     cand, dist = _candidates(clusters, trav, start, avoid, through, cells)
     if cand is None:
         return None
-    if isinstance(claimed, np.ndarray):  # (e.g. float (K, 2) cells: the same values)
-        claimed_arr = claimed.astype(np.float64).reshape(-1, 2)
-    else:
-        if not isinstance(claimed, list | tuple):
-            claimed = list(claimed)
-        claimed_arr = np.array(claimed, dtype=np.float64).reshape(-1, 2)
+    claimed_arr = _cells_array(claimed)
     d = dist[cand[:, 1], cand[:, 0]]
     cost = d
     free_of_claims = None
@@ -433,12 +438,7 @@ def frontier_goal(
                 crowding = np.clip(1.0 - _gaps(cand, claimed_arr) / scale, 0.0, None).sum(axis=1)
             cost = d + share_cost * crowding
     if free_of_claims is None or free_of_claims.any():
-        if isinstance(seen, np.ndarray):  # (e.g. int (K, 2) cells: the same values)
-            seen_arr = seen.astype(np.float64).reshape(-1, 2)
-        else:
-            if not isinstance(seen, list | tuple):
-                seen = list(seen)
-            seen_arr = np.array(seen, dtype=np.float64).reshape(-1, 2)
+        seen_arr = _cells_array(seen)
         if seen_arr.size:  # among the unclaimed frontier cells, those nobody passed go first
             fresh = ~near_points(cand, seen_arr, claim_radius, trav.shape)
             if fresh.any():
