@@ -343,3 +343,24 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
     counts = [int(row[f"stalls_{name}"]) for name in ("one_tick", "5s", "10s", "never")]
     assert counts == [0, 1, 2, 2]
     assert row["explored_pct"] == "97.19" and row["stalled_at_end_10s"] == "0"
+
+
+def test_the_yielding_experiment_switches_the_navigators_yielding():
+    # experiments/crowd_yielding.py (docs/scaling.md, "The start as MAES 2.0 spawns it"): a
+    # variant reaches every robot's navigator; robots that do not yield touch far more often
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "crowd_yielding", ROOT / "experiments" / "crowd_yielding.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    with pytest.raises(ValueError, match="yield_margin takes a float, got 'wide'"):
+        script.parse_variant("x:yield_margin=wide")
+    with pytest.raises(ValueError, match="'speed=1' is not FIELD=VALUE with a NavParams field"):
+        script.parse_variant("x:speed=1")
+    rows = [script.run(v, 20, 30, 0, ticks=300) for v in ("default", "off:yield_to_robots=false")]
+    print(rows)
+    assert [row["variant"] for row in rows] == ["default", "off"]
+    assert rows[1]["collisions"] > 3 * rows[0]["collisions"] > 0
+    assert {"left_30s_pct", "explored_end_pct", "stalls"} <= set(rows[0])
