@@ -262,16 +262,20 @@ def _all_open_around(open_: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _nearest_tile(mask: np.ndarray, tile: tuple[int, int]) -> tuple[int, int] | None:
-    """The tile of ``mask`` nearest ``tile`` by Manhattan distance (ties: lowest x, then y),
-    searched in a window that doubles until it holds one; None when ``mask`` has none."""
-    h, w = mask.shape
+def _nearest_tile(
+    tiles: np.ndarray, taken: np.ndarray, queued: np.ndarray, tile: tuple[int, int]
+) -> tuple[int, int] | None:
+    """The tile of ``tiles`` neither ``taken`` nor ``queued`` nearest ``tile`` by Manhattan
+    distance (ties: lowest x, then y), searched in a window that doubles until it holds one
+    (a large map is not read whole at each new start); None when there is none."""
+    h, w = tiles.shape
     tx, ty = tile
     reach = 16
     while True:
         x0, x1 = max(0, tx - reach), min(w, tx + reach + 1)
         y0, y1 = max(0, ty - reach), min(h, ty + reach + 1)
-        ys, xs = np.nonzero(mask[y0:y1, x0:x1])
+        window = np.s_[y0:y1, x0:x1]
+        ys, xs = np.nonzero(tiles[window] & ~taken[window] & ~queued[window])
         whole = x0 == 0 and y0 == 0 and x1 == w and y1 == h
         if xs.size:
             xs, ys = xs + x0, ys + y0
@@ -286,12 +290,9 @@ def _nearest_tile(mask: np.ndarray, tile: tuple[int, int]) -> tuple[int, int] | 
         reach *= 2
 
 
-def _flood_together(
-    region: np.ndarray, target: np.ndarray, n: int, radius: float
-) -> tuple[np.ndarray, int]:
-    """MAES 2.0's ``SpawnRobotsTogether`` (the module docstring): ``(positions (m, 2), k)``,
-    the first ``m = min(n, capacity)`` robots' tile centres and how many of them stand on
-    tiles with open tiles all round (the rest, next to walls, only when those ran out)."""
+def _flood_together(region: np.ndarray, target: np.ndarray, n: int, radius: float) -> np.ndarray:
+    """MAES 2.0's ``SpawnRobotsTogether`` (the module docstring): float (m, 2), the tile
+    centres of the first ``m = min(n, capacity)`` robots."""
     h, w = region.shape
     stride = max(1, math.ceil(2.0 * radius + SPAWN_MARGIN - 1e-9))
     need = max(0, math.ceil(radius + SPAWN_MARGIN - 0.5 - 1e-9))  # open tiles round a robot's
@@ -304,13 +305,12 @@ def _flood_together(
         min(max(int(math.floor(target[1])), 0), h - 1),
     )
     out: list[tuple[float, float]] = []
-    roomy_count = 0
-    for tiles in (roomy, clear):
+    for tiles in (roomy, clear):  # tiles next to walls only when no other is left
         queue: list[tuple[int, int]] = []
         head = 0
         while len(out) < n:
             if head == len(queue):
-                first = _nearest_tile(tiles & ~taken & ~queued, start)
+                first = _nearest_tile(tiles, taken, queued, start)
                 if first is None:
                     break
                 queue.append(first)
@@ -326,10 +326,8 @@ def _flood_together(
                 if inside and tiles[ny, nx] and not taken[ny, nx] and not queued[ny, nx]:
                     queued[ny, nx] = True
                     queue.append((nx, ny))
-        if tiles is roomy:
-            roomy_count = len(out)
-            queued[:] = False
-    return np.asarray(out, dtype=np.float64).reshape(-1, 2), roomy_count
+        queued[:] = False
+    return np.asarray(out, dtype=np.float64).reshape(-1, 2)
 
 
 def spawn_positions(
@@ -421,7 +419,7 @@ def spawn_positions(
             target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
 
     if not (at_hallway_ends or biggest_room):
-        pts, _ = _flood_together(region, target, n, radius)
+        pts = _flood_together(region, target, n, radius)
         if pts.shape[0] < n:
             raise MapError(
                 f"map {world.name!r} has room for {pts.shape[0]} robots of radius {radius:g} "
