@@ -24,7 +24,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
@@ -159,10 +158,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{len(rows)}/{total}] " + ", ".join(f"{k} {v}" for k, v in row.items()))
             sys.stdout.flush()
     if args.out is not None:
-        with args.out.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        from maes_bringup.experiments.batch_files import write_rows
+
+        write_rows(args.out, list(rows[0]), rows)
         print(f"wrote {args.out}")
     return 0
 

@@ -22,7 +22,6 @@ with each pause, and the robots still stalled at the end (10 s). The default con
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -141,10 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(", ".join(f"{k} {v}" for k, v in row.items()), flush=True)
     if args.out is not None:
-        with args.out.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        from maes_bringup.experiments.batch_files import write_rows
+
+        write_rows(args.out, list(rows[0]), rows)
         print(f"wrote {args.out}")
     return 0
 
