@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import functools
+import gc
 import os
 import signal
 import sys
@@ -814,6 +815,34 @@ def ros_process(program: str, args: list[str] | None = None) -> Iterator[NodePro
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, previous[signal.SIGTERM])
         handler.arrivals.close()
+        skip_exit_collection()
+
+
+def skip_exit_collection() -> None:
+    """Spare the process's exit its last garbage collection, for a program's main function
+    once its work is done: write out every open file, collect, then ``gc.freeze()``.
+
+    The interpreter's exit ends with a collection over every object the cleared modules leave
+    behind (numba's dispatchers, rclpy's and the nodes' objects): 0.5-0.7 s for a node on an
+    idle machine, and on a loaded one several seconds, past ``ros2 launch``'s 5 s from SIGINT
+    to SIGTERM. Collecting here, while the heap is alive, and freezing what is left ends a
+    node's process in about half the time (0.3-0.6 s against 0.6-1.0 s, the four processes
+    of a 2-robot ``ros2 launch`` ending together on 2 cores).
+
+    The objects alive now are frozen: refcounting still frees them as the modules are cleared,
+    but one kept alive by a reference cycle is never finalized. So every open file's buffer is
+    written out first: a logic's log file that its own object holds and never closes loses
+    nothing (Python itself promises that only for closed files). Not for a process that goes
+    on working: nothing alive now would ever be collected.
+    """
+    from _io import _IOBase  # io.IOBase's C base: an isinstance check 7x faster than the ABC's
+
+    for obj in gc.get_objects():
+        if isinstance(obj, _IOBase) and not obj.closed:
+            with contextlib.suppress(Exception):  # a closed pipe, a read-only file, ...
+                obj.flush()
+    gc.collect()
+    gc.freeze()
 
 
 def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str, Any]:

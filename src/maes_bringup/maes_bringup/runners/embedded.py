@@ -401,6 +401,10 @@ def main(argv: list[str] | None = None) -> int:
         return _signal_exit_code(stop.signum)
     finally:
         stop.restore()
+        if argv is None:  # the program: what is left is the interpreter's exit
+            from maes_common.process import skip_exit_collection
+
+            skip_exit_collection()
 
 
 def _main(argv: list[str] | None, stop: StopSignals, ending: dict | None = None) -> int:
