@@ -100,6 +100,7 @@ def test_trs_leaves_a_subarea_another_robot_finished_to_it(announced):
             labels = area_labels(view, trs.SUBAREA_SIDE_M)
             shared["here"] = int(labels[view.robot_cell[1], view.robot_cell[0]])
             shared["tick"] = robot.tick
+            shared["frontier_here"] = bool(view.reachable_frontier[labels == shared["here"]].any())
             return
         if robot.tick < shared["tick"] + 3:  # the announcer's broadcast reaches us first
             return
@@ -117,11 +118,14 @@ def test_trs_leaves_a_subarea_another_robot_finished_to_it(announced):
             "number_of_robots": 2,
             "end_criteria": {"tick": 40},
             "robot_constraints": {"slam_position_inaccuracy": 0.0, "broadcast_range": 1000.0},
-            "robot_spawn_config": {"biggest_room": True},
+            # together at the centre: robot0's subarea has frontier (biggest_room, MAES's
+            # x-then-y order, puts it in a corner subarea it sees whole at the start)
+            "robot_spawn_config": {"spawn_together": {}},
             "map": {"width_in_tiles": 40, "height_in_tiles": 40, "cave_config": {}},
         }
     )
     run(cfg, [explorer, announcer], seed=0)
+    assert shared["frontier_here"], "robot0's own subarea has no frontier: nothing to test"
     assert decisions, "robot0 never chose a goal"
     mode, subarea = decisions[0]
     if announced:

@@ -90,7 +90,7 @@ def test_worldmap_takes_masks_and_refuses_overlapping_ones():
 
 def test_spawn_in_the_biggest_room_and_at_hallway_ends_use_the_labels():
     world = generate_building(60, 50, 1, BuildingConfig(), np.random.default_rng(3))
-    biggest = world.rooms[0]
+    biggest = world.hallways[0]  # MAES ranks rooms and hallways together: the main hallway
     pts = spawn_positions(world, 3, 0.3, np.random.default_rng(0), biggest_room=True)
     tiles = np.floor(pts).astype(int)
     assert biggest[tiles[:, 1], tiles[:, 0]].all()

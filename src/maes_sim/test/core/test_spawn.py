@@ -160,23 +160,144 @@ def test_together_at_a_wall_searches_outward_along_open_tiles() -> None:
     assert inner[:5].all()
 
 
-def test_biggest_room_uses_the_largest_room_mask() -> None:
-    world = generate_building(60, 50, 1, BUILDING, np.random.default_rng(3))
-    pos = spawn_positions(world, 10, 0.3, np.random.default_rng(0), biggest_room=True)
+def tiles_of(pos: np.ndarray) -> list[tuple[int, int]]:
+    np.testing.assert_array_equal(pos - np.floor(pos), 0.5)  # tile centres
+    return [(int(x), int(y)) for x, y in np.floor(pos).astype(int).tolist()]
+
+
+TWO_ROOMS = [
+    "###############",
+    "#....#.......##",
+    "#....#.......##",
+    "#....#.......##",
+    "#............##",
+    "#....#.......##",
+    "#....#.......##",
+    "###############",
+]
+
+
+def two_rooms() -> WorldMap:
+    """Left room x 1..4, right room x 6..12 (y 1..6), a doorway at (5, 3) in neither."""
+    walls = draw(TWO_ROOMS).walls
+    left, right = np.zeros_like(walls), np.zeros_like(walls)
+    left[1:7, 1:5] = True
+    right[1:7, 6:13] = True
+    return WorldMap(walls=walls, rooms=(right, left))
+
+
+def test_biggest_room_is_maes_two_layers_off_the_edge_in_x_then_y_order() -> None:
+    # MAES 2.0's SpawnRobotsInBiggestRoom: the room less its edge tiles (a side on a wall, or
+    # on the doorway, which is outside the room) and less the next layer, sorted by x, then y.
+    world = two_rooms()
+    pos = spawn_positions(world, 6, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert_valid(world, pos, 0.3)
+    assert tiles_of(pos) == [(8, 3), (8, 4), (9, 3), (9, 4), (10, 3), (10, 4)]
+    # A 7th robot does not fit two layers in: one layer is peeled off, in the same order.
+    pos = spawn_positions(world, 7, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert tiles_of(pos) == [(7, 2), (7, 3), (7, 4), (7, 5), (8, 2), (8, 3), (8, 4)]
+    # 21 robots: none peeled off (tiles next to walls, which a 0.6-tile robot clears).
+    pos = spawn_positions(world, 21, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert_valid(world, pos, 0.3)
+    assert tiles_of(pos)[:7] == [(6, y) for y in range(1, 7)] + [(7, 1)]
+    assert all(x >= 6 for x, _ in tiles_of(pos))  # never in the doorway or the other room
+    with pytest.raises(MapError, match=r"room for 42 robots .* in the biggest room"):
+        spawn_positions(world, 43, 0.3, np.random.default_rng(0), biggest_room=True)
+
+
+def test_biggest_room_takes_every_second_tile_for_wide_robots() -> None:
+    world = two_rooms()
+    pos = spawn_positions(world, 2, 0.5, np.random.default_rng(0), biggest_room=True)
+    assert_valid(world, pos, 0.5)
+    assert tiles_of(pos) == [(8, 3), (10, 3)]  # the 3 x 2 inner tiles hold two
+    pos = spawn_positions(world, 3, 0.5, np.random.default_rng(0), biggest_room=True)
+    assert_valid(world, pos, 0.5)
+    assert tiles_of(pos) == [(7, 2), (7, 4), (9, 2)]  # three: one layer off (x 7..11, y 2..5)
+
+
+def test_biggest_room_ranks_by_maes_size_less_edge_tiles_and_counts_hallways() -> None:
+    # RoomSizeExcludingEdgeTiles: tiles less one per side on a wall. A long thin room has more
+    # tiles (2 x 20 = 40, key 40 - 44) than a square one (6 x 6 = 36, key 36 - 24) but loses.
+    walls = np.ones((10, 30), dtype=bool)
+    long_, square, hall = (np.zeros_like(walls) for _ in range(3))
+    long_[1:3, 1:21] = True
+    square[3:9, 22:28] = True
+    walls[long_ | square] = False
+    walls[2:4, 21:23] = False  # a passage between them, in no room
+    world = WorldMap(walls=walls, rooms=(long_, square))
+    pos = spawn_positions(world, 4, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert tiles_of(pos) == [(24, 5), (24, 6), (25, 5), (25, 6)]  # the square, 2 layers in
+    # MAES keeps hallways in the same list, so a building's biggest room is usually its main
+    # hallway. Ties (two 6 x 6 squares): a hallway first, then the order listed.
+    walls = np.ones((8, 16), dtype=bool)
+    a, b = np.zeros_like(walls), np.zeros_like(walls)
+    a[1:7, 1:7] = True
+    b[1:7, 9:15] = True
+    walls[a | b] = False
+    walls[3, 7:9] = False  # a passage, in neither
+    first = {}
+    for name, rooms, halls in (("a b", (a, b), ()), ("b a", (b, a), ()), ("hall b", (a,), (b,))):
+        world = WorldMap(walls=walls, rooms=rooms, hallways=halls)
+        pos = spawn_positions(world, 1, 0.3, np.random.default_rng(0), biggest_room=True)
+        first[name] = tiles_of(pos)[0]
+    assert first == {"a b": (3, 3), "b a": (11, 3), "hall b": (11, 3)}
+
+
+def test_biggest_room_on_a_building_is_the_main_hallway() -> None:
+    world = generate_building(60, 60, 1, BUILDING, np.random.default_rng(5))
+    pos = spawn_positions(world, 50, 0.3, np.random.default_rng(0), biggest_room=True)
     assert_valid(world, pos, 0.3)
     tiles = np.floor(pos).astype(int)
-    assert world.rooms[0][tiles[:, 1], tiles[:, 0]].all()
+    assert (world.hallways[0][tiles[:, 1], tiles[:, 0]]).all()
+    order = np.lexsort((tiles[:, 1], tiles[:, 0]))
+    np.testing.assert_array_equal(order, np.arange(50))  # in order of x, then y
 
 
 def test_biggest_room_on_a_cave_and_on_a_map_without_rooms() -> None:
     cave = generate_cave(60, 60, 1, CAVE, np.random.default_rng(0))
     pos = spawn_positions(cave, 5, 0.3, np.random.default_rng(0), biggest_room=True)
     tiles = np.floor(pos).astype(int)
-    assert cave.rooms[0][tiles[:, 1], tiles[:, 0]].all()
-    plain = box(10, 10)  # no rooms recorded: the largest open region is used
-    assert_valid(
-        plain, spawn_positions(plain, 3, 0.3, np.random.default_rng(0), biggest_room=True), 0.3
+    inner = cave.rooms[0].copy()
+    for _ in range(2):  # two layers of tiles with a side outside the region peeled off
+        pad = np.pad(inner, 1)
+        inner &= pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
+    ys, xs = np.nonzero(inner.T)[::-1]
+    assert tiles.tolist() == np.stack([xs, ys], axis=1)[:5].tolist()
+    plain = box(10, 10)  # no rooms recorded: the largest open region (x, y 1..8) is used
+    pos = spawn_positions(plain, 3, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert tiles_of(pos) == [(3, 3), (3, 4), (3, 5)]
+
+
+def test_hallway_ends_are_maes_tiles_off_the_edge_nearest_the_border() -> None:
+    # MAES 2.0's SpawnAtHallWayEnds: hallway tiles less their edge tiles (one layer), by
+    # distance to the map's border, min(x, W-1-x, y, H-1-y); ties here: x, then y.
+    world = draw(
+        [
+            "############",
+            "#####...####",
+            "#####...####",
+            "#..........#",
+            "#..........#",
+            "#..........#",
+            "#####...####",
+            "#####...####",
+            "############",
+        ]
     )
+    world = WorldMap(walls=world.walls, hallways=(world.open_tiles,))  # one cross-shaped hall
+    pos = spawn_positions(world, 16, 0.3, np.random.default_rng(0), at_hallway_ends=True)
+    assert_valid(world, pos, 0.3)
+    assert tiles_of(pos) == [
+        (2, 4), (6, 2), (6, 6), (9, 4),  # 2 tiles from the border
+        (3, 4), (5, 3), (5, 5), (6, 3), (6, 5), (7, 3), (7, 5), (8, 4),  # 3
+        (4, 4), (5, 4), (6, 4), (7, 4),  # 4: the 16 tiles off the hall's edge, all of them
+    ]  # fmt: skip
+    # A 17th robot: MAES 2.0 spawns 16; here the edge tiles are used too, in the same order.
+    pos = spawn_positions(world, 17, 0.3, np.random.default_rng(0), at_hallway_ends=True)
+    assert_valid(world, pos, 0.3)
+    assert tiles_of(pos)[:4] == [(1, 3), (1, 4), (1, 5), (5, 1)]
+    with pytest.raises(MapError, match=r"room for 42 robots .* in the hallways"):
+        spawn_positions(world, 43, 0.3, np.random.default_rng(0), at_hallway_ends=True)
 
 
 def test_hallway_ends_spawn_in_hallways_near_the_outer_edge() -> None:
@@ -264,29 +385,33 @@ def test_zero_robots_and_bad_arguments() -> None:
         spawn_positions(world, 1, 0.3, 7)
 
 
-def test_spawn_on_a_huge_region_searches_a_window_and_stays_small():
-    # Issue 17: the candidate lattice of a whole 2400 x 2400 region (~14 M points, ~1.4 GB of
-    # arrays) was built to place a few robots. Above WINDOW_POINTS the search grows a window.
+@pytest.mark.parametrize("mode", ["together", "biggest_room", "at_hallway_ends"])
+def test_spawn_on_a_huge_region_stays_small(mode: str):
+    # Issue 17: a candidate lattice over a whole 2400 x 2400 region (~14 M points, ~1.4 GB of
+    # arrays) was built to place a few robots. Every mode now works on a few tile masks.
     import tracemalloc
 
     from maes_sim.core.collision import robot_overlap, wall_penetration
-    from maes_sim.core.world.spawn import WINDOW_POINTS
 
     walls = np.zeros((2400, 2400), dtype=bool)
     walls[0, :] = walls[-1, :] = walls[:, 0] = walls[:, -1] = True
     walls[1195:1205, 1100:1300] = True  # a wall across the centre
-    world = WorldMap(walls=walls)
-    assert WINDOW_POINTS < (2398 / 0.65) ** 2
+    world = WorldMap(walls=walls, hallways=(~walls,) if mode == "at_hallway_ends" else ())
+    kw = {} if mode == "together" else {mode: True}
     tracemalloc.start()
     try:
-        a = spawn_positions(world, 40, 0.3, np.random.default_rng(5))
+        a = spawn_positions(world, 40, 0.3, np.random.default_rng(5), **kw)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    b = spawn_positions(world, 40, 0.3, np.random.default_rng(5))
+    b = spawn_positions(world, 40, 0.3, np.random.default_rng(5), **kw)
     np.testing.assert_array_equal(a, b)  # deterministic
     assert peak < 400e6, f"{peak / 1e6:.0f} MB"
     assert wall_penetration(walls, a, 0.3 + SPAWN_MARGIN - 1e-9).max() == 0.0
     assert robot_overlap(a, 0.3) == 0.0
-    # Outward from the centre: the 40 robots stay within a few tiles of it.
-    assert np.hypot(*(a - 1200.0).T).max() < 15
+    if mode == "together":  # outward from the centre: within a few tiles of it
+        assert np.hypot(*(a - 1200.0).T).max() < 15
+    elif mode == "biggest_room":  # the first tiles two off the walls, x then y
+        assert tiles_of(a) == [(3, y) for y in range(3, 43)]
+    else:  # one tile off the walls, nearest the border (ties: x, then y)
+        assert tiles_of(a) == [(2, y) for y in range(2, 42)]

@@ -1,29 +1,37 @@
 """Robot spawn positions (MAES 2.0's spawn modes) for disc-shaped robots.
 
-``spawn_together`` (and no mode at all) follows MAES 2.0's ``SpawnRobotsTogether``: one robot
-per tile, at the tile's centre, on tiles with an open tile on every side (MAES: "we cannot spawn
-adjacent to a wall"), filled by a flood (breadth first, neighbours in the order left, down, up,
-right) from the such tile nearest the target point (Manhattan distance; ties: lowest x, then y);
-when the flood has filled its part of the map (a room), it starts again from the nearest tile
-not yet taken. Robots wider than 0.95 of a tile (with :data:`SPAWN_MARGIN`) take every second
-tile (every third above 1.95, and so on), with as many open tiles around theirs as their
-clearance needs. Where the map has too few such tiles for the team (MAES 2.0 gives up), the
-flood goes on over tiles next to walls that the robot's disc still clears. Only the largest open
+Every mode places one robot per tile, at the tile's centre (where MAES 2.0's ``CreateRobot``
+puts it: on the map's tile, plus 0.01), as MAES 2.0's ``RobotSpawner`` does. Robots wider than
+0.95 of a tile (with :data:`SPAWN_MARGIN`) take every second tile (every third above 1.95, and
+so on), with as many open tiles around theirs as their clearance needs. Only the largest open
 region is used.
 
-``biggest_room`` and ``spawn_at_hallway_ends`` place robots on a square lattice with spacing
-``2 * radius + SPAWN_MARGIN`` (denser than MAES 2.0's one robot per tile), so robots never
-overlap; a candidate is kept when its tile is in the chosen region and its disc, grown by
-``SPAWN_MARGIN``, touches no wall tile. Candidates are then ordered per mode and the first ``n``
-taken:
+``spawn_together`` (and no mode at all) follows ``SpawnRobotsTogether``: on tiles with an open
+tile on every side (MAES: "we cannot spawn adjacent to a wall"), filled by a flood (breadth
+first, neighbours in the order left, down, up, right) from the such tile nearest the target
+point (Manhattan distance; ties: lowest x, then y); when the flood has filled its part of the
+map (a room), it starts again from the nearest tile not yet taken. Where the map has too few
+such tiles for the team (MAES 2.0 gives up), the flood goes on over tiles next to walls that the
+robot's disc still clears.
 
-- ``biggest_room``: the largest of ``world.rooms``, outward from its centroid (MAES spawns in the
-  biggest room; for caves these are the cave regions, for imported maps the largest open region);
-  by straight-line distance where nothing is in the way, by steps along open tiles where a wall
-  is;
-- ``at_hallway_ends``: hallway tiles closest to the map's outer edge first (MAES's rule).
+``biggest_room`` follows ``SpawnRobotsInBiggestRoom``: of the map's rooms *and hallways* (MAES
+keeps both in one list), the one with the most tiles less its edge tiles (``Room.edgeTiles``,
+one entry per side facing a wall: tiles minus the room's perimeter in tile sides) wins; ties go
+to hallways before rooms, then the order listed (largest first). Caves: the cave regions;
+imported maps and maps with no regions: the largest open region. Two layers of edge tiles are
+peeled off it (a tile with a 4-neighbour outside the room, twice: MAES's ``edgeTiles`` and
+``FindEdgeTiles(..., checkDiagonal: true)``, which checks the four sides only), and robots take
+the rest in order of x, then y. Where too few tiles are left (MAES 2.0 throws "Room not big
+enough"; a hallway 4 tiles wide keeps none), one layer is peeled, then none (tiles next to
+walls, those the robot's disc clears), the fewest layers that fit the team, in the same order.
 
-Remaining ties are broken with ``rng``, so the result is deterministic for a given seed.
+``spawn_at_hallway_ends`` follows ``SpawnAtHallWayEnds``: the tiles of all hallways less their
+edge tiles (one layer), nearest the map's border first (``min(x, W-1-x, y, H-1-y)`` in tiles;
+MAES 2.0's sort leaves ties unordered: here lowest x, then y). Where too few tiles are left
+(MAES 2.0 then spawns fewer robots than asked), the hallways' edge tiles are used too, in the
+same order.
+
+The result does not depend on ``rng``: every tie has a rule.
 """
 
 from __future__ import annotations
@@ -33,97 +41,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .connectivity import largest_open_region, path_steps
+from .connectivity import largest_open_region
 from .worldmap import MapError, Regions, WorldMap
 
 #: Clearance (tiles) kept between a spawned robot and walls, and added to the robot spacing.
 SPAWN_MARGIN = 0.05
 
-_CHUNK = 65536
-#: Lattice points (over the region's bounding box) above which candidates for an outward spawn
-#: come from a window around the target that doubles until it holds enough robots, instead of
-#: the whole region: memory and time then follow the robots, not the map (a 5000 x 5000 map has
-#: ~60 M lattice points, ~6 GB of candidate arrays). Smaller regions keep the whole-region
-#: order, so their spawns (and every draw from the rng after them) are as before.
-WINDOW_POINTS = 1 << 21
-
-
-def _box(region: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) corners (x, y) of the tiles of ``region``, without listing every tile."""
-    cols = np.flatnonzero(region.any(axis=0))
-    rows = np.flatnonzero(region.any(axis=1))
-    lo = np.array([cols[0], rows[0]], dtype=np.float64)
-    return lo, np.array([cols[-1] + 1.0, rows[-1] + 1.0])
-
-
-def _lattice(
-    anchor: np.ndarray,
-    spacing: float,
-    region: np.ndarray,
-    box: tuple[np.ndarray, np.ndarray] | None = None,
-) -> np.ndarray:
-    """(M, 2) lattice points anchor + spacing * (i, j) whose tile lies in ``region``.
-
-    ``box`` (lo, hi corners) limits the points to a window; default the region's tiles.
-    """
-    if box is None:
-        ys, xs = np.nonzero(region)
-        lo = np.array([xs.min(), ys.min()], dtype=np.float64)
-        hi = np.array([xs.max() + 1.0, ys.max() + 1.0])
-    else:
-        lo, hi = box
-    i0 = np.ceil((lo - anchor) / spacing).astype(np.int64)
-    i1 = np.floor((hi - anchor) / spacing).astype(np.int64)
-    gx = anchor[0] + spacing * np.arange(i0[0], i1[0] + 1)
-    gy = anchor[1] + spacing * np.arange(i0[1], i1[1] + 1)
-    px, py = np.meshgrid(gx, gy)
-    pts = np.stack([px.ravel(), py.ravel()], axis=1)
-    tiles = np.floor(pts).astype(np.int64)
-    h, w = region.shape
-    ok = (tiles[:, 0] >= 0) & (tiles[:, 0] < w) & (tiles[:, 1] >= 0) & (tiles[:, 1] < h)
-    pts, tiles = pts[ok], tiles[ok]
-    return pts[region[tiles[:, 1], tiles[:, 0]]]
-
-
-def _clear_of_walls(walls: np.ndarray, pts: np.ndarray, clearance: float) -> np.ndarray:
-    """bool (M,): discs of radius ``clearance`` at ``pts`` (M, 2) overlap no wall tile."""
-    h, w = walls.shape
-    # A tile m columns away from a point's tile is at least m - 1 away: m <= ceil(clearance).
-    k = max(1, math.ceil(clearance))
-    r = np.arange(-k, k + 1)
-    ox, oy = (a.ravel() for a in np.meshgrid(r, r))
-    base = np.floor(pts).astype(np.int64)
-    tx = base[:, 0:1] + ox[None, :]
-    ty = base[:, 1:2] + oy[None, :]
-    outside = (tx < 0) | (tx >= w) | (ty < 0) | (ty >= h)
-    wall = outside | walls[np.clip(ty, 0, h - 1), np.clip(tx, 0, w - 1)]
-    # Distance from each point to each tile square [tx, tx+1] x [ty, ty+1].
-    dx = np.maximum(np.maximum(tx - pts[:, 0:1], pts[:, 0:1] - (tx + 1)), 0.0)
-    dy = np.maximum(np.maximum(ty - pts[:, 1:2], pts[:, 1:2] - (ty + 1)), 0.0)
-    too_close = wall & (dx * dx + dy * dy < clearance * clearance)
-    return ~too_close.any(axis=1)
-
-
-def _first_clear(walls: np.ndarray, pts: np.ndarray, n: int, clearance: float) -> np.ndarray:
-    """Indices of the first ``n`` points (in order) that are clear of walls (fewer if absent)."""
-    found: list[np.ndarray] = []
-    count = start = 0
-    size = 4 * n + 256  # most candidates near the target are clear: start small, then grow
-    while start < pts.shape[0] and count < n:
-        ok = np.flatnonzero(_clear_of_walls(walls, pts[start : start + size], clearance))
-        found.append(ok + start)
-        count += ok.size
-        start += size
-        size = min(2 * size, _CHUNK)
-    idx = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-    return idx[:n]
-
-
-def _count_clear(walls: np.ndarray, pts: np.ndarray, clearance: float) -> int:
-    return sum(
-        int(_clear_of_walls(walls, pts[s : s + _CHUNK], clearance).sum())
-        for s in range(0, pts.shape[0], _CHUNK)
-    )
+#: Columns of the map read at a time when robots take a room's tiles in order of x, then y:
+#: a huge room is not listed whole to place a few robots.
+_COLUMNS = 64
 
 
 def _labels(regions, shape: tuple[int, int]) -> np.ndarray:
@@ -156,93 +82,6 @@ def _target_point(together_at: object, shape: tuple[int, int]) -> np.ndarray:
     if xy.shape != (2,) or not np.all(np.isfinite(xy)):
         raise MapError(f"together_at must be a finite (x, y) in world tiles, got {together_at!r}")
     return xy + centre
-
-
-def _start_tile(region: np.ndarray, point: np.ndarray) -> np.ndarray:
-    """(ix, iy) of the region tile holding ``point``, else of the region tile nearest to it."""
-    h, w = region.shape
-    ix, iy = int(math.floor(point[0])), int(math.floor(point[1]))
-    if 0 <= ix < w and 0 <= iy < h and region[iy, ix]:
-        return np.array([ix, iy], dtype=np.int64)
-    ys, xs = np.nonzero(region)
-    d2 = (xs + 0.5 - point[0]) ** 2 + (ys + 0.5 - point[1]) ** 2
-    i = int(np.argmin(d2))
-    return np.array([xs[i], ys[i]], dtype=np.int64)
-
-
-def _outward_windowed(
-    walls: np.ndarray,
-    region: np.ndarray,
-    target: np.ndarray,
-    spacing: float,
-    n: int,
-    clearance: float,
-    rng: np.random.Generator,
-) -> np.ndarray | None:
-    """The first ``n`` clear points in outward order, searched in a growing window.
-
-    A point's key (its straight-line distance, or its BFS steps behind a wall, which are never
-    shorter) is at least its distance from the target, so the points with key <= R all lie
-    within R of it: ranking the window's points with key <= R ranks them as the whole region
-    would (ties broken by the window's own draws). Returns None when even the whole region
-    holds fewer than ``n`` (the caller then reports how many fit).
-    """
-    lo_all, hi_all = _box(region)
-    start = _start_tile(region, target)
-    steps = path_steps(region, start)
-    radius = spacing * (2.0 * math.sqrt(n) + 4.0)
-    while True:
-        lo = np.maximum(lo_all, np.floor(target - radius))
-        hi = np.minimum(hi_all, np.ceil(target + radius))
-        pts = _lattice(target, spacing, region, (lo, hi))
-        whole = bool(np.all(lo <= lo_all) and np.all(hi >= hi_all))
-        tiebreak = rng.random(pts.shape[0])
-        order = _outward_order(region, pts, target, tiebreak, steps=steps, start=start)
-        near = np.hypot(pts[order, 0] - target[0], pts[order, 1] - target[1])
-        key = _keys(pts[order], target, steps, start)
-        if not whole:
-            order = order[(key <= radius) & (near <= radius)]
-        chosen = _first_clear(walls, pts[order], n, clearance)
-        if chosen.size == n:
-            return pts[order][chosen]
-        if whole:
-            return None
-        radius *= 2.0
-
-
-def _keys(pts: np.ndarray, target: np.ndarray, steps: np.ndarray, start: np.ndarray):
-    tiles = np.floor(pts).astype(np.int64)
-    pt_steps = steps[tiles[:, 1], tiles[:, 0]]
-    manhattan = np.abs(tiles - start).sum(axis=1)
-    near = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
-    return np.where(pt_steps == manhattan, near, pt_steps.astype(np.float64))
-
-
-def _outward_order(
-    region: np.ndarray,
-    pts: np.ndarray,
-    target: np.ndarray,
-    tiebreak: np.ndarray,
-    steps: np.ndarray | None = None,
-    start: np.ndarray | None = None,
-) -> np.ndarray:
-    """Indices of ``pts`` inside ``region`` ordered by distance from ``target`` along open tiles.
-
-    A point whose tile is reached by a monotone staircase of tiles (BFS steps == Manhattan
-    distance) is ranked by straight-line distance, which keeps groups round in the open; one
-    behind a wall is ranked by its BFS steps (longer than any straight line to it), so robots
-    fill the target's side of a wall first.
-    """
-    if steps is None:
-        start = _start_tile(region, target)
-        steps = path_steps(region, start)
-    tiles = np.floor(pts).astype(np.int64)
-    pt_steps = steps[tiles[:, 1], tiles[:, 0]]
-    manhattan = np.abs(tiles - start).sum(axis=1)
-    near = np.hypot(pts[:, 0] - target[0], pts[:, 1] - target[1])
-    key = np.where(pt_steps == manhattan, near, pt_steps.astype(np.float64))
-    keep = np.flatnonzero(pt_steps >= 0)
-    return keep[np.lexsort((tiebreak[keep], near[keep], key[keep]))]
 
 
 def _all_open_around(open_: np.ndarray, k: int) -> np.ndarray:
@@ -290,12 +129,24 @@ def _nearest_tile(
         reach *= 2
 
 
+def _spacing(radius: float) -> tuple[int, int]:
+    """(stride, need): robots of ``radius`` take every ``stride``-th tile and need ``need``
+    rings of open tiles round their own (0: their tile alone)."""
+    stride = max(1, math.ceil(2.0 * radius + SPAWN_MARGIN - 1e-9))
+    need = max(0, math.ceil(radius + SPAWN_MARGIN - 0.5 - 1e-9))
+    return stride, need
+
+
+def _block(taken: np.ndarray, x: int, y: int, stride: int) -> None:
+    """Mark the tiles a robot on (x, y) keeps others off (every ``stride``-th tile stays free)."""
+    taken[max(0, y - stride + 1) : y + stride, max(0, x - stride + 1) : x + stride] = True
+
+
 def _flood_together(region: np.ndarray, target: np.ndarray, n: int, radius: float) -> np.ndarray:
     """MAES 2.0's ``SpawnRobotsTogether`` (the module docstring): float (m, 2), the tile
     centres of the first ``m = min(n, capacity)`` robots."""
     h, w = region.shape
-    stride = max(1, math.ceil(2.0 * radius + SPAWN_MARGIN - 1e-9))
-    need = max(0, math.ceil(radius + SPAWN_MARGIN - 0.5 - 1e-9))  # open tiles round a robot's
+    stride, need = _spacing(radius)
     clear = _all_open_around(region, need)
     roomy = _all_open_around(region, max(1, need))
     taken = np.zeros((h, w), dtype=bool)  # tiles a new robot may not stand on
@@ -320,7 +171,7 @@ def _flood_together(region: np.ndarray, target: np.ndarray, n: int, radius: floa
             if taken[y, x]:
                 continue
             out.append((x + 0.5, y + 0.5))
-            taken[max(0, y - stride + 1) : y + stride, max(0, x - stride + 1) : x + stride] = True
+            _block(taken, x, y, stride)
             for nx, ny in ((x - stride, y), (x, y - stride), (x, y + stride), (x + stride, y)):
                 inside = 0 <= nx < w and 0 <= ny < h
                 if inside and tiles[ny, nx] and not taken[ny, nx] and not queued[ny, nx]:
@@ -328,6 +179,96 @@ def _flood_together(region: np.ndarray, target: np.ndarray, n: int, radius: floa
                     queue.append((nx, ny))
         queued[:] = False
     return np.asarray(out, dtype=np.float64).reshape(-1, 2)
+
+
+def _peel(region: np.ndarray, layers: int) -> np.ndarray:
+    """bool (H, W): ``region`` less ``layers`` layers of edge tiles, an edge tile being one with
+    a 4-neighbour outside what is left (MAES 2.0's ``Room.edgeTiles``, then ``FindEdgeTiles``)."""
+    out = region.copy()
+    for _ in range(layers):
+        pad = np.pad(out, 1, constant_values=False)
+        out &= pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
+    return out
+
+
+def _take(
+    xs: np.ndarray, ys: np.ndarray, n: int, stride: int, taken: np.ndarray, out: list
+) -> None:
+    """Append to ``out`` the centres of tiles (xs, ys), in order, until it holds ``n``; with
+    ``stride`` > 1 a tile near one already taken is skipped."""
+    if stride == 1:  # tiles are distinct: take them as they come
+        k = min(n - len(out), xs.size)
+        out.extend(zip((xs[:k] + 0.5).tolist(), (ys[:k] + 0.5).tolist(), strict=True))
+        return
+    for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+        if len(out) == n:
+            return
+        if not taken[y, x]:
+            out.append((x + 0.5, y + 0.5))
+            _block(taken, x, y, stride)
+
+
+def _by_x_then_y(tiles: np.ndarray, n: int, stride: int) -> list:
+    """Centres of up to ``n`` of ``tiles`` taken in order of x, then y (MAES 2.0's
+    ``SpawnRobotsInBiggestRoom``), reading the map a few columns at a time."""
+    taken = np.zeros(tiles.shape, dtype=bool)
+    out: list[tuple[float, float]] = []
+    for x0 in range(0, tiles.shape[1], _COLUMNS):
+        if len(out) == n:
+            break
+        xs, ys = np.nonzero(tiles[:, x0 : x0 + _COLUMNS].T)  # column by column, y upward
+        _take(xs + x0, ys, n, stride, taken, out)
+    return out
+
+
+def _by_border_distance(tiles: np.ndarray, n: int, stride: int) -> list:
+    """Centres of up to ``n`` of ``tiles``, nearest the map's border first (MAES 2.0's
+    ``SpawnAtHallWayEnds``; ties: lowest x, then y), read ring by ring from the border in."""
+    h, w = tiles.shape
+    taken = np.zeros(tiles.shape, dtype=bool)
+    out: list[tuple[float, float]] = []
+    for d in range((min(h, w) + 1) // 2):
+        if len(out) == n:
+            break
+        x0, x1, y0, y1 = d, w - 1 - d, d, h - 1 - d
+        side = np.arange(y0, y1 + 1)
+        across = np.arange(x0 + 1, x1)
+        xs = np.concatenate([np.full(side.size, x0), np.full(side.size, x1), across, across])
+        ys = np.concatenate([side, side, np.full(across.size, y0), np.full(across.size, y1)])
+        xs, ys = np.unique(np.stack([xs, ys]), axis=1)  # sorted by x, then y; a thin ring once
+        keep = tiles[ys, xs]
+        _take(xs[keep], ys[keep], n, stride, taken, out)
+    return out
+
+
+def _biggest_room(world: WorldMap, reachable: np.ndarray) -> np.ndarray | None:
+    """bool (H, W): the reachable tiles of the room or hallway MAES 2.0 calls the biggest (most
+    tiles less its perimeter in tile sides, ``RoomSizeExcludingEdgeTiles``); ties: hallways
+    first, then the order listed. None when the map has no rooms or hallways."""
+    halls = _labels(world.hallways, world.shape)
+    rooms = _labels(world.rooms, world.shape)
+    n_halls = len(world.hallways)
+    labels = np.where(halls > 0, halls, np.where(rooms > 0, rooms + n_halls, 0))
+    labels[~reachable] = 0
+    count = n_halls + len(world.rooms) + 1
+    area = np.bincount(labels.ravel(), minlength=count)
+    sides = np.zeros(count, dtype=np.int64)
+    pad = np.pad(labels, 1)
+    for other in (pad[:-2, 1:-1], pad[2:, 1:-1], pad[1:-1, :-2], pad[1:-1, 2:]):
+        sides += np.bincount(labels[other != labels], minlength=count)
+    key = (area - sides)[1:]
+    present = area[1:] > 0
+    if not present.any():
+        return None
+    best = int(np.argmax(np.where(present, key, np.iinfo(np.int64).min)))
+    return labels == best + 1
+
+
+def _too_few(world: WorldMap, placed: int, radius: float, what: str, n: int) -> MapError:
+    return MapError(
+        f"map {world.name!r} has room for {placed} robots of radius {radius:g} "
+        f"in the {what} (one a tile), {n} requested"
+    )
 
 
 def spawn_positions(
@@ -342,6 +283,9 @@ def spawn_positions(
 ) -> np.ndarray:
     """Grid coordinates of ``n`` robot centres that overlap no wall and no other robot.
 
+    The modes follow MAES 2.0's ``RobotSpawner`` (the module docstring says how, and where it
+    departs from it).
+
     Parameters
     ----------
     world : WorldMap
@@ -351,9 +295,10 @@ def spawn_positions(
     radius : float
         Robot disc radius in tiles (``agent_relative_size / 2``).
     rng : np.random.Generator
-        Breaks ties between equally good spots; same seed, same positions.
+        The simulation's generator; no mode draws from it (every tie has a fixed rule).
     biggest_room : bool
-        Spawn in the largest of ``world.rooms`` (MAES ``biggest_room``).
+        Spawn in the biggest room or hallway (MAES ``biggest_room``): its tiles two away from
+        its edge, in order of x, then y.
     together_at : (float, float) or None
         Spawn together around this point in world tiles (origin at the map centre; MAES
         ``spawn_together`` with a suggested starting point). With no mode at all the robots
@@ -375,10 +320,14 @@ def spawn_positions(
 
     Examples
     --------
-    >>> walls = np.ones((6, 8), dtype=bool)
-    >>> walls[1:5, 1:7] = False
+    >>> walls = np.ones((8, 10), dtype=bool)
+    >>> walls[1:7, 1:9] = False  # open tiles x 1..8, y 1..6
     >>> spawn_positions(WorldMap(walls=walls), 2, 0.3, np.random.default_rng(0)).shape
     (2, 2)
+    >>> spawn_positions(WorldMap(walls=walls), 3, 0.3, np.random.default_rng(0), biggest_room=True)
+    array([[3.5, 3.5],
+           [3.5, 4.5],
+           [4.5, 3.5]])
     """
     n, radius = _check_args(n, radius, rng)
     modes = [
@@ -392,64 +341,37 @@ def spawn_positions(
     ]
     if len(modes) > 1:
         raise MapError(f"choose one spawn mode, got {' and '.join(modes)}")
-    walls = world.walls
-    reachable = largest_open_region(walls)
+    reachable = largest_open_region(world.walls)
     if not reachable.any():
         raise MapError(f"map {world.name!r} has no open tile to spawn robots on")
 
-    region, what = reachable, "largest open region"
-    target = _target_point(together_at, world.shape)
+    if not (at_hallway_ends or biggest_room):
+        target = _target_point(together_at, world.shape)
+        pts = np.asarray(_flood_together(reachable, target, n, radius))
+        if pts.shape[0] < n:
+            raise _too_few(world, pts.shape[0], radius, "largest open region", n)
+        return np.ascontiguousarray(pts, dtype=np.float64)
+
+    stride, need = _spacing(radius)
+    clear = _all_open_around(reachable, need)  # tiles the robot's disc clears walls on
     if at_hallway_ends:
-        region = _labels(world.hallways, world.shape) > 0
-        region &= reachable
-        what = "hallways"
+        region = (_labels(world.hallways, world.shape) > 0) & reachable
         if not region.any():
             raise MapError(
                 f"at_hallway_ends needs a map with hallways (a building); map {world.name!r} "
                 "has none"
             )
-    elif biggest_room:
-        labels = _labels(world.rooms, world.shape)
-        # Reachable tiles of each room; the first of the largest wins ties (argmax).
-        sizes = np.bincount(labels[reachable], minlength=len(world.rooms) + 1)[1:]
-        if sizes.size and sizes.max() > 0:
-            region = (labels == int(np.argmax(sizes)) + 1) & reachable
-            what = "biggest room"
-            ys, xs = np.nonzero(region)
-            target = np.array([xs.mean() + 0.5, ys.mean() + 0.5])
-
-    if not (at_hallway_ends or biggest_room):
-        pts = _flood_together(region, target, n, radius)
-        if pts.shape[0] < n:
-            raise MapError(
-                f"map {world.name!r} has room for {pts.shape[0]} robots of radius {radius:g} "
-                f"in the {what} (one a tile), {n} requested"
-            )
-        return np.ascontiguousarray(pts, dtype=np.float64)
-    spacing = 2.0 * radius + SPAWN_MARGIN
-    h, w = world.shape
-    if not at_hallway_ends:
-        lo, hi = _box(region)
-        if np.prod((hi - lo) / spacing + 1.0) > WINDOW_POINTS:
-            found = _outward_windowed(walls, region, target, spacing, n, radius + SPAWN_MARGIN, rng)
-            if found is not None:
-                return np.ascontiguousarray(found, dtype=np.float64).reshape(n, 2)
-    anchor = np.array([w / 2.0, h / 2.0]) if at_hallway_ends else target
-    pts = _lattice(anchor, spacing, region)
-    tiebreak = rng.random(pts.shape[0])
-    if at_hallway_ends:
-        edge = np.minimum(
-            np.minimum(pts[:, 0], w - pts[:, 0]), np.minimum(pts[:, 1], h - pts[:, 1])
-        )
-        order = np.lexsort((tiebreak, edge))
+        what, layers, order = "hallways", (1, 0), _by_border_distance
     else:
-        order = _outward_order(region, pts, target, tiebreak)
-    pts = pts[order]
-    chosen = _first_clear(walls, pts, n, radius + SPAWN_MARGIN)
-    if chosen.size < n:
-        room = _count_clear(walls, pts, radius + SPAWN_MARGIN)
-        raise MapError(
-            f"map {world.name!r} has room for {room} robots of radius {radius:g} in the {what}, "
-            f"{n} requested"
+        room = _biggest_room(world, reachable)
+        region, what = (
+            (reachable, "largest open region") if room is None else (room, "biggest room")
         )
-    return np.ascontiguousarray(pts[chosen], dtype=np.float64).reshape(n, 2)
+        layers, order = (2, 1, 0), _by_x_then_y
+    placed = 0
+    for peel in layers:  # MAES's edge layers off, fewer only when the team needs more tiles
+        pts = order(_peel(region, peel) & clear, n, stride)
+        if len(pts) == n:
+            return np.asarray(pts, dtype=np.float64).reshape(n, 2)
+        placed = max(placed, len(pts))
+    raise _too_few(world, placed, radius, what, n)
