@@ -243,6 +243,28 @@ def test_biggest_room_ranks_by_maes_size_less_edge_tiles_and_counts_hallways() -
     assert first == {"a b": (3, 3), "b a": (11, 3), "hall b": (11, 3)}
 
 
+def test_biggest_room_with_many_small_labels() -> None:
+    # 10 hallways and 250 rooms: the rooms' labels fit a uint8, room k + 10 hallways do not;
+    # the biggest room, listed last, must not be merged with another region.
+    walls = np.zeros((12, 30), dtype=bool)
+    halls = []
+    for y in range(10):  # one-tile hallways on x = 0
+        hall = np.zeros_like(walls)
+        hall[y, 0] = True
+        halls.append(hall)
+    free = [(x, y) for x in range(7, 30) for y in range(12)][:249]
+    rooms = []
+    for x, y in free:  # one-tile rooms
+        room = np.zeros_like(walls)
+        room[y, x] = True
+        rooms.append(room)
+    big = np.zeros_like(walls)
+    big[2:6, 2:6] = True  # 4 x 4: 16 tiles less 16 sides, above every one-tile region's -3
+    world = WorldMap(walls=walls, rooms=(*rooms, big), hallways=tuple(halls))
+    pos = spawn_positions(world, 16, 0.3, np.random.default_rng(0), biggest_room=True)
+    assert tiles_of(pos) == [(x, y) for x in range(2, 6) for y in range(2, 6)]
+
+
 def test_biggest_room_on_a_building_is_the_main_hallway() -> None:
     world = generate_building(60, 60, 1, BUILDING, np.random.default_rng(5))
     pos = spawn_positions(world, 50, 0.3, np.random.default_rng(0), biggest_room=True)

@@ -246,16 +246,22 @@ def _biggest_room(world: WorldMap, reachable: np.ndarray) -> np.ndarray | None:
     tiles less its perimeter in tile sides, ``RoomSizeExcludingEdgeTiles``); ties: hallways
     first, then the order listed. None when the map has no rooms or hallways."""
     halls = _labels(world.hallways, world.shape)
-    rooms = _labels(world.rooms, world.shape)
     n_halls = len(world.hallways)
-    labels = np.where(halls > 0, halls, np.where(rooms > 0, rooms + n_halls, 0))
-    labels[~reachable] = 0
     count = n_halls + len(world.rooms) + 1
+    # one label array: hallways 1..n_halls (MAES lists them first), then the rooms
+    labels = _labels(world.rooms, world.shape).astype(np.int64 if count >= 2**31 else np.int32)
+    labels[labels > 0] += n_halls
+    is_hall = halls > 0
+    labels[is_hall] = halls[is_hall]
+    labels[~reachable] = 0
     area = np.bincount(labels.ravel(), minlength=count)
+    # sides facing another region, no region or the map's edge (MAES: a wall)
     sides = np.zeros(count, dtype=np.int64)
-    pad = np.pad(labels, 1)
-    for other in (pad[:-2, 1:-1], pad[2:, 1:-1], pad[1:-1, :-2], pad[1:-1, 2:]):
-        sides += np.bincount(labels[other != labels], minlength=count)
+    for a, b in ((labels[:, 1:], labels[:, :-1]), (labels[1:, :], labels[:-1, :])):
+        differ = a != b
+        sides += np.bincount(a[differ], minlength=count) + np.bincount(b[differ], minlength=count)
+    for edge in (labels[0, :], labels[-1, :], labels[:, 0], labels[:, -1]):
+        sides += np.bincount(edge, minlength=count)
     key = (area - sides)[1:]
     present = area[1:] > 0
     if not present.any():
