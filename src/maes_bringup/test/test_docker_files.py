@@ -47,9 +47,24 @@ NOBLE_JAZZY_APT_PACKAGES = {
     "python3-matplotlib",
     "python3-pip",
 }
-#: ros2 launch's escalation after a SIGINT: SIGTERM after sigterm_timeout, SIGKILL after
-#: sigkill_timeout (launch's defaults, 5 s each). Docker must wait at least that long.
-LAUNCH_SHUTDOWN_SECONDS = 5 + 5
+LAUNCH_FILE = REPO / "src" / "maes_bringup" / "launch" / "multi_robot.launch.py"
+
+
+def _launch_constant(name: str) -> str:
+    """A module-level constant of the launch file, read as text (no launch stack needed)."""
+    tree = ast.parse(LAUNCH_FILE.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"{name} not in {LAUNCH_FILE}")
+
+
+#: ros2 launch's escalation after a SIGINT: SIGTERM after sigterm_timeout (launch's default
+#: 5 s; the simulator's own, longer, as it writes the results folder), SIGKILL after
+#: sigkill_timeout (5 s). Docker must wait at least that long before its own SIGKILL.
+LAUNCH_SHUTDOWN_SECONDS = max(5.0, float(_launch_constant("SIMULATOR_SIGTERM_TIMEOUT"))) + 5.0
 
 
 def instructions(path: Path) -> list[tuple[str, str]]:
