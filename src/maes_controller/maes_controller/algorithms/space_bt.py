@@ -156,6 +156,9 @@ class LocalSensing(_Node):
             self.bb["view"], self.bb["tasks"] = view, tasks
             self.bb["tasks_tick"] = robot.tick
             _report_explored(self.bb, view)
+            seen = getattr(self.bb["plugin"], "seen", None)
+            if seen is not None:
+                seen(view)  # a plugin that reads the map itself (CBBA's)
             aborted = self.bb.setdefault("aborted", {})
             for task, tick in list(aborted.items()):
                 if robot.tick - tick >= ABORTED_TICKS:
