@@ -190,6 +190,7 @@ class CbbaPlugin:
         self.next_part: int | None = None  # where the next broadcast's tasks start
         self.finished: set[int] = set()  # areas this robot explored (state.done: anyone's)
         self.view: MapView | None = None  # the map view the tasks were last built from
+        self._gaps: tuple | None = None  # (view, (done, points), gaps): _unvisited_gaps
 
     def receive(self, sender: int, text: str, now: int) -> None:
         msg = _heard(text)
@@ -213,7 +214,7 @@ class CbbaPlugin:
         start = {t: task.cost_m for t, task in tasks.items()}
         if not fresh and tasks and self.view is not None:
             # every task lies in areas others finished: head for where nobody has been
-            gaps = unvisited_gaps(self.view, st.done, [task.pos for task in tasks.values()])
+            gaps = self._unvisited_gaps(st.done, [task.pos for task in tasks.values()])
             if gaps is not None:
                 start = {t: c + g for (t, c), g in zip(start.items(), gaps, strict=True)}
         reward = {t: float(task.workload) for t, task in tasks.items()}
@@ -235,6 +236,17 @@ class CbbaPlugin:
 
     def task_done(self, task: int) -> None:
         cbba_drop(self.state, task)
+
+    def _unvisited_gaps(self, done: set[int], points: list) -> list[float] | None:
+        """:func:`unvisited_gaps` on the last view, kept while the view, the finished areas
+        and the points stay the same (a robot with nothing else to do asks every tick)."""
+        key = (frozenset(done), tuple(points))
+        kept = self._gaps
+        if kept is not None and kept[0] is self.view and kept[1] == key:
+            return kept[2]
+        gaps = unvisited_gaps(self.view, done, points)
+        self._gaps = (self.view, key, gaps)
+        return gaps
 
     def seen(self, view: MapView) -> None:
         """The map view the tree built the tasks from (:func:`unvisited_gaps` reads it)."""
@@ -278,14 +290,19 @@ def unvisited_gaps(
     unvisited = view.array < 0
     done = set(done)
     if done:
+        # area_labels is a row's area times a column's (id = row * 2000 + column): judge each
+        # area of the grid once, then spread the verdicts over the cells
         labels = area_labels(view, AREA_SIDE_M)
-        ids = np.fromiter(done, dtype=np.int64, count=len(done))
-        near = np.zeros(labels.shape, dtype=np.int64)  # finished areas among the 8 around
-        for dy in (-2000, 0, 2000):  # area_labels: a row of areas is 2000 ids
-            for dx in (-1, 0, 1):
-                if dx or dy:
-                    near += np.isin(labels + dy + dx, ids)
-        unvisited &= ~np.isin(labels, ids) & (near <= NEAR_DONE_MAX)
+        rows, row_of = np.unique(labels[:, 0] // 2000, return_inverse=True)
+        cols, col_of = np.unique(labels[0, :] % 2000, return_inverse=True)
+        ok = np.empty((rows.size, cols.size), dtype=bool)
+        around = [dy * 2000 + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
+        for i, row in enumerate(rows.tolist()):
+            for j, col in enumerate(cols.tolist()):
+                area = row * 2000 + col
+                near = sum(area + d in done for d in around)  # finished areas among the 8
+                ok[i, j] = area not in done and near <= NEAR_DONE_MAX
+        unvisited &= ok[row_of.reshape(-1, 1), col_of.reshape(1, -1)]
     cells = np.argwhere(unvisited)[:, ::-1]
     if cells.shape[0] == 0:
         return None
