@@ -140,12 +140,17 @@ class MapView:
         return int(ix), int(iy)
 
 
+#: :func:`area_labels`: ids per row of areas (an area's id is ``row * AREA_ROW + column``,
+#: rows and columns counted from -1000).
+AREA_ROW = 2000
+
+
 def area_labels(view: MapView, side_m: float) -> np.ndarray:
     """Int (H, W), read-only: the index of the square area (``side_m`` metres) each cell lies
     in (computed once per view and side: the tasks and the finished areas both need it).
 
     Areas tile the world from the world origin, so every robot numbers them alike whatever its
-    grid's size: index ``(ay + 1000) * 2000 + (ax + 1000)`` of area column ``ax``, row ``ay``.
+    grid's size: index ``(ay + 1000) * AREA_ROW + (ax + 1000)`` of area column ``ax``, row ``ay``.
 
     Examples
     --------
@@ -163,7 +168,7 @@ def area_labels(view: MapView, side_m: float) -> np.ndarray:
     ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
     ax = np.floor(xs / side_m).astype(np.int64) + 1000
     ay = np.floor(ys / side_m).astype(np.int64) + 1000
-    labels = ay[:, None] * 2000 + ax[None, :]
+    labels = ay[:, None] * AREA_ROW + ax[None, :]
     labels.flags.writeable = False
     view._area_labels[side_m] = labels
     return labels
@@ -171,7 +176,7 @@ def area_labels(view: MapView, side_m: float) -> np.ndarray:
 
 def area_center(area: int, side_m: float) -> tuple[float, float]:
     """World centre (metres) of area ``area`` of :func:`area_labels`."""
-    ay, ax = divmod(int(area), 2000)
+    ay, ax = divmod(int(area), AREA_ROW)
     return ((ax - 1000 + 0.5) * side_m, (ay - 1000 + 0.5) * side_m)
 
 

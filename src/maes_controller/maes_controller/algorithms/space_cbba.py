@@ -31,7 +31,7 @@ import numpy as np
 
 from maes_common.contract import MAX_MESSAGE_BYTES
 
-from ._common import MapView, area_labels
+from ._common import AREA_ROW, MapView, area_labels
 from .allocation import CbbaState, cbba_build_bundle, cbba_consensus, cbba_drop
 from .space_bt import AREA_SIDE_M, Task, run_tree
 
@@ -284,22 +284,22 @@ def unvisited_gaps(
     >>> g = GridMap.from_array(np.array([[0, 0, 0, -1]], dtype=np.int8), 1.0)
     >>> unvisited_gaps(MapView(g, (0.5, 0.5)), set(), [(0.5, 0.5), (3.0, 0.5)])
     [3.0, 0.5]
-    >>> unvisited_gaps(MapView(g, (0.5, 0.5)), {2000 * 1000 + 1000}, [(0.5, 0.5)]) is None
+    >>> unvisited_gaps(MapView(g, (0.5, 0.5)), {AREA_ROW * 1000 + 1000}, [(0.5, 0.5)]) is None
     True
     """
     unvisited = view.array < 0
     done = set(done)
     if done:
-        # area_labels is a row's area times a column's (id = row * 2000 + column): judge each
-        # area of the grid once, then spread the verdicts over the cells
+        # an area's id is row * AREA_ROW + column: judge each area of the grid once, then
+        # spread the verdicts over the cells
         labels = area_labels(view, AREA_SIDE_M)
-        rows, row_of = np.unique(labels[:, 0] // 2000, return_inverse=True)
-        cols, col_of = np.unique(labels[0, :] % 2000, return_inverse=True)
+        rows, row_of = np.unique(labels[:, 0] // AREA_ROW, return_inverse=True)
+        cols, col_of = np.unique(labels[0, :] % AREA_ROW, return_inverse=True)
         ok = np.empty((rows.size, cols.size), dtype=bool)
-        around = [dy * 2000 + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
+        around = [dy * AREA_ROW + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
         for i, row in enumerate(rows.tolist()):
             for j, col in enumerate(cols.tolist()):
-                area = row * 2000 + col
+                area = row * AREA_ROW + col
                 near = sum(area + d in done for d in around)  # finished areas among the 8
                 ok[i, j] = area not in done and near <= NEAR_DONE_MAX
         unvisited &= ok[row_of.reshape(-1, 1), col_of.reshape(1, -1)]
