@@ -112,7 +112,7 @@ DOMAIN ?=
 EXPERIMENT ?= experiments/robots_vs_time.yaml
 BATCH_ARGS ?=
 
-.PHONY: print-% help run batch bench bench-full bench-irsim bench-stage fuzz setup setup-run test test-slow test-launch test-stress test-image build lint clean distclean \
+.PHONY: print-% help run batch bench bench-full bench-targets bench-irsim bench-stage fuzz setup setup-run test test-slow test-launch test-stress test-image build lint clean distclean \
 	constraints check-system _setup _setup_run _build
 
 help:
@@ -135,6 +135,8 @@ help:
 	@echo "make batch        setup, then run an experiment (EXPERIMENT=..., BATCH_ARGS=...)"
 	@echo "make bench        setup, then the quick benchmarks in bench/ (about 2 minutes)"
 	@echo "make bench-full   every benchmark case (tens of minutes)"
+	@echo "make bench-targets  issue 35's speed targets, one row each: met or not (~5 min;"
+	@echo "                  TARGETS_ARGS='--rounds 3 --csv targets.csv')"
 	@echo "make bench-irsim  the core against IR-SIM (PyPI) side by side; IR-SIM in its own venv"
 	@echo "                  .venv-irsim, never the project's (IRSIM_ARGS=...; minutes)"
 	@echo "make bench-stage  the core against Stage 4.3 side by side; Stage built from source"
@@ -203,6 +205,10 @@ bench: setup
 
 bench-full: setup
 	@scripts/with_env python bench/run_all.py --full
+
+# Issue 35's speed targets on its own scenarios, one row each: met or not (about 5 minutes a round).
+bench-targets: setup
+	@scripts/with_env python bench/bench_targets.py $(TARGETS_ARGS)
 
 # IR-SIM (bench/bench_irsim.py) lives in a venv of its own: it is no dependency of the project.
 IRSIM_VENV := .venv-irsim

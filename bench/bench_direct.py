@@ -30,6 +30,7 @@ for 60 ticks reach every kernel that 1, 10 or 120 robots reach in 1000 ticks.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--warmup", type=int, default=60, help="untimed ticks first (at least 120 robots)"
+    )
+    parser.add_argument(
+        "--json", default=None, metavar="FILE", help="also write each case's figures to FILE"
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
@@ -95,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{'sim %':>6} {'state %':>7} {'logic %':>7} {'nav %':>6}  explored",
         flush=True,
     )
+    cases = []
     for n in args.robots:
         spent.update(dict.fromkeys(spent, 0.0))
         cpu0 = time.process_time()
@@ -108,6 +113,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{share['logic']:>7.0f} {share['nav']:>6.0f}  {result.exploration[-1]:.1f} %",
             flush=True,
         )
+        cases.append(
+            {
+                "robots": n,
+                "ticks": result.ticks,
+                "real_time_factor": result.real_time_factor,
+                "cpu_real_time_factor": result.sim_time / cpu,
+                "explored": result.exploration[-1],
+            }
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(cases))
     return 0
 
 

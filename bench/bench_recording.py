@@ -48,11 +48,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def one_run(
-    config: Path, ticks: int, extra: list[str], env: dict, out: Path, listen: int = 0
+    config: Path,
+    ticks: int,
+    extra: list[str],
+    env: dict,
+    out: Path,
+    listen: int = 0,
+    heard: dict | None = None,
 ) -> tuple[float, float, float]:
     """(CPU seconds, wall seconds, real-time factor from the first tick) of one ``maes_run``;
     ``listen``: with an outside listener to that many robots' topics (its CPU not counted;
-    what it heard is printed)."""
+    what it heard is printed, and put in ``heard`` when given: ``listen_all.py``'s JSON)."""
     listener = None
     if listen:
         listener = subprocess.Popen(
@@ -91,10 +97,12 @@ def one_run(
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if listener is not None:
         listener.send_signal(signal.SIGINT)
-        heard = json.loads(listener.communicate(timeout=60)[0].strip().splitlines()[-1])
-        per_robot = heard["counts"]["maes_state"] / listen
-        newest = heard["newest_tick"]
-        print(f"  the listener heard {heard['counts']}: {per_robot:.1f} maes_state per robot for "
+        got = json.loads(listener.communicate(timeout=60)[0].strip().splitlines()[-1])
+        if heard is not None:
+            heard.update(got)
+        per_robot = got["counts"]["maes_state"] / listen
+        newest = got["newest_tick"]
+        print(f"  the listener heard {got['counts']}: {per_robot:.1f} maes_state per robot for "
               f"ticks 0-{ticks} (tick 0 comes twice), the newest tick "
               f"{min(newest)}-{max(newest)}")  # fmt: skip
     summary = max(out.glob("*/summary.json"), key=lambda p: p.stat().st_mtime)

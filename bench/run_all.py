@@ -139,6 +139,7 @@ PLANS: dict[str, list[tuple[str, str, list[str]]]] = {
         ),
         ("maes_state bytes", "bench_state_wire.py", ["--robots", "2", "--ticks", "5"]),
         ("tags", "bench_tags.py", ["--tags", "0", "10", "--seconds", "0.5"]),
+        ("issue 35's targets", "bench_targets.py", ["--smoke"]),
         ("wander", "bench_wander.py", ["--robots", "1", "--ticks", "10", "--repeat", "1"]),
         (
             "watching in a web browser",
