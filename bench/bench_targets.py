@@ -224,13 +224,26 @@ def run_listener(card: Scorecard, base: dict, args: argparse.Namespace, tmp: Pat
         expected = robots * (ticks + 1)
         short = sum(max(expected - n, 0) for n in heard["counts"].values())
         missed.append(short + sum(t < ticks for t in heard["newest_tick"]))
-        print(f"[listener] round {k + 1}: {r:.2f}x real time (load {load:.1f})", flush=True)
+        first = sorted(set(heard.get("oldest_tick", [])))
+        print(
+            f"[listener] round {k + 1}: {r:.2f}x real time, {missed[-1]} messages short, the "
+            f"first maes_state heard: tick {', '.join(map(str, first[:5]))} (load {load:.1f})",
+            flush=True,
+        )
     where = f"{robots} robots, {side}x{side} building, {ticks} ticks"
     card.add(
-        f"make run with one outside listener >= 1x, every message heard ({where})",
-        f"{_spread(rtf)}, {max(missed)} messages short",
-        _median(rtf) >= 1.0 and max(missed) == 0,
+        f"make run with one outside listener >= 1x ({where})",
+        _spread(rtf),
+        _median(rtf) >= 1.0,
         _median(rtf),
+    )
+    short = sum(m > 0 for m in missed)
+    card.add(
+        f"the listener hears every message of every tick ({where})",
+        f"all in {len(missed) - short} of {len(missed)} rounds"
+        + (f"; up to {max(missed)} messages short" if short else ""),
+        short == 0,
+        float(max(missed)),
     )
 
 

@@ -2,9 +2,9 @@
 robot's ``scan``, ``tf`` and ``maes_state`` (as a recorder would be), counting what arrives.
 
 It prints ``ready`` once its subscriptions exist, and on SIGINT or SIGTERM one JSON line: the
-messages received per topic kind and the newest ``maes_state`` tick per robot (read from the
-bytes). The subscriptions take the bytes (``raw=True``), so the listener costs the run little
-beyond DDS itself; each uses the simulator's QoS with a deep queue.
+messages received per topic kind and the newest and oldest ``maes_state`` tick per robot (read
+from the bytes). The subscriptions take the bytes (``raw=True``), so the listener costs the run
+little beyond DDS itself; each uses the simulator's QoS with a deep queue.
 
     scripts/with_env python bench/listen_all.py --robots 120
 """
@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     node = rclpy.create_node("maes_bench_listener")
     counts = {"scan": 0, "tf": 0, "maes_state": 0}
     newest = [-1] * args.robots
+    oldest = [-1] * args.robots
 
     def deep(qos: QoSProfile) -> QoSProfile:
         return QoSProfile(depth=1000, reliability=qos.reliability, durability=qos.durability)
@@ -50,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
         def heard(data: bytes) -> None:
             counts[kind] += 1
             if kind == "maes_state":
-                newest[i] = max(newest[i], read_state_head(data).tick)
+                tick = read_state_head(data).tick
+                newest[i] = max(newest[i], tick)
+                oldest[i] = tick if oldest[i] < 0 else min(oldest[i], tick)
 
         return heard
 
@@ -79,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             executor.spin_once(timeout_sec=0.1)
     except ExternalShutdownException:
         pass
-    print(json.dumps({"counts": counts, "newest_tick": newest}), flush=True)
+    print(json.dumps({"counts": counts, "newest_tick": newest, "oldest_tick": oldest}), flush=True)
     executor.shutdown()
     node.destroy_node()
     rclpy.shutdown()
