@@ -32,6 +32,7 @@ import numpy as np
 from maes_common.contract import MAX_MESSAGE_BYTES
 
 from ._common import AREA_ROW, MapView, area_labels
+from ._gaps_kernel import gap_candidates, unvisited_cells
 from .allocation import CbbaState, cbba_build_bundle, cbba_consensus, cbba_drop
 from .space_bt import AREA_SIDE_M, Task, run_tree
 
@@ -276,7 +277,9 @@ def unvisited_gaps(
     """The straight distance (metres) from each of ``points`` (world metres) to the nearest
     *unvisited* cell of ``view``: unknown in the robot's map, in an area (``AREA_SIDE_M``) not in
     ``done``, with at most :data:`NEAR_DONE_MAX` of the 8 areas around it in ``done``. None when
-    there is no such cell.
+    there is no such cell. Each is ``np.hypot`` of the point's offset from a cell, the least
+    over every such cell; compiled kernels (:mod:`._gaps_kernel`) find the few cells that can be
+    the least, so only theirs are taken.
 
     Examples
     --------
@@ -287,28 +290,42 @@ def unvisited_gaps(
     >>> unvisited_gaps(MapView(g, (0.5, 0.5)), {AREA_ROW * 1000 + 1000}, [(0.5, 0.5)]) is None
     True
     """
-    unvisited = view.array < 0
     done = set(done)
     if done:
-        # an area's id is row * AREA_ROW + column: judge each area of the grid once, then
-        # spread the verdicts over the cells
+        # an area's id is row * AREA_ROW + column
         labels = area_labels(view, AREA_SIDE_M)
-        rows, row_of = np.unique(labels[:, 0] // AREA_ROW, return_inverse=True)
-        cols, col_of = np.unique(labels[0, :] % AREA_ROW, return_inverse=True)
-        ok = np.empty((rows.size, cols.size), dtype=bool)
-        around = [dy * AREA_ROW + dx for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx]
-        for i, row in enumerate(rows.tolist()):
-            for j, col in enumerate(cols.tolist()):
-                area = row * AREA_ROW + col
-                near = sum(area + d in done for d in around)  # finished areas among the 8
-                ok[i, j] = area not in done and near <= NEAR_DONE_MAX
-        unvisited &= ok[row_of.reshape(-1, 1), col_of.reshape(1, -1)]
-    cells = np.argwhere(unvisited)[:, ::-1]
-    if cells.shape[0] == 0:
+        rows, cols = labels[:, 0] // AREA_ROW, labels[0, :] % AREA_ROW
+        unvisited = unvisited_cells(view.array, rows, cols, _ids(done), AREA_ROW, NEAR_DONE_MAX)
+    else:
+        unvisited = view.array < 0
+    if not unvisited.any():
         return None
-    xs = view.grid.origin_x + (cells[:, 0] + 0.5) * view.resolution
-    ys = view.grid.origin_y + (cells[:, 1] + 0.5) * view.resolution
-    return [float(np.hypot(xs - px, ys - py).min()) for px, py in points]
+    h, w = unvisited.shape
+    # the centres of the columns and rows, as each cell's was: origin + (index + 0.5) * res
+    xs = view.grid.origin_x + (np.arange(w) + 0.5) * view.resolution
+    ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
+    px, py = np.array(points, dtype=np.float64).reshape(len(points), 2).T.copy()
+    gaps = np.empty(px.size)
+    k, iy, ix = gap_candidates(unvisited, xs, ys, px, py)
+    if k.size:
+        # np.hypot of the candidates alone, the least per point (k is sorted)
+        first = np.flatnonzero(np.diff(k, prepend=-1))
+        gaps[k[first]] = np.minimum.reduceat(np.hypot(xs[ix] - px[k], ys[iy] - py[k]), first)
+    found = np.zeros(px.size, dtype=bool)
+    found[k] = True
+    if not found.all():  # a point not finite or too far for a float: every cell
+        iy, ix = np.nonzero(unvisited)
+        for j in np.flatnonzero(~found).tolist():
+            gaps[j] = np.hypot(xs[ix] - px[j], ys[iy] - py[j]).min()
+    return gaps.tolist()
+
+
+def _ids(done: set[int]) -> np.ndarray:
+    """The area ids of ``done`` as int64 (an id beyond it names no area of a grid)."""
+    try:
+        return np.fromiter(done, dtype=np.int64, count=len(done))
+    except OverflowError:
+        return np.fromiter((a for a in done if -(2**63) <= a < 2**63), dtype=np.int64)
 
 
 def logic(robot: Any) -> None:
