@@ -10,7 +10,8 @@ It runs short direct-mode runs of the shipped configs (the default explorer on a
 cave and a larger one whose regions need passages, the imperfect world with its noise, radio
 models and moving obstacles, with the simulated SLAM's maps and with occupancy maps, a mixed
 team, a Nav2 map, the lidar split over two threads), which touch the kernels with the argument
-types a run uses. A kernel used some other
+types a run uses, and SPACE CBBA's unvisited ground on a small map view (its kernels run only
+in crowds, long after these runs' ticks). A kernel used some other
 way still compiles on its first use, as before. Prints one line.
 """
 
@@ -52,11 +53,25 @@ def main() -> int:
             for section, keys in extra.items():
                 raw[section] = {**raw.get(section, {}), **keys}
             run(config_from_dict(raw), DEFAULT_LOGIC, max_ticks=ticks)
+    _unvisited_ground()
     print(
         f"kernels compiled in {compile_seconds():.0f} s ({time.monotonic() - start:.0f} s in "
         f"all) into {cache_dir() or 'numba’s default cache'}"
     )
     return 0
+
+
+def _unvisited_ground() -> None:
+    """SPACE CBBA's unvisited ground (``space_cbba.unvisited_gaps``) on a 4x4 unknown map view,
+    one area finished: its kernels with the argument types a run gives them."""
+    import numpy as np
+
+    from maes_controller.algorithms._common import MapView
+    from maes_controller.algorithms.space_cbba import unvisited_gaps
+    from maes_controller.navigation import GridMap
+
+    view = MapView(GridMap.from_array(np.full((4, 4), -1, dtype=np.int8), 1.0), (0.5, 0.5))
+    unvisited_gaps(view, {0}, [(0.5, 0.5)])
 
 
 if __name__ == "__main__":
