@@ -8,12 +8,16 @@ with the case's robots or 120, whichever is more, then times one run. Some kerne
 crowds or only once robots have spread out (the claims' checks, a tag lookup, a signature of
 A*): a 2-robot 20-tick warm-up left their compiling or cache loading in the first timed pair,
 while 120 robots for 60 ticks reach every kernel that 1, 10 or 120 robots reach in 1000
-ticks.
+ticks. ``--building N`` runs instead the default config (``maes_config.yaml``) on an N x N
+building, the team spawned together, with no end but the ticks: the crowds of docs/scaling.md
+(with ``--logic``, e.g. SPACE CBBA's).
 
 Usage::
 
     python bench/bench_direct_pair.py --other /path/to/main          # 1, 10, 120 robots
     python bench/bench_direct_pair.py --other ../main --robots 120 --ticks 200 --pairs 3
+    python bench/bench_direct_pair.py --other ../main --robots 50 --building 60 --ticks 1200 \
+        --logic maes_controller.algorithms.space_cbba:logic
 
 Prints per case and pair: each tree's CPU ms per tick (``time.process_time``, the figure to
 quote on a loaded machine), wall ms per tick, the real-time factor from CPU time (100 ms
@@ -43,9 +47,15 @@ for pkg in ("maes_common", "maes_sim", "maes_controller", "maes_bringup"):
 from maes_bringup.runners import direct
 from maes_controller.robot_api import load_logic
 from maes_sim.core import load_config
-n, ticks, seed, warmup = (int(a) for a in sys.argv[2:6])
-logic = load_logic(sys.argv[6])
-base = load_config(root / "configs" / "cave_75.yaml")
+n, ticks, seed, warmup, building = (int(a) for a in sys.argv[2:7])
+logic = load_logic(sys.argv[7])
+if building:  # the default config on a building that size, spawned together, no end but ticks
+    base = load_config(root / "maes_config.yaml")
+    ends = replace(base.end_criteria, exploration_percent=None, coverage_percent=None, tick=None)
+    world = replace(base.map, width_in_tiles=building, height_in_tiles=building)
+    base = replace(base, map=world, end_criteria=ends)
+else:
+    base = load_config(root / "configs" / "cave_75.yaml")
 direct.run(replace(base, number_of_robots=max(n, 120)), logic, max_ticks=warmup, seed=seed)
 cpu0 = time.process_time()
 result = direct.run(replace(base, number_of_robots=n), logic, max_ticks=ticks, seed=seed)
@@ -55,9 +65,11 @@ print(json.dumps({"ticks": result.ticks, "cpu": cpu, "wall": result.wall_time,
 """
 
 
-def _run(root: Path, n: int, ticks: int, seed: int, warmup: int, logic: str) -> dict:
+def _run(
+    root: Path, n: int, ticks: int, seed: int, warmup: int, logic: str, building: int = 0
+) -> dict:
     env = dict(os.environ, NUMBA_NUM_THREADS="1", PYTHONPATH="")
-    args = (str(root), str(n), str(ticks), str(seed), str(warmup), logic)
+    args = (str(root), str(n), str(ticks), str(seed), str(warmup), str(building), logic)
     out = subprocess.run(
         [sys.executable, "-c", CHILD, *args],
         capture_output=True,
@@ -79,6 +91,14 @@ def main(argv: list[str] | None = None) -> int:
         "--warmup", type=int, default=60, help="untimed ticks first (at least 120 robots)"
     )
     parser.add_argument("--logic", default="maes_controller.algorithms.frontier_explorer:logic")
+    parser.add_argument(
+        "--building",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the default config on an N x N building, spawned together, no end but the ticks "
+        "(instead of configs/cave_75.yaml)",
+    )
     args = parser.parse_args(argv)
     trees = {"this": ROOT, "other": Path(args.other).resolve()}
     print(f"this: {trees['this']}  other: {trees['other']}", flush=True)
@@ -93,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             load = os.getloadavg()[0]
             got = {}
             for name in ("other", "this") if k % 2 == 0 else ("this", "other"):
-                got[name] = _run(trees[name], n, args.ticks, args.seed, args.warmup, args.logic)
+                got[name] = _run(
+                    trees[name], n, args.ticks, args.seed, args.warmup, args.logic, args.building
+                )
             ratio = got["other"]["cpu"] / got["this"]["cpu"]
             ratios.append(ratio)
             shown = {"other": "", "this": f"{ratio:.3f}"}
