@@ -59,7 +59,8 @@ class TagStore:
             return f"the simulation already holds the maximum of {MAX_TAGS_TOTAL} tags"
         self.deposited_this_tick[robot] += 1
         self._senders.append(int(robot))
-        self._chunks.append(np.asarray(grid_xy, dtype=np.float64).reshape(1, 2))
+        # a copy: the caller's array may be a view of positions that move on
+        self._chunks.append(np.array(grid_xy, dtype=np.float64).reshape(1, 2))
         self.tags.append(
             TagView(
                 msg=text,

@@ -24,6 +24,20 @@ def test_tags_in_range_in_deposit_order_and_rate_limited():
     assert store.deposit(0, "x", np.zeros(2), np.zeros(2), 8) is None
 
 
+def test_a_tag_stays_where_it_was_left_when_the_robot_drives_on():
+    # the simulator advances its robots' positions in place: the store keeps its own copy
+    from maes_sim.core import Simulation, config_from_dict
+
+    sim = Simulation(config_from_dict({"number_of_robots": 1, "random_seeds": [2]}))
+    sim.deposit_tag(0, "here")
+    left_at = sim.tags.grid_positions.copy()
+    sim.set_velocity(0, 1.0, 0.0)
+    for _ in range(20):
+        sim.step()
+    assert not np.array_equal(sim.grid_positions, left_at)  # the robot did move
+    assert np.array_equal(sim.tags.grid_positions, left_at)
+
+
 def test_a_limit_keeps_the_nearest_tags_in_deposit_order_for_each_robot():
     store = TagStore(1)
     xs = [5.0, 1.0, 4.0, 2.0, 1.0, 3.0]  # deposit order; distances from x = 0 are the xs
