@@ -156,6 +156,15 @@ class Commands:
         """Number of robots."""
         return self.kind.shape[0]
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """``(kind, target, progress, linear, angular, lateral, stopping)``: the order the
+        motion kernels take them in."""
+        d = self.__dict__
+        return (
+            d["kind"], d["target"], d["progress"], d["linear"], d["angular"], d["lateral"],
+            d["stopping"],
+        )  # fmt: skip
+
     def copy(self) -> Commands:
         """Deep copy (the arrays are copied)."""
         new = object.__new__(Commands)  # a valid instance's copy: no need to check it again

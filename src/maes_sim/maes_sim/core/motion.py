@@ -73,10 +73,9 @@ from maes_common.motion_models import (
 from . import commands as C
 from .collision import MAX_STEP_FRACTION, TOUCH_TOL, RobotGrid
 from .kernels.physics import (
-    advance_kernel,
-    finish_tick_kernel,
     map_velocity_kernel,
     status_kernel,
+    tick_kernel,
 )
 from .odometry import advance_odometry
 
@@ -84,6 +83,7 @@ __all__ = [
     "MODELS",
     "MotionParams",
     "MotionState",
+    "MotionStepper",
     "TickResult",
     "advance_odometry",  # lives in .odometry; re-exported for the motion API's users
     "advance_tick",
@@ -259,6 +259,28 @@ class MotionParams:
         object.__setattr__(self, "_arrays", out)
         return out
 
+    def kernel_constants(self, n: int, grid: RobotGrid) -> tuple:
+        """The arguments of :func:`~maes_sim.core.kernels.physics.tick_kernel` that stay the
+        same from tick to tick for ``n`` robots: :meth:`limits`, the model codes, the sub-step's
+        constants (:meth:`_step_constants`), the snap fraction and touch tolerance, and
+        ``grid``'s (:meth:`RobotGrid.args`)."""
+        sub_dt, steps, drive, brake, angular_brake, stop_on_collision = self._step_constants()
+        return (
+            self.limits(n), self.arrays(n)[3], sub_dt, steps, drive, brake, angular_brake,
+            SNAP_FRACTION, stop_on_collision, TOUCH_TOL, *grid.args(),
+        )  # fmt: skip
+
+    def limits(self, n: int) -> np.ndarray:
+        """The radii, top speeds and top turn rates of :meth:`arrays` as the rows of one
+        read-only (3, n) array: what the tick's kernel takes (one array to hand over, not
+        three)."""
+        cached = self.__dict__.get("_limits")
+        if cached is None or cached.shape[1] != n:
+            cached = np.array(self.arrays(n)[:3])
+            cached.flags.writeable = False
+            object.__setattr__(self, "_limits", cached)
+        return cached
+
     def _step_constants(self) -> tuple[float, int, float, float, float, bool]:
         """``(sub_dt, sub-steps per tick, drive, brake, angular brake factor,
         stop_on_collision)`` as :func:`advance_tick` hands them to its kernel: worked out once
@@ -424,6 +446,12 @@ class MotionState:
         )
         return state
 
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """``(positions, headings, linear, angular, lateral, pressing)``: the order the motion
+        kernels take them in."""
+        d = self.__dict__
+        return d["positions"], d["headings"], d["linear"], d["angular"], d["lateral"], d["pressing"]
+
     @classmethod
     def at_rest(cls, positions: np.ndarray, headings: np.ndarray | None = None) -> MotionState:
         """Robots standing still at ``positions`` (N, 2) with ``headings`` (N,) (default 0).
@@ -530,75 +558,32 @@ def advance_tick(
     w = np.ascontiguousarray(walls, dtype=np.bool_)
     if w.ndim != 2:
         raise ValueError(f"walls must have shape (H, W), got {w.shape}")
-    pos = state.positions.copy()
-    head = state.headings.copy()
-    lin = state.linear.copy()
-    ang = state.angular.copy()
-    lat = state.lateral.copy()
-    pressing = state.pressing.copy()
-    cmds = commands.copy()
-    out_dist = np.zeros(n)
-    out_dtheta = np.zeros(n)
-    collided = np.zeros(n, dtype=np.bool_)
-    completed = np.zeros(n, dtype=np.bool_)
-    aborted = np.zeros(n, dtype=np.bool_)
-    colliding = np.zeros(n, dtype=np.bool_)
-    radii, vmax, wmax, models = params.arrays(n)
-    obst = _NO_OBSTACLES if obstacles is None else np.ascontiguousarray(obstacles, np.float64)
-    grid = params.robot_grid(n)
-    grid_args = grid.args()
-    sub_dt, steps, drive, brake, angular_brake, stop_on_collision = params._step_constants()
-    advance_kernel(
-        pos,
-        head,
-        lin,
-        ang,
-        lat,
-        cmds.kind,
-        cmds.target,
-        cmds.progress,
-        cmds.linear,
-        cmds.angular,
-        cmds.lateral,
-        cmds.stopping,
-        w,
-        obst,
-        radii,
-        vmax,
-        wmax,
-        sub_dt,
-        steps,
-        models,
-        drive,
-        brake,
-        angular_brake,
-        SNAP_FRACTION,
-        stop_on_collision,
-        *grid_args,
-        pressing,
-        out_dist,
-        out_dtheta,
-        collided,
-        completed,
-        aborted,
+    new_state = MotionState._unchecked(
+        state.positions.copy(),
+        state.headings.copy(),
+        state.linear.copy(),
+        state.angular.copy(),
+        state.pressing.copy(),
+        state.lateral.copy(),
     )
-    odom = np.empty((n, 3))
-    status = np.empty(n, dtype=np.int8)  # status_kernel writes every robot's
-    # contacts, the odometry delta and the status in one call; the trigonometry stays numpy's
-    # (the same bits as ever), the arithmetic is compiled
-    finish_tick_kernel(
-        w, pos, state.positions, radii, obst, TOUCH_TOL, *grid_args,
-        np.cos(state.headings), np.sin(state.headings), out_dtheta,
-        lin, ang, lat, cmds.kind, cmds.linear, cmds.angular, cmds.lateral, cmds.stopping,
-        vmax, wmax, models,
-        colliding, odom, status,
+    cmds = commands.copy()
+    distance, dtheta = np.empty(n), np.empty(n)
+    collided, completed = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+    aborted, colliding = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+    odom, status = np.empty((n, 3)), np.empty(n, dtype=np.int8)
+    # the trigonometry of the start headings stays numpy's (the same bits as ever); the rest
+    # is compiled arithmetic in its old order, one call
+    tick_kernel(
+        w, no_obstacles(obstacles), *params.kernel_constants(n, params.robot_grid(n)),
+        state.positions, np.cos(state.headings), np.sin(state.headings),
+        *new_state.arrays(), *cmds.arrays(),
+        distance, dtheta, collided, completed, aborted, colliding, odom, status,
     )  # fmt: skip
-    new_state = MotionState._unchecked(pos, head, lin, ang, pressing, lat)
     result = object.__new__(TickResult)  # the arrays made above: no checks to run
     result.__dict__.update(
         state=new_state,
         commands=cmds,
-        distance=out_dist,
+        distance=distance,
         odom_delta=odom,
         colliding=colliding,
         collided=collided,
@@ -607,6 +592,78 @@ def advance_tick(
         status=status,
     )
     return result
+
+
+def no_obstacles(obstacles: np.ndarray | None) -> np.ndarray:
+    """The moving obstacles (K, 5) as the physics kernels take them: float64, C-contiguous, an
+    empty (0, 5) array for none."""
+    return _NO_OBSTACLES if obstacles is None else np.ascontiguousarray(obstacles, np.float64)
+
+
+class MotionStepper:
+    """The simulator's motion tick: :func:`advance_tick` on a state and commands the caller
+    owns, advanced in place.
+
+    The same arithmetic as :func:`advance_tick` (one kernel serves both); what it saves is the
+    copies of the state and the commands and the new arrays of every tick.
+    :class:`~maes_sim.core.Simulation` hands :attr:`constants` to a kernel that also books the
+    tick (:func:`maes_sim.core.kernels.tick.move_kernel`).
+
+    Parameters
+    ----------
+    params : MotionParams
+    n : int
+        Number of robots.
+
+    Attributes
+    ----------
+    constants : tuple
+        :meth:`MotionParams.kernel_constants` with this stepper's own robot grid (a stepper is
+        used by one thread at a time, as the simulation it belongs to).
+
+    Examples
+    --------
+    >>> from maes_sim.core import commands as C
+    >>> walls = np.zeros((5, 20), dtype=bool)
+    >>> p = MotionParams.from_values()
+    >>> s, c = MotionState.at_rest(np.array([[2.5, 2.5]])), C.Commands.idle(1)
+    >>> C.move(c, 0, 1.0)
+    >>> ref = advance_tick(s, c, walls, p)
+    >>> colliding, collided, status = MotionStepper(p, 1).advance(s, c, walls)
+    >>> bool((s.positions == ref.state.positions).all()), bool((status == ref.status).all())
+    (True, True)
+    """
+
+    def __init__(self, params: MotionParams, n: int) -> None:
+        self.constants = params.kernel_constants(n, RobotGrid(params.largest_radius, n))
+
+    def advance(
+        self,
+        state: MotionState,
+        commands: C.Commands,
+        walls: np.ndarray,
+        obstacles: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Advance ``state`` and ``commands`` (N robots) by one tick in place; ``walls`` a
+        C-contiguous bool (H, W) array, ``obstacles`` as in :func:`advance_tick`.
+
+        Returns
+        -------
+        colliding, collided : ndarray of bool, shape (N,)
+        status : ndarray of int8, shape (N,)
+            As in :class:`TickResult`; new arrays, the caller's to keep.
+        """
+        n = state.positions.shape[0]
+        colliding, collided = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+        status = np.empty(n, dtype=np.int8)
+        tick_kernel(
+            walls, no_obstacles(obstacles), *self.constants,
+            state.positions.copy(), np.cos(state.headings), np.sin(state.headings),
+            *state.arrays(), *commands.arrays(),
+            np.empty(n), np.empty(n), collided, np.empty(n, dtype=np.bool_),
+            np.empty(n, dtype=np.bool_), colliding, np.empty((n, 3)), status,
+        )  # fmt: skip
+        return colliding, collided, status
 
 
 def robot_status(state: MotionState, commands: C.Commands, params: MotionParams) -> np.ndarray:

@@ -85,17 +85,27 @@ def dead_reckon(
     """:func:`advance_odometry` on checked arguments, updating ``est`` (a float64 (N, 3) array
     the caller owns) in place and returning it; ``noisy``: whether any noise is > 0. The
     simulator checks its noises once, when it is built, and calls this every tick."""
-    n = len(est)
-    if noisy:  # else the scales are 1: exact as is
-        e = rng.standard_normal((n, 2))
-        scale_t = 1.0 + odometry_noise * e[:, 0]
-        scale_r = 1.0 + heading_noise * e[:, 1]
-    else:
-        scale_t = scale_r = _NO_SCALE  # not read
+    scale_t, scale_r = draw_scales(len(est), odometry_noise, heading_noise, noisy, rng)
     # the trigonometry stays numpy's (the same bits as ever), the arithmetic is compiled
     heading = est[:, 2]
     _reckon_kernel(est, delta, np.cos(heading), np.sin(heading), scale_t, scale_r, noisy)
     return est
+
+
+def draw_scales(
+    n: int,
+    odometry_noise: float | np.ndarray,
+    heading_noise: float | np.ndarray,
+    noisy: bool,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The scale errors ``(1 + e_s, 1 + e_r)`` (N,) of one :func:`dead_reckon` step: 2N normals
+    drawn from ``rng`` when ``noisy``, else nothing drawn and two empty arrays (not read: the
+    scales are 1, exact as is)."""
+    if not noisy:
+        return _NO_SCALE, _NO_SCALE
+    e = rng.standard_normal((n, 2))
+    return 1.0 + odometry_noise * e[:, 0], 1.0 + heading_noise * e[:, 1]
 
 
 _NO_SCALE = np.ones(0)

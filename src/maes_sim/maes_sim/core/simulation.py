@@ -38,12 +38,13 @@ from .config_schema import check_slam_memory, slam_bytes_per_tile
 from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import stop_rays_at_bodies, use_threads, wall_sums
-from .kernels.raycast import cast_rays_checked
+from .kernels.raycast import cast_rays_checked, scan_geometry
+from .kernels.tick import move_kernel, sense_kernel
 from .metrics import Metrics, snapshot_row
-from .motion import MotionParams, MotionState, advance_tick, robot_status
+from .motion import MotionParams, MotionState, MotionStepper, no_obstacles, robot_status
 from .observation import Observation, scaled_tag
 from .obstacles import Obstacles, stop_rays_at_obstacles
-from .odometry import check_noises, dead_reckon
+from .odometry import check_noises, draw_scales
 from .radio import Radio
 from .safe_yaml import short_repr
 from .sensors import SENSORS
@@ -51,7 +52,7 @@ from .sensors.lidar import apply_noise, draw_noise, lidar_noisy
 from .sensors.nearby_robots import sense_pairs
 from .slam import SlamState
 from .snapshot import SimSnapshot, restore_snapshot, take_snapshot
-from .stalls import STALL_RADIUS_M, STALL_SECONDS, STOP_SECONDS, StallWatch, asks_motion
+from .stalls import STALL_RADIUS_M, STALL_SECONDS, STOP_SECONDS, StallWatch
 from .state import RobotState, TagView
 from .tags import TagStore
 from .team import Team
@@ -163,6 +164,9 @@ class Simulation:
         )
         self._motion = MotionState.at_rest(start)
         self._commands = C.Commands.idle(n)
+        #: Advances ``_motion`` and ``_commands`` in place every tick (they are this object's).
+        self._stepper = MotionStepper(self.motion_params, n)
+        self._asked = np.empty(n, dtype=np.bool_)  # scratch of step(): commands asking motion
         self._odom = np.zeros((n, 3))  # believed pose by dead reckoning, world frame
         self._odom[:, :2] = start - self._offset
         self._status = robot_status(self._motion, self._commands, self.motion_params)
@@ -689,20 +693,9 @@ class Simulation:
         if self.obstacles is not None:  # they move first; the robots meet them where they are
             self.obstacles.advance(next_tick, self.rng)
             shapes = self.obstacles.shapes
-        asked = asks_motion(self._commands)
-        result = advance_tick(self._motion, self._commands, self.walls, self.motion_params, shapes)
-        self._motion, self._commands = result.state, result.commands
-        self._status = result.status
-        self.colliding, self.collided = result.colliding, result.collided
-        self.metrics.add_motion(result.distance, result.collided)
-        self._odom = dead_reckon(
-            self._odom.copy(),
-            result.odom_delta,
-            self._odometry_noise,
-            self._heading_noise,
-            self._odometry_noisy,
-            self.rng,
-        )
+        # the positions at sending time, as links were found (moved in place below)
+        pos0 = pos0.copy() if senders.size or sync_due else None
+        asked = self._move(shapes)
         self.tick = next_tick
         self.trail.record(self.tick, self._motion.positions)
 
@@ -727,6 +720,33 @@ class Simulation:
         self.mailbox.deliver(*links, pos0, self.rng)
         self.tags.new_tick()
         self._snapshot_and_check_end()
+
+    def _move(self, shapes: np.ndarray | None) -> np.ndarray:
+        """Step 2 of :meth:`step`: the physics, the distance and collision counters and the
+        odometry, in place, in one compiled call (:func:`~.kernels.tick.move_kernel`). Returns
+        which robots' commands asked for motion as the tick began (the stall clock's)."""
+        n = self.n_robots
+        motion = self._motion
+        self.colliding = colliding = np.empty(n, dtype=np.bool_)
+        self.collided = collided = np.empty(n, dtype=np.bool_)
+        self._status = status = np.empty(n, dtype=np.int8)
+        # the odometry's scale errors are the tick's next draws (nothing draws in between)
+        scale_t, scale_r = draw_scales(
+            n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
+        )
+        est = self._odom  # dead-reckoned in place (every reader copies it)
+        heading = est[:, 2]
+        m = self.metrics
+        asked = self._asked
+        # numpy's trigonometry, as advance_tick and dead_reckon compute it
+        move_kernel(
+            self.walls, no_obstacles(shapes), *self._stepper.constants,
+            np.cos(motion.headings), np.sin(motion.headings),
+            *motion.arrays(), *self._commands.arrays(), colliding, collided, status,
+            asked, m.distance, m.collisions, est, np.cos(heading), np.sin(heading),
+            scale_t, scale_r, self._odometry_noisy,
+        )  # fmt: skip
+        return asked
 
     def run(
         self, max_ticks: int | None = None, progress: Callable[[Simulation], None] | None = None
@@ -810,24 +830,43 @@ class Simulation:
             else (pos[g.robots], head[g.robots], None if slam_index is None else g.robots)
             for g in groups
         ]
-        self._walls_scan = [
-            cast_rays_checked(
-                self.walls,
-                origins,
-                heads,
-                group.range,
-                group.rays,
-                explored_tick=self.metrics.explored_tick if mark else None,
-                tick=self.tick,
-                slam=targets,
-                slam_index=index,
-                # serial unless performance.threads > 1: on a busy machine numba's thread pool
-                # adds milliseconds of waiting
-                parallel=threads > 1,
-                fov=group.fov,
-            )
-            for group, (origins, heads, index) in zip(groups, parts, strict=True)
-        ]
+        body_groups = self.team.body_groups
+        m = self.metrics
+        # one lidar, one body size, serial: the traversal, its marks and the coverage marks
+        # and counts in one compiled call (the same kernels as below, one after the other;
+        # nothing in between reads what the coverage marks write)
+        marked = mark and len(groups) == 1 and len(body_groups) == 1 and threads == 1
+        if marked:
+            group = groups[0]
+            rot, base = scan_geometry(head, group.rays, group.fov)
+            ranges = np.empty((self.n_robots, group.rays))
+            hit = np.empty((self.n_robots, group.rays), dtype=np.bool_)
+            m.explored_count, m.covered_count, m.mini_covered_count = sense_kernel(
+                self.walls, pos, rot, base, float(group.range), m.explored_tick, self.tick,
+                targets, slam_index, self._robot_ids, ranges, hit,
+                m.covered_tick, m.mini_covered_tick, m.reachable, float(body_groups[0][0]),
+                m.first_explored_tick,
+            )  # fmt: skip
+            self._walls_scan = [(ranges, hit)]
+        else:
+            self._walls_scan = [
+                cast_rays_checked(
+                    self.walls,
+                    origins,
+                    heads,
+                    group.range,
+                    group.rays,
+                    explored_tick=m.explored_tick if mark else None,
+                    tick=self.tick,
+                    slam=targets,
+                    slam_index=index,
+                    # serial unless performance.threads > 1: on a busy machine numba's thread
+                    # pool adds milliseconds of waiting
+                    parallel=threads > 1,
+                    fov=group.fov,
+                )
+                for group, (origins, heads, index) in zip(groups, parts, strict=True)
+            ]
         self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
         # the lidar noise is drawn every tick, read or not: the same draws in every mode
         self._scan_noise = (
@@ -840,13 +879,14 @@ class Simulation:
             if self.slam.grids is not None:
                 self._map_scans()
         if mark:
-            body_groups = self.team.body_groups
-            if len(body_groups) == 1:  # a uniform team: marking and counting in one call
-                self.metrics.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
+            if marked:  # counted with the traversal above
+                pass
+            elif len(body_groups) == 1:  # a uniform team: marking and counting in one call
+                m.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
             else:
                 for radius, idx in body_groups:
-                    self.metrics.mark_covered(pos[idx], radius, self.tick)
-                self.metrics.refresh_counts()
+                    m.mark_covered(pos[idx], radius, self.tick)
+                m.refresh_counts()
             if simulated_due:  # the seen maps were not marked in the pass above
                 for group, (origins, heads, index) in zip(groups, parts, strict=True):
                     cast_rays_checked(

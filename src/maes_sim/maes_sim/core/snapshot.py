@@ -54,6 +54,9 @@ FIXED_ATTRIBUTES = frozenset(
         "motion_params",
         "comms",
         "_lidar_threads",
+        # the step's scratch arrays: nothing in them outlives a tick
+        "_stepper",
+        "_asked",
         # caches of the observation pass: rebuilt, not copied (Simulation.restore clears the
         # per-tick ones; each tag's scaled copy is looked up by value, so it stays valid)
         "_observations",

@@ -712,3 +712,47 @@ def finish_tick_kernel(
     status_kernel(
         lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping, vmax, wmax, model, status
     )
+
+
+@njit(**_JIT)
+def tick_kernel(
+    walls, obst,
+    limits, model, dt, n_steps, p, q_lin, q_ang, snap_fraction, stop_on_collision, tol,
+    cell_min, per_axis, starts, order, cxy,
+    pos0, c0, s0,
+    pos, head, lin, ang, lat, pressing,
+    kind, target, progress, req_lin, req_ang, req_lat, stopping,
+    out_dist, out_dtheta, collided, completed, aborted, colliding, odom, status,
+):  # fmt: skip
+    """A whole logic tick of ``motion.advance_tick`` in one call, in place: the outputs
+    ``out_dist`` ... ``aborted`` and ``colliding`` (N,) are cleared, then
+    :func:`advance_kernel` and :func:`finish_tick_kernel` run as they did as two calls.
+
+    The arguments from ``limits`` to ``cxy`` are the same from tick to tick
+    (``motion.MotionStepper.constants``): ``limits`` (3, N) holds the radii, top speeds and
+    top turn rates (``MotionParams.limits``), then the model codes, the sub-step's constants
+    and the robot grid's. ``pos0`` (N, 2) are the positions at the start of the tick (a copy:
+    ``pos`` changes) and ``c0``, ``s0`` (N,) the cosine and sine of the headings then. One call
+    instead of two halves the arrays numba unboxes per tick (each costs about 0.1 us: at one
+    robot the dispatch was most of the motion's time).
+    """
+    out_dist[:] = 0.0
+    out_dtheta[:] = 0.0
+    collided[:] = False
+    completed[:] = False
+    aborted[:] = False
+    colliding[:] = False
+    r = limits[0]
+    vmax = limits[1]
+    wmax = limits[2]
+    advance_kernel(
+        pos, head, lin, ang, lat, kind, target, progress, req_lin, req_ang, req_lat, stopping,
+        walls, obst, r, vmax, wmax, dt, n_steps, model, p, q_lin, q_ang, snap_fraction,
+        stop_on_collision, cell_min, per_axis, starts, order, cxy, pressing,
+        out_dist, out_dtheta, collided, completed, aborted,
+    )  # fmt: skip
+    finish_tick_kernel(
+        walls, pos, pos0, r, obst, tol, cell_min, per_axis, starts, order, cxy,
+        c0, s0, out_dtheta, lin, ang, lat, kind, req_lin, req_ang, req_lat, stopping,
+        vmax, wmax, model, colliding, odom, status,
+    )  # fmt: skip

@@ -1,0 +1,145 @@
+"""The simulator's per-tick compiled calls equal the functions they fuse, to the bit.
+
+:mod:`maes_sim.core.kernels.tick` runs in two calls what the step once ran in seven, and
+:class:`~maes_sim.core.motion.MotionStepper` advances the simulator's own state in place where
+:func:`~maes_sim.core.motion.advance_tick` copies it: each is held here to the functions it
+replaces, on crowded scenarios with collisions, moving obstacles, every motion model and noise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from maes_sim.core import commands as C
+from maes_sim.core.kernels.raycast import cast_rays_checked, scan_geometry
+from maes_sim.core.kernels.tick import move_kernel, sense_kernel
+from maes_sim.core.metrics import Metrics
+from maes_sim.core.motion import (
+    MotionParams,
+    MotionState,
+    MotionStepper,
+    advance_tick,
+    no_obstacles,
+)
+from maes_sim.core.odometry import advance_odometry, draw_scales
+from maes_sim.core.stalls import asks_motion
+
+MODELS = ["maes", "differential_drive", "omnidirectional"]
+#: a disc and a box standing in the field (rows kind, x, y, a, b)
+OBSTACLES = np.array([[0.0, 10.5, 10.5, 0.6, 0.0], [1.0, 20.0, 6.0, 1.0, 0.5]])
+
+
+def scenario(seed: int, n: int = 40):
+    """Walls, robots at rest on open tiles and a mix of every command kind."""
+    rng = np.random.default_rng(seed)
+    walls = rng.random((30, 30)) < 0.15
+    iy, ix = np.nonzero(~walls)
+    pick = rng.choice(len(ix), n, replace=False)
+    state = MotionState.at_rest(
+        np.stack([ix[pick] + 0.5, iy[pick] + 0.5], 1), rng.uniform(-3, 3, n)
+    )
+    cmds = C.Commands.idle(n)
+    C.move_continuous(cmds, np.arange(0, n, 5))
+    C.move(cmds, np.arange(1, n, 5), rng.uniform(-3, 3, len(range(1, n, 5))))
+    C.rotate(cmds, np.arange(2, n, 5), rng.uniform(-3, 3, len(range(2, n, 5))))
+    k = np.arange(3, n, 5)
+    C.set_velocity(cmds, k, rng.uniform(-3, 3, k.size), rng.uniform(-3, 3, k.size), 1.0)
+    return walls, state, cmds
+
+
+def own_copy(state: MotionState) -> MotionState:
+    return MotionState._unchecked(*(a.copy() for a in state.arrays()[:4]), state.pressing.copy(),
+                                  state.lateral.copy())  # fmt: skip
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_stepper_advances_in_place_as_advance_tick_does(model):
+    params = MotionParams.from_values(model=model)
+    walls, state, cmds = scenario(1)
+    mine, my_cmds = own_copy(state), cmds.copy()
+    stepper = MotionStepper(params, state.n)
+    contacts = 0
+    for _ in range(40):
+        res = advance_tick(state, cmds, walls, params, OBSTACLES)
+        contacts += int(res.collided.sum())
+        colliding, collided, status = stepper.advance(mine, my_cmds, walls, OBSTACLES)
+        state, cmds = res.state, res.commands
+        for a, b in zip(state.arrays(), mine.arrays(), strict=True):
+            assert np.array_equal(a, b)
+        for a, b in zip(cmds.arrays(), my_cmds.arrays(), strict=True):
+            assert np.array_equal(a, b)
+        assert np.array_equal(colliding, res.colliding)
+        assert np.array_equal(collided, res.collided) and np.array_equal(status, res.status)
+    assert contacts > 0  # the scenario does exercise collisions
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_move_kernel_books_the_tick_as_the_functions_it_fuses(model):
+    params = MotionParams.from_values(model=model)
+    walls, state, cmds = scenario(2)
+    n = state.n
+    noise = np.linspace(0.0, 0.1, n)  # per robot, as robot types give them
+    est = np.column_stack([state.positions, state.headings])
+    distance, collisions = np.zeros(n), np.zeros(n, dtype=np.int64)
+    mine, my_cmds, my_est = own_copy(state), cmds.copy(), est.copy()
+    my_distance, my_collisions = distance.copy(), collisions.copy()
+    stepper = MotionStepper(params, n)
+    rng, my_rng = np.random.default_rng(3), np.random.default_rng(3)
+    asked = np.empty(n, dtype=np.bool_)
+    for _ in range(30):
+        want = asks_motion(cmds)
+        res = advance_tick(state, cmds, walls, params, OBSTACLES)
+        distance += res.distance
+        collisions += res.collided
+        est = advance_odometry(est, res.odom_delta, noise, noise[::-1], rng)
+        state, cmds = res.state, res.commands
+
+        colliding, collided = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+        status = np.empty(n, dtype=np.int8)
+        scales = draw_scales(n, noise, noise[::-1], True, my_rng)
+        heading = my_est[:, 2]
+        move_kernel(
+            walls, no_obstacles(OBSTACLES), *stepper.constants,
+            np.cos(mine.headings), np.sin(mine.headings), *mine.arrays(), *my_cmds.arrays(),
+            colliding, collided, status, asked, my_distance, my_collisions, my_est,
+            np.cos(heading), np.sin(heading), *scales, True,
+        )  # fmt: skip
+        assert np.array_equal(asked, want)
+        assert np.array_equal(mine.positions, state.positions)
+        assert np.array_equal(status, res.status) and np.array_equal(collided, res.collided)
+        assert np.array_equal(colliding, res.colliding)
+        assert np.array_equal(my_distance, distance) and np.array_equal(my_collisions, collisions)
+        assert np.array_equal(my_est, est)
+    assert collisions.sum() > 0 and rng.bit_generator.state == my_rng.bit_generator.state
+
+
+def test_sense_kernel_marks_and_counts_as_the_functions_it_fuses():
+    walls, state, _ = scenario(4, n=25)
+    rng = np.random.default_rng(5)
+    reachable = ~walls
+    ref, mine = Metrics(reachable, 25), Metrics(reachable, 25)
+    seen, my_seen = np.zeros((25, *walls.shape), np.uint8), np.zeros((25, *walls.shape), np.uint8)
+    robots = np.arange(25, dtype=np.int64)
+    pos = state.positions
+    for tick in range(1, 6):
+        head = rng.uniform(-np.pi, np.pi, 25)
+        fov = None if tick % 2 else 2.0
+        ranges, hit = cast_rays_checked(
+            walls, pos, head, 6.0, 90, explored_tick=ref.explored_tick, tick=tick, slam=seen,
+            slam_index=robots, parallel=False, fov=fov,
+        )  # fmt: skip
+        ref.mark_covered_and_refresh(pos, 0.3, tick)
+        my_ranges, my_hit = np.empty((25, 90)), np.empty((25, 90), dtype=np.bool_)
+        counts = sense_kernel(
+            walls, pos, *scan_geometry(head, 90, fov), 6.0, mine.explored_tick, tick, my_seen,
+            robots, robots, my_ranges, my_hit, mine.covered_tick, mine.mini_covered_tick,
+            reachable, 0.3, mine.first_explored_tick,
+        )  # fmt: skip
+        assert counts == (ref.explored_count, ref.covered_count, ref.mini_covered_count)
+        assert np.array_equal(ranges, my_ranges) and np.array_equal(hit, my_hit)
+        assert np.array_equal(seen, my_seen)
+        for name in ("explored_tick", "first_explored_tick", "covered_tick", "mini_covered_tick"):
+            assert np.array_equal(getattr(ref, name), getattr(mine, name))
+        pos = pos + rng.uniform(-0.3, 0.3, pos.shape)
+    assert ref.explored_count > 0
