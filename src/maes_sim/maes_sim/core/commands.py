@@ -510,6 +510,16 @@ def set_velocity_every(cmds: Commands, every: np.ndarray, linear, angular, later
     >>> KIND_NAMES[c.kind[1]], c.linear.tolist(), c.angular.tolist()
     ('velocity', [0.5, 1.0], [0.0, 0.0])
     """
+    if (  # the common case: float64 arrays of every robot and one sideways speed
+        type(lateral) is float
+        and type(linear) is np.ndarray
+        and type(angular) is np.ndarray
+        and linear.dtype is _FLOAT64
+        and angular.dtype is _FLOAT64
+        and linear.shape == every.shape == angular.shape
+        and _checked_velocity_rows(*cmds.arrays(), linear, angular, lateral, MAX_COMMAND_MAGNITUDE)
+    ):
+        return  # checked and written in one compiled pass; else the checks below say why
     lin = _values("linear", every, linear)
     ang = _values("angular", every, angular)
     if type(lateral) is float and abs(lateral) <= MAX_COMMAND_MAGNITUDE:
@@ -521,6 +531,28 @@ def set_velocity_every(cmds: Commands, every: np.ndarray, linear, angular, later
         cmds.kind, cmds.target, cmds.progress, cmds.linear, cmds.angular, cmds.stopping,
         cmds.lateral, lin, ang, lat, lat_value, one_lateral,
     )  # fmt: skip
+
+
+_FLOAT64 = np.dtype(np.float64)
+
+
+@njit(**JIT_OPTIONS)
+def _checked_velocity_rows(
+    kind, target, progress, linear, angular, lateral, stopping, lin, ang, lat_value, limit
+):
+    """:func:`_velocity_rows` for every robot with one sideways speed ``lat_value``, written
+    only when every requested value is at most ``limit`` in magnitude (NaN is not, as in
+    :func:`_within`); returns whether it was written (the arguments before ``lin`` in the order
+    of :meth:`Commands.arrays`)."""
+    if not abs(lat_value) <= limit:
+        return False
+    for i in range(lin.shape[0]):
+        if not (abs(lin[i]) <= limit and abs(ang[i]) <= limit):
+            return False
+    _velocity_rows(
+        kind, target, progress, linear, angular, stopping, lateral, lin, ang, lin, lat_value, True
+    )
+    return True
 
 
 @njit(**JIT_OPTIONS)
