@@ -32,6 +32,9 @@ from .neighbors import mirror_symmetric, pairs_within
 from .radio import MAX_BROADCASTS_PER_TICK, Radio
 
 SignalFunction = Callable[..., bool]
+#: No robots (int64, read-only): the senders of a tick without messages, and its links.
+NO_ROBOTS = np.empty(0, dtype=np.int64)
+NO_ROBOTS.flags.writeable = False
 
 
 #: The id of robot ``index`` in messages: its ROS namespace (``robot_name(3) == "robot3"``), from
@@ -281,9 +284,9 @@ class Mailbox:
         return None
 
     def pending_senders(self) -> np.ndarray:
-        """Sorted unique indices of robots with queued messages."""
+        """Sorted unique indices of robots with queued messages (read-only when none)."""
         if not self.outbox:
-            return np.empty(0, dtype=np.int64)
+            return NO_ROBOTS
         return np.unique(np.array([s for s, _ in self.outbox], dtype=np.int64))
 
     def deliver(
@@ -341,13 +344,14 @@ class Mailbox:
         """:meth:`deliver` for the lossless radio without latency or budget (the default):
         every message of a sender reaches each of its links, kept as a CSR of senders per
         receiver (no copy per message and receiver)."""
-        self.sent_this_tick[:] = 0
         self.clock += 1
         if not self.outbox:  # the common tick: nothing sent, so nothing is delivered
+            # (and every sent_this_tick is still 0: only an accepted post raises one)
             if self._by_sender:
                 self._by_sender = {}
                 self._inbox = (np.zeros(self.n + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
             return
+        self.sent_this_tick[:] = 0
         by_sender: dict[int, list[Broadcast]] = {}
         for sender, text in self.outbox:
             by_sender.setdefault(sender, []).append(Broadcast(msg=text, sender=robot_name(sender)))

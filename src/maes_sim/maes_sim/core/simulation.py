@@ -32,13 +32,13 @@ import numpy as np
 
 from . import commands as C
 from .collision import robot_overlap, wall_penetration
-from .comms import CommsRule, Mailbox, SignalFunction, communication_groups
+from .comms import NO_ROBOTS, CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
 from .config_schema import check_slam_memory, slam_bytes_per_tile
 from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import stop_rays_at_bodies, use_threads, wall_sums
-from .kernels.raycast import cast_rays_checked, scan_geometry
+from .kernels.raycast import cast_rays_checked, ray_fan
 from .kernels.tick import move_kernel, sense_kernel
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, MotionStepper, no_obstacles, robot_status
@@ -716,7 +716,7 @@ class Simulation:
                         self.slam.maps, labels, self._grid_poses(self.poses), self._grid_poses()
                     )
         if links is None:
-            links = (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+            links = (NO_ROBOTS, NO_ROBOTS)
         self.mailbox.deliver(*links, pos0, self.rng)
         self.tags.new_tick()
         self._snapshot_and_check_end()
@@ -734,16 +734,13 @@ class Simulation:
         scale_t, scale_r = draw_scales(
             n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
         )
-        est = self._odom  # dead-reckoned in place (every reader copies it)
-        heading = est[:, 2]
         m = self.metrics
         asked = self._asked
-        # numpy's trigonometry, as advance_tick and dead_reckon compute it
         move_kernel(
             self.walls, no_obstacles(shapes), *self._stepper.constants,
-            np.cos(motion.headings), np.sin(motion.headings),
             *motion.arrays(), *self._commands.arrays(), colliding, collided, status,
-            asked, m.distance, m.collisions, est, np.cos(heading), np.sin(heading),
+            asked, m.distance, m.collisions,
+            self._odom,  # dead-reckoned in place (every reader copies it)
             scale_t, scale_r, self._odometry_noisy,
         )  # fmt: skip
         return asked
@@ -824,12 +821,14 @@ class Simulation:
         # depend on the order of the rays, so grouping changes no map
         groups = self.team.lidar_groups
         head = self._motion.headings
-        parts = [
-            (pos, head, slam_index)
+        parts = (
+            [(pos, head, slam_index)]
             if len(groups) == 1
-            else (pos[g.robots], head[g.robots], None if slam_index is None else g.robots)
-            for g in groups
-        ]
+            else [
+                (pos[g.robots], head[g.robots], None if slam_index is None else g.robots)
+                for g in groups
+            ]
+        )
         body_groups = self.team.body_groups
         m = self.metrics
         # one lidar, one body size, serial: the traversal, its marks and the coverage marks
@@ -838,11 +837,11 @@ class Simulation:
         marked = mark and len(groups) == 1 and len(body_groups) == 1 and threads == 1
         if marked:
             group = groups[0]
-            rot, base = scan_geometry(head, group.rays, group.fov)
             ranges = np.empty((self.n_robots, group.rays))
             hit = np.empty((self.n_robots, group.rays), dtype=np.bool_)
             m.explored_count, m.covered_count, m.mini_covered_count = sense_kernel(
-                self.walls, pos, rot, base, float(group.range), m.explored_tick, self.tick,
+                self.walls, pos, head, ray_fan(group.rays, group.fov), float(group.range),
+                m.explored_tick, self.tick,
                 targets, slam_index, self._robot_ids, ranges, hit,
                 m.covered_tick, m.mini_covered_tick, m.reachable, float(body_groups[0][0]),
                 m.first_explored_tick,

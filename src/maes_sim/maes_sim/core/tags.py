@@ -92,8 +92,9 @@ class TagStore:
 
     def new_tick(self) -> None:
         """Reset the per-tick deposit counters."""
-        self.deposited_this_tick[:] = 0
-        self._tick_start = len(self.tags)
+        if self._tick_start != len(self.tags):  # else none was raised: every deposit adds a tag
+            self.deposited_this_tick[:] = 0
+            self._tick_start = len(self.tags)
 
     def nearby(
         self, positions: np.ndarray, read_range: float, limit: int | None = None

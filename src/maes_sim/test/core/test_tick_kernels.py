@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from maes_sim.core import commands as C
-from maes_sim.core.kernels.raycast import cast_rays_checked, scan_geometry
-from maes_sim.core.kernels.tick import move_kernel, sense_kernel
+from maes_sim.core.kernels.raycast import cast_rays_checked, ray_fan
+from maes_sim.core.kernels.tick import cos_sin, move_kernel, sense_kernel
 from maes_sim.core.metrics import Metrics
 from maes_sim.core.motion import (
     MotionParams,
@@ -26,6 +26,27 @@ from maes_sim.core.odometry import advance_odometry, draw_scales
 from maes_sim.core.stalls import asks_motion
 
 MODELS = ["maes", "differential_drive", "omnidirectional"]
+
+
+def test_the_kernels_cosine_and_sine_are_numpys():
+    # the premise of computing in the kernels what the step took from numpy (kernels/tick.py)
+    rng = np.random.default_rng(0)
+    angles = np.concatenate(
+        [
+            rng.uniform(-np.pi, np.pi, 100_000),
+            rng.normal(0.0, 1e-3, 10_000),
+            rng.uniform(-1e4, 1e4, 10_000),
+            np.linspace(-4 * np.pi, 4 * np.pi, 4001),
+        ]
+    )
+    c, s = np.empty_like(angles), np.empty_like(angles)
+    cos_sin(angles, c, s)
+    assert np.array_equal(c, np.cos(angles)) and np.array_equal(s, np.sin(angles))
+    strided = np.empty((angles.size, 2))  # as the lidar's rotations are filled
+    cos_sin(angles, strided[:, 0], strided[:, 1])
+    assert np.array_equal(strided[:, 0], c) and np.array_equal(strided[:, 1], s)
+
+
 #: a disc and a box standing in the field (rows kind, x, y, a, b)
 OBSTACLES = np.array([[0.0, 10.5, 10.5, 0.6, 0.0], [1.0, 20.0, 6.0, 1.0, 0.5]])
 
@@ -98,12 +119,9 @@ def test_move_kernel_books_the_tick_as_the_functions_it_fuses(model):
         colliding, collided = np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
         status = np.empty(n, dtype=np.int8)
         scales = draw_scales(n, noise, noise[::-1], True, my_rng)
-        heading = my_est[:, 2]
         move_kernel(
-            walls, no_obstacles(OBSTACLES), *stepper.constants,
-            np.cos(mine.headings), np.sin(mine.headings), *mine.arrays(), *my_cmds.arrays(),
-            colliding, collided, status, asked, my_distance, my_collisions, my_est,
-            np.cos(heading), np.sin(heading), *scales, True,
+            walls, no_obstacles(OBSTACLES), *stepper.constants, *mine.arrays(), *my_cmds.arrays(),
+            colliding, collided, status, asked, my_distance, my_collisions, my_est, *scales, True,
         )  # fmt: skip
         assert np.array_equal(asked, want)
         assert np.array_equal(mine.positions, state.positions)
@@ -132,7 +150,7 @@ def test_sense_kernel_marks_and_counts_as_the_functions_it_fuses():
         ref.mark_covered_and_refresh(pos, 0.3, tick)
         my_ranges, my_hit = np.empty((25, 90)), np.empty((25, 90), dtype=np.bool_)
         counts = sense_kernel(
-            walls, pos, *scan_geometry(head, 90, fov), 6.0, mine.explored_tick, tick, my_seen,
+            walls, pos, head, ray_fan(90, fov), 6.0, mine.explored_tick, tick, my_seen,
             robots, robots, my_ranges, my_hit, mine.covered_tick, mine.mini_covered_tick,
             reachable, 0.3, mine.first_explored_tick,
         )  # fmt: skip

@@ -384,11 +384,11 @@ def cast_rays_checked(
     with ``slam_index`` int64 (N,) in -1..M-1). The same results; the one-robot tick of
     the wander benchmark fell from 200 to 184 us when the simulator switched to it."""
     origins = np.ascontiguousarray(origins, dtype=np.float64) + 0.0  # as check_points
-    rot, base = scan_geometry(headings, n_rays, fov)
+    base = ray_fan(n_rays, fov)
     return _run_trace(
         walls,
         origins,
-        rot,
+        _rotations(headings),
         base,
         float(max_range),
         explored_tick,
@@ -397,15 +397,6 @@ def cast_rays_checked(
         slam_index,
         parallel,
     )
-
-
-def scan_geometry(
-    headings: np.ndarray, n_rays: int, fov: float | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(rot, base)`` as :func:`cast_rays_checked` hands them to its kernel: the cosine and
-    sine (N, 2) of checked ``headings`` (numpy's trigonometry) and the shared ray fan (1, R, 2)
-    (:func:`ray_fan`)."""
-    return _rotations(headings), ray_fan(n_rays, fov)
 
 
 def _trace(walls, origins, rot, base, max_range, explored_tick, tick, slam, slam_index, parallel):

@@ -13,11 +13,15 @@ Python worked between the calls. The simulator's step now makes two calls where 
   and the counts (``Metrics.mark_covered_and_refresh``).
 
 Each composite calls the kernels of the modules that own the rules, in the order the step
-called them one by one, on the same arrays: the same bits. The trigonometry the step computed
-with numpy stays numpy's (the caller hands in the cosines and sines).
+called them one by one, on the same arrays: the same bits. The cosines and sines the step took
+from numpy are computed here (:func:`cos_sin`): numpy's float64 ``cos`` and ``sin`` are the C
+library's, as numba's are, so they are the same numbers (``test_tick_kernels`` holds them equal;
+a numba built with Intel's SVML could vectorize them otherwise, and that test would say so).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -30,29 +34,40 @@ from maes_sim.core.stalls import _asks_motion_kernel
 
 
 @njit(**JIT_OPTIONS)
+def cos_sin(angles, c, s):
+    """``c[i] = cos(angles[i])``, ``s[i] = sin(angles[i])`` (N,): numpy's values (see the
+    module docstring)."""
+    for i in range(angles.shape[0]):
+        c[i] = math.cos(angles[i])
+        s[i] = math.sin(angles[i])
+
+
+@njit(**JIT_OPTIONS)
 def move_kernel(
     walls, obst,
     limits, model, dt, n_steps, p, q_lin, q_ang, snap_fraction, stop_on_collision, tol,
     cell_min, per_axis, starts, order, cxy,
-    c0, s0,
     pos, head, lin, ang, lat, pressing,
     kind, target, progress, req_lin, req_ang, req_lat, stopping,
     colliding, collided, status,
-    asked, distance, collisions, est, c_est, s_est, scale_t, scale_r, noisy,
+    asked, distance, collisions, est, scale_t, scale_r, noisy,
 ):  # fmt: skip
     """One tick of motion and its bookkeeping, in place.
 
     ``asked`` (N,) gets :func:`~maes_sim.core.stalls.asks_motion` of the commands as they are
     before the tick; then :func:`~maes_sim.core.kernels.physics.tick_kernel` runs with the
     arguments from ``walls`` to ``stopping`` and the outputs ``colliding``, ``collided``,
-    ``status`` (see there; the start positions and its other outputs are this kernel's own
-    scratch); then the path lengths and new collisions are added to ``distance`` and
-    ``collisions`` (N,) (``Metrics.add_motion``) and the believed poses ``est`` (N, 3) are
-    dead-reckoned from the tick's odometry delta (``odometry.dead_reckon``: ``c_est``,
-    ``s_est`` the cosine and sine of ``est``'s headings before, ``scale_t``, ``scale_r`` its
-    drawn scales, read when ``noisy``).
+    ``status`` (see there; the start positions, the cosine and sine of the start headings and
+    its other outputs are this kernel's own); then the path lengths and new collisions are
+    added to ``distance`` and ``collisions`` (N,) (``Metrics.add_motion``) and the believed
+    poses ``est`` (N, 3) are dead-reckoned from the tick's odometry delta
+    (``odometry.dead_reckon``, ``scale_t`` and ``scale_r`` its drawn scales, read when
+    ``noisy``).
     """
     n = pos.shape[0]
+    c0 = np.empty(n)
+    s0 = np.empty(n)
+    cos_sin(head, c0, s0)
     travelled = np.empty(n)
     odom = np.empty((n, 3))
     asked[:] = _asks_motion_kernel(kind, req_lin, req_ang, target, req_lat, True)
@@ -67,22 +82,29 @@ def move_kernel(
         np.empty(n, dtype=np.bool_), colliding, odom, status,
     )  # fmt: skip
     _add_motion(distance, travelled, collisions, collided)
+    c_est = np.empty(n)
+    s_est = np.empty(n)
+    cos_sin(est[:, 2], c_est, s_est)
     _reckon_kernel(est, odom, c_est, s_est, scale_t, scale_r, noisy)
 
 
 @njit(**JIT_OPTIONS)
 def sense_kernel(
-    walls, pos, rot, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit,
+    walls, pos, head, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit,
     covered_tick, mini_tick, reachable, radius, first_tick,
 ):  # fmt: skip
     """The lidar of every robot (one lidar and one body size), then coverage, in one call.
 
-    The wall traversal of ``cast_rays_checked`` (rays of ``base`` (1, R, 2) rotated by ``rot``
-    (N, 2), from the positions ``pos`` (N, 2) as ``pos + 0.0`` like its origins; ranges and
-    hits into ``ranges``, ``hit`` (N, R); ``explored`` and the maps ``slam[slam_index[i]]`` of
-    the robots ``robots`` marked at ``tick``), then ``Metrics.mark_covered_and_refresh``'s
-    marks and counts. Returns ``(explored, covered, mini-tiles covered)`` reachable tiles.
+    The wall traversal of ``cast_rays_checked`` (rays of ``base`` (1, R, 2) rotated by the
+    headings ``head`` (N,), from the positions ``pos`` (N, 2) as ``pos + 0.0`` like its
+    origins; ranges and hits into ``ranges``, ``hit`` (N, R); ``explored`` and the maps
+    ``slam[slam_index[i]]`` of the robots ``robots`` marked at ``tick``), then
+    ``Metrics.mark_covered_and_refresh``'s marks and counts. Returns ``(explored, covered,
+    mini-tiles covered)`` reachable tiles.
     """
+    n = pos.shape[0]
+    rot = np.empty((n, 2))
+    cos_sin(head, rot[:, 0], rot[:, 1])
     t = np.int32(tick)
     _trace_serial(
         walls, pos + 0.0, rot, base, max_range, explored, t, slam, slam_index, robots, ranges, hit
