@@ -152,6 +152,51 @@ def _mark_and_count_py(
 _mark_and_count = njit(cache=True)(_mark_and_count_py)
 
 
+def _mark_and_count_near_py(
+    covered_tick, mini_tick, reachable, positions, radius, tick, explored_tick, first_tick,
+    reach, explored, covered, minis,
+):  # fmt: skip
+    # _mark_and_count's marks, and its counts brought up to date from the last ones (explored,
+    # covered, minis) by looking only near each robot: the tiles its rays of length `reach`
+    # can have marked (2 tiles of margin: the tile a ray enters, the side tiles of a corner)
+    # and its coverage marks. Exact while every explored tile farther away already has its
+    # first tick, as after every tick of a simulation (it counts right after marking).
+    h, w = explored_tick.shape
+    for n in range(positions.shape[0]):
+        px, py = positions[n, 0], positions[n, 1]
+        x0, x1 = max(int(np.floor(px - reach)) - 2, 0), min(int(np.floor(px + reach)) + 2, w - 1)
+        y0, y1 = max(int(np.floor(py - reach)) - 2, 0), min(int(np.floor(py + reach)) + 2, h - 1)
+        for iy in range(y0, y1 + 1):
+            for ix in range(x0, x1 + 1):
+                if explored_tick[iy, ix] >= 0 and first_tick[iy, ix] < 0:  # explored just now
+                    first_tick[iy, ix] = explored_tick[iy, ix]
+                    if reachable[iy, ix]:
+                        explored += 1
+        # coverage: this robot's marks counted before and after (marks only ever appear)
+        cx0, cx1 = max(int(np.floor(px - radius)), 0), min(int(np.floor(px + radius)), w - 1)
+        cy0, cy1 = max(int(np.floor(py - radius)), 0), min(int(np.floor(py + radius)), h - 1)
+        mx, my = int(np.floor(2.0 * px)), int(np.floor(2.0 * py))
+        mx0, mx1 = max(mx - 1, 0), min(mx + 1, 2 * w - 1)
+        my0, my1 = max(my - 1, 0), min(my + 1, 2 * h - 1)
+        for k in range(2):
+            sign = -1 if k == 0 else 1
+            for iy in range(cy0, cy1 + 1):
+                for ix in range(cx0, cx1 + 1):
+                    if covered_tick[iy, ix] >= 0 and reachable[iy, ix]:
+                        covered += sign
+            for iy in range(my0, my1 + 1):
+                for ix in range(mx0, mx1 + 1):
+                    if mini_tick[iy, ix] >= 0:
+                        minis += sign
+            if k == 0:
+                _mark_covered(covered_tick, positions[n : n + 1], radius, tick)
+                _mark_minitiles(mini_tick, reachable, positions[n : n + 1], tick)
+    return explored, covered, minis
+
+
+_mark_and_count_near = njit(cache=True)(_mark_and_count_near_py)
+
+
 @dataclass
 class Metrics:
     """Mutable metric state of one simulation.

@@ -839,12 +839,13 @@ class Simulation:
             group = groups[0]
             ranges = np.empty((self.n_robots, group.rays))
             hit = np.empty((self.n_robots, group.rays), dtype=np.bool_)
+            counts = (m.explored_count, m.covered_count, m.mini_covered_count)
             m.explored_count, m.covered_count, m.mini_covered_count = sense_kernel(
                 self.walls, pos, head, ray_fan(group.rays, group.fov), float(group.range),
-                m.explored_tick, self.tick,
-                targets, slam_index, self._robot_ids, ranges, hit,
+                m.explored_tick, self.tick, targets, slam_index, self._robot_ids, ranges, hit,
+                seen, simulated_due,  # the seen maps in a second pass when SLAM is due
                 m.covered_tick, m.mini_covered_tick, m.reachable, float(body_groups[0][0]),
-                m.first_explored_tick,
+                m.first_explored_tick, counts,
             )  # fmt: skip
             self._walls_scan = [(ranges, hit)]
         else:
@@ -878,7 +879,7 @@ class Simulation:
             if self.slam.grids is not None:
                 self._map_scans()
         if mark:
-            if marked:  # counted with the traversal above
+            if marked:  # marked and counted with the traversal above
                 pass
             elif len(body_groups) == 1:  # a uniform team: marking and counting in one call
                 m.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
@@ -886,7 +887,7 @@ class Simulation:
                 for radius, idx in body_groups:
                     m.mark_covered(pos[idx], radius, self.tick)
                 m.refresh_counts()
-            if simulated_due:  # the seen maps were not marked in the pass above
+            if simulated_due and not marked:  # the seen maps were not marked in the pass above
                 for group, (origins, heads, index) in zip(groups, parts, strict=True):
                     cast_rays_checked(
                         self.walls,

@@ -132,32 +132,46 @@ def test_move_kernel_books_the_tick_as_the_functions_it_fuses(model):
     assert collisions.sum() > 0 and rng.bit_generator.state == my_rng.bit_generator.state
 
 
-def test_sense_kernel_marks_and_counts_as_the_functions_it_fuses():
-    walls, state, _ = scenario(4, n=25)
+@pytest.mark.parametrize("n", [1, 2, 25])  # counted near the robots (1, 2) or afresh (25)
+def test_sense_kernel_marks_and_counts_as_the_functions_it_fuses(n):
+    walls, state, _ = scenario(4, n=n)
     rng = np.random.default_rng(5)
     reachable = ~walls
-    ref, mine = Metrics(reachable, 25), Metrics(reachable, 25)
-    seen, my_seen = np.zeros((25, *walls.shape), np.uint8), np.zeros((25, *walls.shape), np.uint8)
-    robots = np.arange(25, dtype=np.int64)
+    ref, mine = Metrics(reachable, n), Metrics(reachable, n)
+    maps = {
+        k: np.zeros((n, *walls.shape), np.uint8) for k in ("slam", "seen", "my_slam", "my_seen")
+    }
+    robots = np.arange(n, dtype=np.int64)
     pos = state.positions
-    for tick in range(1, 6):
-        head = rng.uniform(-np.pi, np.pi, 25)
+    for tick in range(1, 41):
+        head = rng.uniform(-np.pi, np.pi, n)
         fov = None if tick % 2 else 2.0
+        slam_due = tick % 3 == 0  # the SLAM maps, then the seen maps in a second pass
         ranges, hit = cast_rays_checked(
-            walls, pos, head, 6.0, 90, explored_tick=ref.explored_tick, tick=tick, slam=seen,
-            slam_index=robots, parallel=False, fov=fov,
+            walls, pos, head, 6.0, 90, explored_tick=ref.explored_tick, tick=tick,
+            slam=maps["slam" if slam_due else "seen"], slam_index=robots, parallel=False, fov=fov,
         )  # fmt: skip
         ref.mark_covered_and_refresh(pos, 0.3, tick)
-        my_ranges, my_hit = np.empty((25, 90)), np.empty((25, 90), dtype=np.bool_)
+        if slam_due:
+            cast_rays_checked(
+                walls, pos, head, 6.0, 90, explored_tick=None, tick=tick, slam=maps["seen"],
+                slam_index=robots, parallel=False, fov=fov,
+            )  # fmt: skip
+        my_ranges, my_hit = np.empty((n, 90)), np.empty((n, 90), dtype=np.bool_)
         counts = sense_kernel(
-            walls, pos, head, ray_fan(90, fov), 6.0, mine.explored_tick, tick, my_seen,
-            robots, robots, my_ranges, my_hit, mine.covered_tick, mine.mini_covered_tick,
-            reachable, 0.3, mine.first_explored_tick,
+            walls, pos, head, ray_fan(90, fov), 6.0, mine.explored_tick, tick,
+            maps["my_slam" if slam_due else "my_seen"], robots, robots, my_ranges, my_hit,
+            maps["my_seen"], slam_due, mine.covered_tick, mine.mini_covered_tick, reachable, 0.3,
+            mine.first_explored_tick, (mine.explored_count, mine.covered_count,
+                                       mine.mini_covered_count),
         )  # fmt: skip
+        mine.explored_count, mine.covered_count, mine.mini_covered_count = counts
         assert counts == (ref.explored_count, ref.covered_count, ref.mini_covered_count)
         assert np.array_equal(ranges, my_ranges) and np.array_equal(hit, my_hit)
-        assert np.array_equal(seen, my_seen)
+        assert np.array_equal(maps["slam"], maps["my_slam"])
+        assert np.array_equal(maps["seen"], maps["my_seen"])
         for name in ("explored_tick", "first_explored_tick", "covered_tick", "mini_covered_tick"):
             assert np.array_equal(getattr(ref, name), getattr(mine, name))
-        pos = pos + rng.uniform(-0.3, 0.3, pos.shape)
-    assert ref.explored_count > 0
+        # wander, staying on the map
+        pos = np.clip(pos + rng.uniform(-0.8, 0.8, pos.shape), 0.5, walls.shape[0] - 0.5)
+    assert 0 < ref.explored_count < reachable.sum() or n == 25

@@ -28,7 +28,7 @@ import numpy as np
 from maes_common.jit import JIT_OPTIONS, njit
 from maes_sim.core.kernels.physics import tick_kernel
 from maes_sim.core.kernels.raycast import _trace_serial
-from maes_sim.core.metrics import _add_motion, _mark_and_count
+from maes_sim.core.metrics import _add_motion, _mark_and_count, _mark_and_count_near
 from maes_sim.core.odometry import _reckon_kernel
 from maes_sim.core.stalls import _asks_motion_kernel
 
@@ -91,22 +91,37 @@ def move_kernel(
 @njit(**JIT_OPTIONS)
 def sense_kernel(
     walls, pos, head, base, max_range, explored, tick, slam, slam_index, robots, ranges, hit,
-    covered_tick, mini_tick, reachable, radius, first_tick,
+    seen, seen_too, covered_tick, mini_tick, reachable, radius, first_tick, counts,
 ):  # fmt: skip
     """The lidar of every robot (one lidar and one body size), then coverage, in one call.
 
     The wall traversal of ``cast_rays_checked`` (rays of ``base`` (1, R, 2) rotated by the
     headings ``head`` (N,), from the positions ``pos`` (N, 2) as ``pos + 0.0`` like its
     origins; ranges and hits into ``ranges``, ``hit`` (N, R); ``explored`` and the maps
-    ``slam[slam_index[i]]`` of the robots ``robots`` marked at ``tick``), then
-    ``Metrics.mark_covered_and_refresh``'s marks and counts. Returns ``(explored, covered,
-    mini-tiles covered)`` reachable tiles.
+    ``slam[slam_index[i]]`` of the robots ``robots`` marked at ``tick``); with ``seen_too``
+    the same traversal again marking the maps ``seen`` (its other marks and outputs are the
+    first's again); then ``Metrics.mark_covered_and_refresh``'s marks and counts. Returns
+    ``(explored, covered, mini-tiles covered)`` reachable tiles, brought up to date from
+    ``counts`` (the last ones) near the robots when that looks at fewer tiles than the map
+    has (``metrics._mark_and_count_near``), else counted afresh.
     """
     n = pos.shape[0]
     rot = np.empty((n, 2))
     cos_sin(head, rot[:, 0], rot[:, 1])
     t = np.int32(tick)
+    origins = pos + 0.0
     _trace_serial(
-        walls, pos + 0.0, rot, base, max_range, explored, t, slam, slam_index, robots, ranges, hit
+        walls, origins, rot, base, max_range, explored, t, slam, slam_index, robots, ranges, hit
     )
+    if seen_too:
+        _trace_serial(
+            walls, origins, rot, base, max_range, explored, t, seen, slam_index, robots, ranges,
+            hit,
+        )  # fmt: skip
+    side = 2.0 * max_range + 5.0
+    if n * side * side < explored.size:
+        return _mark_and_count_near(
+            covered_tick, mini_tick, reachable, pos, radius, t, explored, first_tick,
+            max_range, counts[0], counts[1], counts[2],
+        )  # fmt: skip
     return _mark_and_count(covered_tick, mini_tick, reachable, pos, radius, t, explored, first_tick)
