@@ -1,6 +1,6 @@
 """The radio's counters (:mod:`maes_sim.core.radio.channel`): losses, budget, latency."""
 
-from ..metric_registry import MetricInputs, metric
+from ..metric_registry import MetricInputs, int_total, metric
 
 
 def _radio(m: MetricInputs):
@@ -14,7 +14,7 @@ def _radio(m: MetricInputs):
 )
 def broadcasts_dropped(m: MetricInputs) -> int:
     radio = _radio(m)
-    return 0 if radio is None else int(radio.dropped.sum())
+    return 0 if radio is None else int_total(radio.dropped)
 
 
 @metric(
@@ -24,7 +24,7 @@ def broadcasts_dropped(m: MetricInputs) -> int:
 )
 def broadcasts_over_budget(m: MetricInputs) -> int:
     radio = _radio(m)
-    return 0 if radio is None else int(radio.over_budget.sum())
+    return 0 if radio is None else int_total(radio.over_budget)
 
 
 @metric(

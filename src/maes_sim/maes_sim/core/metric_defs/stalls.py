@@ -1,7 +1,7 @@
 """Robots that stayed in one place while driven, with area left to explore (:mod:`..stalls`).
 Metrics computed without a simulation (``MetricInputs.sim`` None, as in unit tests) have none."""
 
-from ..metric_registry import MetricInputs, metric
+from ..metric_registry import MetricInputs, int_total, metric
 
 
 @metric(
@@ -16,4 +16,4 @@ def stalls(m: MetricInputs) -> int:
 
 @metric("robots_stalled", "count", "robots stalled now (see stalls)")
 def robots_stalled(m: MetricInputs) -> int:
-    return 0 if m.sim is None else int(m.sim.stalls.stalled.sum())
+    return 0 if m.sim is None else int_total(m.sim.stalls.stalled)

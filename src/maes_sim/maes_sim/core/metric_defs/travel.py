@@ -1,6 +1,6 @@
 """How far the robots drove and how often they collided."""
 
-from ..metric_registry import MetricInputs, metric
+from ..metric_registry import MetricInputs, int_total, metric
 
 
 @metric("distance_travelled_m", "m", "path lengths of all robots, summed")
@@ -10,4 +10,4 @@ def distance_travelled_m(m: MetricInputs) -> float:
 
 @metric("collisions", "count", "collisions started (new contacts), all robots")
 def collisions(m: MetricInputs) -> int:
-    return int(m.metrics.collisions.sum())
+    return int_total(m.metrics.collisions)
