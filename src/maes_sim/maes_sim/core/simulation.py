@@ -39,7 +39,7 @@ from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import stop_rays_at_bodies, use_threads, wall_sums
 from .kernels.raycast import cast_rays_checked, ray_fan
-from .kernels.tick import move_kernel, sense_kernel
+from .kernels.tick import move_kernel, sense_kernel, step_kernel
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, MotionStepper, no_obstacles, robot_status
 from .observation import Observation, scaled_tag
@@ -236,6 +236,12 @@ class Simulation:
         self._tags_in_units: dict[float, tuple[list, list]] = {}
         self._tag_copies: dict[float, dict[TagView, TagView]] = {}
         self._lidar_threads = config.performance.threads
+        #: One lidar and one body size, serial lidar: a tick's compiled work is one call.
+        self._one_lidar = (
+            len(self.team.lidar_groups) == 1
+            and len(self.team.body_groups) == 1
+            and self._lidar_threads == 1
+        )
         self._robot_ids = np.arange(n, dtype=np.int64)  # every robot its own map (read only)
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
@@ -695,15 +701,18 @@ class Simulation:
             shapes = self.obstacles.shapes
         # the positions at sending time, as links were found (moved in place below)
         pos0 = pos0.copy() if senders.size or sync_due else None
-        asked = self._move(shapes)
-        self.tick = next_tick
-        self.trail.record(self.tick, self._motion.positions)
-
-        self._sense(self.slam_published_at(self.tick))
-        m = self.metrics
-        self.stalls.update(
-            self.tick, self._motion.positions, asked, m.explored_count < m.reachable_count
-        )
+        if self._one_lidar:  # steps 2 and 3 and the stall clock in one compiled call
+            self._move_and_sense(shapes, next_tick)
+        else:
+            asked = self._asked
+            move_kernel(*self._motion_args(shapes), asked)
+            self.tick = next_tick
+            self.trail.record(self.tick, self._motion.positions)
+            self._sense(self.slam_published_at(self.tick))
+            m = self.metrics
+            self.stalls.update(
+                self.tick, self._motion.positions, asked, m.explored_count < m.reachable_count
+            )
         if all_links is not None:
             self.links = all_links
             if sync_due:  # each pair's map exchange goes through the radio model
@@ -721,29 +730,67 @@ class Simulation:
         self.tags.new_tick()
         self._snapshot_and_check_end()
 
-    def _move(self, shapes: np.ndarray | None) -> np.ndarray:
-        """Step 2 of :meth:`step`: the physics, the distance and collision counters and the
-        odometry, in place, in one compiled call (:func:`~.kernels.tick.move_kernel`). Returns
-        which robots' commands asked for motion as the tick began (the stall clock's)."""
+    def _motion_args(self, shapes: np.ndarray | None) -> tuple:
+        """Step 2 of :meth:`step` as :func:`~.kernels.tick.move_kernel`'s arguments (less
+        ``asked``): the physics, the distance and collision counters and the odometry, in place.
+        Makes the tick's ``colliding``, ``collided`` and status arrays and draws the odometry's
+        scale errors (the tick's next draws: nothing draws before the kernel runs)."""
         n = self.n_robots
-        motion = self._motion
-        self.colliding = colliding = np.empty(n, dtype=np.bool_)
-        self.collided = collided = np.empty(n, dtype=np.bool_)
-        self._status = status = np.empty(n, dtype=np.int8)
-        # the odometry's scale errors are the tick's next draws (nothing draws in between)
+        self.colliding = np.empty(n, dtype=np.bool_)
+        self.collided = np.empty(n, dtype=np.bool_)
+        self._status = np.empty(n, dtype=np.int8)
         scale_t, scale_r = draw_scales(
             n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
         )
         m = self.metrics
-        asked = self._asked
-        move_kernel(
+        return (
             self.walls, no_obstacles(shapes), *self._stepper.constants,
-            *motion.arrays(), *self._commands.arrays(), colliding, collided, status,
-            asked, m.distance, m.collisions,
+            *self._motion.arrays(), *self._commands.arrays(),
+            self.colliding, self.collided, self._status, m.distance, m.collisions,
             self._odom,  # dead-reckoned in place (every reader copies it)
             scale_t, scale_r, self._odometry_noisy,
         )  # fmt: skip
-        return asked
+
+    def _lidar_args(self, slam_due: bool) -> tuple:
+        """Step 3 of :meth:`step` for one lidar and one body size (``_one_lidar``) as
+        :func:`~.kernels.tick.sense_kernel`'s arguments after ``walls, pos, head``: the wall
+        traversal with its exploration marks, on the SLAM maps when they are due (simulated
+        SLAM; occupancy grids take the scans in ``_map_scans``) and on the seen maps (a second
+        pass then), the coverage marks and counts. Makes the tick's ranges and hits, kept as
+        ``_walls_scan``."""
+        group, m, n = self.team.lidar_groups[0], self.metrics, self.n_robots
+        ranges = np.empty((n, group.rays))
+        hit = np.empty((n, group.rays), dtype=np.bool_)
+        self._walls_scan = [(ranges, hit)]
+        seen = self.explore_bench.seen
+        simulated_due = slam_due and self.slam.grids is None
+        return (
+            ray_fan(group.rays, group.fov), float(group.range), m.explored_tick, self.tick,
+            self.slam.maps if simulated_due else seen, self._robot_ids, self._robot_ids,
+            ranges, hit, seen, simulated_due,
+            m.covered_tick, m.mini_covered_tick, m.reachable, float(self.team.body_groups[0][0]),
+            m.first_explored_tick, (m.explored_count, m.covered_count, m.mini_covered_count),
+        )  # fmt: skip
+
+    def _move_and_sense(self, shapes: np.ndarray | None, tick: int) -> None:
+        """Steps 2 and 3 of :meth:`step` to ``tick`` and the stall clock, for one lidar and one
+        body size, in one compiled call (:func:`~.kernels.tick.step_kernel`): what
+        ``move_kernel``, ``_sense`` and ``StallWatch.update`` do one after the other, the random
+        draws (odometry, then lidar noise) made first, in their order."""
+        motion_args = self._motion_args(shapes)
+        scan_noise = self._draw_scan_noise()
+        self.tick = tick
+        m, stalls = self.metrics, self.stalls
+        slam_due = self.slam_published_at(tick)
+        *counts, started = step_kernel(
+            *motion_args, *self._lidar_args(slam_due), m.reachable_count, *stalls.kernel_state()
+        )
+        m.explored_count, m.covered_count, m.mini_covered_count = counts
+        stalls.count += started
+        self.trail.record(tick, self._motion.positions)
+        self._scan = None
+        self._scan_noise = scan_noise
+        self._after_scan(slam_due, mark=True)
 
     def run(
         self, max_ticks: int | None = None, progress: Callable[[Simulation], None] | None = None
@@ -805,7 +852,30 @@ class Simulation:
         self._observe(slam_due, mark=True)
 
     def _observe(self, slam_due: bool, mark: bool) -> None:
-        rc = self.config.robot_constraints
+        """Step 3 of :meth:`step` and the nearby robots of step 4 at the current poses; with
+        ``mark`` False (robots placed by hand) no exploration, SLAM or coverage marks."""
+        if mark and self._one_lidar:  # the traversal, its marks and coverage in one call
+            m = self.metrics
+            pos, head = self._motion.positions, self._motion.headings
+            counts = sense_kernel(self.walls, pos, head, *self._lidar_args(slam_due))
+            m.explored_count, m.covered_count, m.mini_covered_count = counts
+        else:
+            self._trace(slam_due, mark)
+        self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
+        self._scan_noise = self._draw_scan_noise()
+        self._after_scan(slam_due, mark)
+
+    def _draw_scan_noise(self) -> list | None:
+        """This tick's lidar noise, drawn every tick, read or not: the same draws in every
+        mode (None without noise, what ``draw_noise`` returns then, without asking it)."""
+        if not self._lidar_noisy:
+            return None
+        groups = self.team.lidar_groups
+        return draw_noise(groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng)
+
+    def _trace(self, slam_due: bool, mark: bool) -> None:
+        """Step 3 of :meth:`step` for any team: one wall traversal per lidar group, then the
+        coverage marks and counts, then the seen maps' pass when the SLAM maps took the first."""
         pos = self._motion.positions
         # Each robot's rays also mark its own seen map (Explore-Bench overlap): in this pass
         # when the SLAM maps are not due (the kernel marks one set of maps per pass), else in a
@@ -829,82 +899,67 @@ class Simulation:
                 for g in groups
             ]
         )
-        body_groups = self.team.body_groups
         m = self.metrics
-        # one lidar, one body size, serial: the traversal, its marks and the coverage marks
-        # and counts in one compiled call (the same kernels as below, one after the other;
-        # nothing in between reads what the coverage marks write)
-        marked = mark and len(groups) == 1 and len(body_groups) == 1 and threads == 1
-        if marked:
-            group = groups[0]
-            ranges = np.empty((self.n_robots, group.rays))
-            hit = np.empty((self.n_robots, group.rays), dtype=np.bool_)
-            counts = (m.explored_count, m.covered_count, m.mini_covered_count)
-            m.explored_count, m.covered_count, m.mini_covered_count = sense_kernel(
-                self.walls, pos, head, ray_fan(group.rays, group.fov), float(group.range),
-                m.explored_tick, self.tick, targets, slam_index, self._robot_ids, ranges, hit,
-                seen, simulated_due,  # the seen maps in a second pass when SLAM is due
-                m.covered_tick, m.mini_covered_tick, m.reachable, float(body_groups[0][0]),
-                m.first_explored_tick, counts,
-            )  # fmt: skip
-            self._walls_scan = [(ranges, hit)]
+        self._walls_scan = [
+            cast_rays_checked(
+                self.walls,
+                origins,
+                heads,
+                group.range,
+                group.rays,
+                explored_tick=m.explored_tick if mark else None,
+                tick=self.tick,
+                slam=targets,
+                slam_index=index,
+                # serial unless performance.threads > 1: on a busy machine numba's thread pool
+                # adds milliseconds of waiting
+                parallel=threads > 1,
+                fov=group.fov,
+            )
+            for group, (origins, heads, index) in zip(groups, parts, strict=True)
+        ]
+        if not mark:
+            return
+        body_groups = self.team.body_groups
+        if len(body_groups) == 1:  # a uniform team: marking and counting in one call
+            m.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
         else:
-            self._walls_scan = [
+            for radius, idx in body_groups:
+                m.mark_covered(pos[idx], radius, self.tick)
+            m.refresh_counts()
+        if simulated_due:  # the seen maps were not marked in the pass above
+            for group, (origins, heads, index) in zip(groups, parts, strict=True):
                 cast_rays_checked(
                     self.walls,
                     origins,
                     heads,
                     group.range,
                     group.rays,
-                    explored_tick=m.explored_tick if mark else None,
+                    slam=seen,
+                    explored_tick=None,
                     tick=self.tick,
-                    slam=targets,
                     slam_index=index,
-                    # serial unless performance.threads > 1: on a busy machine numba's thread
-                    # pool adds milliseconds of waiting
                     parallel=threads > 1,
                     fov=group.fov,
                 )
-                for group, (origins, heads, index) in zip(groups, parts, strict=True)
-            ]
-        self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
-        # the lidar noise is drawn every tick, read or not: the same draws in every mode
-        self._scan_noise = (
-            draw_noise(groups, self._lidar_noise_std, self.team.lidar_dropout, self.rng)
-            if self._lidar_noisy
-            else None  # what draw_noise returns without noise, without asking it every tick
-        )
+
+    def _after_scan(self, slam_due: bool, mark: bool) -> None:
+        """The rest of steps 3 and 4 once the traversal has marked (and the lidar noise is
+        drawn): the SLAM position errors and occupancy scans when due, Explore-Bench's record,
+        the nearby robots; the per-tick caches are cleared."""
         if slam_due:
             self.slam.redraw_offsets(self.rng)
             if self.slam.grids is not None:
                 self._map_scans()
         if mark:
-            if marked:  # marked and counted with the traversal above
-                pass
-            elif len(body_groups) == 1:  # a uniform team: marking and counting in one call
-                m.mark_covered_and_refresh(pos, body_groups[0][0], self.tick)
-            else:
-                for radius, idx in body_groups:
-                    m.mark_covered(pos[idx], radius, self.tick)
-                m.refresh_counts()
-            if simulated_due and not marked:  # the seen maps were not marked in the pass above
-                for group, (origins, heads, index) in zip(groups, parts, strict=True):
-                    cast_rays_checked(
-                        self.walls,
-                        origins,
-                        heads,
-                        group.range,
-                        group.rays,
-                        slam=seen,
-                        explored_tick=None,
-                        tick=self.tick,
-                        slam_index=index,
-                        parallel=threads > 1,
-                        fov=group.fov,
-                    )
             self.explore_bench.record(self.tick, self.metrics.exploration_percent)
+        rc = self.config.robot_constraints
         self._nearby = sense_pairs(
-            self.walls, pos, self.team, rc.sense_nearby_agents_blocked_by_walls, self._wall_sums
+            self.walls,
+            self._motion.positions,
+            self.team,
+            rc.sense_nearby_agents_blocked_by_walls,
+            self._wall_sums,
         )
         self._tags_nearby = None
         self._observations = {}

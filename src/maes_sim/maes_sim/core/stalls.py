@@ -158,6 +158,15 @@ class StallWatch:
         self.count += started
         return started
 
+    def kernel_state(self) -> tuple:
+        """:meth:`update`'s kernel arguments after ``exploring``: the radius, the stall and
+        pause ticks and the clocks' arrays (updated in place; the kernel's return value is the
+        stalls begun, for :attr:`count`)."""
+        return (
+            self.radius, self.ticks, self.pause, self.idle, self.anchor, self.since, self.asked,
+            self.commanded, self.stalled, self.per_robot,
+        )  # fmt: skip
+
     def update_reference(
         self, tick: int, positions: np.ndarray, asked: np.ndarray, exploring: bool
     ) -> int:

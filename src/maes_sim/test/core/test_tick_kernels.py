@@ -121,7 +121,7 @@ def test_move_kernel_books_the_tick_as_the_functions_it_fuses(model):
         scales = draw_scales(n, noise, noise[::-1], True, my_rng)
         move_kernel(
             walls, no_obstacles(OBSTACLES), *stepper.constants, *mine.arrays(), *my_cmds.arrays(),
-            colliding, collided, status, asked, my_distance, my_collisions, my_est, *scales, True,
+            colliding, collided, status, my_distance, my_collisions, my_est, *scales, True, asked,
         )  # fmt: skip
         assert np.array_equal(asked, want)
         assert np.array_equal(mine.positions, state.positions)
@@ -175,3 +175,50 @@ def test_sense_kernel_marks_and_counts_as_the_functions_it_fuses(n):
         # wander, staying on the map
         pos = np.clip(pos + rng.uniform(-0.8, 0.8, pos.shape), 0.5, walls.shape[0] - 0.5)
     assert 0 < ref.explored_count < reachable.sum() or n == 25
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {  # noise everywhere, moving obstacles, a lossy late radio, SLAM merging
+            "robot_constraints": {"distribute_slam": True, "slam_position_inaccuracy": 0.5},
+            "communication": {"model": "bernoulli", "loss_probability": 0.3, "latency_ticks": 1},
+            "robot_types": {
+                "default": {
+                    "lidar": {"range_noise_std": 0.05, "dropout_probability": 0.05},
+                    "motion": {"odometry_noise": 0.05, "heading_noise": 0.05},
+                }
+            },
+            "obstacles": [{"random_walkers": 3, "radius": 0.5, "speed": 0.5}],
+        },
+        {"stack": {"slam": "occupancy"}, "robot_constraints": {"distribute_slam": True}},
+    ],
+)
+def test_one_call_ticks_run_as_the_calls_one_by_one(extra):
+    # step_kernel (one lidar, one body size) against move_kernel, the lidar calls and the stall
+    # clock one after the other (the path of mixed teams), on the same run
+    from maes_sim.core import Simulation, config_from_dict
+
+    cfg = config_from_dict(
+        {"number_of_robots": 6, "random_seeds": [4], "robot_spawn_config": {"biggest_room": True}}
+        | extra
+    )
+    one, apart = Simulation(cfg), Simulation(cfg)
+    assert one._one_lidar
+    apart._one_lidar = False
+    rng = np.random.default_rng(1)
+    for tick in range(60):
+        lin, ang = rng.uniform(-1, 3, 6), rng.uniform(-2, 2, 6)
+        for sim in (one, apart):
+            sim.set_velocities(lin, ang)
+            if tick % 7 == 0:
+                sim.broadcast(tick % 6, f"m{tick}")
+            sim.step()
+        assert np.array_equal(one.poses, apart.poses)
+        assert np.array_equal(one.odometry_poses, apart.odometry_poses)
+        assert np.array_equal(one.lidar_ranges, apart.lidar_ranges)
+        assert np.array_equal(one.slam_maps, apart.slam_maps)
+        assert one.stats() == apart.stats()
+        assert np.array_equal(one.stalls.since, apart.stalls.since)
+        assert one.rng.bit_generator.state == apart.rng.bit_generator.state

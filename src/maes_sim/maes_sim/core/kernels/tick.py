@@ -1,8 +1,8 @@
-"""The compiled work of one :meth:`~maes_sim.core.Simulation.step` in two calls.
+"""The compiled work of one :meth:`~maes_sim.core.Simulation.step` in one call.
 
 At one robot a tick was mostly the cost of calling compiled code, not of the code: numba's
 dispatch takes about 0.3 us per call plus 0.1 us per array argument (it unboxes each one), and
-Python worked between the calls. The simulator's step now makes two calls where it made seven:
+Python worked between the calls. The step made eight compiled calls; now:
 
 * :func:`move_kernel`: which robots' commands ask for motion (the stall clock's
   :func:`~maes_sim.core.stalls.asks_motion`), the motion tick
@@ -10,7 +10,10 @@ Python worked between the calls. The simulator's step now makes two calls where 
   (``Metrics.add_motion``) and dead reckoning (:func:`~maes_sim.core.odometry.dead_reckon`);
 * :func:`sense_kernel`: the lidar's wall traversal with its exploration marks
   (:func:`~maes_sim.core.kernels.raycast.cast_rays_checked`'s kernel), then the coverage marks
-  and the counts (``Metrics.mark_covered_and_refresh``).
+  and the counts (``Metrics.mark_covered_and_refresh``);
+* :func:`step_kernel`: both, then the stall clock's update (``StallWatch.update``): a tick's
+  whole compiled work in one call, for a team with one lidar and one body size. Other teams
+  call :func:`move_kernel`, then the lidar kernels per lidar group.
 
 Each composite calls the kernels of the modules that own the rules, in the order the step
 called them one by one, on the same arrays: the same bits. The cosines and sines the step took
@@ -30,7 +33,7 @@ from maes_sim.core.kernels.physics import tick_kernel
 from maes_sim.core.kernels.raycast import _trace_serial
 from maes_sim.core.metrics import _add_motion, _mark_and_count, _mark_and_count_near
 from maes_sim.core.odometry import _reckon_kernel
-from maes_sim.core.stalls import _asks_motion_kernel
+from maes_sim.core.stalls import _asks_motion_kernel, _update_kernel
 
 
 @njit(**JIT_OPTIONS)
@@ -49,8 +52,8 @@ def move_kernel(
     cell_min, per_axis, starts, order, cxy,
     pos, head, lin, ang, lat, pressing,
     kind, target, progress, req_lin, req_ang, req_lat, stopping,
-    colliding, collided, status,
-    asked, distance, collisions, est, scale_t, scale_r, noisy,
+    colliding, collided, status, distance, collisions, est, scale_t, scale_r, noisy,
+    asked,
 ):  # fmt: skip
     """One tick of motion and its bookkeeping, in place.
 
@@ -125,3 +128,45 @@ def sense_kernel(
             max_range, counts[0], counts[1], counts[2],
         )  # fmt: skip
     return _mark_and_count(covered_tick, mini_tick, reachable, pos, radius, t, explored, first_tick)
+
+
+@njit(**JIT_OPTIONS)
+def step_kernel(
+    walls, obst,
+    limits, model, dt, n_steps, p, q_lin, q_ang, snap_fraction, stop_on_collision, tol,
+    cell_min, per_axis, starts, order, cxy,
+    pos, head, lin, ang, lat, pressing,
+    kind, target, progress, req_lin, req_ang, req_lat, stopping,
+    colliding, collided, status, distance, collisions, est, scale_t, scale_r, noisy,
+    base, max_range, explored, tick, slam, slam_index, robots, ranges, hit,
+    seen, seen_too, covered_tick, mini_tick, reachable, radius, first_tick, counts,
+    reachable_count, stall_radius, stall_ticks, pause, idle, anchor, since, asked_since,
+    commanded, stalled, per_robot,
+):  # fmt: skip
+    """A tick of the simulator with one lidar and one body size, in one call.
+
+    :func:`move_kernel` (the arguments up to ``noisy``), then :func:`sense_kernel` at the new
+    poses (the arguments from ``base`` to ``counts``), then the stall clock
+    (``StallWatch.update``'s kernel: the arguments from ``stall_radius`` on, exploring while
+    fewer than ``reachable_count`` tiles are explored). Returns the explored, covered and
+    mini-tile counts and the stalls begun.
+    """
+    asked = np.empty(pos.shape[0], dtype=np.bool_)
+    move_kernel(
+        walls, obst,
+        limits, model, dt, n_steps, p, q_lin, q_ang, snap_fraction, stop_on_collision, tol,
+        cell_min, per_axis, starts, order, cxy,
+        pos, head, lin, ang, lat, pressing,
+        kind, target, progress, req_lin, req_ang, req_lat, stopping,
+        colliding, collided, status, distance, collisions, est, scale_t, scale_r, noisy,
+        asked,
+    )  # fmt: skip
+    n_explored, n_covered, n_minis = sense_kernel(
+        walls, pos, head, base, max_range, explored, tick, slam, slam_index, robots, ranges,
+        hit, seen, seen_too, covered_tick, mini_tick, reachable, radius, first_tick, counts,
+    )  # fmt: skip
+    started = _update_kernel(
+        tick, pos, asked, n_explored < reachable_count, stall_radius, stall_ticks, pause, idle,
+        anchor, since, asked_since, commanded, stalled, per_robot,
+    )  # fmt: skip
+    return n_explored, n_covered, n_minis, started
