@@ -15,7 +15,8 @@ Prints one row per case: wall ms per tick, ticks/s and the real-time factor (sim
 wall second at 100 ms logic ticks) on one core (numba's threads are limited to 1 unless
 --threads, which also sets ``performance.threads``), the same from the process's CPU time, which
 other load on a shared machine disturbs much less than wall time (with 2 threads CPU time counts
-both cores), and the share of the wall time spent in the lidar kernel (``lidar %``).
+both cores), and the share of the wall time spent in the compiled lidar calls (``lidar %``; for a
+team with one lidar, the tick's one compiled call, motion and coverage included).
 With ``--repeat K`` every case runs K times (a fresh
 simulation each time, alternating with the other cases) and the row shows the median run, with
 the range of the real-time factor over the K runs: on a shared machine whose speed drifts from
@@ -32,6 +33,8 @@ from pathlib import Path
 
 for _pkg in ("maes_common", "maes_sim"):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / _pkg))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_wander import _lidar_calls  # noqa: E402  (the compiled lidar calls to time)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,21 +90,20 @@ def main(argv: list[str] | None = None) -> int:
         RobotConstraints,
     )
 
-    lidar = [0.0]  # wall seconds in the lidar kernel (ray casting with marking)
-    # the simulator's lidar call (cast_rays before it skipped re-checking its own state)
-    lidar_name = (
-        "cast_rays_checked" if hasattr(simulation_module, "cast_rays_checked") else "cast_rays"
-    )
-    cast_rays = getattr(simulation_module, lidar_name)
+    lidar = [0.0]  # wall seconds in the compiled lidar calls (see bench_wander._lidar_calls)
 
-    def timed_cast_rays(*a, **k):
-        t0 = time.perf_counter()
-        try:
-            return cast_rays(*a, **k)
-        finally:
-            lidar[0] += time.perf_counter() - t0
+    def timed(call):
+        def timed_call(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return call(*a, **k)
+            finally:
+                lidar[0] += time.perf_counter() - t0
 
-    setattr(simulation_module, lidar_name, timed_cast_rays)
+        return timed_call
+
+    for name in _lidar_calls(simulation_module):
+        setattr(simulation_module, name, timed(getattr(simulation_module, name)))
 
     cases = [(r, s) for s in args.sizes for r in args.robots]
     if args.quick:

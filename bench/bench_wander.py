@@ -16,7 +16,8 @@ Usage::
 
 Prints per case: wall ms per tick, the real-time factor (sim seconds per wall second) and the
 same from the process's CPU time (steadier on a shared machine), the shares of the wall time
-spent in ``Simulation.step`` (of which the lidar kernel), in ``set_velocities`` and in the
+spent in ``Simulation.step`` (of which the compiled lidar calls: for this uniform team the
+tick's one compiled call, motion and coverage included), in ``set_velocities`` and in the
 controller, and the median over ``--repeat`` runs with the range of the real-time factor.
 numba's threads are limited to 1 (one core).
 """
@@ -124,6 +125,17 @@ def _sector_slices(a: np.ndarray) -> tuple[slice, slice, slice]:
     )
 
 
+def _lidar_calls(simulation_module) -> list[str]:
+    """The compiled lidar calls the simulator makes (timed as ``lidar %``): the one-call tick
+    of a team with one lidar (``step_kernel``: motion, lidar, coverage and the stall clock,
+    since 2026-12-02), its lidar and coverage call (``sense_kernel``) and the lidar call of
+    the other teams (``cast_rays_checked``; ``cast_rays`` before it skipped re-checking the
+    simulator's own state)."""
+    names = ["step_kernel", "sense_kernel", "cast_rays_checked"]
+    found = [name for name in names if hasattr(simulation_module, name)]
+    return found or ["cast_rays"]
+
+
 def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
     """Time ``ticks`` ticks of the scenario with ``n`` robots (after a short warm-up)."""
     from maes_sim.core import Simulation
@@ -133,20 +145,20 @@ def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
     tile = float(sim.config.world.tile_size)
     angles = beam_angles()
     spent = {"step": 0.0, "lidar": 0.0, "command": 0.0, "control": 0.0}
-    # the simulator's lidar call (cast_rays before it skipped re-checking its own state)
-    lidar_name = (
-        "cast_rays_checked" if hasattr(simulation_module, "cast_rays_checked") else "cast_rays"
-    )
-    cast_rays = getattr(simulation_module, lidar_name)
+    originals = {name: getattr(simulation_module, name) for name in _lidar_calls(simulation_module)}
 
-    def timed_cast_rays(*a, **k):
-        t0 = time.perf_counter()
-        try:
-            return cast_rays(*a, **k)
-        finally:
-            spent["lidar"] += time.perf_counter() - t0
+    def timed(call):
+        def timed_call(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return call(*a, **k)
+            finally:
+                spent["lidar"] += time.perf_counter() - t0
 
-    setattr(simulation_module, lidar_name, timed_cast_rays)
+        return timed_call
+
+    for name, call in originals.items():
+        setattr(simulation_module, name, timed(call))
     try:
         for _ in range(20):  # warm-up: JIT and caches
             linear, angular = wander(sim.lidar_ranges * tile, angles)
@@ -169,7 +181,8 @@ def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
         wall = perf() - start
         cpu = time.process_time() - cpu0
     finally:
-        setattr(simulation_module, lidar_name, cast_rays)
+        for name, call in originals.items():
+            setattr(simulation_module, name, call)
     return {
         "wall": wall / ticks,
         "cpu": cpu / ticks,
