@@ -302,7 +302,7 @@ class Mailbox:
         ``positions`` (N, 2) at sending time and ``rng`` serve the models that need them.
         """
         if self.radio.simple:  # MAES 2.0's radio: everything in range arrives at the next tick
-            self._deliver_at_once(np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64))
+            self._deliver_at_once(ia, ib)
             return
         if self.outbox:
             self._send(
@@ -352,6 +352,7 @@ class Mailbox:
                 self._inbox = (np.zeros(self.n + 1, dtype=np.int64), np.empty(0, dtype=np.int64))
             return
         self.sent_this_tick[:] = 0
+        ia, ib = np.asarray(ia, dtype=np.int64), np.asarray(ib, dtype=np.int64)
         by_sender: dict[int, list[Broadcast]] = {}
         for sender, text in self.outbox:
             by_sender.setdefault(sender, []).append(Broadcast(msg=text, sender=robot_name(sender)))

@@ -242,6 +242,13 @@ class Simulation:
             and len(self.team.body_groups) == 1
             and self._lidar_threads == 1
         )
+        if self._one_lidar:  # that lidar's ray fan and range, the robots' radius
+            group = self.team.lidar_groups[0]
+            self._scan_constants = (
+                ray_fan(group.rays, group.fov),
+                float(group.range),
+                float(self.team.body_groups[0][0]),
+            )
         self._robot_ids = np.arange(n, dtype=np.int64)  # every robot its own map (read only)
         self._sense(slam_due=rc.automatically_update_slam)
         self._snapshot_and_check_end()
@@ -758,17 +765,18 @@ class Simulation:
         SLAM; occupancy grids take the scans in ``_map_scans``) and on the seen maps (a second
         pass then), the coverage marks and counts. Makes the tick's ranges and hits, kept as
         ``_walls_scan``."""
-        group, m, n = self.team.lidar_groups[0], self.metrics, self.n_robots
-        ranges = np.empty((n, group.rays))
-        hit = np.empty((n, group.rays), dtype=np.bool_)
+        m = self.metrics
+        base, max_range, radius = self._scan_constants
+        ranges = np.empty((self.n_robots, base.shape[1]))
+        hit = np.empty(ranges.shape, dtype=np.bool_)
         self._walls_scan = [(ranges, hit)]
         seen = self.explore_bench.seen
         simulated_due = slam_due and self.slam.grids is None
         return (
-            ray_fan(group.rays, group.fov), float(group.range), m.explored_tick, self.tick,
+            base, max_range, m.explored_tick, self.tick,
             self.slam.maps if simulated_due else seen, self._robot_ids, self._robot_ids,
             ranges, hit, seen, simulated_due,
-            m.covered_tick, m.mini_covered_tick, m.reachable, float(self.team.body_groups[0][0]),
+            m.covered_tick, m.mini_covered_tick, m.reachable, radius,
             m.first_explored_tick, (m.explored_count, m.covered_count, m.mini_covered_count),
         )  # fmt: skip
 
@@ -782,10 +790,10 @@ class Simulation:
         self.tick = tick
         m, stalls = self.metrics, self.stalls
         slam_due = self.slam_published_at(tick)
-        *counts, started = step_kernel(
+        explored, covered, minis, started = step_kernel(
             *motion_args, *self._lidar_args(slam_due), m.reachable_count, *stalls.kernel_state()
         )
-        m.explored_count, m.covered_count, m.mini_covered_count = counts
+        m.explored_count, m.covered_count, m.mini_covered_count = explored, covered, minis
         stalls.count += started
         self.trail.record(tick, self._motion.positions)
         self._scan = None

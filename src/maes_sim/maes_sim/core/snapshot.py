@@ -54,6 +54,8 @@ FIXED_ATTRIBUTES = frozenset(
         "motion_params",
         "comms",
         "_lidar_threads",
+        "_one_lidar",
+        "_scan_constants",
         # the step's scratch arrays: nothing in them outlives a tick
         "_stepper",
         "_asked",
