@@ -61,7 +61,7 @@ class SlamState:
         """Draw each robot's believed-position error for the coming SLAM interval (2N
         uniforms when any robot has an inaccuracy, else nothing)."""
         a = self.inaccuracy
-        if np.ndim(a) == 0:
+        if isinstance(a, float):  # one for every robot (np.ndim costs 1.6 us every SLAM tick)
             if a > 0.0:
                 self.offsets = rng.uniform(-a, a, self.offsets.shape)
         elif (a > 0.0).any():
