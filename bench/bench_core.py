@@ -34,7 +34,7 @@ from pathlib import Path
 for _pkg in ("maes_common", "maes_sim"):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src" / _pkg))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_wander import _lidar_calls  # noqa: E402  (the compiled lidar calls to time)
+from bench_wander import time_lidar_calls  # noqa: E402  (the compiled lidar calls to time)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,20 +90,12 @@ def main(argv: list[str] | None = None) -> int:
         RobotConstraints,
     )
 
-    lidar = [0.0]  # wall seconds in the compiled lidar calls (see bench_wander._lidar_calls)
+    lidar = [0.0]  # wall seconds in the compiled lidar calls (bench_wander.time_lidar_calls)
 
-    def timed(call):
-        def timed_call(*a, **k):
-            t0 = time.perf_counter()
-            try:
-                return call(*a, **k)
-            finally:
-                lidar[0] += time.perf_counter() - t0
+    def add(seconds: float) -> None:
+        lidar[0] += seconds
 
-        return timed_call
-
-    for name in _lidar_calls(simulation_module):
-        setattr(simulation_module, name, timed(getattr(simulation_module, name)))
+    time_lidar_calls(simulation_module, add)
 
     cases = [(r, s) for s in args.sizes for r in args.robots]
     if args.quick:

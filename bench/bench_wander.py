@@ -28,6 +28,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,15 +134,42 @@ def _sector_slices(a: np.ndarray) -> tuple[slice, slice, slice]:
     )
 
 
-def _lidar_calls(simulation_module) -> list[str]:
-    """The compiled lidar calls the simulator makes (timed as ``lidar %``): the one-call tick
-    of a team with one lidar (``step_kernel``: motion, lidar, coverage and the stall clock,
-    since 2026-12-02), its lidar and coverage call (``sense_kernel``) and the lidar call of
+def time_lidar_calls(simulation_module, add) -> Callable[[], None]:
+    """Time the compiled lidar calls the simulator makes, handing each call's wall seconds to
+    ``add``; returns what undoes it. The calls: the one-call tick of a team with one lidar
+    (since 2026-12-02: ``step_kernel``'s entry, made by ``compiled_entry``: motion, lidar,
+    coverage and the stall clock; before that ``step_kernel`` itself) and the lidar call of
     the other teams (``cast_rays_checked``; ``cast_rays`` before it skipped re-checking the
     simulator's own state)."""
-    names = ["step_kernel", "sense_kernel", "cast_rays_checked"]
-    found = [name for name in names if hasattr(simulation_module, name)]
-    return found or ["cast_rays"]
+
+    def timed(call):
+        def timed_call(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return call(*a, **k)
+            finally:
+                add(time.perf_counter() - t0)
+
+        return timed_call
+
+    names = ["compiled_entry", "cast_rays_checked"]
+    if not hasattr(simulation_module, "compiled_entry"):
+        names[0] = "step_kernel"
+    found = [name for name in names if hasattr(simulation_module, name)] or ["cast_rays"]
+    originals = {name: getattr(simulation_module, name) for name in found}
+    for name, call in originals.items():
+        if name == "compiled_entry":  # the entry it makes is what each tick calls
+            setattr(
+                simulation_module, name, lambda kernel, args, make=call: timed(make(kernel, args))
+            )
+        else:
+            setattr(simulation_module, name, timed(call))
+
+    def undo() -> None:
+        for name, call in originals.items():
+            setattr(simulation_module, name, call)
+
+    return undo
 
 
 def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
@@ -153,20 +181,11 @@ def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
     tile = float(sim.config.world.tile_size)
     angles = beam_angles()
     spent = {"step": 0.0, "lidar": 0.0, "command": 0.0, "control": 0.0}
-    originals = {name: getattr(simulation_module, name) for name in _lidar_calls(simulation_module)}
 
-    def timed(call):
-        def timed_call(*a, **k):
-            t0 = time.perf_counter()
-            try:
-                return call(*a, **k)
-            finally:
-                spent["lidar"] += time.perf_counter() - t0
+    def add(seconds: float) -> None:
+        spent["lidar"] += seconds
 
-        return timed_call
-
-    for name, call in originals.items():
-        setattr(simulation_module, name, timed(call))
+    undo = time_lidar_calls(simulation_module, add)
     try:
         for _ in range(20):  # warm-up: JIT and caches
             linear, angular = wander(sim.lidar_ranges * tile, angles)
@@ -189,8 +208,7 @@ def run_once(n: int, ticks: int, seed: int) -> dict[str, float]:
         wall = perf() - start
         cpu = time.process_time() - cpu0
     finally:
-        for name, call in originals.items():
-            setattr(simulation_module, name, call)
+        undo()
     return {
         "wall": wall / ticks,
         "cpu": cpu / ticks,

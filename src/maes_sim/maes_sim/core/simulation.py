@@ -26,6 +26,7 @@ bit for bit.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 
 import numpy as np
@@ -39,7 +40,7 @@ from .explore_bench import ExploreBench
 from .grid import grid_offset
 from .kernels import stop_rays_at_bodies, use_threads, wall_sums
 from .kernels.raycast import cast_rays_checked, ray_fan
-from .kernels.tick import move_kernel, sense_kernel, step_kernel
+from .kernels.tick import compiled_entry, move_kernel, step_kernel
 from .metrics import Metrics, snapshot_row
 from .motion import MotionParams, MotionState, MotionStepper, no_obstacles, robot_status
 from .observation import Observation, scaled_tag
@@ -242,6 +243,7 @@ class Simulation:
             and len(self.team.body_groups) == 1
             and self._lidar_threads == 1
         )
+        self._one_call_kept: tuple | None = None  # see _one_call
         if self._one_lidar:  # that lidar's ray fan and range, the robots' radius
             group = self.team.lidar_groups[0]
             self._scan_constants = (
@@ -758,47 +760,71 @@ class Simulation:
             scale_t, scale_r, self._odometry_noisy,
         )  # fmt: skip
 
-    def _lidar_args(self, slam_due: bool) -> tuple:
-        """Step 3 of :meth:`step` for one lidar and one body size (``_one_lidar``) as
-        :func:`~.kernels.tick.sense_kernel`'s arguments after ``walls, pos, head``: the wall
-        traversal with its exploration marks, on the SLAM maps when they are due (simulated
-        SLAM; occupancy grids take the scans in ``_map_scans``) and on the seen maps (a second
-        pass then), the coverage marks and counts. Makes the tick's ranges and hits, kept as
-        ``_walls_scan``."""
-        m = self.metrics
-        base, max_range, radius = self._scan_constants
-        ranges = np.empty((self.n_robots, base.shape[1]))
-        hit = np.empty(ranges.shape, dtype=np.bool_)
-        self._walls_scan = [(ranges, hit)]
-        seen = self.explore_bench.seen
-        simulated_due = slam_due and self.slam.grids is None
-        return (
-            base, max_range, m.explored_tick, self.tick,
-            self.slam.maps if simulated_due else seen, self._robot_ids, self._robot_ids,
-            ranges, hit, seen, simulated_due,
-            m.covered_tick, m.mini_covered_tick, m.reachable, radius,
-            m.first_explored_tick, (m.explored_count, m.covered_count, m.mini_covered_count),
-        )  # fmt: skip
-
     def _move_and_sense(self, shapes: np.ndarray | None, tick: int) -> None:
         """Steps 2 and 3 of :meth:`step` to ``tick`` and the stall clock, for one lidar and one
         body size, in one compiled call (:func:`~.kernels.tick.step_kernel`): what
-        ``move_kernel``, ``_sense`` and ``StallWatch.update`` do one after the other, the random
-        draws (odometry, then lidar noise) made first, in their order."""
-        motion_args = self._motion_args(shapes)
+        :func:`~.kernels.tick.move_kernel`, :meth:`_observe` and ``StallWatch.update`` do one
+        after the other, the random draws (odometry, then lidar noise) made first, in their
+        order; the kernel's arguments the simulation keeps, and its compiled entry, are kept
+        (:meth:`_one_call`)."""
+        n = self.n_robots
+        self.colliding = np.empty(n, dtype=np.bool_)
+        self.collided = np.empty(n, dtype=np.bool_)
+        self._status = np.empty(n, dtype=np.int8)
+        scale_t, scale_r = draw_scales(
+            n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
+        )
         scan_noise = self._draw_scan_noise()
         self.tick = tick
-        m, stalls = self.metrics, self.stalls
+        m = self.metrics
         slam_due = self.slam_published_at(tick)
-        explored, covered, minis, started = step_kernel(
-            *motion_args, *self._lidar_args(slam_due), m.reachable_count, *stalls.kernel_state()
-        )
+        # the SLAM maps when due (the seen maps then in a second pass), else the seen maps;
+        # occupancy grids take the scans in _map_scans
+        simulated_due = slam_due and self.slam.grids is None
+        rays = self._scan_constants[0].shape[1]
+        ranges = np.empty((n, rays))
+        hit = np.empty((n, rays), dtype=np.bool_)
+        now = (
+            no_obstacles(shapes), self.colliding, self.collided, self._status, scale_t, scale_r,
+            tick, self.slam.maps if simulated_due else self.explore_bench.seen, ranges, hit,
+            simulated_due, (m.explored_count, m.covered_count, m.mini_covered_count),
+        )  # fmt: skip
+        kept, call = self._one_call(now)
+        explored, covered, minis, started = call(*kept, *now)
         m.explored_count, m.covered_count, m.mini_covered_count = explored, covered, minis
-        stalls.count += started
+        self.stalls.count += started
         self.trail.record(tick, self._motion.positions)
+        self._walls_scan = [(ranges, hit)]
         self._scan = None
         self._scan_noise = scan_noise
         self._after_scan(slam_due, mark=True)
+
+    def _one_call(self, now: tuple) -> tuple[tuple, Callable]:
+        """:func:`~.kernels.tick.step_kernel`'s arguments that the simulation keeps from tick
+        to tick (its walls, the motion's constants, the robots' state and commands, the
+        metrics', odometry's, seen maps' and stall clock's arrays) and the kernel's compiled
+        entry for their types and those of ``now`` (this tick's, made the same way every tick:
+        :func:`~.kernels.tick.compiled_entry`). Worked out again when an object holding those
+        arrays was replaced (:meth:`restore`, :meth:`place_robots`)."""
+        holders = (
+            self._motion, self._commands, self.metrics, self._odom, self.explore_bench,
+            self.stalls,
+        )  # fmt: skip
+        kept = self._one_call_kept
+        if kept is not None and all(map(operator.is_, kept[0], holders)):
+            return kept[1], kept[2]
+        m = self.metrics
+        base, max_range, radius = self._scan_constants
+        args = (
+            self.walls, *self._stepper.constants, *self._motion.arrays(),
+            *self._commands.arrays(), m.distance, m.collisions, self._odom, self._odometry_noisy,
+            base, max_range, m.explored_tick, self._robot_ids, self._robot_ids,
+            self.explore_bench.seen, m.covered_tick, m.mini_covered_tick, m.reachable, radius,
+            m.first_explored_tick, m.reachable_count, *self.stalls.kernel_state(),
+        )  # fmt: skip
+        call = compiled_entry(step_kernel, args + now)
+        self._one_call_kept = (holders, args, call)
+        return args, call
 
     def run(
         self, max_ticks: int | None = None, progress: Callable[[Simulation], None] | None = None
@@ -862,13 +888,7 @@ class Simulation:
     def _observe(self, slam_due: bool, mark: bool) -> None:
         """Step 3 of :meth:`step` and the nearby robots of step 4 at the current poses; with
         ``mark`` False (robots placed by hand) no exploration, SLAM or coverage marks."""
-        if mark and self._one_lidar:  # the traversal, its marks and coverage in one call
-            m = self.metrics
-            pos, head = self._motion.positions, self._motion.headings
-            counts = sense_kernel(self.walls, pos, head, *self._lidar_args(slam_due))
-            m.explored_count, m.covered_count, m.mini_covered_count = counts
-        else:
-            self._trace(slam_due, mark)
+        self._trace(slam_due, mark)
         self._scan = None  # the robots' bodies (and noise) are applied when a scan is read
         self._scan_noise = self._draw_scan_noise()
         self._after_scan(slam_due, mark)

@@ -56,6 +56,8 @@ FIXED_ATTRIBUTES = frozenset(
         "_lidar_threads",
         "_one_lidar",
         "_scan_constants",
+        # the one-call tick's kept arguments and entry: worked out again for replaced arrays
+        "_one_call_kept",
         # the step's scratch arrays: nothing in them outlives a tick
         "_stepper",
         "_asked",

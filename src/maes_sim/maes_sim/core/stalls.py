@@ -172,7 +172,7 @@ class StallWatch:
     ) -> int:
         """:meth:`update` on numpy arrays: the definition the compiled one reproduces."""
         moved = np.hypot(*(positions - self.anchor).T) > self.radius
-        self.idle = np.where(self.commanded, 0, self.idle + 1)
+        self.idle[:] = np.where(self.commanded, 0, self.idle + 1)  # in place, as update()
         restart = moved | (self.idle >= self.pause)
         self.anchor[restart] = positions[restart]
         self.since[restart] = tick

@@ -13,7 +13,7 @@ import pytest
 
 from maes_sim.core import commands as C
 from maes_sim.core.kernels.raycast import cast_rays_checked, ray_fan
-from maes_sim.core.kernels.tick import cos_sin, move_kernel, sense_kernel
+from maes_sim.core.kernels.tick import compiled_entry, cos_sin, move_kernel, sense_kernel
 from maes_sim.core.metrics import Metrics
 from maes_sim.core.motion import (
     MotionParams,
@@ -222,3 +222,53 @@ def test_one_call_ticks_run_as_the_calls_one_by_one(extra):
         assert one.stats() == apart.stats()
         assert np.array_equal(one.stalls.since, apart.stalls.since)
         assert one.rng.bit_generator.state == apart.rng.bit_generator.state
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {
+            "robot_types": {"default": {"motion": {"odometry_noise": 0.05}}},
+            "obstacles": [{"random_walkers": 2, "radius": 0.5, "speed": 0.5}],
+        },
+        {"stack": {"slam": "occupancy"}},
+    ],
+)
+def test_the_one_call_entry_is_always_handed_the_types_it_was_compiled_for(extra, monkeypatch):
+    # compiled_entry's entry does not check its arguments: every tick must hand it the types it
+    # was made for, also after robots are placed by hand and after a snapshot is restored
+    from maes_sim.core import Simulation, config_from_dict
+    from maes_sim.core import simulation as simulation_module
+
+    made = []
+
+    def checked_entry(kernel, args):
+        types = tuple(kernel.typeof_pyval(a) for a in args)
+        entry = compiled_entry(kernel, args)
+        made.append(types)
+
+        def call(*a):
+            assert tuple(kernel.typeof_pyval(x) for x in a) == types
+            return entry(*a)
+
+        return call
+
+    monkeypatch.setattr(simulation_module, "compiled_entry", checked_entry)
+    cfg = config_from_dict({"number_of_robots": 3, "random_seeds": [5]} | extra)
+    sim = Simulation(cfg)
+    rng = np.random.default_rng(2)
+    saved = None
+    for tick in range(45):
+        sim.set_velocities(rng.uniform(0, 2, 3), rng.uniform(-1, 1, 3))
+        if tick == 10:
+            saved = sim.snapshot()
+        if tick == 20:
+            sim.place_robots(sim.poses)
+        if tick == 30:
+            sim.restore(saved)
+        if tick % 4 == 0:
+            sim.broadcast(tick % 3, "hi")
+            sim.deposit_tag(tick % 3, "here")
+        sim.step()
+    assert len(made) == 3  # the first tick, after place_robots, after restore
