@@ -94,11 +94,12 @@ def unvisited_cells(
 @njit(cache=True)
 def gap_candidates(
     unvisited: np.ndarray, xs: np.ndarray, ys: np.ndarray, px: np.ndarray, py: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(k, iy, ix)``: the cells of ``unvisited`` (bool (H, W); cell ``(ix, iy)``'s centre
-    ``(xs[ix], ys[iy])``, ``xs`` ascending) that may be the nearest to point ``k``
-    (``(px[k], py[k])``), by point, then row, then column. A point with no finite squared
-    distance to any cell (not finite, or too far for a float) has none."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(k, iy, ix, first)``: the cells of ``unvisited`` (bool (H, W); cell ``(ix, iy)``'s
+    centre ``(xs[ix], ys[iy])``, ``xs`` ascending) that may be the nearest to point ``k``
+    (``(px[k], py[k])``), by point, then row, then column, and where each point's cells start
+    (-1: none). A point with no finite squared distance to any cell (not finite, or too far for
+    a float) has none."""
     h, w = unvisited.shape
     n = px.size
     # left[iy, j]: the last unvisited column before j (-1: none); right[iy, j]: the first from j on
@@ -142,6 +143,7 @@ def gap_candidates(
     ks = np.empty(0, dtype=np.int64)
     iys = np.empty(0, dtype=np.int64)
     ixs = np.empty(0, dtype=np.int64)
+    first = np.full(n, -1, dtype=np.int64)
     for fill in range(2):  # count, then fill
         if fill:
             ks = np.empty(count, dtype=np.int64)
@@ -149,6 +151,7 @@ def gap_candidates(
             ixs = np.empty(count, dtype=np.int64)
         count = 0
         for k in range(n):
+            start = count
             for iy in range(h):
                 if row_least[k, iy] > limit[k]:
                     continue
@@ -163,4 +166,6 @@ def gap_candidates(
                                 iys[count] = iy
                                 ixs[count] = ix
                             count += 1
-    return ks, iys, ixs
+            if fill and count > start:
+                first[k] = start
+    return ks, iys, ixs, first

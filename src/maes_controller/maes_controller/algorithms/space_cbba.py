@@ -306,13 +306,10 @@ def unvisited_gaps(
     ys = view.grid.origin_y + (np.arange(h) + 0.5) * view.resolution
     px, py = np.array(points, dtype=np.float64).reshape(len(points), 2).T.copy()
     gaps = np.empty(px.size)
-    k, iy, ix = gap_candidates(unvisited, xs, ys, px, py)
-    if k.size:
-        # np.hypot of the candidates alone, the least per point (k is sorted)
-        first = np.flatnonzero(np.diff(k, prepend=-1))
-        gaps[k[first]] = np.minimum.reduceat(np.hypot(xs[ix] - px[k], ys[iy] - py[k]), first)
-    found = np.zeros(px.size, dtype=bool)
-    found[k] = True
+    k, iy, ix, first = gap_candidates(unvisited, xs, ys, px, py)
+    found = first >= 0
+    if k.size:  # np.hypot of the candidates alone, the least per point
+        gaps[found] = np.minimum.reduceat(np.hypot(xs[ix] - px[k], ys[iy] - py[k]), first[found])
     if not found.all():  # a point not finite or too far for a float: every cell
         iy, ix = np.nonzero(unvisited)
         for j in np.flatnonzero(~found).tolist():
