@@ -799,6 +799,15 @@ class Simulation:
         self._scan_noise = scan_noise
         self._after_scan(slam_due, mark=True)
 
+    def __getstate__(self) -> dict:
+        """The simulation for pickle (direct mode's checkpoints pickle it whole) without the
+        one-call tick's kept arguments and compiled entry (:meth:`_one_call`): a numba entry
+        does not pickle, and the kept arrays must be this simulation's own, so the next step
+        gathers them again."""
+        state = self.__dict__.copy()
+        state["_one_call_kept"] = None
+        return state
+
     def _one_call(self, now: tuple) -> tuple[tuple, Callable]:
         """:func:`~.kernels.tick.step_kernel`'s arguments that the simulation keeps from tick
         to tick (its walls, the motion's constants, the robots' state and commands, the
