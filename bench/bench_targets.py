@@ -42,6 +42,7 @@ import contextlib
 import csv
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -252,6 +253,10 @@ def run_composed(card: Scorecard, base: dict, args: argparse.Namespace, tmp: Pat
     from bench_stacks import run_case
 
     robots, side, ticks = args.composed
+    if shutil.which("ros2") is None:  # a clone set up without the launch stack (no network)
+        card.add(f"ros2 launch use_composition:=true >= 1x ({robots} robots)", "not run: no "
+                 "ros2 CLI here (make setup installs the launch stack)", None, None)  # fmt: skip
+        return
     with _own_ros_domain():
         rtf, rss = [], []
         for k in range(args.rounds):

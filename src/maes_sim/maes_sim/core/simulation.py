@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import commands as C
+from . import stalls as stall_clocks
 from .collision import robot_overlap, wall_penetration
 from .comms import NO_ROBOTS, CommsRule, Mailbox, SignalFunction, communication_groups
 from .config import SimConfig
@@ -237,11 +238,15 @@ class Simulation:
         self._tags_in_units: dict[float, tuple[list, list]] = {}
         self._tag_copies: dict[float, dict[TagView, TagView]] = {}
         self._lidar_threads = config.performance.threads
-        #: One lidar and one body size, serial lidar: a tick's compiled work is one call.
+        #: One lidar and one body size, serial lidar: a tick's compiled work is one call. The
+        #: call advances the stall clock itself, so a stall watch of another kind (an
+        #: experiment's, e.g. experiments/stall_pauses.py feeding several clocks through this
+        #: module's ``StallWatch`` name) keeps the steps one by one, fed through its update().
         self._one_lidar = (
             len(self.team.lidar_groups) == 1
             and len(self.team.body_groups) == 1
             and self._lidar_threads == 1
+            and type(self.stalls) is stall_clocks.StallWatch
         )
         self._one_call_kept: tuple | None = None  # see _one_call
         if self._one_lidar:  # that lidar's ray fan and range, the robots' radius
