@@ -57,7 +57,13 @@ from maes_common.contract import (
 )
 from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
-from maes_common.process import EndsQuietly, graph_node_names, read_parameters, ros_process
+from maes_common.process import (
+    EndsQuietly,
+    graph_node_names,
+    publishing_node_names,
+    read_parameters,
+    ros_process,
+)
 from maes_common.qos import (
     CMD_QOS,
     DEFAULT_QOS,
@@ -694,8 +700,12 @@ class ControllerNode(EndsQuietly, Node):
         return now - self._sim_missing_since >= SIMULATOR_GONE_S
 
     def _producers_alive(self, m: Tick) -> bool:
-        """True while the simulator and every navigator of manifest ``m`` are on the graph."""
-        alive = graph_node_names(self)
+        """True while the simulator and every navigator of manifest ``m`` are on the graph (a
+        navigator by its report publisher: a node's name may outlive its process,
+        :func:`~maes_common.process.publishing_node_names`)."""
+        alive, unnamed = publishing_node_names(self, (NAVIGATION_DONE_TOPIC,))
+        if unnamed:
+            alive |= graph_node_names(self)
         if any(name not in alive for name in m.navigators):
             return False
         return self.count_publishers("maes_state") > 0

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from maes_common.contract import robot_namespace
+from maes_common.contract import NAVIGATION_DONE_TOPIC, TICK_DONE_TOPIC, robot_namespace
 from maes_common.lockstep import Barrier
-from maes_common.process import graph_node_names
+from maes_common.process import graph_node_names, publishing_node_names
 from maes_interfaces.msg import TickDone
 
 __all__ = ["WAIT_FOR_CONTROLLERS", "Admission", "check_wait_for_controllers", "robot_list"]
@@ -289,15 +289,16 @@ class Admission:
         A late participant still on the ROS graph is slow (a loaded machine, a first-run
         compile, a long logic call), not gone: it is waited for, so the result stays the same.
         One whose process ended (a Ctrl-C'd or killed controller: its LEAVE report cannot be
-        sent once rclpy's signal handler has shut its context down) is dropped once its node
-        is off the graph. Only a participant seen on the graph before, or known for
+        sent once rclpy's signal handler has shut its context down) is dropped once its report
+        publisher is off the graph (it goes with the process; the node's name may stay:
+        :meth:`_reporters_alive`). Only a participant seen on the graph before, or known for
         ``sync_timeout``, is judged at once: the graph may list a node that just joined a
         moment after its first report arrives.
         """
         late = self.barrier.late(tick)
         if not late:
             return False
-        alive = graph_node_names(self.node)
+        alive = self._reporters_alive()
         self._seen_on_graph.update(name for name in late if name in alive)
         gone = [
             name
@@ -319,6 +320,16 @@ class Admission:
             "without them until they report again (this run is no longer reproducible)"
         )
         return True
+
+    def _reporters_alive(self) -> set[str]:
+        """The nodes that publish lockstep reports now (a participant's node name alone may
+        stay on the graph after its process ended: :func:`publishing_node_names`). Where some
+        publisher's node is not named yet, every node on the graph counts as alive: one never
+        waits for a gone participant that way for long, the graph names it a moment later."""
+        reporting, unnamed = publishing_node_names(
+            self.node, (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC)
+        )
+        return reporting | graph_node_names(self.node) if unnamed else reporting
 
     # ------------------------------------------------------------------ the logic's record
     def _count_logic(self, msg: TickDone) -> None:
