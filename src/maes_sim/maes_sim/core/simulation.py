@@ -744,18 +744,24 @@ class Simulation:
         self.tags.new_tick()
         self._snapshot_and_check_end()
 
-    def _motion_args(self, shapes: np.ndarray | None) -> tuple:
-        """Step 2 of :meth:`step` as :func:`~.kernels.tick.move_kernel`'s arguments (less
-        ``asked``): the physics, the distance and collision counters and the odometry, in place.
-        Makes the tick's ``colliding``, ``collided`` and status arrays and draws the odometry's
-        scale errors (the tick's next draws: nothing draws before the kernel runs)."""
+    def _new_motion_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The tick's ``colliding``, ``collided`` and status arrays, made anew (the motion
+        kernels fill them), and the odometry's scale errors drawn: the tick's next draws, so
+        nothing may draw before the kernel runs. Returns the scale errors (translation,
+        rotation)."""
         n = self.n_robots
         self.colliding = np.empty(n, dtype=np.bool_)
         self.collided = np.empty(n, dtype=np.bool_)
         self._status = np.empty(n, dtype=np.int8)
-        scale_t, scale_r = draw_scales(
+        return draw_scales(
             n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
         )
+
+    def _motion_args(self, shapes: np.ndarray | None) -> tuple:
+        """Step 2 of :meth:`step` as :func:`~.kernels.tick.move_kernel`'s arguments (less
+        ``asked``): the physics, the distance and collision counters and the odometry, in place.
+        Makes the tick's motion outputs and draws (:meth:`_new_motion_outputs`)."""
+        scale_t, scale_r = self._new_motion_outputs()
         m = self.metrics
         return (
             self.walls, no_obstacles(shapes), *self._stepper.constants,
@@ -773,12 +779,7 @@ class Simulation:
         order; the kernel's arguments the simulation keeps, and its compiled entry, are kept
         (:meth:`_one_call`)."""
         n = self.n_robots
-        self.colliding = np.empty(n, dtype=np.bool_)
-        self.collided = np.empty(n, dtype=np.bool_)
-        self._status = np.empty(n, dtype=np.int8)
-        scale_t, scale_r = draw_scales(
-            n, self._odometry_noise, self._heading_noise, self._odometry_noisy, self.rng
-        )
+        scale_t, scale_r = self._new_motion_outputs()
         scan_noise = self._draw_scan_noise()
         self.tick = tick
         m = self.metrics
