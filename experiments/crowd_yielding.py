@@ -9,6 +9,13 @@ the robots). The default config's keys, a ``spawn_together`` start, 1200 ticks (
 minutes), the frontier explorer, as ``experiments/scaling.yaml``; 120 robots on a 75x75
 building unless told otherwise.
 
+``--goals oracle`` replaces the explorer by goals it could not know: at tick 0 each robot is
+sent to its own cell of the true map (open, with open cells all round, at least
+:data:`ORACLE_OUT_M` of path from every robot's start, :data:`ORACLE_SPACING` apart), the cells
+handed out nearest first (the pair of robot and cell with the shortest path, then the next), so
+the team uses every way out of its start room. What the navigator's crowd flow alone allows,
+with goals as good as they get.
+
 A variant is ``NAME`` or ``NAME:FIELD=VALUE,FIELD=VALUE``: NavParams fields replaced for every
 robot (metres, seconds; ``true``/``false`` for switches), e.g. ``margin-0.1:yield_margin=0.1``
 or ``off:yield_to_robots=false``. ``default`` keeps the fields as ``NavParams.from_config``
@@ -19,6 +26,7 @@ Usage::
     python experiments/crowd_yielding.py                                  # the docs' table
     python experiments/crowd_yielding.py --robots 50 --size 60 --seeds 2 \\
         --variant default --variant off:yield_to_robots=false --out crowd.csv
+    python experiments/crowd_yielding.py --robots 50 --size 60 --ticks 300 --goals oracle
 """
 
 from __future__ import annotations
@@ -38,6 +46,9 @@ VARIANTS = (
 )
 #: Robots this far (metres) from their start have left it.
 LEFT_M = 3.0
+#: ``--goals oracle``: every goal at least this far (metres of path) from every robot's start,
+#: and the goals at least this far apart (metres).
+ORACLE_OUT_M, ORACLE_SPACING = 3.5, 1.0
 
 
 def parse_variant(text: str) -> tuple[str, dict]:
@@ -88,7 +99,50 @@ def config(robots: int, size: int, ticks: int = 1200):
     return replace(base, number_of_robots=robots, map=world, end_criteria=ends)
 
 
-def run(variant: str, robots: int, size: int, seed: int, ticks: int = 1200) -> dict:
+def oracle_goals(sim):
+    """(N, 2) goals, metres in the map frame, one per robot of ``sim`` (just made, robots at
+    their start): the ``--goals oracle`` cells (see the module docstring)."""
+    import numpy as np
+
+    from maes_sim.core.world.connectivity import path_steps
+
+    walls = sim.walls
+    h, w = walls.shape
+    tile = float(sim.config.world.tile_size)
+    half = np.array([w / 2.0, h / 2.0])  # positions are in tiles from the map's centre
+    starts = np.floor(sim.poses[:, :2] + half).astype(np.int64)
+    padded = np.pad(walls, 1, constant_values=True)
+    roomy = ~walls
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            roomy &= ~padded[1 + dy : 1 + dy + h, 1 + dx : 1 + dx + w]
+    steps = np.stack([path_steps(~walls, tile_xy) for tile_xy in starts])  # (N, H, W)
+    reached = (steps >= 0).all(axis=0)
+    nearest = np.where(steps >= 0, steps, 0).min(axis=0)
+    ys, xs = np.nonzero(roomy & reached & (nearest * tile >= ORACLE_OUT_M))
+    cells: list = []
+    for k in np.argsort(nearest[ys, xs], kind="stable"):  # nearest first, spaced
+        c = np.array([xs[k] + 0.5, ys[k] + 0.5]) - half
+        if all(np.hypot(*(c - o)) * tile >= ORACLE_SPACING for o in cells):
+            cells.append(c)
+        if len(cells) >= 3 * len(starts):
+            break
+    if len(cells) < len(starts):
+        raise ValueError(f"only {len(cells)} goal cells for {len(starts)} robots")
+    at = np.floor(np.array(cells) + half).astype(np.int64)
+    cost = steps[:, at[:, 1], at[:, 0]].astype(float)
+    goals = np.empty((len(starts), 2))
+    for _ in range(len(starts)):  # the shortest pair of robot and cell first
+        robot, cell = np.unravel_index(np.argmin(cost), cost.shape)
+        goals[robot] = cells[cell] * tile
+        cost[robot, :] = np.inf
+        cost[:, cell] = np.inf
+    return goals
+
+
+def run(
+    variant: str, robots: int, size: int, seed: int, ticks: int = 1200, goals: str = "explorer"
+) -> dict:
     """One run's row (see the module docstring)."""
     import numpy as np
 
@@ -104,7 +158,17 @@ def run(variant: str, robots: int, size: int, seed: int, ticks: int = 1200) -> d
     minute = round(60.0 / per_tick)
     row: dict = {"variant": name, "robots": robots, "map": f"{size}x{size} building"}
     row["seed"] = seed
-    start = Simulation(cfg, seed=seed).poses[:, :2].copy()  # as bench/bench_dispersal.py
+    first = Simulation(cfg, seed=seed)
+    start = first.poses[:, :2].copy()  # as bench/bench_dispersal.py
+    logic = "maes_controller.algorithms.frontier_explorer:logic"
+    if goals == "oracle":
+        row["goals"] = "oracle"
+        targets, sent = oracle_goals(first), set()
+
+        def logic(robot):
+            if robot.robot_id not in sent:  # one goal, at the first tick
+                sent.add(robot.robot_id)
+                robot.nav_to_pos(*map(float, targets[robot.robot_id]))
 
     def look(sim):
         column = marks.get(sim.tick)
@@ -121,9 +185,7 @@ def run(variant: str, robots: int, size: int, seed: int, ticks: int = 1200) -> d
 
     NavParams.from_config = from_config  # every robot's navigator is made through this name
     try:
-        result = direct.run(
-            cfg, "maes_controller.algorithms.frontier_explorer:logic", seed=seed, progress=look
-        )
+        result = direct.run(cfg, logic, seed=seed, progress=look)
     finally:
         NavParams.from_config = plain
     row["explored_end_pct"] = round(float(result.exploration[-1]), 2)
@@ -141,6 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--variant", action="append", help="NAME[:FIELD=VALUE,...] (repeat; default: the docs')"
     )
+    parser.add_argument(
+        "--goals",
+        choices=("explorer", "oracle"),
+        default="explorer",
+        help="the frontier explorer's goals, or each robot one goal out of the start room "
+        "on the true map (see above)",
+    )
     parser.add_argument("--out", type=Path, help="also write the rows to this CSV file")
     args = parser.parse_args(argv)
     variants = args.variant or list(VARIANTS)
@@ -153,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     total = len(variants) * len(args.seeds)
     for variant in variants:
         for seed in args.seeds:
-            row = run(variant, args.robots, args.size, seed, args.ticks)
+            row = run(variant, args.robots, args.size, seed, args.ticks, args.goals)
             rows.append(row)
             print(f"[{len(rows)}/{total}] " + ", ".join(f"{k} {v}" for k, v in row.items()))
             sys.stdout.flush()

@@ -366,3 +366,30 @@ def test_the_yielding_experiment_switches_the_navigators_yielding():
     assert [row["variant"] for row in rows] == ["default", "off"]
     assert rows[1]["collisions"] > 3 * rows[0]["collisions"] > 0
     assert {"left_30s_pct", "explored_end_pct", "stalls"} <= set(rows[0])
+
+
+def test_the_oracle_goals_lead_every_robot_out_of_the_start_on_the_true_map():
+    # experiments/crowd_yielding.py --goals oracle (docs/scaling.md, "Leaving a packed start"):
+    # one goal per robot, distinct and spaced, each at least ORACLE_OUT_M of path from every
+    # start; with the yielding off nearly every robot gets 3 m out in 30 s
+    import importlib.util
+
+    from maes_sim.core.world.connectivity import path_steps
+
+    spec = importlib.util.spec_from_file_location(
+        "crowd_yielding", ROOT / "experiments" / "crowd_yielding.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    sim = Simulation(script.config(20, 30, 300), seed=0)
+    goals = script.oracle_goals(sim)
+    h, w = sim.walls.shape
+    half = np.array([w / 2.0, h / 2.0])
+    cells = np.floor(goals + half).astype(np.int64)  # tile 1 m in the default config
+    gaps = np.hypot(*(goals[:, None, :] - goals[None, :, :]).transpose(2, 0, 1))
+    assert gaps[~np.eye(len(goals), dtype=bool)].min() >= script.ORACLE_SPACING
+    for start in np.floor(sim.poses[:, :2] + half).astype(np.int64):
+        steps = path_steps(~sim.walls, start)[cells[:, 1], cells[:, 0]]
+        assert (steps >= script.ORACLE_OUT_M).all(), steps
+    row = script.run("off:yield_to_robots=false", 20, 30, 0, ticks=300, goals="oracle")
+    assert row["goals"] == "oracle" and row["left_30s_pct"] >= 90.0, row
