@@ -10,11 +10,12 @@ minutes), the frontier explorer, as ``experiments/scaling.yaml``; 120 robots on 
 building unless told otherwise.
 
 ``--goals oracle`` replaces the explorer by goals it could not know: at tick 0 each robot is
-sent to its own cell of the true map (open, with open cells all round, at least
-:data:`ORACLE_OUT_M` of path from every robot's start, :data:`ORACLE_SPACING` apart), the cells
-handed out nearest first (the pair of robot and cell with the shortest path, then the next), so
-the team uses every way out of its start room. What the navigator's crowd flow alone allows,
-with goals as good as they get.
+sent to its own cell of the true map: open, with open cells all round, at least
+:data:`ORACLE_OUT_M` of path from the robot's start and :data:`ORACLE_NEAR_M` from every
+robot's start, the goals :data:`ORACLE_SPACING` apart. The cells are handed out nearest
+first (the pair of robot and cell with the shortest path, then the next), and a goal the
+navigator gives up is sent again. What the navigator's crowd flow allows with goals that all
+lead out of the start, known from the first tick (not a bound: other goals may do better).
 
 A variant is ``NAME`` or ``NAME:FIELD=VALUE,FIELD=VALUE``: NavParams fields replaced for every
 robot (metres, seconds; ``true``/``false`` for switches), e.g. ``margin-0.1:yield_margin=0.1``
@@ -46,9 +47,9 @@ VARIANTS = (
 )
 #: Robots this far (metres) from their start have left it.
 LEFT_M = 3.0
-#: ``--goals oracle``: every goal at least this far (metres of path) from every robot's start,
-#: and the goals at least this far apart (metres).
-ORACLE_OUT_M, ORACLE_SPACING = 3.5, 1.0
+#: ``--goals oracle``: every goal at least ORACLE_OUT_M (metres of path) from its robot's start
+#: and ORACLE_NEAR_M from every robot's start, the goals at least ORACLE_SPACING apart (metres).
+ORACLE_OUT_M, ORACLE_NEAR_M, ORACLE_SPACING = 6.0, 2.0, 1.0
 
 
 def parse_variant(text: str) -> tuple[str, dict]:
@@ -119,18 +120,19 @@ def oracle_goals(sim):
     steps = np.stack([path_steps(~walls, tile_xy) for tile_xy in starts])  # (N, H, W)
     reached = (steps >= 0).all(axis=0)
     nearest = np.where(steps >= 0, steps, 0).min(axis=0)
-    ys, xs = np.nonzero(roomy & reached & (nearest * tile >= ORACLE_OUT_M))
+    ys, xs = np.nonzero(roomy & reached & (nearest * tile >= ORACLE_NEAR_M))
     cells: list = []
     for k in np.argsort(nearest[ys, xs], kind="stable"):  # nearest first, spaced
         c = np.array([xs[k] + 0.5, ys[k] + 0.5]) - half
         if all(np.hypot(*(c - o)) * tile >= ORACLE_SPACING for o in cells):
             cells.append(c)
-        if len(cells) >= 3 * len(starts):
+        if len(cells) >= 4 * len(starts):
             break
-    if len(cells) < len(starts):
-        raise ValueError(f"only {len(cells)} goal cells for {len(starts)} robots")
     at = np.floor(np.array(cells) + half).astype(np.int64)
     cost = steps[:, at[:, 1], at[:, 0]].astype(float)
+    cost[cost * tile < ORACLE_OUT_M] = np.inf  # out of each robot's own start
+    if (np.isinf(cost).all(axis=1)).any() or len(cells) < len(starts):
+        raise ValueError(f"too few goal cells ({len(cells)}) for {len(starts)} robots")
     goals = np.empty((len(starts), 2))
     for _ in range(len(starts)):  # the shortest pair of robot and cell first
         robot, cell = np.unravel_index(np.argmin(cost), cost.shape)
@@ -166,7 +168,8 @@ def run(
         targets, sent = oracle_goals(first), set()
 
         def logic(robot):
-            if robot.robot_id not in sent:  # one goal, at the first tick
+            # one goal from the first tick, sent again whenever the navigator gave it up
+            if robot.robot_id not in sent or robot.nav_status.name == "ABORTED":
                 sent.add(robot.robot_id)
                 robot.nav_to_pos(*map(float, targets[robot.robot_id]))
 
