@@ -1,0 +1,158 @@
+"""Tables of issue 36's scaling study from a ``maes-batch`` results CSV (docs/scaling.md).
+
+Reads the ``results.csv`` of ``maes-batch experiments/scaling.yaml`` (or any batch with the
+same columns) and prints, per map (building, cave) and algorithm, Markdown tables against the
+team size: the explored share after 2 minutes and after 1 minute (mean over the seeds, the
+lowest seed in brackets), the runs that stalled, and every seed-by-seed *doubling miss*: the
+next team size in the table explored more than 2 points less than the one before it on that
+seed (issue 36's target: explored(2N) >= explored(N) - 2 points). Last, per algorithm, the
+size from which it stops gaining: the smallest team size after which no bigger team of the
+table raises the mean 2 points or more.
+
+Usage::
+
+    python experiments/scaling_report.py results/scaling/results.csv
+    python experiments/scaling_report.py results.csv --out scaling_tables.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import statistics
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+#: Issue 36's doubling target: no more than this many points lost from one size to the next.
+MISS_POINTS = 2.0
+#: A bigger team "gains" when its mean is at least this many points higher.
+GAIN_POINTS = 2.0
+
+
+def short_name(controller: str) -> str:
+    """``maes_controller.algorithms.space_cbba:logic`` -> ``space_cbba``.
+
+    Examples
+    --------
+    >>> short_name("maes_controller.algorithms.space_cbba:logic")
+    'space_cbba'
+    """
+    return controller.split(":")[0].rsplit(".", 1)[-1]
+
+
+def map_kind(text: str) -> str:
+    """``building`` or ``cave`` and the size, from a results row's ``map`` column.
+
+    Examples
+    --------
+    >>> map_kind("{'width_in_tiles': 60, 'height_in_tiles': 60, 'cave_config': {}}")
+    '60x60 cave'
+    """
+    area = ast.literal_eval(text) if text else {}
+    kind = "cave" if "cave_config" in area else "building"
+    return f"{area.get('width_in_tiles', '?')}x{area.get('height_in_tiles', '?')} {kind}"
+
+
+def read_rows(path: Path) -> dict:
+    """``{(map, algorithm): {robots: {seed: row}}}`` of the finished runs (status ``ok``)."""
+    table: dict = defaultdict(lambda: defaultdict(dict))
+    with path.open(newline="") as f:
+        for row in csv.DictReader(f):
+            if row.get("status") != "ok":
+                continue
+            key = (map_kind(row["map"]), short_name(row["controller"]))
+            table[key][int(row["number_of_robots"])][int(row["seed"])] = row
+    return table
+
+
+def _cell(values: list[float]) -> str:
+    return f"{statistics.mean(values):.1f} ({min(values):.1f})" if values else ""
+
+
+def report(table: dict) -> str:
+    """The Markdown tables (see the module docstring)."""
+    out = []
+    maps = sorted({m for m, _ in table})
+    for area in maps:
+        algorithms = sorted(a for m, a in table if m == area)
+        sizes = sorted({n for a in algorithms for n in table[(area, a)]})
+        for column, title in (
+            ("exploration_at_120s", "explored after 2 minutes, %"),
+            ("exploration_at_60s", "explored after 1 minute, %"),
+        ):
+            out.append(f"#### {area}: {title}, mean over the seeds (lowest)\n")
+            out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
+            out.append("|---|" + "---:|" * len(sizes))
+            for alg in algorithms:
+                runs = table[(area, alg)]
+                cells = [_cell([float(r[column]) for r in runs.get(n, {}).values()]) for n in sizes]
+                out.append(f"| {alg} | " + " | ".join(cells) + " |")
+            out.append("")
+        out.append(f"#### {area}: runs with a stall (of the seeds run), stalls in all\n")
+        out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
+        out.append("|---|" + "---:|" * len(sizes))
+        for alg in algorithms:
+            runs = table[(area, alg)]
+            cells = []
+            for n in sizes:
+                stalls = [int(r["stalls"]) for r in runs.get(n, {}).values()]
+                cells.append(f"{sum(s > 0 for s in stalls)}/{len(stalls)}, {sum(stalls)}")
+            out.append(f"| {alg} | " + " | ".join(cells) + " |")
+        out.append("")
+        out.append(f"#### {area}: doubling misses (more than {MISS_POINTS:g} points lost)\n")
+        misses = []
+        gains = []
+        for alg in algorithms:
+            runs = table[(area, alg)]
+            for small, big in zip(sizes, sizes[1:], strict=False):
+                for seed in sorted(set(runs.get(small, {})) & set(runs.get(big, {}))):
+                    a = float(runs[small][seed]["exploration_at_120s"])
+                    b = float(runs[big][seed]["exploration_at_120s"])
+                    if b < a - MISS_POINTS:
+                        misses.append(
+                            f"- {alg}: {small} -> {big} robots, seed {seed}: {a:.1f} -> {b:.1f} %"
+                        )
+            means = {
+                n: statistics.mean(float(r["exploration_at_120s"]) for r in runs[n].values())
+                for n in sizes
+                if runs.get(n)
+            }
+            stop = next(
+                (
+                    n
+                    for n in sorted(means)
+                    if all(means[m] < means[n] + GAIN_POINTS for m in means if m > n)
+                ),
+                None,
+            )
+            gains.append(
+                f"- {alg}: stops gaining from {stop} robots ({means[stop]:.1f} %)"
+                if stop is not None
+                else f"- {alg}: no runs"
+            )
+        out.extend(misses or ["- none"])
+        out.append("")
+        out.append(f"#### {area}: where each algorithm stops gaining (2 minutes, mean)\n")
+        out.extend(gains)
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="a maes-batch results.csv")
+    parser.add_argument("--out", type=Path, help="also write the tables to this file")
+    args = parser.parse_args(argv)
+    if not args.results.is_file():
+        parser.error(f"no such results file: {args.results}")
+    text = report(read_rows(args.results))
+    print(text)
+    if args.out is not None:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
