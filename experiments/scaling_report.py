@@ -13,6 +13,11 @@ Usage::
 
     python experiments/scaling_report.py results/scaling/results.csv
     python experiments/scaling_report.py results.csv --out scaling_tables.md
+    python experiments/scaling_report.py results.csv --figure docs/scaling/all_algorithms.png
+
+``--figure`` also draws the explored share after 2 minutes against the team size, one panel
+per map, one line per algorithm (the mean over the seeds, a band from the lowest to the
+highest seed).
 """
 
 from __future__ import annotations
@@ -140,17 +145,64 @@ def report(table: dict) -> str:
     return "\n".join(out)
 
 
+def figure(table: dict, out: Path, title: str = "") -> None:
+    """Draw the explored share after 2 minutes against the team size (see the module
+    docstring) to ``out`` (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    maps = sorted({m for m, _ in table})
+    algorithms = sorted({a for _, a in table})
+    colours = plt.get_cmap("tab10")
+    fig, axes = plt.subplots(1, len(maps), figsize=(6.5 * len(maps), 5.0), squeeze=False)
+    for ax, area in zip(axes[0], maps, strict=True):
+        for k, alg in enumerate(algorithms):
+            runs = table.get((area, alg))
+            if not runs:
+                continue
+            sizes = sorted(n for n in runs if runs[n])
+            shares = [[float(r["exploration_at_120s"]) for r in runs[n].values()] for n in sizes]
+            mean = [statistics.mean(v) for v in shares]
+            colour = colours(k % 10)
+            ax.plot(sizes, mean, marker="o", color=colour, label=alg)
+            ax.fill_between(
+                sizes, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.12
+            )
+        ax.set_xscale("log")
+        ax.set_xticks(sorted({n for a in algorithms for n in table.get((area, a), {})}))
+        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_ylim(0, 102)
+        ax.set_xlabel("robots (spawned together)")
+        ax.set_ylabel("explored after 2 minutes, %")
+        ax.set_title(area)
+        ax.grid(alpha=0.3)
+    axes[0][-1].legend(loc="lower right", fontsize=8)
+    bands = "lines: mean over the seeds; bands: lowest to highest seed"
+    fig.suptitle(f"{title}\n{bands}" if title else bands)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a maes-batch results.csv")
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
+    parser.add_argument("--figure", type=Path, help="also draw the 2-minute shares (PNG)")
+    parser.add_argument("--title", default="", help="the figure's title")
     args = parser.parse_args(argv)
     if not args.results.is_file():
         parser.error(f"no such results file: {args.results}")
-    text = report(read_rows(args.results))
+    table = read_rows(args.results)
+    text = report(table)
     print(text)
     if args.out is not None:
         args.out.write_text(text + "\n")
+    if args.figure is not None:
+        figure(table, args.figure, args.title)
+        print(f"wrote {args.figure}")
     return 0
 
 

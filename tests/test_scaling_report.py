@@ -43,9 +43,12 @@ def test_means_lowest_stalls_misses_and_where_gains_stop(tmp_path, capsys):
         (5, CAVE, TRS, 0, "ok", 90.0, 100.0, 0),
     ]
     path = write(tmp_path / "results.csv", rows)
-    assert report.main([str(path), "--out", str(tmp_path / "t.md")]) == 0
+    png = tmp_path / "f.png"
+    assert report.main([str(path), "--out", str(tmp_path / "t.md"), "--figure", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     text = (tmp_path / "t.md").read_text()
-    assert capsys.readouterr().out.strip() == text.strip()
+    printed = capsys.readouterr().out
+    assert printed.startswith(text.strip()) and printed.strip().endswith(f"wrote {png}")
     assert "| trs | 85.0 (80.0) | 91.5 (87.9) | 95.2 (93.5) |" in text  # 2 minutes
     assert "| trs | 45.0 (40.0) | 57.5 (55.0) | 67.5 (65.0) |" in text  # 1 minute
     assert "| trs | 0/2, 0 | 1/2, 2 | 0/2, 0 |" in text
