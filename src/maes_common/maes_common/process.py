@@ -892,9 +892,10 @@ def read_parameters(node_name: str, declarations: Mapping[str, Any]) -> dict[str
 def graph_node_names(node: Any) -> set[str]:
     """Fully qualified names of the nodes on ``node``'s ROS graph now (its own included).
 
-    Lockstep uses it to tell a slow participant (still on the graph: wait for it, however long
-    a loaded machine or a first-run compile takes) from a gone one (its process ended: stop
-    waiting), so that a run's result never depends on how fast the machine is.
+    A name can outlive its node's process (:func:`publishing_node_names` says why): lockstep
+    tells a slow participant (wait for it, however long a loaded machine or a first-run compile
+    takes) from a gone one (its process ended: stop waiting) by its report publisher, and by
+    this only while a publisher's node is not named yet.
 
     Examples
     --------
