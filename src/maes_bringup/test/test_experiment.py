@@ -320,3 +320,21 @@ def test_the_split_rows_experiments_are_cases_of_the_full_ones(full):
     assert {key(c) for c in split.cases} <= {key(c) for c in whole.cases}
     noises = {repr(c.config["robot_types"]) for c in split.cases}
     assert len(noises) == 2 and all("slam_position_inaccuracy" in n or "lidar" in n for n in noises)
+
+
+def test_the_scaling_experiments_cover_issue_36s_grid():
+    """experiments/scaling.yaml (1..50 robots on 60x60 maps) and scaling_120.yaml (120 robots on
+    75x75 maps): 8 algorithms x both map kinds x seeds 0-4 each, spawned together, 2 minutes."""
+    root = Path(__file__).resolve().parents[3]
+    small = load_experiment(root / "experiments" / "scaling.yaml")
+    large = load_experiment(root / "experiments" / "scaling_120.yaml")
+    assert len(small.cases) == 8 * 6 * 2 * 5 and len(large.cases) == 8 * 2 * 5
+    for exp, sizes, side in ((small, {1, 2, 5, 10, 20, 50}, 60), (large, {120}, 75)):
+        assert {c.config["number_of_robots"] for c in exp.cases} == sizes
+        assert {c.config["map"]["width_in_tiles"] for c in exp.cases} == {side}
+        assert {c.seed for c in exp.cases} == set(range(5))
+        assert len({c.controller for c in exp.cases}) == 8
+        for case in exp.cases:
+            spawn = case.config["robot_spawn_config"]
+            assert spawn["spawn_together"] is not None and not spawn["biggest_room"], spawn
+            assert case.config["end_criteria"]["tick"] == 1200
