@@ -44,7 +44,11 @@ only, and its few robots started apart):
 * **Making room**, as in the frontier explorer: a robot in a crowd
   (:func:`~._common.crowded`) that finds every frontier announced first drives to the place
   within :data:`~._common.SPREAD_RADIUS_M` of path farthest from the robots it senses
-  (:func:`~._common.spread_cell`), then chooses again.
+  (:func:`~._common.spread_cell`), then chooses again. From the :data:`CROWDED_AGAIN`-th time
+  it made room on, a robot that still finds every frontier announced chooses that next goal
+  by TRS's weight among subareas, the one it stands in included (with the robots approaching
+  it), instead of the nearest frontier of the subarea it stands in (``docs/scaling.md``,
+  "The doubling misses traced": 50 robots in a start room with one door).
 * **A goal the navigator gave up on** (or that could not be planned) is left while other
   frontier is; when nothing else is left, such goals are tried again (a crowd that blocked
   them moves on), so a robot in a packed start does not declare itself done. A goal reached
@@ -98,6 +102,9 @@ EXPLORATION, MOVING = "exploration", "moving"
 FINISHED_KNOWN_SHARE = 0.8
 #: The broadcast's field of finished subareas.
 FINISHED_PREFIX = "f="
+#: From the time a robot made room in a crowd this often, its next choice (when every frontier
+#: is announced) is by TRS's weight, not the nearest frontier of the subarea it stands in.
+CROWDED_AGAIN = 2
 
 
 def logic(robot: Any) -> None:
@@ -263,6 +270,8 @@ def step(robot: Any, *, prune: bool) -> None:
         if not robot.nav_status.done:
             return  # making room in a crowd: then choose a frontier from there
         mem["spreading"] = False
+        mem["rooms_made"] = mem.get("rooms_made", 0) + 1
+        mem["weigh_next"] = mem["rooms_made"] >= CROWDED_AGAIN
         waypoints.clear()
     elif waypoints:
         status = robot.nav_status
@@ -334,7 +343,8 @@ def _decide(robot: Any, prune: bool) -> None:
                 robot.nav_to_pos(*mem["waypoints"][0])
                 return  # make room first, then choose again
     goal = None
-    if mem["mode"] == EXPLORATION:
+    weigh = mem.pop("weigh_next", False) and mem["sharing"]  # made room again: TRS's weight
+    if mem["mode"] == EXPLORATION and not weigh:
         goal = view.nearest_in((labels == here) & allowed)
         mem["subarea"] = here
     if goal is None:
