@@ -3,7 +3,8 @@
 Reads the ``results.csv`` of ``maes-batch experiments/scaling.yaml`` (or any batch with the
 same columns) and prints, per map (building, cave) and algorithm, Markdown tables against the
 team size: the explored share after 2 minutes and after 1 minute (mean over the seeds, the
-lowest seed in brackets), the runs that stalled, and every seed-by-seed *doubling miss*: the
+lowest seed in brackets), the time to 90 % explored (the median of the runs that reached it,
+and how many did), the runs that stalled, and every seed-by-seed *doubling miss*: the
 next team size in the table explored more than 2 points less than the one before it on that
 seed (issue 36's target: explored(2N) >= explored(N) - 2 points). Last, per algorithm, the
 size from which it stops gaining: the smallest team size after which no bigger team of the
@@ -95,6 +96,19 @@ def report(table: dict) -> str:
                 cells = [_cell([float(r[column]) for r in runs.get(n, {}).values()]) for n in sizes]
                 out.append(f"| {alg} | " + " | ".join(cells) + " |")
             out.append("")
+        out.append(f"#### {area}: time to 90 % explored, s: median of the runs that reached it\n")
+        out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
+        out.append("|---|" + "---:|" * len(sizes))
+        for alg in algorithms:
+            runs = table[(area, alg)]
+            cells = []
+            for n in sizes:
+                times = [r["time_to_exploration_90"] for r in runs.get(n, {}).values()]
+                reached = [float(t) for t in times if t not in ("", None)]
+                median = f"{statistics.median(reached):.1f}" if reached else "-"
+                cells.append(f"{median} ({len(reached)}/{len(times)})" if times else "")
+            out.append(f"| {alg} | " + " | ".join(cells) + " |")
+        out.append("")
         out.append(f"#### {area}: runs with a stall (of the seeds run), stalls in all\n")
         out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
         out.append("|---|" + "---:|" * len(sizes))

@@ -16,7 +16,7 @@ report = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(report)
 
 COLUMNS = ["number_of_robots", "map", "controller", "seed", "status"]
-COLUMNS += ["exploration_at_60s", "exploration_at_120s", "stalls"]
+COLUMNS += ["exploration_at_60s", "exploration_at_120s", "stalls", "time_to_exploration_90"]
 BUILDING = "{'width_in_tiles': 60, 'height_in_tiles': 60, 'building_config': {}}"
 CAVE = "{'width_in_tiles': 60, 'height_in_tiles': 60, 'cave_config': {}}"
 TRS = "maes_controller.algorithms.trs:logic"
@@ -32,15 +32,15 @@ def write(path: Path, rows: list[tuple]) -> Path:
 
 def test_means_lowest_stalls_misses_and_where_gains_stop(tmp_path, capsys):
     rows = [
-        # robots, map, controller, seed, status, 60 s, 120 s, stalls
-        (5, BUILDING, TRS, 0, "ok", 40.0, 80.0, 0),
-        (5, BUILDING, TRS, 1, "ok", 50.0, 90.0, 0),
-        (10, BUILDING, TRS, 0, "ok", 60.0, 95.0, 2),
-        (10, BUILDING, TRS, 1, "ok", 55.0, 87.9, 0),  # 90.0 -> 87.9: a miss (2.1 points)
-        (20, BUILDING, TRS, 0, "ok", 70.0, 93.5, 0),  # 95.0 -> 93.5: within 2 points
-        (20, BUILDING, TRS, 1, "ok", 65.0, 97.0, 0),
-        (20, BUILDING, TRS, 2, "error", 0.0, 0.0, 0),  # a failed run counts nowhere
-        (5, CAVE, TRS, 0, "ok", 90.0, 100.0, 0),
+        # robots, map, controller, seed, status, 60 s, 120 s, stalls, time to 90 % (s)
+        (5, BUILDING, TRS, 0, "ok", 40.0, 80.0, 0, ""),
+        (5, BUILDING, TRS, 1, "ok", 50.0, 90.0, 0, "118.5"),
+        (10, BUILDING, TRS, 0, "ok", 60.0, 95.0, 2, "100.0"),
+        (10, BUILDING, TRS, 1, "ok", 55.0, 87.9, 0, ""),  # 90.0 -> 87.9: a miss (2.1 points)
+        (20, BUILDING, TRS, 0, "ok", 70.0, 93.5, 0, "90.0"),  # 95.0 -> 93.5: within 2 points
+        (20, BUILDING, TRS, 1, "ok", 65.0, 97.0, 0, "80.0"),
+        (20, BUILDING, TRS, 2, "error", 0.0, 0.0, 0, ""),  # a failed run counts nowhere
+        (5, CAVE, TRS, 0, "ok", 90.0, 100.0, 0, "40.0"),
     ]
     path = write(tmp_path / "results.csv", rows)
     png = tmp_path / "f.png"
@@ -52,6 +52,7 @@ def test_means_lowest_stalls_misses_and_where_gains_stop(tmp_path, capsys):
     assert "| trs | 85.0 (80.0) | 91.5 (87.9) | 95.2 (93.5) |" in text  # 2 minutes
     assert "| trs | 45.0 (40.0) | 57.5 (55.0) | 67.5 (65.0) |" in text  # 1 minute
     assert "| trs | 0/2, 0 | 1/2, 2 | 0/2, 0 |" in text
+    assert "| trs | 118.5 (1/2) | 100.0 (1/2) | 85.0 (2/2) |" in text  # time to 90 %
     misses = [line for line in text.splitlines() if line.startswith("- trs: ") and "->" in line]
     assert misses == ["- trs: 5 -> 10 robots, seed 1: 90.0 -> 87.9 %"]
     # 85.0 -> 91.5 -> 95.2: 10 robots still gain 3.7 points with 20; 20 is the last size
