@@ -77,6 +77,31 @@ def _cell(values: list[float]) -> str:
     return f"{statistics.mean(values):.1f} ({min(values):.1f})" if values else ""
 
 
+def _table(out: list[str], heading: str, sizes: list[int], runs_of: dict, cell) -> None:
+    """Append one Markdown table to ``out``: a row per algorithm of ``runs_of`` (algorithm ->
+    {robots: {seed: row}}), ``cell(rows of a team size)`` in each column of ``sizes``."""
+    out.append(heading + "\n")
+    out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
+    out.append("|---|" + "---:|" * len(sizes))
+    for alg, runs in runs_of.items():
+        cells = [cell(list(runs.get(n, {}).values())) for n in sizes]
+        out.append(f"| {alg} | " + " | ".join(cells) + " |")
+    out.append("")
+
+
+def _time_cell(rows: list[dict]) -> str:
+    """The median time to 90 % of the runs that reached it, and how many of ``rows`` did."""
+    reached = [float(r["time_to_exploration_90"]) for r in rows if r["time_to_exploration_90"]]
+    median = f"{statistics.median(reached):.1f}" if reached else "-"
+    return f"{median} ({len(reached)}/{len(rows)})" if rows else ""
+
+
+def _stall_cell(rows: list[dict]) -> str:
+    """How many of ``rows`` stalled, and their stalls in all."""
+    stalls = [int(r["stalls"]) for r in rows]
+    return f"{sum(s > 0 for s in stalls)}/{len(stalls)}, {sum(stalls)}" if rows else ""
+
+
 def report(table: dict) -> str:
     """The Markdown tables (see the module docstring)."""
     out = []
@@ -84,42 +109,22 @@ def report(table: dict) -> str:
     for area in maps:
         algorithms = sorted(a for m, a in table if m == area)
         sizes = sorted({n for a in algorithms for n in table[(area, a)]})
+        runs_of = {alg: table[(area, alg)] for alg in algorithms}
         for column, title in (
             ("exploration_at_120s", "explored after 2 minutes, %"),
             ("exploration_at_60s", "explored after 1 minute, %"),
         ):
-            out.append(f"#### {area}: {title}, mean over the seeds (lowest)\n")
-            out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
-            out.append("|---|" + "---:|" * len(sizes))
-            for alg in algorithms:
-                runs = table[(area, alg)]
-                cells = [_cell([float(r[column]) for r in runs.get(n, {}).values()]) for n in sizes]
-                out.append(f"| {alg} | " + " | ".join(cells) + " |")
-            out.append("")
-        out.append(f"#### {area}: time to 90 % explored, s: median of the runs that reached it\n")
-        out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
-        out.append("|---|" + "---:|" * len(sizes))
-        for alg in algorithms:
-            runs = table[(area, alg)]
-            cells = []
-            for n in sizes:
-                times = [r["time_to_exploration_90"] for r in runs.get(n, {}).values()]
-                reached = [float(t) for t in times if t not in ("", None)]
-                median = f"{statistics.median(reached):.1f}" if reached else "-"
-                cells.append(f"{median} ({len(reached)}/{len(times)})" if times else "")
-            out.append(f"| {alg} | " + " | ".join(cells) + " |")
-        out.append("")
-        out.append(f"#### {area}: runs with a stall (of the seeds run), stalls in all\n")
-        out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
-        out.append("|---|" + "---:|" * len(sizes))
-        for alg in algorithms:
-            runs = table[(area, alg)]
-            cells = []
-            for n in sizes:
-                stalls = [int(r["stalls"]) for r in runs.get(n, {}).values()]
-                cells.append(f"{sum(s > 0 for s in stalls)}/{len(stalls)}, {sum(stalls)}")
-            out.append(f"| {alg} | " + " | ".join(cells) + " |")
-        out.append("")
+            _table(
+                out,
+                f"#### {area}: {title}, mean over the seeds (lowest)",
+                sizes,
+                runs_of,
+                lambda rows, column=column: _cell([float(r[column]) for r in rows]),
+            )
+        title = "time to 90 % explored, s: median of the runs that reached it"
+        _table(out, f"#### {area}: {title}", sizes, runs_of, _time_cell)
+        title = "runs with a stall (of the seeds run), stalls in all"
+        _table(out, f"#### {area}: {title}", sizes, runs_of, _stall_cell)
         out.append(f"#### {area}: doubling misses (more than {MISS_POINTS:g} points lost)\n")
         misses = []
         gains = []
