@@ -943,24 +943,29 @@ class Simulation:
             ]
         )
         m = self.metrics
-        self._walls_scan = [
-            cast_rays_checked(
-                self.walls,
-                origins,
-                heads,
-                group.range,
-                group.rays,
-                explored_tick=m.explored_tick if mark else None,
-                tick=self.tick,
-                slam=targets,
-                slam_index=index,
-                # serial unless performance.threads > 1: on a busy machine numba's thread pool
-                # adds milliseconds of waiting
-                parallel=threads > 1,
-                fov=group.fov,
-            )
-            for group, (origins, heads, index) in zip(groups, parts, strict=True)
-        ]
+
+        def cast(slam, explored_tick) -> list:
+            """Every lidar group's rays, marking ``slam`` (and ``explored_tick``)."""
+            return [
+                cast_rays_checked(
+                    self.walls,
+                    origins,
+                    heads,
+                    group.range,
+                    group.rays,
+                    explored_tick=explored_tick,
+                    tick=self.tick,
+                    slam=slam,
+                    slam_index=index,
+                    # serial unless performance.threads > 1: on a busy machine numba's thread
+                    # pool adds milliseconds of waiting
+                    parallel=threads > 1,
+                    fov=group.fov,
+                )
+                for group, (origins, heads, index) in zip(groups, parts, strict=True)
+            ]
+
+        self._walls_scan = cast(targets, m.explored_tick if mark else None)
         if not mark:
             return
         body_groups = self.team.body_groups
@@ -971,20 +976,7 @@ class Simulation:
                 m.mark_covered(pos[idx], radius, self.tick)
             m.refresh_counts()
         if simulated_due:  # the seen maps were not marked in the pass above
-            for group, (origins, heads, index) in zip(groups, parts, strict=True):
-                cast_rays_checked(
-                    self.walls,
-                    origins,
-                    heads,
-                    group.range,
-                    group.rays,
-                    slam=seen,
-                    explored_tick=None,
-                    tick=self.tick,
-                    slam_index=index,
-                    parallel=threads > 1,
-                    fov=group.fov,
-                )
+            cast(seen, None)
 
     def _after_scan(self, slam_due: bool, mark: bool) -> None:
         """The rest of steps 3 and 4 once the traversal has marked (and the lidar noise is
