@@ -58,6 +58,7 @@ __all__ = [
     "events_executor",
     "graph_node_names",
     "publishing_node_names",
+    "reporting_node_names",
     "read_parameters",
     "env_seconds",
     "quick_exit_due",
@@ -936,3 +937,18 @@ def publishing_node_names(node: Any, topics: Sequence[str]) -> tuple[set[str], b
             else:
                 names.add(info.node_namespace.rstrip("/") + "/" + info.node_name)
     return names, unnamed
+
+
+def reporting_node_names(node: Any, topics: Sequence[str]) -> set[str]:
+    """The nodes to count as alive for lockstep: those publishing on any of ``topics``
+    (:func:`publishing_node_names`), and, while some publisher's node is not named yet, every
+    node on the graph (:func:`graph_node_names`). A gone participant is never waited for long
+    that way: the graph names the unnamed publisher's node a moment later.
+
+    Examples
+    --------
+    >>> reporting_node_names(node, ["/maes/tick_done"])  # doctest: +SKIP
+    {'/robot0/maes_controller', '/robot1/maes_controller'}
+    """
+    names, unnamed = publishing_node_names(node, topics)
+    return names | graph_node_names(node) if unnamed else names

@@ -1,4 +1,5 @@
-"""Who publishes lockstep reports (maes_common.process.publishing_node_names), over real DDS
+"""Who publishes lockstep reports (maes_common.process.publishing_node_names and
+reporting_node_names, which lockstep reads), over real DDS
 with another process: a node that stops publishing is no reporter any more, although its name
 stays on the graph, and a named publisher is listed under its node's name."""
 
@@ -15,7 +16,11 @@ rclpy = pytest.importorskip("rclpy")
 
 from rclpy.context import Context  # noqa: E402
 
-from maes_common.process import graph_node_names, publishing_node_names  # noqa: E402
+from maes_common.process import (  # noqa: E402
+    graph_node_names,
+    publishing_node_names,
+    reporting_node_names,
+)
 
 TOPIC = "/maes_test/liveness_reports"
 
@@ -67,6 +72,10 @@ def test_a_node_that_stops_publishing_is_no_reporter_though_still_named():
 
         _until(lambda: "/robot7/reporter" in reporters(), "the publisher seen under its name")
         assert "/robot7/reporter" in graph_node_names(node)
+        _until(
+            lambda: reporting_node_names(node, [TOPIC]) == {"/robot7/reporter"},
+            "lockstep's alive set: the publishing node, no other node (the watcher is named)",
+        )
 
         other.stdin.write("drop\n")
         other.stdin.flush()
@@ -76,6 +85,7 @@ def test_a_node_that_stops_publishing_is_no_reporter_though_still_named():
         assert other.poll() is None
         assert "/robot7/reporter" in graph_node_names(node)
         assert publishing_node_names(node, [TOPIC]) == (set(), False)
+        assert reporting_node_names(node, [TOPIC]) == set()
         node.destroy_node()
     finally:
         rclpy.try_shutdown(context=ctx)

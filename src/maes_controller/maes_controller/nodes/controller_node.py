@@ -59,9 +59,8 @@ from maes_common.lockstep import JOIN, LEAVE, RunMembership
 from maes_common.participant import LockstepReporter
 from maes_common.process import (
     EndsQuietly,
-    graph_node_names,
-    publishing_node_names,
     read_parameters,
+    reporting_node_names,
     ros_process,
 )
 from maes_common.qos import (
@@ -702,10 +701,8 @@ class ControllerNode(EndsQuietly, Node):
     def _producers_alive(self, m: Tick) -> bool:
         """True while the simulator and every navigator of manifest ``m`` are on the graph (a
         navigator by its report publisher: a node's name may outlive its process,
-        :func:`~maes_common.process.publishing_node_names`)."""
-        alive, unnamed = publishing_node_names(self, (NAVIGATION_DONE_TOPIC,))
-        if unnamed:
-            alive |= graph_node_names(self)
+        :func:`~maes_common.process.reporting_node_names`)."""
+        alive = reporting_node_names(self, (NAVIGATION_DONE_TOPIC,))
         if any(name not in alive for name in m.navigators):
             return False
         return self.count_publishers("maes_state") > 0

@@ -20,7 +20,7 @@ import numpy as np
 
 from maes_common.contract import NAVIGATION_DONE_TOPIC, TICK_DONE_TOPIC, robot_namespace
 from maes_common.lockstep import Barrier
-from maes_common.process import graph_node_names, publishing_node_names
+from maes_common.process import reporting_node_names
 from maes_interfaces.msg import TickDone
 
 __all__ = ["WAIT_FOR_CONTROLLERS", "Admission", "check_wait_for_controllers", "robot_list"]
@@ -323,13 +323,8 @@ class Admission:
 
     def _reporters_alive(self) -> set[str]:
         """The nodes that publish lockstep reports now (a participant's node name alone may
-        stay on the graph after its process ended: :func:`publishing_node_names`). Where some
-        publisher's node is not named yet, every node on the graph counts as alive: one never
-        waits for a gone participant that way for long, the graph names it a moment later."""
-        reporting, unnamed = publishing_node_names(
-            self.node, (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC)
-        )
-        return reporting | graph_node_names(self.node) if unnamed else reporting
+        stay on the graph after its process ended: :func:`reporting_node_names`)."""
+        return reporting_node_names(self.node, (TICK_DONE_TOPIC, NAVIGATION_DONE_TOPIC))
 
     # ------------------------------------------------------------------ the logic's record
     def _count_logic(self, msg: TickDone) -> None:
