@@ -2,7 +2,9 @@
 
 Reads the ``results.csv`` of ``maes-batch experiments/scaling.yaml`` (or any batch with the
 same columns) and prints, per map (building, cave) and algorithm, Markdown tables against the
-team size: the explored share after 2 minutes and after 1 minute (mean over the seeds, the
+team size (runs on maps of another size join their kind's tables: ``scaling_120.yaml``'s 120
+robots on 75x75 maps are the column "120 (75x75)" beside ``scaling.yaml``'s 1..50 on 60x60;
+give both CSVs): the explored share after 2 minutes and after 1 minute (mean over the seeds, the
 lowest seed in brackets), the time to 90 % explored (the median of the runs that reached it,
 and how many did), the runs that stalled, and every seed-by-seed *doubling miss*: the
 next team size in the table explored more than 2 points less than the one before it on that
@@ -13,6 +15,7 @@ table raises the mean 2 points or more.
 Usage::
 
     python experiments/scaling_report.py results/scaling/results.csv
+    python experiments/scaling_report.py results/scaling/results.csv results/scaling_120/results.csv
     python experiments/scaling_report.py results.csv --out scaling_tables.md
     python experiments/scaling_report.py results.csv --figure docs/scaling/all_algorithms.png
 
@@ -56,35 +59,64 @@ def map_kind(text: str) -> str:
     >>> map_kind("{'width_in_tiles': 60, 'height_in_tiles': 60, 'cave_config': {}}")
     '60x60 cave'
     """
+    size, kind = _map_of(text)
+    return f"{size} {kind}"
+
+
+def _map_of(text: str) -> tuple[str, str]:
+    """(``"WxH"``, ``"building"`` or ``"cave"``) of a results row's ``map`` column."""
     area = ast.literal_eval(text) if text else {}
     kind = "cave" if "cave_config" in area else "building"
-    return f"{area.get('width_in_tiles', '?')}x{area.get('height_in_tiles', '?')} {kind}"
+    return f"{area.get('width_in_tiles', '?')}x{area.get('height_in_tiles', '?')}", kind
 
 
-def read_rows(path: Path) -> dict:
-    """``{(map, algorithm): {robots: {seed: row}}}`` of the finished runs (status ``ok``)."""
+def read_rows(*paths: Path) -> dict:
+    """``{(map kind, algorithm): {(robots, "WxH"): {seed: row}}}`` of the finished runs (status
+    ``ok``) of every file: a map kind's runs of every size in one table."""
     table: dict = defaultdict(lambda: defaultdict(dict))
-    with path.open(newline="") as f:
-        for row in csv.DictReader(f):
-            if row.get("status") != "ok":
-                continue
-            key = (map_kind(row["map"]), short_name(row["controller"]))
-            table[key][int(row["number_of_robots"])][int(row["seed"])] = row
+    for path in paths:
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("status") != "ok":
+                    continue
+                size, kind = _map_of(row["map"])
+                team = (int(row["number_of_robots"]), size)
+                table[(kind, short_name(row["controller"]))][team][int(row["seed"])] = row
     return table
+
+
+def _teams(table: dict, kind: str) -> list[tuple[int, str]]:
+    """The teams (robots, map size) of a map kind's runs, smallest first (the robots, then the
+    map's area)."""
+
+    def area(size: str) -> int:
+        w, _, h = size.partition("x")
+        return int(w) * int(h) if w.isdigit() and h.isdigit() else 0
+
+    teams = {t for (k, _), runs in table.items() if k == kind for t in runs}
+    return sorted(teams, key=lambda t: (t[0], area(t[1])))
+
+
+def _labels(teams: list[tuple[int, str]]) -> tuple[str, list[str]]:
+    """(the map kind's usual size, each team's column label: the robots, and the map's size
+    where it is not the usual one)."""
+    sizes = [size for _, size in teams]
+    usual = max(sorted(set(sizes)), key=sizes.count)
+    return usual, [str(n) if size == usual else f"{n} ({size})" for n, size in teams]
 
 
 def _cell(values: list[float]) -> str:
     return f"{statistics.mean(values):.1f} ({min(values):.1f})" if values else ""
 
 
-def _table(out: list[str], heading: str, sizes: list[int], runs_of: dict, cell) -> None:
+def _table(out: list[str], heading: str, teams: list, runs_of: dict, cell) -> None:
     """Append one Markdown table to ``out``: a row per algorithm of ``runs_of`` (algorithm ->
-    {robots: {seed: row}}), ``cell(rows of a team size)`` in each column of ``sizes``."""
+    {team: {seed: row}}), ``cell(rows of a team)`` in each column of ``teams``."""
     out.append(heading + "\n")
-    out.append("| algorithm | " + " | ".join(str(n) for n in sizes) + " |")
-    out.append("|---|" + "---:|" * len(sizes))
+    out.append("| algorithm | " + " | ".join(_labels(teams)[1]) + " |")
+    out.append("|---|" + "---:|" * len(teams))
     for alg, runs in runs_of.items():
-        cells = [cell(list(runs.get(n, {}).values())) for n in sizes]
+        cells = [cell(list(runs.get(t, {}).values())) for t in teams]
         out.append(f"| {alg} | " + " | ".join(cells) + " |")
     out.append("")
 
@@ -102,14 +134,25 @@ def _stall_cell(rows: list[dict]) -> str:
     return f"{sum(s > 0 for s in stalls)}/{len(stalls)}, {sum(stalls)}" if rows else ""
 
 
+def _team_name(team: tuple[int, str], usual: str) -> str:
+    """``"50 robots"``, or ``"120 robots (75x75)"`` on a map of another size."""
+    n, size = team
+    return f"{n} robots" if size == usual else f"{n} robots ({size})"
+
+
 def report(table: dict) -> str:
     """The Markdown tables (see the module docstring)."""
     out = []
-    maps = sorted({m for m, _ in table})
-    for area in maps:
-        algorithms = sorted(a for m, a in table if m == area)
-        sizes = sorted({n for a in algorithms for n in table[(area, a)]})
-        runs_of = {alg: table[(area, alg)] for alg in algorithms}
+    kinds = sorted({k for k, _ in table})
+    for kind in kinds:
+        algorithms = sorted(a for k, a in table if k == kind)
+        teams = _teams(table, kind)
+        usual = _labels(teams)[0]
+        area = f"{usual} {kind}"
+        if any(size != usual for _, size in teams):
+            others = sorted({size for _, size in teams if size != usual})
+            area += f" ({', '.join(others)} where the column says)"
+        runs_of = {alg: table[(kind, alg)] for alg in algorithms}
         for column, title in (
             ("exploration_at_120s", "explored after 2 minutes, %"),
             ("exploration_at_60s", "explored after 1 minute, %"),
@@ -117,42 +160,44 @@ def report(table: dict) -> str:
             _table(
                 out,
                 f"#### {area}: {title}, mean over the seeds (lowest)",
-                sizes,
+                teams,
                 runs_of,
                 lambda rows, column=column: _cell([float(r[column]) for r in rows]),
             )
         title = "time to 90 % explored, s: median of the runs that reached it"
-        _table(out, f"#### {area}: {title}", sizes, runs_of, _time_cell)
+        _table(out, f"#### {area}: {title}", teams, runs_of, _time_cell)
         title = "runs with a stall (of the seeds run), stalls in all"
-        _table(out, f"#### {area}: {title}", sizes, runs_of, _stall_cell)
+        _table(out, f"#### {area}: {title}", teams, runs_of, _stall_cell)
         out.append(f"#### {area}: doubling misses (more than {MISS_POINTS:g} points lost)\n")
         misses = []
         gains = []
         for alg in algorithms:
-            runs = table[(area, alg)]
-            for small, big in zip(sizes, sizes[1:], strict=False):
+            runs = table[(kind, alg)]
+            for small, big in zip(teams, teams[1:], strict=False):
                 for seed in sorted(set(runs.get(small, {})) & set(runs.get(big, {}))):
                     a = float(runs[small][seed]["exploration_at_120s"])
                     b = float(runs[big][seed]["exploration_at_120s"])
                     if b < a - MISS_POINTS:
                         misses.append(
-                            f"- {alg}: {small} -> {big} robots, seed {seed}: {a:.1f} -> {b:.1f} %"
+                            f"- {alg}: {_team_name(small, usual).replace(' robots', '')} -> "
+                            f"{_team_name(big, usual)}, seed {seed}: {a:.1f} -> {b:.1f} %"
                         )
             means = {
-                n: statistics.mean(float(r["exploration_at_120s"]) for r in runs[n].values())
-                for n in sizes
-                if runs.get(n)
+                t: statistics.mean(float(r["exploration_at_120s"]) for r in runs[t].values())
+                for t in teams
+                if runs.get(t)
             }
+            order = [t for t in teams if t in means]
             stop = next(
                 (
-                    n
-                    for n in sorted(means)
-                    if all(means[m] < means[n] + GAIN_POINTS for m in means if m > n)
+                    t
+                    for k, t in enumerate(order)
+                    if all(means[m] < means[t] + GAIN_POINTS for m in order[k + 1 :])
                 ),
                 None,
             )
             gains.append(
-                f"- {alg}: stops gaining from {stop} robots ({means[stop]:.1f} %)"
+                f"- {alg}: stops gaining from {_team_name(stop, usual)} ({means[stop]:.1f} %)"
                 if stop is not None
                 else f"- {alg}: no runs"
             )
@@ -166,36 +211,40 @@ def report(table: dict) -> str:
 
 def figure(table: dict, out: Path, title: str = "") -> None:
     """Draw the explored share after 2 minutes against the team size (see the module
-    docstring) to ``out`` (PNG)."""
+    docstring) to ``out`` (PNG). A team on a map of another size than its kind's usual one is
+    marked by its tick label (e.g. ``120 (75x75)``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    maps = sorted({m for m, _ in table})
+    kinds = sorted({k for k, _ in table})
     algorithms = sorted({a for _, a in table})
     colours = plt.get_cmap("tab10")
-    fig, axes = plt.subplots(1, len(maps), figsize=(6.5 * len(maps), 5.0), squeeze=False)
-    for ax, area in zip(axes[0], maps, strict=True):
+    fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 5.0), squeeze=False)
+    for ax, kind in zip(axes[0], kinds, strict=True):
+        teams = _teams(table, kind)
+        usual, labels = _labels(teams)
         for k, alg in enumerate(algorithms):
-            runs = table.get((area, alg))
+            runs = table.get((kind, alg))
             if not runs:
                 continue
-            sizes = sorted(n for n in runs if runs[n])
-            shares = [[float(r["exploration_at_120s"]) for r in runs[n].values()] for n in sizes]
+            mine = [t for t in teams if runs.get(t)]
+            shares = [[float(r["exploration_at_120s"]) for r in runs[t].values()] for t in mine]
+            xs = [n for n, _ in mine]
             mean = [statistics.mean(v) for v in shares]
             colour = colours(k % 10)
-            ax.plot(sizes, mean, marker="o", color=colour, label=alg)
+            ax.plot(xs, mean, marker="o", color=colour, label=alg)
             ax.fill_between(
-                sizes, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.12
+                xs, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.12
             )
         ax.set_xscale("log")
-        ax.set_xticks(sorted({n for a in algorithms for n in table.get((area, a), {})}))
-        ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        ax.set_xticks([n for n, _ in teams])
+        ax.set_xticklabels(labels)
         ax.set_ylim(0, 102)
         ax.set_xlabel("robots (spawned together)")
         ax.set_ylabel("explored after 2 minutes, %")
-        ax.set_title(area)
+        ax.set_title(f"{usual} {kind}")
         ax.grid(alpha=0.3)
     axes[0][-1].legend(loc="lower right", fontsize=8)
     bands = "lines: mean over the seeds; bands: lowest to highest seed"
@@ -207,14 +256,17 @@ def figure(table: dict, out: Path, title: str = "") -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, help="a maes-batch results.csv")
+    parser.add_argument(
+        "results", type=Path, nargs="+", help="maes-batch results.csv files (read together)"
+    )
     parser.add_argument("--out", type=Path, help="also write the tables to this file")
     parser.add_argument("--figure", type=Path, help="also draw the 2-minute shares (PNG)")
     parser.add_argument("--title", default="", help="the figure's title")
     args = parser.parse_args(argv)
-    if not args.results.is_file():
-        parser.error(f"no such results file: {args.results}")
-    table = read_rows(args.results)
+    for path in args.results:
+        if not path.is_file():
+            parser.error(f"no such results file: {path}")
+    table = read_rows(*args.results)
     text = report(table)
     print(text)
     if args.out is not None:
