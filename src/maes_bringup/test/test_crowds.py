@@ -174,6 +174,29 @@ def test_on_a_cave_twice_the_robots_explore_no_less_and_get_there_sooner(logic):
     assert one[2] > one[0] or one[0] == 100.0
 
 
+def larger(config, size: int = 75):
+    """``config`` on a ``size`` x ``size`` map of the same kind (issue 36 sets 75x75 for 120)."""
+    return replace(config, map=replace(config.map, width_in_tiles=size, height_in_tiles=size))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("logic", "kind"),
+    [(EXPLORER, "building"), (TRS, "cave")],
+    ids=["frontier_explorer-building", "trs-cave"],
+)
+def test_a_hundred_and_twenty_robots_explore_no_less_than_fifty(logic, kind):
+    # issue 36's last doubling: 50 robots on a 60x60 map against 120 on a 75x75 one, seed 0
+    # (docs/scaling.md, "Now": the frontier explorer 100.0 -> 99.8 % on the building, TRS
+    # 100.0 -> 100.0 % on the cave; no stall in either)
+    make = building if kind == "building" else cave
+    runs = [direct.run(config, logic, seed=0) for config in (make(50), larger(make(120)))]
+    shares = [float(r.exploration[-1]) for r in runs]
+    print(f"{logic} on the {kind}: 50 robots {shares[0]:.1f} %, 120 robots {shares[1]:.1f} %")
+    assert all(r.ticks == 1200 and int(r.stats["stalls"]) == 0 for r in runs)
+    assert shares[1] >= shares[0] - 2.0
+
+
 def left_after_30_s(config, seed: int) -> float:
     """Share of the team 3 m or more from its start after 30 s (300 ticks) of ``config``."""
     config = replace(config, end_criteria=replace(config.end_criteria, tick=300))
