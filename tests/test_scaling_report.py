@@ -70,7 +70,7 @@ def test_a_missing_results_file_is_named(tmp_path, capsys):
 
 def test_a_larger_map_s_runs_join_their_kind_s_tables_from_a_second_file(tmp_path):
     # scaling.yaml's 1..50 robots on 60x60 and scaling_120.yaml's 120 on 75x75: one table per
-    # map kind, the 75x75 column named, and 50 -> 120 robots checked as issue 36 sets it
+    # map kind, the 75x75 columns named, and 50 -> 120 robots checked on the 75x75 map
     big = "{'width_in_tiles': 75, 'height_in_tiles': 75, 'building_config': {}}"
     small = write(
         tmp_path / "small.csv",
@@ -83,8 +83,10 @@ def test_a_larger_map_s_runs_join_their_kind_s_tables_from_a_second_file(tmp_pat
     large = write(
         tmp_path / "large.csv",
         [
+            (50, big, TRS, 0, "ok", 70.0, 90.0, 0, "100.0"),
+            (50, big, TRS, 1, "ok", 70.0, 92.0, 0, "110.0"),
             (120, big, TRS, 0, "ok", 85.0, 99.5, 1, "60.0"),
-            (120, big, TRS, 1, "ok", 60.0, 88.0, 0, ""),  # 97.0 -> 88.0: a miss
+            (120, big, TRS, 1, "ok", 60.0, 88.0, 0, ""),  # 92.0 -> 88.0: a miss
         ],
     )
     png = tmp_path / "f.png"
@@ -92,11 +94,13 @@ def test_a_larger_map_s_runs_join_their_kind_s_tables_from_a_second_file(tmp_pat
     assert report.main([str(small), str(large), "--out", str(out), "--figure", str(png)]) == 0
     text = out.read_text()
     assert "#### 60x60 building (75x75 where the column says): explored after 2 minutes" in text
-    assert "| algorithm | 20 | 50 | 120 (75x75) |" in text
-    assert "| trs | 95.0 (95.0) | 98.0 (97.0) | 93.8 (88.0) |" in text
-    assert "| trs | 0/1, 0 | 0/2, 0 | 1/2, 1 |" in text
+    assert "| algorithm | 20 | 50 | 50 (75x75) | 120 (75x75) |" in text
+    assert "| trs | 95.0 (95.0) | 98.0 (97.0) | 91.0 (90.0) | 93.8 (88.0) |" in text
+    assert "| trs | 0/1, 0 | 0/2, 0 | 0/2, 0 | 1/2, 1 |" in text
+    # a team is compared with the next larger one on a map of the same size: 50 robots on
+    # 60x60 (97.0 % on seed 1) are not the measure of 120 on 75x75
     misses = [line for line in text.splitlines() if line.startswith("- trs: ") and "->" in line]
-    assert misses == ["- trs: 50 -> 120 robots (75x75), seed 1: 97.0 -> 88.0 %"]
-    assert "- trs: stops gaining from 50 robots (98.0 %)" in text  # 120 robots: 93.8 %
+    assert misses == ["- trs: 50 (75x75) -> 120 robots (75x75), seed 1: 92.0 -> 88.0 %"]
+    assert "- trs: stops gaining from 50 robots (98.0 %); on 75x75 from 120 robots (93.8 %)" in text
     assert "75x75 building:" not in text  # no table of its own
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
