@@ -221,8 +221,8 @@ def report(table: dict) -> str:
 
 def figure(table: dict, out: Path, title: str = "") -> None:
     """Draw the explored share after 2 minutes against the team size (see the module
-    docstring) to ``out`` (PNG). A team on a map of another size than its kind's usual one is
-    marked by its tick label (e.g. ``120 (75x75)``)."""
+    docstring) to ``out`` (PNG). Runs on maps of another size than their kind's usual one are
+    drawn dashed (e.g. 50 and 120 robots on 75x75)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -232,33 +232,55 @@ def figure(table: dict, out: Path, title: str = "") -> None:
     algorithms = sorted({a for _, a in table})
     colours = plt.get_cmap("tab10")
     fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 5.0), squeeze=False)
+    dashed = set()
     for ax, kind in zip(axes[0], kinds, strict=True):
         teams = _teams(table, kind)
-        usual, labels = _labels(teams)
+        usual = _labels(teams)[0]
         for k, alg in enumerate(algorithms):
             runs = table.get((kind, alg))
             if not runs:
                 continue
-            mine = [t for t in teams if runs.get(t)]
-            shares = [[float(r["exploration_at_120s"]) for r in runs[t].values()] for t in mine]
-            xs = [n for n, _ in mine]
-            mean = [statistics.mean(v) for v in shares]
             colour = colours(k % 10)
-            ax.plot(xs, mean, marker="o", color=colour, label=alg)
-            ax.fill_between(
-                xs, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.12
-            )
+            for size in sorted({t[1] for t in teams}, key=lambda z: z != usual):
+                mine = [t for t in teams if t[1] == size and runs.get(t)]
+                if not mine:
+                    continue
+                shares = [[float(r["exploration_at_120s"]) for r in runs[t].values()] for t in mine]
+                xs = [n for n, _ in mine]
+                style = "-" if size == usual else "--"
+                if size != usual:
+                    dashed.add(size)
+                ax.plot(
+                    xs,
+                    [statistics.mean(v) for v in shares],
+                    style,
+                    marker="o",
+                    color=colour,
+                    label=alg if size == usual else None,
+                )
+                ax.fill_between(
+                    xs, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.1
+                )
+        robots = sorted({n for n, _ in teams})
+        only_other = {n for n in robots if all(t[1] != usual for t in teams if t[0] == n)}
         ax.set_xscale("log")
-        ax.set_xticks([n for n, _ in teams])
-        ax.set_xticklabels(labels)
+        ax.set_xticks(robots)
+        ax.set_xticklabels(
+            [
+                f"{n} ({teams[[t[0] for t in teams].index(n)][1]})" if n in only_other else str(n)
+                for n in robots
+            ]
+        )
         ax.set_ylim(0, 102)
         ax.set_xlabel("robots (spawned together)")
         ax.set_ylabel("explored after 2 minutes, %")
         ax.set_title(f"{usual} {kind}")
         ax.grid(alpha=0.3)
-    axes[0][-1].legend(loc="lower right", fontsize=8)
-    bands = "lines: mean over the seeds; bands: lowest to highest seed"
-    fig.suptitle(f"{title}\n{bands}" if title else bands)
+    axes[0][-1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=8)
+    notes = "lines: mean over the seeds; bands: lowest to highest seed"
+    if dashed:
+        notes += f"; dashed: on {', '.join(sorted(dashed))} maps"
+    fig.suptitle(f"{title}\n{notes}" if title else notes)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)
