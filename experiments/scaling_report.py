@@ -52,20 +52,14 @@ def short_name(controller: str) -> str:
     return controller.split(":")[0].rsplit(".", 1)[-1]
 
 
-def map_kind(text: str) -> str:
-    """``building`` or ``cave`` and the size, from a results row's ``map`` column.
+def map_of(text: str) -> tuple[str, str]:
+    """(``"WxH"``, ``"building"`` or ``"cave"``) of a results row's ``map`` column.
 
     Examples
     --------
-    >>> map_kind("{'width_in_tiles': 60, 'height_in_tiles': 60, 'cave_config': {}}")
-    '60x60 cave'
+    >>> map_of("{'width_in_tiles': 60, 'height_in_tiles': 60, 'cave_config': {}}")
+    ('60x60', 'cave')
     """
-    size, kind = _map_of(text)
-    return f"{size} {kind}"
-
-
-def _map_of(text: str) -> tuple[str, str]:
-    """(``"WxH"``, ``"building"`` or ``"cave"``) of a results row's ``map`` column."""
     area = ast.literal_eval(text) if text else {}
     kind = "cave" if "cave_config" in area else "building"
     return f"{area.get('width_in_tiles', '?')}x{area.get('height_in_tiles', '?')}", kind
@@ -80,7 +74,7 @@ def read_rows(*paths: Path) -> dict:
             for row in csv.DictReader(f):
                 if row.get("status") != "ok":
                     continue
-                size, kind = _map_of(row["map"])
+                size, kind = map_of(row["map"])
                 team = (int(row["number_of_robots"]), size)
                 table[(kind, short_name(row["controller"]))][team][int(row["seed"])] = row
     return table
