@@ -92,12 +92,16 @@ def _teams(table: dict, kind: str) -> list[tuple[int, str]]:
     return sorted(teams, key=lambda t: (t[0], area(t[1])))
 
 
-def _labels(teams: list[tuple[int, str]]) -> tuple[str, list[str]]:
-    """(the map kind's usual size, each team's column label: the robots, and the map's size
-    where it is not the usual one)."""
+def _usual(teams: list[tuple[int, str]]) -> str:
+    """The map kind's usual size: the one most of its teams ran on."""
     sizes = [size for _, size in teams]
-    usual = max(sorted(set(sizes)), key=sizes.count)
-    return usual, [str(n) if size == usual else f"{n} ({size})" for n, size in teams]
+    return max(sorted(set(sizes)), key=sizes.count)
+
+
+def _label(team: tuple[int, str], usual: str) -> str:
+    """A team's column label: ``"50"``, or ``"120 (75x75)"`` on a map of another size."""
+    n, size = team
+    return str(n) if size == usual else f"{n} ({size})"
 
 
 def _cell(values: list[float]) -> str:
@@ -108,7 +112,8 @@ def _table(out: list[str], heading: str, teams: list, runs_of: dict, cell) -> No
     """Append one Markdown table to ``out``: a row per algorithm of ``runs_of`` (algorithm ->
     {team: {seed: row}}), ``cell(rows of a team)`` in each column of ``teams``."""
     out.append(heading + "\n")
-    out.append("| algorithm | " + " | ".join(_labels(teams)[1]) + " |")
+    usual = _usual(teams)
+    out.append("| algorithm | " + " | ".join(_label(t, usual) for t in teams) + " |")
     out.append("|---|" + "---:|" * len(teams))
     for alg, runs in runs_of.items():
         cells = [cell(list(runs.get(t, {}).values())) for t in teams]
@@ -139,12 +144,6 @@ def _doublings(teams: list[tuple[int, str]]) -> list[tuple[tuple[int, str], tupl
     ]
 
 
-def _team_name(team: tuple[int, str], usual: str) -> str:
-    """``"50 robots"``, or ``"120 robots (75x75)"`` on a map of another size."""
-    n, size = team
-    return f"{n} robots" if size == usual else f"{n} robots ({size})"
-
-
 def report(table: dict) -> str:
     """The Markdown tables (see the module docstring)."""
     out = []
@@ -152,7 +151,7 @@ def report(table: dict) -> str:
     for kind in kinds:
         algorithms = sorted(a for k, a in table if k == kind)
         teams = _teams(table, kind)
-        usual = _labels(teams)[0]
+        usual = _usual(teams)
         area = f"{usual} {kind}"
         if any(size != usual for _, size in teams):
             others = sorted({size for _, size in teams if size != usual})
@@ -179,13 +178,14 @@ def report(table: dict) -> str:
         for alg in algorithms:
             runs = table[(kind, alg)]
             for small, big in _doublings(teams):
+                where = "" if big[1] == usual else f" ({big[1]})"
                 for seed in sorted(set(runs.get(small, {})) & set(runs.get(big, {}))):
                     a = float(runs[small][seed]["exploration_at_120s"])
                     b = float(runs[big][seed]["exploration_at_120s"])
                     if b < a - MISS_POINTS:
                         misses.append(
-                            f"- {alg}: {_team_name(small, usual).replace(' robots', '')} -> "
-                            f"{_team_name(big, usual)}, seed {seed}: {a:.1f} -> {b:.1f} %"
+                            f"- {alg}: {_label(small, usual)} -> {big[0]} robots{where}, "
+                            f"seed {seed}: {a:.1f} -> {b:.1f} %"
                         )
             means = {
                 t: statistics.mean(float(r["exploration_at_120s"]) for r in runs[t].values())
@@ -229,7 +229,7 @@ def figure(table: dict, out: Path, title: str = "") -> None:
     dashed = set()
     for ax, kind in zip(axes[0], kinds, strict=True):
         teams = _teams(table, kind)
-        usual = _labels(teams)[0]
+        usual = _usual(teams)
         for k, alg in enumerate(algorithms):
             runs = table.get((kind, alg))
             if not runs:
@@ -256,15 +256,13 @@ def figure(table: dict, out: Path, title: str = "") -> None:
                     xs, [min(v) for v in shares], [max(v) for v in shares], color=colour, alpha=0.1
                 )
         robots = sorted({n for n, _ in teams})
-        only_other = {n for n in robots if all(t[1] != usual for t in teams if t[0] == n)}
+        # a team size drawn only on another map size is labelled with that size
+        first = {}
+        for team in sorted(teams, key=lambda t: t[1] != usual):
+            first.setdefault(team[0], team)
         ax.set_xscale("log")
         ax.set_xticks(robots)
-        ax.set_xticklabels(
-            [
-                f"{n} ({teams[[t[0] for t in teams].index(n)][1]})" if n in only_other else str(n)
-                for n in robots
-            ]
-        )
+        ax.set_xticklabels([_label(first[n], usual) for n in robots])
         ax.set_ylim(0, 102)
         ax.set_xlabel("robots (spawned together)")
         ax.set_ylabel("explored after 2 minutes, %")
