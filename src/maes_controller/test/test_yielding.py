@@ -197,7 +197,22 @@ def test_a_hold_tells_a_moving_crowd_from_a_jam():
     assert not hold.moving
     hold.see([(1.0, 0.0)], [3])  # robot 4 left the way: unchanged positions still mean a jam
     assert not hold.moving
-    hold.see([(1.0, 0.0), (1.2, 0.3)], [3, 7])  # another robot came into the way
+    hold.see([(1.0, 0.0), (1.2, 0.3)], [3, 7])  # another robot came, but robot 3 stays
+    assert not hold.moving
+    hold.see([(1.2, 0.3)], [7])  # robot 3 left the way: the crowd moves
+    assert hold.moving
+    hold.see([(1.0, 0.0), (1.2, 0.3)], [3, 7])  # robot 3 back where it was: a jam again
+    assert not hold.moving
+
+
+def test_a_robot_passing_by_does_not_excuse_one_that_stays():
+    # a door: robot 9 holds robot 0's way and stays; robot 8 walks through the way and on
+    hold = Hold(0.0, [(0.5, 0.0)], [9])
+    hold.see([(0.5, 0.0), (0.9, -0.2)], [9, 8])
+    assert not hold.moving
+    hold.see([(0.5, 0.02), (1.4, -0.1)], [9, 8])  # robot 8 moved on; robot 9 did not
+    assert not hold.moving
+    hold.see([(0.5, 0.25)], [9])  # robot 9 itself moves aside
     assert hold.moving
 
 

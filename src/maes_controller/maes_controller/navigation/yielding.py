@@ -24,7 +24,10 @@ them) can never wait for each other for ever:
   that goes first keeps its goal.
 * **A crowd that moves is no jam.** While a robot in the way has moved since the hold began
   (a packed start emptying from the outside in), waiting counts as no failure: the robot waits
-  for the crowd, bounded by the navigator's progress timeout.
+  for the crowd, bounded by the navigator's progress timeout. A robot passing by excuses no
+  robot that stays: while one that was in the way when the hold began is still in it, unmoved,
+  the hold is a jam (two robots in a door, each in the other's corridor, while a third walks
+  past), and the re-plans count.
 """
 
 from __future__ import annotations
@@ -196,8 +199,10 @@ class Hold:
     """One hold: since when the drive is held, and whether the robots in the way moved.
 
     The robots in the way are told apart by id (when known) and remembered where they were
-    first seen in the way; one that has since moved :data:`MOVED_DISTANCE` or more, or a new
-    robot taking another's place, makes :attr:`moving` true (the way is changing, not jammed).
+    first seen in the way. The way *changed* once one of them moved :data:`MOVED_DISTANCE` or
+    more, or a new robot came into it; :attr:`moving` is true while the way has changed and no
+    robot that was in the way when the hold began is in it now, unmoved (one that stays is a
+    jam, whoever passes by).
 
     Examples
     --------
@@ -206,29 +211,51 @@ class Hold:
     False
     >>> h.see([(1.3, 0.0)], [4]); h.moving
     True
+
+    Robot 5 walks into the way while robot 4 stays put: still a jam, until robot 4 leaves.
+
+    >>> h = Hold(now=1.0, positions=[(1.0, 0.0)], ids=[4])
+    >>> h.see([(1.0, 0.0), (0.8, 0.3)], [4, 5]); h.moving
+    False
+    >>> h.see([(0.8, 0.4)], [5]); h.moving
+    True
     """
 
     def __init__(
         self, now: float, positions: Sequence[Sequence[float]], ids: Sequence[int | None]
     ) -> None:
         self.since = float(now)
-        self.moving = False
         #: When the holding robot may next look for a way out of a crowd.
         self.next_try = float(now)
         self._first: dict[int | None, tuple[float, float]] = {
             i: (float(x), float(y)) for (x, y), i in zip(positions, ids, strict=True)
         }
+        #: The robots in the way when the hold began.
+        self._start = frozenset(self._first)
+        #: Whether a robot in the way moved or a new one came since the hold began.
+        self._changed = False
+        #: Whether one of :attr:`_start` was in the way, unmoved, at the last :meth:`see`.
+        self._stuck = bool(self._first)
+
+    @property
+    def moving(self) -> bool:
+        """Whether the way is changing (a crowd moving), not jammed."""
+        return self._changed and not self._stuck
 
     def see(self, positions: Sequence[Sequence[float]], ids: Sequence[int | None]) -> None:
         """Note the robots in the way at this step (positions and ids, in the same order)."""
+        stuck = False
         for (x, y), i in zip(positions, ids, strict=True):
             first = self._first.get(i)
             if first is None:
                 if self._first and i is not None:
-                    self.moving = True  # another robot came into the way: the crowd moves
+                    self._changed = True  # another robot came into the way: the crowd moves
                 self._first[i] = (float(x), float(y))
             elif math.hypot(float(x) - first[0], float(y) - first[1]) >= MOVED_DISTANCE:
-                self.moving = True
+                self._changed = True
+            elif i in self._start:
+                stuck = True  # in the way since the hold began, and still where it was
+        self._stuck = stuck
 
 
 def free_heading(
