@@ -82,16 +82,7 @@ def test_twice_the_robots_explore_no_less_and_nobody_stalls(logic, seed):
     ("logic", "stalls_of_fifty"),
     [
         pytest.param(EXPLORER, 0, id="frontier_explorer"),
-        pytest.param(
-            TRS,
-            0,
-            id="trs",
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=AssertionError,
-                reason="open (docs/scaling.md, 'Now'): 20 TRS robots explore 99.7 %, 50 97.0 %",
-            ),
-        ),
+        pytest.param(TRS, 0, id="trs"),
     ],
 )
 def test_fifty_robots_from_a_start_room_with_one_door_explore_no_less_than_twenty(
@@ -107,9 +98,10 @@ def test_fifty_robots_from_a_start_room_with_one_door_explore_no_less_than_twent
     # - TRS ("The doubling misses traced"): 20 robots explored 98.3 %, 50 explored 94.0 %. A
     #   robot that made room in the crowd a second time now chooses its next subarea by TRS's
     #   weight, not the nearest frontier of its own: 98.6 %, no stall (the room still holds
-    #   35 robots after 90 s). Open since the holds changed: 20 robots 99.7 %, 50 robots
-    #   97.0 % (31 of them still in the room at 100 s, most with goals in their own maps'
-    #   unseen corners of it), a miss of 2.7 points: the test fails, as expected (xfail).
+    #   35 robots after 90 s). Since the holds changed: 20 robots 99.7 %, 50 robots 97.0 %
+    #   (31 of them still in the room at 100 s, most with goals in their own maps' unseen
+    #   corners of it). TRS's robots now share their maps over the radio ("TRS shares its
+    #   map"): 20 robots 100.0 %, 50 robots 100.0 %, no stall.
     twenty, twenty_stalls = explored(20, logic, 2)
     fifty, fifty_stalls = explored(50, logic, 2)
     print(f"{logic} seed 2: 20 robots {twenty:.1f} %, 50 robots {fifty:.1f} %")

@@ -12,6 +12,7 @@ frontier explorer's goals announced by others).
 
 from __future__ import annotations
 
+import base64
 import functools
 import math
 from collections.abc import Iterable, Sequence
@@ -20,8 +21,18 @@ from typing import Any
 
 import numpy as np
 
+from maes_common.contract import MAX_MESSAGE_BYTES
+
 from ..frontier import frontier_mask, near_points
-from ..navigation import Cell, distance_field, nearest_traversable, traversable_mask
+from ..navigation import (
+    INSCRIBED,
+    LETHAL,
+    Cell,
+    GridMap,
+    distance_field,
+    nearest_traversable,
+    traversable_mask,
+)
 
 #: Broadcasts of a robot's way start with this word, then "x y": where it was.
 TRAIL_PREFIX = "frontier-trail"
@@ -523,3 +534,253 @@ def crowded(here: Sequence[float], robots: Iterable[Sequence[float]]) -> bool:
     x, y = here
     near = sum(math.hypot(px - x, py - y) < CROWD_RADIUS_M for px, py in robots)
     return near >= CROWD_COUNT
+
+
+#: Broadcasts of map tiles start with this word (:func:`share_map`).
+MAP_PREFIX = "maptiles"
+#: Side of a shared map tile, cells; tiles are counted from the world origin's cell.
+MAP_TILE = 8
+#: Ticks between a robot's broadcasts of its map tiles (each robot at its own tick).
+MAP_PERIOD = 10
+#: Of the tiles a broadcast carries, at most this many are tiles that did not change (sent
+#: again in turn, for robots that came into range since).
+MAP_RESEND = 2
+#: Messages of tiles a robot keeps unmerged at most (they are merged when it next decides).
+MAP_HEARD_LIMIT = 500
+_TILE_BYTES = MAP_TILE * MAP_TILE // 4  # two bit planes: known, blocked
+
+
+def map_classes(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(known, blocked)`` bool (H, W) of a costmap: known cells, and known cells where the
+    robot's centre may not be (cost at or above the inscribed cost)."""
+    known = array >= 0
+    return known, known & (array >= INSCRIBED)
+
+
+class _TileFrame:
+    """A grid's cells as tiles of :data:`MAP_TILE` cells, counted from the world origin's
+    cell (robots whose grids of one resolution lie differently agree on the tiles)."""
+
+    def __init__(self, grid: Any) -> None:
+        ox, oy = round(grid.origin_x / grid.resolution), round(grid.origin_y / grid.resolution)
+        self.shape = grid.array.shape
+        h, w = self.shape
+        self.tx0, self.ty0 = ox // MAP_TILE, oy // MAP_TILE  # floor division: tiles of cell 0
+        self.ntx = (ox + w - 1) // MAP_TILE - self.tx0 + 1
+        self.nty = (oy + h - 1) // MAP_TILE - self.ty0 + 1
+        self.px, self.py = ox - self.tx0 * MAP_TILE, oy - self.ty0 * MAP_TILE  # grid in tiles
+
+    def tiled(self, cells: np.ndarray) -> np.ndarray:
+        """Bool (H, W) as (tile rows, tile columns, MAP_TILE, MAP_TILE), outside False."""
+        h, w = self.shape
+        out = np.zeros((self.nty * MAP_TILE, self.ntx * MAP_TILE), dtype=bool)
+        out[self.py : self.py + h, self.px : self.px + w] = cells
+        return np.ascontiguousarray(
+            out.reshape(self.nty, MAP_TILE, self.ntx, MAP_TILE).transpose(0, 2, 1, 3)
+        )
+
+    def cells(self, tiles: np.ndarray) -> np.ndarray:
+        """The inverse of :meth:`tiled`: bool (H, W)."""
+        h, w = self.shape
+        flat = tiles.transpose(0, 2, 1, 3).reshape(self.nty * MAP_TILE, self.ntx * MAP_TILE)
+        return flat[self.py : self.py + h, self.px : self.px + w]
+
+
+def encode_tiles(
+    tx: Sequence[int], ty: Sequence[int], known: np.ndarray, blocked: np.ndarray
+) -> str:
+    """``maptiles <tx>,<ty>:<base64> ...``: for each tile (world tile column ``tx[k]``, row
+    ``ty[k]``) its known and blocked bits (``known[k]``, ``blocked[k]``: :data:`MAP_TILE`
+    square, row-major).
+
+    Examples
+    --------
+    >>> known = np.zeros((1, MAP_TILE, MAP_TILE), dtype=bool); known[0, 0, :3] = True
+    >>> blocked = np.zeros_like(known); blocked[0, 0, 2] = True
+    >>> text = encode_tiles([-1], [2], known, blocked)
+    >>> text
+    'maptiles -1,2:4AAAAAAAAAAgAAAAAAAAAA=='
+    >>> tx, ty, k, b = decode_tiles(text)
+    >>> tx.tolist(), ty.tolist(), int(k.sum()), int(b.sum())
+    ([-1], [2], 3, 1)
+    """
+    fields = [MAP_PREFIX]
+    for k in range(len(tx)):
+        raw = np.packbits(np.concatenate([known[k].reshape(-1), blocked[k].reshape(-1)]))
+        fields.append(f"{int(tx[k])},{int(ty[k])}:{base64.b64encode(raw.tobytes()).decode()}")
+    return " ".join(fields)
+
+
+_NO_TILES = (
+    np.empty(0, dtype=np.int64),
+    np.empty(0, dtype=np.int64),
+    np.empty((0, MAP_TILE, MAP_TILE), dtype=bool),
+    np.empty((0, MAP_TILE, MAP_TILE), dtype=bool),
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def decode_tiles(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(tx, ty, known, blocked)`` of a :func:`encode_tiles` broadcast (no tiles for other
+    or malformed text), read-only. Decoded once for all the robots that hear it."""
+    parts = text.split()
+    if len(parts) < 2 or parts[0] != MAP_PREFIX:
+        return _NO_TILES
+    where, raw = [], []
+    for field in parts[1:]:
+        try:
+            at, bits = field.split(":")
+            tx, ty = (int(v) for v in at.split(","))
+            data = base64.b64decode(bits, validate=True)
+        except ValueError:
+            return _NO_TILES
+        if len(data) != _TILE_BYTES:
+            return _NO_TILES
+        where.append((tx, ty))
+        raw.append(data)
+    planes = np.unpackbits(np.frombuffer(b"".join(raw), dtype=np.uint8)).astype(bool)
+    planes = planes.reshape(len(raw), 2, MAP_TILE, MAP_TILE)
+    xy = np.array(where, dtype=np.int64)
+    out = (xy[:, 0], xy[:, 1], planes[:, 0], planes[:, 1] & planes[:, 0])
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
+def _own_tiles(robot: Any) -> tuple[_TileFrame, dict] | None:
+    """The robot's tile frame and its store of map tiles (``memory["map_tiles"]``: heard
+    known and blocked, and what it sent), made anew when its grid changes."""
+    costmap = robot.global_costmap
+    if costmap.costmap is None:
+        return None
+    grid = costmap.grid
+    store = robot.memory.get("map_tiles")
+    key = (grid.array.shape, grid.origin_x, grid.origin_y, grid.resolution)
+    if store is None or store["key"] != key:
+        frame = _TileFrame(grid)
+        empty = np.zeros((frame.nty, frame.ntx, MAP_TILE, MAP_TILE), dtype=bool)
+        store = {
+            "key": key,
+            "frame": frame,
+            "heard": (empty.copy(), empty.copy()),
+            "sent": (empty.copy(), empty.copy()),
+            "heard_any": False,
+        }
+        robot.memory["map_tiles"] = store
+    return store["frame"], store
+
+
+def hear_map(robot: Any, text: str) -> bool:
+    """Whether ``text`` is a broadcast of map tiles; if so, its tiles wait in
+    ``memory["map_heard"]`` until :func:`merged_view` merges them (once per decision, not once
+    per message)."""
+    if not text.startswith(MAP_PREFIX):
+        return False
+    tiles = decode_tiles(text)
+    if tiles[0].size:
+        heard = robot.memory.setdefault("map_heard", [])
+        heard.append(tiles)
+        if len(heard) >= MAP_HEARD_LIMIT:  # a robot that has not decided for long
+            own = _own_tiles(robot)
+            if own is not None:
+                _merge_heard(*own, heard)
+    return True
+
+
+def _merge_heard(frame: _TileFrame, store: dict, heard: list) -> None:
+    """OR the tiles heard into ``store["heard"]``: all messages at once, one OR per tile."""
+    tx, ty, known, blocked = (np.concatenate(parts) for parts in zip(*heard, strict=True))
+    heard.clear()
+    lx, ly = tx - frame.tx0, ty - frame.ty0
+    ok = (lx >= 0) & (lx < frame.ntx) & (ly >= 0) & (ly < frame.nty)
+    index = (ly * frame.ntx + lx)[ok]
+    if index.size == 0:
+        return
+    order = np.argsort(index, kind="stable")
+    index = index[order]
+    tiles, starts = np.unique(index, return_index=True)
+    heard_known, heard_blocked = store["heard"]
+    flat_known = heard_known.reshape(-1, MAP_TILE, MAP_TILE)
+    flat_blocked = heard_blocked.reshape(-1, MAP_TILE, MAP_TILE)
+    flat_known[tiles] |= np.logical_or.reduceat(known[ok][order], starts, axis=0)
+    flat_blocked[tiles] |= np.logical_or.reduceat(blocked[ok][order], starts, axis=0)
+    store["heard_any"] = True
+
+
+def share_map(robot: Any) -> None:
+    """Every :data:`MAP_PERIOD` ticks (each robot at its own tick), broadcast the tiles of the
+    robot's own map that changed since it last sent them, nearest first, as many as one
+    message holds, and up to :data:`MAP_RESEND` others in turn (robots that came into range
+    since hear the whole map in time)."""
+    index = robot_index(robot.namespace) or 0
+    if robot.tick % MAP_PERIOD != index % MAP_PERIOD:
+        return
+    own = _own_tiles(robot)
+    if own is None:
+        return
+    frame, store = own
+    grid = robot.global_costmap.grid
+    known, blocked = (frame.tiled(c) for c in map_classes(grid.array))
+    sent_known, sent_blocked = store["sent"]
+    has = known.any(axis=(2, 3))
+    changed = (known != sent_known).any(axis=(2, 3)) | (blocked != sent_blocked).any(axis=(2, 3))
+    here = robot.robot_position or (0.0, 0.0)
+    cx, cy = grid.pos_to_cell(*here)
+    centre = (np.arange(max(frame.nty, frame.ntx)) + 0.5) * MAP_TILE
+    d = np.abs(centre[: frame.ntx][None, :] - frame.px - cx) + np.abs(
+        centre[: frame.nty][:, None] - frame.py - cy
+    )
+    ly, lx = np.nonzero(changed)
+    order = np.lexsort((lx, ly, d[ly, lx]))  # nearest first (ties: row, then column)
+    chosen_y, chosen_x = list(ly[order][:_TILES_PER_MESSAGE]), list(lx[order][:_TILES_PER_MESSAGE])
+    oy, ox = np.nonzero(has & ~changed)
+    if oy.size and len(chosen_y) < _TILES_PER_MESSAGE:
+        start = store.get("resend", 0) % oy.size
+        take = min(MAP_RESEND, _TILES_PER_MESSAGE - len(chosen_y), oy.size)
+        pick = (np.arange(take) + start) % oy.size
+        chosen_y += list(oy[pick])
+        chosen_x += list(ox[pick])
+        store["resend"] = start + take
+    cy_, cx_ = np.array(chosen_y, dtype=np.int64), np.array(chosen_x, dtype=np.int64)
+    while cy_.size:
+        text = encode_tiles(cx_ + frame.tx0, cy_ + frame.ty0, known[cy_, cx_], blocked[cy_, cx_])
+        if len(text.encode()) <= MAX_MESSAGE_BYTES:
+            break
+        cy_, cx_ = cy_[:-1], cx_[:-1]  # tile numbers wider than counted for (a huge map)
+    if not cy_.size:
+        return
+    sent_known[cy_, cx_] = known[cy_, cx_]
+    sent_blocked[cy_, cx_] = blocked[cy_, cx_]
+    robot.broadcast_msg(text)
+
+
+#: Tiles one broadcast holds (:func:`encode_tiles`: " -100,-100:" and the base64 of each).
+_TILES_PER_MESSAGE = (MAX_MESSAGE_BYTES - len(MAP_PREFIX)) // (
+    len(" -100,-100:") + 4 * -(-_TILE_BYTES // 3)
+)
+
+
+def merged_view(robot: Any, around_robots: bool = False) -> MapView | None:
+    """:meth:`MapView.of` on the robot's own map with the cells only others mapped filled in
+    from the tiles it heard (:func:`hear_map`): blocked cells as lethal, the rest free."""
+    costmap = robot.global_costmap
+    if costmap.costmap is None or robot.robot_position is None:
+        return None
+    own = _own_tiles(robot)
+    if own is None:
+        return MapView.of(robot, around_robots)
+    frame, store = own
+    heard = robot.memory.get("map_heard")
+    if heard:
+        _merge_heard(frame, store, heard)
+    if not store["heard_any"]:
+        return MapView.of(robot, around_robots)
+    grid = costmap.grid
+    heard_known, heard_blocked = (frame.cells(t) for t in store["heard"])
+    array = grid.array.copy()
+    unknown = array < 0
+    array[unknown & heard_known] = 0
+    array[unknown & heard_blocked] = LETHAL
+    merged = GridMap.from_array(array, grid.resolution, grid.origin_x, grid.origin_y)
+    nearby = robot.state.nearby_robots if around_robots else ()
+    return MapView(merged, robot.robot_position, [(r.pos.x, r.pos.y) for r in nearby])

@@ -44,11 +44,25 @@ only, and its few robots started apart):
 * **Making room**, as in the frontier explorer: a robot in a crowd
   (:func:`~._common.crowded`) that finds every frontier announced first drives to the place
   within :data:`~._common.SPREAD_RADIUS_M` of path farthest from the robots it senses
-  (:func:`~._common.spread_cell`), then chooses again. From the :data:`CROWDED_AGAIN`-th time
+  (:func:`~._common.spread_cell`), then chooses again; when the crowd keeps it from that
+  place (the navigator gave up, or :data:`SPREAD_TICKS` passed) it chooses a goal at once,
+  not another place. From the :data:`CROWDED_AGAIN`-th time
   it made room on, a robot that still finds every frontier announced chooses that next goal
   by TRS's weight among subareas, the one it stands in included (with the robots approaching
   it), instead of the nearest frontier of the subarea it stands in (``docs/scaling.md``,
   "The doubling misses traced": 50 robots in a start room with one door).
+* **Maps shared over the radio** (``docs/scaling.md``, "TRS shares its map"): each robot
+  maps alone (``distribute_slam: false``, the default), so a robot in a room wider than its
+  lidar reaches took the room's far side, which the robots there had mapped, as frontier,
+  and 50 robots in a start room with one door left it late. Every
+  :data:`~._common.MAP_PERIOD` ticks each robot broadcasts the tiles of its own map
+  (:data:`~._common.MAP_TILE` cells square: known and blocked bits, ``maptiles
+  <tx>,<ty>:<base64> ...``) that changed since it last sent them, nearest first, and a
+  robot chooses (frontier, subareas, paths) on its own map with the cells only others mapped
+  filled in (:func:`~._common.merged_view`). Broadcasts reach as far as the radio does
+  (``broadcast_range``, walls, loss): out of range, a robot maps alone as before. A robot
+  making room in a crowd chooses its spot on its own map (on the shared one the spot lies
+  beyond the crowd's door, against the robots coming in).
 * **A goal the navigator gave up on** (or that could not be planned) is left while other
   frontier is; when nothing else is left, such goals are tried again (a crowd that blocked
   them moves on), so a robot in a packed start does not declare itself done. A goal reached
@@ -72,8 +86,11 @@ from ._common import (
     announce_trail,
     area_labels,
     crowded,
+    hear_map,
     hear_trail,
+    merged_view,
     robot_index,
+    share_map,
     spread_cell,
     trail_cells,
     without_trails,
@@ -105,6 +122,9 @@ FINISHED_PREFIX = "f="
 #: From the time a robot made room in a crowd this often, its next choice (when every frontier
 #: is announced) is by TRS's weight, not the nearest frontier of the subarea it stands in.
 CROWDED_AGAIN = 2
+#: A robot making room that has not reached its spot after this many ticks (the crowd it
+#: makes room in blocks the way) stops, and chooses a goal instead of another spot.
+SPREAD_TICKS = 150
 
 
 def logic(robot: Any) -> None:
@@ -240,7 +260,7 @@ def _plan(view: MapView, goal: tuple[int, int], prune: bool) -> list[tuple[float
 
 
 def _goal_open(robot: Any, goal_cell: tuple[int, int]) -> bool:
-    view = MapView.of(robot)
+    view = merged_view(robot)
     if view is None or not view.grid.in_bounds(*goal_cell):
         return False
     ix, iy = goal_cell
@@ -254,8 +274,8 @@ def step(robot: Any, *, prune: bool) -> None:
     claims = mem.setdefault("claims", {})  # namespace -> (goal x, y, path length d)
     heard = mem.setdefault("heard_finished", set())  # subareas finished, by anyone, heard of
     for message in robot.state.incoming_broadcast_msgs:
-        if hear_trail(mem, message.msg):  # where others were (trail_cells)
-            continue
+        if hear_trail(mem, message.msg) or hear_map(robot, message.msg):
+            continue  # where others were (trail_cells), what they mapped (merged_view)
         parsed = parse_message(message.msg)
         if parsed is not None:
             peers[message.sender] = (parsed[1], robot.tick)
@@ -263,13 +283,20 @@ def step(robot: Any, *, prune: bool) -> None:
             heard |= parse_finished(message.msg)
     if robot.robot_position is not None:
         announce_trail(robot, robot.robot_position)
+    share_map(robot)
     mem.setdefault("mode", EXPLORATION)
     skip = mem.setdefault("skip", [])
     waypoints = mem.get("waypoints")
     if waypoints and mem.get("spreading"):
-        if not robot.nav_status.done:
+        status = robot.nav_status
+        late = robot.tick - mem.get("spread_since", robot.tick) >= SPREAD_TICKS
+        if not status.done and not late:
             return  # making room in a crowd: then choose a frontier from there
+        if late and not status.done:
+            robot.cancel_nav()
         mem["spreading"] = False
+        # the crowd blocked the way to the spot: choose a goal now, not another spot
+        mem["room_blocked"] = late or status in (NavStatus.ABORTED, NavStatus.REJECTED)
         mem["rooms_made"] = mem.get("rooms_made", 0) + 1
         mem["weigh_next"] = mem["rooms_made"] >= CROWDED_AGAIN
         waypoints.clear()
@@ -300,7 +327,7 @@ def step(robot: Any, *, prune: bool) -> None:
 
 def _decide(robot: Any, prune: bool) -> None:
     mem = robot.memory
-    view = MapView.of(robot, around_robots=True)
+    view = merged_view(robot, around_robots=True)
     if view is None or view.robot_cell is None:
         return
     hemmed = mem.get("hemmed_since")
@@ -334,12 +361,17 @@ def _decide(robot: Any, prune: bool) -> None:
     if not mem["sharing"]:
         allowed = unclaimed  # else every frontier is announced: share, weighted by TRS's rule
     allowed = without_trails(view, allowed, trail_cells(mem, view.grid), CLAIM_RADIUS_CELLS)
-    if mem["sharing"]:
+    if mem["sharing"] and not mem.pop("room_blocked", False):
         robots = [(r.pos.x, r.pos.y) for r in robot.state.nearby_robots]
         if crowded(view.position, robots):
-            spot = spread_cell(view, robots, SPREAD_RADIUS_M)
-            if spot is not None and spot != view.robot_cell:
-                mem["spreading"], mem["waypoints"] = True, [view.pos_of(spot)]
+            # on its own map: with the tiles heard, the spot farthest from the robots around
+            # lies beyond the crowd's door, and robots making room pushed into it against
+            # the robots coming in (stalls)
+            own = MapView.of(robot, around_robots=True)
+            spot = spread_cell(own, robots, SPREAD_RADIUS_M)
+            if spot is not None and spot != own.robot_cell:
+                mem["spreading"], mem["waypoints"] = True, [own.pos_of(spot)]
+                mem["spread_since"] = robot.tick
                 robot.nav_to_pos(*mem["waypoints"][0])
                 return  # make room first, then choose again
     goal = None
