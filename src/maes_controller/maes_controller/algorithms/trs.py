@@ -102,7 +102,8 @@ SUBAREA_SIDE_M = 10.0
 ALPHA_M = 10.0
 #: Ticks between position broadcasts.
 BROADCAST_PERIOD = 10
-#: Ticks between checks that the current goal still borders unknown space.
+#: Ticks between checks that the current goal still borders unknown space, and between a
+#: done robot's looks for new frontier.
 RECHECK_PERIOD = 10
 #: A goal that failed or did not close its frontier blocks frontier cells this close (cells).
 SKIP_RADIUS_CELLS = 2
@@ -322,6 +323,8 @@ def step(robot: Any, *, prune: bool) -> None:
                 skip.append(goal_cell)  # reached without closing it: don't come back
         if mem["mode"] == MOVING and not waypoints:
             mem["mode"] = EXPLORATION  # done moving: explore the subarea we are in now
+    elif mem.get("done") and robot.tick - mem["done_at"] < RECHECK_PERIOD:
+        return  # no frontier left: look again every RECHECK_PERIOD ticks, not every tick
     _decide(robot, prune)
 
 
@@ -385,7 +388,7 @@ def _decide(robot: Any, prune: bool) -> None:
         if target is None:
             if not mem.get("done"):
                 robot.logger.info(f"{robot.namespace}: no frontier left, exploration done")
-            mem["done"], mem["waypoints"] = True, []
+            mem["done"], mem["waypoints"], mem["done_at"] = True, [], robot.tick
             return
         mem["mode"], mem["subarea"] = (MOVING if target != here else EXPLORATION), target
         goal = view.nearest_in((labels == target) & allowed)
