@@ -1,6 +1,6 @@
 """Fixtures of maes_bringup's tests: a real headless Chromium for the web page's tests,
 ``maes_run`` as a user runs it (``run_maes``), and a logic that floods the services
-(``burst_logic``).
+(``burst_logic``), and the installed ``maes_run`` on a small map (``maes_run_small``).
 
 Without a ``chromium`` on PATH those tests skip, saying how to install it
 (``scripts/setup_browser.sh``); under CI (``CI`` set) they fail instead, since ``.ci/run``
@@ -62,6 +62,46 @@ def run_maes() -> Callable[..., Path]:
     """``run_maes(tmp, *args, timeout=600)``: ``maes_run`` on ``tmp/c.yaml``, its results
     folder (:func:`_run_maes`)."""
     return _run_maes
+
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _maes_run_small(
+    tmp: Path, logic: str, *, ticks: int, spawn: str, size: int
+) -> subprocess.CompletedProcess:
+    """The installed ``maes_run`` (the embedded ROS stack: sim, navigator and controller nodes,
+    DDS) as a user starts it, with ``--logic logic``, as fast as it goes: 3 robots, seed 1, a
+    ``size`` x ``size`` cave, spawn key ``spawn`` (``spawn_together`` or ``biggest_room``),
+    ``ticks`` ticks, no SLAM pose error, no pictures, results under ``tmp/results``. Returns
+    the finished process (its output captured) for the test's own checks."""
+    cfg = tmp / "run.yaml"
+    spawn_value = "{}" if spawn == "spawn_together" else "true"
+    cfg.write_text(
+        "number_of_robots: 3\n"
+        "random_seeds: [1]\n"
+        f"global_settings:\n  statistics_result_path: {tmp / 'results'}\n"
+        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
+        f"end_criteria:\n  tick: {ticks}\n"
+        f"robot_spawn_config:\n  {spawn}: {spawn_value}\n"
+        f"map:\n  width_in_tiles: {size}\n  height_in_tiles: {size}\n  cave_config: {{}}\n"
+        "results: {pictures: false}\n"
+    )
+    exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
+    return subprocess.run(
+        [str(exe), "--config", str(cfg), "--logic", logic, "--real-time-factor", "0"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def maes_run_small() -> Callable[..., subprocess.CompletedProcess]:
+    """``maes_run_small(tmp, logic, ticks=, spawn=, size=)``: the installed ``maes_run`` on a
+    3-robot cave (:func:`_maes_run_small`)."""
+    return _maes_run_small
 
 
 #: A logic that asks for far more broadcasts and tags in one call than anyone would.

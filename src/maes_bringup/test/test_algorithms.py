@@ -409,27 +409,9 @@ pytest_ros = pytest.mark.skipif(
         "maes_controller.algorithms.space_grape:logic",
     ],
 )
-def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path):
+def test_each_algorithm_runs_on_the_ros_stack_with_maes_run(spec, tmp_path, maes_run_small):
     """The real ``maes_run`` (embedded ROS stack: sim, navigator and controller nodes, DDS)."""
-    cfg = tmp_path / "run.yaml"
-    cfg.write_text(
-        "number_of_robots: 3\n"
-        "random_seeds: [1]\n"
-        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
-        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
-        "end_criteria:\n  tick: 400\n"
-        "robot_spawn_config:\n  biggest_room: true\n"
-        "map:\n  width_in_tiles: 24\n  height_in_tiles: 24\n  cave_config: {}\n"
-        "results: {pictures: false}\n"
-    )
-    exe = REPO / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
-    proc = subprocess.run(
-        [str(exe), "--config", str(cfg), "--logic", spec, "--real-time-factor", "0"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    proc = maes_run_small(tmp_path, spec, ticks=400, spawn="biggest_room", size=24)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr and "LogicError" not in proc.stderr
     (folder,) = (tmp_path / "results").iterdir()

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +18,6 @@ from maes_bringup.runners.direct import run
 from maes_common.contract import MAX_MESSAGE_BYTES
 from maes_controller.algorithms import _common, trs
 from maes_sim.core import config_from_dict
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def _cave(robots: int, ticks: int, size: int = 40, **constraints) -> object:
@@ -135,7 +131,7 @@ def test_a_teammate_in_range_has_every_cell_a_robot_mapped_a_period_before(size)
     not os.environ.get("AMENT_PREFIX_PATH"),
     reason="ROS tests run in the pip environment (make test)",
 )
-def test_tiles_reach_teammates_over_the_ros_stack(tmp_path):
+def test_tiles_reach_teammates_over_the_ros_stack(tmp_path, maes_run_small):
     """The real ``maes_run`` (sim, navigator and controller nodes over DDS): the tiles go out
     through the broadcast service and come back in each robot's ``maes_state``, where TRS
     merges them. The logic is TRS itself, from a user's logic file that also says when a robot
@@ -156,25 +152,7 @@ def test_tiles_reach_teammates_over_the_ros_stack(tmp_path):
         "        robot.memory['said'] = True\n"
         "        robot.logger.info(f'{robot.namespace} merged {gained} cells heard')\n"
     )
-    cfg = tmp_path / "run.yaml"
-    cfg.write_text(
-        "number_of_robots: 3\n"
-        "random_seeds: [1]\n"
-        f"global_settings:\n  statistics_result_path: {tmp_path / 'results'}\n"
-        "robot_constraints:\n  slam_position_inaccuracy: 0.0\n"
-        "end_criteria:\n  tick: 300\n"
-        "robot_spawn_config:\n  spawn_together: {}\n"
-        "map:\n  width_in_tiles: 30\n  height_in_tiles: 30\n  cave_config: {}\n"
-        "results: {pictures: false}\n"
-    )
-    exe = ROOT / "install" / "maes_bringup" / "lib" / "maes_bringup" / "maes_run"
-    proc = subprocess.run(
-        [str(exe), "--config", str(cfg), "--logic", f"{logic}:logic", "--real-time-factor", "0"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    proc = maes_run_small(tmp_path, f"{logic}:logic", ticks=300, spawn="spawn_together", size=30)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
     assert "Traceback" not in out, out[-3000:]
