@@ -89,6 +89,27 @@ def test_a_robot_out_of_radio_range_maps_alone():
         assert (_common.merged_view(robot).array == own).all()
 
 
+def test_tiles_heard_before_a_robot_has_a_map_are_bounded():
+    """A robot that hears tiles but has no costmap yet (a controller waiting for its first
+    ``map``) keeps at most the newest MAP_HEARD_LIMIT messages, not all of them."""
+
+    class Costmap:
+        costmap = None
+
+    class Robot:
+        global_costmap = Costmap()
+        memory: dict = {}
+
+    robot = Robot()
+    tile = np.ones((1, _common.MAP_TILE, _common.MAP_TILE), dtype=bool)
+    texts = [_common.encode_tiles([k], [0], tile, tile) for k in range(3 * _common.MAP_HEARD_LIMIT)]
+    for text in texts:
+        assert _common.hear_map(robot, text)
+    heard = robot.memory["map_heard"]
+    assert len(heard) < _common.MAP_HEARD_LIMIT
+    assert int(heard[-1][0][0]) == len(texts) - 1  # the newest kept
+
+
 def test_the_widest_tile_messages_fit_the_radio():
     full = np.ones((_common._TILES_PER_MESSAGE, _common.MAP_TILE, _common.MAP_TILE), dtype=bool)
     wide = [-100] * len(full)

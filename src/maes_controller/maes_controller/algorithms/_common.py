@@ -684,6 +684,8 @@ def hear_map(robot: Any, text: str) -> bool:
             own = _own_tiles(robot)
             if own is not None:
                 _merge_heard(*own, heard)
+            else:  # no map yet to merge into: keep the newest (tiles are sent again in turn)
+                del heard[: len(heard) - MAP_HEARD_LIMIT + 1]
     return True
 
 
