@@ -81,6 +81,28 @@ def test_a_trs_robot_chooses_on_the_cells_its_team_mapped():
     assert set(np.unique(merged[filled]).tolist()) <= {0, 100}
 
 
+def test_a_trs_robot_takes_frontier_it_mapped_itself_first():
+    """A frontier cell only the tiles heard show (the edge of a teammate's map) is a goal only
+    when no frontier the robot mapped itself is left: every new goal of a 3-robot team on a
+    cave, while the robot's own map still has frontier, is a cell of its own map."""
+    goals = {"own": 0, "heard": 0}
+
+    def logic(robot):
+        before = robot.memory.get("goal_cell")
+        trs.logic(robot)
+        goal = robot.memory.get("goal_cell")
+        if goal is None or goal == before or robot.memory.get("mode") is None:
+            return
+        own = robot.global_costmap.grid.array
+        if not _common.MapView.of(robot).reachable_frontier.any():
+            return  # nothing of its own left: any frontier may do
+        goals["own" if own[goal[1], goal[0]] >= 0 else "heard"] += 1
+
+    run(_cave(3, 600, size=60, broadcast_range=1000.0), logic, seed=1)
+    assert goals["own"] > 20, goals
+    assert goals["heard"] == 0, goals
+
+
 def test_a_robot_out_of_radio_range_maps_alone():
     robots = _team(_cave(3, 60, broadcast_range=0.1))
     for robot in robots.values():

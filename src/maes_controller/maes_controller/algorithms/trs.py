@@ -62,7 +62,12 @@ only, and its few robots started apart):
   filled in (:func:`~._common.merged_view`). Broadcasts reach as far as the radio does
   (``broadcast_range``, walls, loss): out of range, a robot maps alone as before. A robot
   making room in a crowd chooses its spot on its own map (on the shared one the spot lies
-  beyond the crowd's door, against the robots coming in).
+  beyond the crowd's door, against the robots coming in). **Its own frontier first**: a
+  frontier cell known only from the tiles heard (the edge of a teammate's map, where that
+  teammate is exploring) is chosen only when no frontier cell the robot mapped itself is
+  reachable; otherwise two robots follow each other and swap regions (2 robots on 20
+  buildings: 57.8 % explored after 2 minutes with, 60.7 % without sharing; 59.9 % with it
+  and this rule).
 * **A goal the navigator gave up on** (or that could not be planned) is left while other
   frontier is; when nothing else is left, such goals are tried again (a crowd that blocked
   them moves on), so a robot in a packed start does not declare itself done. A goal reached
@@ -359,6 +364,11 @@ def _decide(robot: Any, prune: bool) -> None:
         open_ = allowed & ~np.isin(labels, np.fromiter(others, dtype=np.int64, count=len(others)))
         if (view.reachable_frontier & open_).any():
             allowed = open_
+    # its own frontier first: a frontier only the tiles heard show lies where the robot that
+    # mapped them is exploring, and a robot that takes it follows that robot
+    mine = allowed & (robot.global_costmap.grid.array >= 0)
+    if (view.reachable_frontier & mine).any():
+        allowed = mine
     unclaimed = allowed & _claim_mask(view, mem["claims"])
     mem["sharing"] = not (view.reachable_frontier & unclaimed).any()
     if not mem["sharing"]:
