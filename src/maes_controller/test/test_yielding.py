@@ -8,6 +8,7 @@ discs into contact is refused (as the simulator's collisions stop a robot).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -324,3 +325,72 @@ def test_a_robot_blocked_for_good_reports_no_progress_in_bounded_time():
     assert step.status is NavStatus.ABORTED
     assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
     assert t <= 30.0
+
+
+def _drive_past(params: NavParams, standing: tuple[float, float], rank: int = 0, grid=None):
+    """Robot ``rank`` (0: it goes first) from (-2, 0) east to (2.5, 0) in an open room (or
+    ``grid``), past robot 5 standing at ``standing``. Returns the goal's last step, when it
+    ended, and how close the two came."""
+    grid = grid_of(room(12, 8)) if grid is None else grid
+    nav = Navigator(params, rank=rank)
+    nav.start((2.5, 0.0), now=0.0)
+    x, y, yaw, t = -2.0, 0.0, 0.0, 0.0
+    closest = math.inf
+    while t < 60.0:
+        t += DT
+        step = nav.update((x, y, yaw), grid, t, [standing], robot_ids=[5])
+        if step.status is not NavStatus.ACTIVE:
+            break
+        nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
+        if math.dist((nx, ny), standing) >= 2 * params.robot_radius:
+            x, y = nx, ny
+        yaw += step.angular * DT
+        closest = min(closest, math.dist((x, y), standing))
+    return step, t, closest
+
+
+@pytest.mark.parametrize("standing", [(-1.4, 0.8), (-1.3, 0.7), (-1.2, 0.75)])
+def test_in_a_long_jam_the_robot_that_goes_first_passes_as_close_as_contact_allows(standing):
+    # the default config's margins: 0.35 m for the pose error, 0.01 m for contact (two radii:
+    # 0.6 m). The standing robot is 0.7-0.8 m from the line of travel: in the way only by the
+    # pose-error margin, and it never moves, so re-planning around it finds no freer way.
+    params = replace(PARAMS, yield_margin=0.35, yield_lookahead=0.5, jam_pass_after=5.0)
+    assert robot_in_the_way((-2.0, 0.0, 0.0), 1.0, [standing], 0.3, 0.35, 0.5, 0.01)
+    assert not robot_in_the_way((-2.0, 0.0, 0.0), 1.0, [standing], 0.3, 0.01, 0.5, 0.01)
+    step, t, closest = _drive_past(params, standing)
+    assert step.status is NavStatus.SUCCEEDED
+    assert 5.0 < t < 15.0  # it held for the 5 s of jam first
+    assert closest >= 2 * params.robot_radius
+    # without the rule it holds its ground (it goes first: it never backs up) until its
+    # recoveries run out and it reports no progress, the standing robot still in its way
+    step, t, _ = _drive_past(replace(params, jam_pass_after=0.0), standing)
+    assert step.status is NavStatus.ABORTED
+    assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
+
+
+def test_a_robot_outranked_by_the_robot_in_its_way_keeps_the_margin_after_the_jam():
+    # a corridor one cell wide: robot 9 cannot go round robot 5, which stands 0.7 m from its
+    # line of travel (in the way by the pose-error margin only) and goes first. However long
+    # the jam lasts, robot 9 keeps two radii plus that margin from it and finally reports no
+    # progress; robot 0 in its place passes
+    params = replace(
+        PARAMS,
+        yield_margin=0.35,
+        yield_lookahead=0.5,
+        jam_pass_after=5.0,
+        outranked_recoveries=20,
+        max_recoveries=20,
+        progress_timeout=30.0,
+    )
+    grid = grid_of(room(12, 3))
+    standing = (-1.3, 0.7)
+    step, t, closest = _drive_past(params, standing, rank=9, grid=grid)
+    assert step.status is NavStatus.ABORTED and t > 10.0
+    assert closest >= 2 * params.robot_radius + params.yield_margin
+    step, _, closest = _drive_past(params, standing, rank=0, grid=grid)
+    assert step.status is NavStatus.SUCCEEDED
+    assert 2 * params.robot_radius <= closest < 2 * params.robot_radius + params.yield_margin
+    with pytest.raises(ValueError, match="jam_pass_after"):
+        replace(PARAMS, jam_pass_after=-1.0)
+    with pytest.raises(ValueError, match="jam_radius"):
+        replace(PARAMS, jam_radius=0.0)

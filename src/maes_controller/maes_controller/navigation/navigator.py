@@ -23,7 +23,9 @@ Behaviour (metres, seconds, radians; map frame)
       index, ``rank``) makes longer for the robot that lets the other go first; then the
       navigator recovers as above and plans around the robots (:mod:`.yielding`). Waiting for
       robots that move (a crowd leaving) is no failure; waiting for robots that stand still
-      is, and the outranked robot gives up first.
+      is, and the outranked robot gives up first. A robot that goes first and has stood in
+      one place for ``jam_pass_after`` seconds passes the robots in its way as close as
+      contact allows (a knot in which every robot holds for the ones beside it dissolves).
     * Reports ``FAILED_TO_MAKE_PROGRESS``, as Nav2's progress checker does, when the robot has
       not moved ``progress_radius`` for ``progress_timeout`` seconds, whatever held it, or
       has not got that much closer for twice as long.
@@ -162,6 +164,15 @@ class NavParams:
     outranked_recoveries : int
         Recoveries without progress, each after a hold by robots that stood still, that an
         outranked robot makes before ``FAILED_TO_MAKE_PROGRESS`` (others: ``max_recoveries``).
+    jam_radius, jam_pass_after : float
+        A robot that has stayed within ``jam_radius`` metres (> 0) of one place for
+        ``jam_pass_after`` seconds (>= 0; 0: never) while navigating (its goals one after
+        another, no pause without one) is in a long jam. Held there by robots none of which
+        goes before it, it drives on when none of them is within two radii plus
+        ``close_margin`` of its line of travel: it passes them as close as contact allows,
+        without the margin for the pose error (``yield_margin``). In a knot of robots
+        that each hold for the ones beside them, the first in the order then moves and the
+        knot dissolves (:mod:`.yielding`).
     progress_radius, progress_timeout : float
         Nav2's progress checker: a goal aborts (``FAILED_TO_MAKE_PROGRESS``) when the robot has
         not moved ``progress_radius`` metres from where it last did within
@@ -211,6 +222,8 @@ class NavParams:
     yield_timeout: float = 1.0
     outranked_wait_factor: float = 2.0
     outranked_recoveries: int = 2
+    jam_radius: float = 1.0
+    jam_pass_after: float = 20.0
     progress_radius: float = 0.5
     progress_timeout: float = 15.0
     plan_around_robots: bool = True
@@ -234,6 +247,7 @@ class NavParams:
             "input_timeout",
             "backup_speed",
             "yield_timeout",
+            "jam_radius",
             "progress_radius",
             "progress_timeout",
         )
@@ -246,6 +260,7 @@ class NavParams:
             "yield_lookahead",
             "close_margin",
             "escape_distance",
+            "jam_pass_after",
             "detour_extra",
         )
         for name in positive + non_negative:
@@ -320,6 +335,7 @@ class NavParams:
             "yield_lookahead": 0.5 * tile,
             "close_margin": 0.01 * tile,
             "escape_distance": 1.0 * tile,
+            "jam_radius": 1.0 * tile,
             "omnidirectional": _lateral(getattr(kind, "motion_model", None)),
         }
         values.update(overrides)
@@ -571,6 +587,9 @@ class Navigator:
         self._last = NavStep()
         self._costs_for: GridMap | None = None
         self._costs: np.ndarray | None = None
+        #: Where the robot has stayed (within ``jam_radius``) since when, while navigating:
+        #: (x, y, since), or None without a goal (see ``jam_pass_after``).
+        self._anchor: tuple[float, float, float] | None = None
         self._reset_goal(0.0)
 
     # -- public -------------------------------------------------------------------------------
@@ -687,10 +706,11 @@ class Navigator:
         self._robots_xy = None  # their positions as the yielding checks read them (once)
         self._robot_ids = robot_ids
         self._seen = None if robot_ids is None else (robot_ids, self._robots)
+        p = self.params
         if self._status is not NavStatus.ACTIVE:
+            self._anchor = None
             self._last = replace(self._last, linear=0.0, angular=0.0, replanned=False)
             return self._last
-        p = self.params
         elapsed = now - self._started
         if elapsed > p.goal_timeout:
             return self._abort(
@@ -712,6 +732,9 @@ class Navigator:
                 )
             return self._emit(now, 0.0, 0.0, replanned=False)
 
+        anchor = self._anchor
+        if anchor is None or math.hypot(pose[0] - anchor[0], pose[1] - anchor[1]) > p.jam_radius:
+            self._anchor = (pose[0], pose[1], now)
         if math.hypot(pose[0] - self._checkpoint[0], pose[1] - self._checkpoint[1]) >= (
             p.progress_radius
         ) or math.isnan(self._checkpoint[0]):
@@ -787,6 +810,11 @@ class Navigator:
             blockers = [k for k in blockers if not self._leaving(pose, k)]
         if blockers and turning and not self._crowded(pose, [self._robots[k] for k in blockers]):
             blockers = []  # out in the open, turn now: the way may be free by then
+        passing = False  # a long jam: passing the robots in the way as close as contact allows
+        if blockers and self._pass_close(now, blockers):
+            passing = not self._blockers(heading, direction, cmd.remaining, p.close_margin)
+            if passing:
+                blockers = []
         if blockers:
             ids = self._ids_of(blockers)
             positions = [self._robots[k] for k in blockers]
@@ -812,7 +840,7 @@ class Navigator:
                     pose, grid, now, counted=not hold.moving, outranked=behind, by_robots=True
                 )
             linear = lateral = 0.0  # hold, and let the other robot pass
-        else:
+        elif not passing:  # a pass keeps its hold: the jam goes on until the way is free
             self._hold = None
         return self._emit(now, linear, cmd.angular, replanned, lateral)
 
@@ -1008,9 +1036,14 @@ class Navigator:
         return list(zip(dx[keep].tolist(), dy[keep].tolist(), strict=True))
 
     def _blockers(
-        self, pose: tuple[float, float, float], direction: float, reach: float = math.inf
+        self,
+        pose: tuple[float, float, float],
+        direction: float,
+        reach: float = math.inf,
+        margin: float | None = None,
     ) -> list[int]:
-        """Indices into the robots sensed of those in the way of a drive in ``direction``."""
+        """Indices into the robots sensed of those in the way of a drive in ``direction``;
+        ``margin``: the corridor's extra half-width (default ``yield_margin``)."""
         p = self.params
         if not p.yield_to_robots or direction == 0.0:
             return []
@@ -1020,9 +1053,22 @@ class Navigator:
             direction,
             self._yield_positions(),
             p.robot_radius,
-            p.yield_margin,
+            p.yield_margin if margin is None else margin,
             lookahead,
             p.close_margin,
+        )
+
+    def _pass_close(self, now: float, blockers: list[int]) -> bool:
+        """Whether this robot may pass ``blockers`` (indices into the robots sensed) as close
+        as contact allows: it has stood within ``jam_radius`` of one place for
+        ``jam_pass_after`` seconds and none of them goes first."""
+        p = self.params
+        anchor = self._anchor
+        return (
+            p.jam_pass_after > 0
+            and anchor is not None
+            and now - anchor[2] >= p.jam_pass_after
+            and not outranked(self.rank, self._ids_of(blockers))
         )
 
     def _yield_positions(self) -> Sequence[Sequence[float]] | np.ndarray:

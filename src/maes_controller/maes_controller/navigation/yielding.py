@@ -28,6 +28,13 @@ them) can never wait for each other for ever:
   robot that stays: while one that was in the way when the hold began is still in it, unmoved,
   the hold is a jam (two robots in a door, each in the other's corridor, while a third walks
   past), and the re-plans count.
+* **A long jam.** A robot that has stayed within ``jam_radius`` of one place for
+  ``jam_pass_after`` seconds while navigating (:class:`~.navigator.NavParams`) and is held by
+  robots none of which goes first drives on when none of them is within two radii plus
+  ``close_margin`` of its line of travel: it passes as close as contact allows, without the
+  margin for the pose error. In a knot where every robot holds for the ones beside it, the
+  first in the order moves and the knot dissolves. A robot outranked by one in its way
+  never passes close.
 """
 
 from __future__ import annotations
