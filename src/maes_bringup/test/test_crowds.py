@@ -123,7 +123,7 @@ def test_a_second_space_cbba_robot_does_not_explore_what_the_first_explored():
 
 
 @pytest.mark.slow
-def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_stall_at_most_once():
+def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_do_not_stall():
     # 60x60 building, seed 2 (docs/scaling.md): a robot jammed by the crowd at the door drove
     # to its task for 70 s within 1 m of one place, its goal flipping between the area's
     # frontier cells (each new goal restarted the navigator's progress check). It now gives
@@ -131,10 +131,13 @@ def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_stall_at_most_onc
     # (core/stalls.py), robots stall here: one from the former, denser start (within 1 m of
     # one place from 40.7 s to 106.8 s, two robots near it), two from MAES 2.0's, one robot a
     # tile (docs/scaling.md#stalls); none since a robot whose every task lies in areas others
-    # finished heads for unvisited ground (100.0 % explored, 97.2 % before).
+    # finished heads for unvisited ground (100.0 % explored, 97.2 % before). Since a robot
+    # that holds its ground stood at the door again (robot 45 from 42.6 s, its task switching
+    # between the room and beyond the door: 1 stall, 99.93 %), none since the robot that goes
+    # first passes close in a long jam (99.96 %; navigator.NavParams.jam_pass_after)
     share, stalls = explored(50, "maes_controller.algorithms.space_cbba:logic", 2)
     print(f"SPACE CBBA, 50 robots, seed 2: {share:.1f} %, {stalls} stalls")
-    assert stalls <= 2
+    assert stalls == 0
     assert share >= 85.0
 
 
@@ -142,7 +145,7 @@ def test_fifty_space_cbba_robots_in_a_start_room_with_one_door_stall_at_most_onc
 @pytest.mark.parametrize(
     ("logic", "most"),
     [
-        ("maes_controller.algorithms.space_grape:logic", 1),
+        ("maes_controller.algorithms.space_grape:logic", 0),
         ("maes_controller.algorithms.swarmbots:logic", 0),
     ],
 )
@@ -156,7 +159,7 @@ def test_fifty_robots_whose_goals_keep_changing_in_the_crowd_stall_no_more_than_
     # under 10 s (core/stalls.py), robots still waited in the former, denser start cluster for
     # more than a minute: SPACE GRAPE 2 (both out by 61.4 s), Swarmbots 10 (two still there at
     # the end). Started one a tile, as MAES 2.0 spawns them: SPACE GRAPE 1, Swarmbots none
-    # (docs/scaling.md#stalls)
+    # (docs/scaling.md#stalls); both none now (docs/scaling.md, "Now")
     share, stalls = explored(50, logic, 0)
     print(f"{logic}, 50 robots, seed 0: {share:.1f} %, {stalls} stalls")
     assert stalls <= most
@@ -198,13 +201,15 @@ def larger(config, size: int = 75):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("logic", "kind"),
-    [(EXPLORER, "building"), (TRS, "cave")],
-    ids=["frontier_explorer-building", "trs-cave"],
+    [(EXPLORER, "building"), (TRS, "cave"), (TRS, "building")],
+    ids=["frontier_explorer-building", "trs-cave", "trs-building"],
 )
 def test_a_hundred_and_twenty_robots_explore_no_less_than_fifty(logic, kind):
     # issue 36's last doubling: 50 robots on a 60x60 map against 120 on a 75x75 one, seed 0
     # (docs/scaling.md, "Now": the frontier explorer 100.0 -> 99.8 % on the building, TRS
-    # 100.0 -> 100.0 % on the cave; no stall in either)
+    # 100.0 -> 100.0 % on the cave; no stall in either). TRS's 120 robots on the building
+    # stalled 3 times (a knot of robots in the start hallway, each holding for the ones beside
+    # it) until the robot that goes first passed close in a long jam (docs/scaling.md#stalls)
     make = building if kind == "building" else cave
     runs = [direct.run(config, logic, seed=0) for config in (make(50), larger(make(120)))]
     shares = [float(r.exploration[-1]) for r in runs]
@@ -379,11 +384,12 @@ def test_the_explorer_s_kept_fruitless_searches_answer_as_fresh_ones(monkeypatch
 def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_path):
     # docs/scaling.md#stalls: 50 SPACE CBBA robots on the 60x60 building, seed 2, started one a
     # tile (MAES 2.0's spawn), counted with a one tick, 5 s, 10 s (the simulator's own count,
-    # checked inside) and no pause: 0 / 1 / 1 / 3 and 99.93 % explored since a hold's robot
-    # that stays in the way is a jam whoever passes by (0 / 0 / 0 / 1 and 100.0 % before; 0 /
-    # 1 / 2 / 2 and 97.19 % before a robot whose every task lies in areas others finished
-    # headed for unvisited ground). The stall: robot 45 at the start room's door, its CBBA task
-    # switching between the room and the hallway every few seconds.
+    # checked inside) and no pause: 0 / 0 / 0 / 1 and 99.96 % explored since the robot that
+    # goes first passes close in a long jam; 0 / 1 / 1 / 3 and 99.93 % before it, since a
+    # hold's robot that stays in the way is a jam whoever passes by (that stall: robot 45 at
+    # the start room's door, its CBBA task switching between the room and the hallway every
+    # few seconds); 0 / 0 / 0 / 1 and 100.0 % before that; 0 / 1 / 2 / 2 and 97.19 % before a
+    # robot whose every task lies in areas others finished headed for unvisited ground.
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -397,8 +403,8 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
     with out.open() as f:
         (row,) = list(csv.DictReader(f))
     counts = [int(row[f"stalls_{name}"]) for name in ("one_tick", "5s", "10s", "never")]
-    assert counts == [0, 1, 1, 3]
-    assert row["explored_pct"] == "99.93" and row["stalled_at_end_10s"] == "1"
+    assert counts == [0, 0, 0, 1]
+    assert row["explored_pct"] == "99.96" and row["stalled_at_end_10s"] == "0"
 
 
 def test_the_yielding_experiment_switches_the_navigators_yielding():
