@@ -505,12 +505,12 @@ class NodeProcess:
         """
         import rclpy
 
+        if executor is not None and all(executor is not e for e in self._executors):
+            self._executors.append(executor)  # shut down at the end, also after the raise below
         if self._handler is not None:
             if self._handler.received:
                 raise KeyboardInterrupt  # a signal came before spinning: stop now
             self._handler.armed = False
-        if executor is not None and all(executor is not e for e in self._executors):
-            self._executors.append(executor)
         try:
             if executor is not None:
                 # Slices of SPIN_SLICE_S (and until idle), every event in them handled, not
@@ -546,6 +546,16 @@ class NodeProcess:
         """The first stop signal's name (``"SIGINT"``, ``"SIGTERM"``), None if none came."""
         signum = None if self._handler is None else self._handler.signum
         return None if signum is None else signal.Signals(signum).name
+
+    def events_executor(self) -> Any:
+        """:func:`events_executor`, shut down when the process ends, before its nodes are
+        destroyed (:meth:`_destroy_nodes`), whatever happens after this call: a stop signal
+        that comes after the nodes were added to it but before :meth:`spin` no longer leaves
+        it to be destroyed after them (rclpy's events executor aborts the process when it is
+        destroyed with callbacks of its entities left)."""
+        executor = events_executor()
+        self._executors.append(executor)
+        return executor
 
     def own(self, node: Any) -> Any:
         """Destroy ``node`` when the process ends; returns it.

@@ -763,3 +763,41 @@ def test_a_node_process_spares_its_exit_the_last_collection_and_loses_no_file_da
     assert out.returncode == 0, out.stdout + out.stderr
     assert "frozen True" in out.stdout, out.stdout + out.stderr
     assert log.read_text() == "written by a logic that never closes its file\n"
+
+
+def test_an_executor_made_by_the_process_is_shut_down_when_a_signal_comes_before_the_spin(
+    tmp_path,
+):
+    # navigator_node, stopped by SIGINT twice as soon as it showed in the graph, once aborted
+    # at its exit ("Destroying callback manager with callbacks remaining": rclpy's events
+    # executor destroyed with its entities' callbacks left, after the nodes). The first signal
+    # can come after the node was added to the executor and before the spin, which registered
+    # the executor for the teardown only then. NodeProcess.events_executor registers it at
+    # once: the teardown shuts it down (its nodes removed) first. A plain one is left as is.
+    source = textwrap.dedent(
+        """
+        import os, signal, sys
+        from maes_common.process import events_executor, ros_process
+        from rclpy.node import Node
+        from std_msgs.msg import String
+
+        held = []
+        with ros_process("demo", []) as proc:
+            node = proc.own(Node("demo_node"))
+            node.create_subscription(String, "chatter", lambda m: None, 10)
+            plain = sys.argv[1:] == ["plain"]
+            executor = events_executor() if plain else proc.events_executor()
+            held.append(executor)
+            executor.add_node(node)
+            os.kill(os.getpid(), signal.SIGINT)  # after add_node, before the spin
+            proc.spin(node, executor=executor)
+        print("nodes left:", len(held[0].get_nodes()), flush=True)
+        held[0].shutdown()
+        """
+    )
+    made = _run_demo(tmp_path, source)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert "nodes left: 0" in made.stdout
+    plain = _run_demo(tmp_path, source, "plain")
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "nodes left: 1" in plain.stdout

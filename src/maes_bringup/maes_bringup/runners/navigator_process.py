@@ -7,7 +7,7 @@ both packages are at hand, and ``maes_controller`` installs without the simulato
 
 from __future__ import annotations
 
-from maes_common.process import events_executor, read_parameters, ros_process
+from maes_common.process import read_parameters, ros_process
 from maes_controller.nodes.navigator_node import NavigatorNode
 from maes_sim.core import ConfigError, MapError, load_config
 
@@ -48,6 +48,6 @@ def main(args: list[str] | None = None) -> None:
         # action server, subscriptions and publishers per robot) for each event, 93 % of the
         # navigator's CPU at 120 robots. Its action servers' timers are on the system clock
         # (navigator_node._OnSystemClock), which that executor's timers follow.
-        executor = events_executor()
+        executor = proc.events_executor()
         executor.add_node(node)
         proc.spin(node, executor=executor)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from maes_common.process import events_executor, read_parameters, ros_process
+from maes_common.process import read_parameters, ros_process
 
 from .controller_hub import HUB_NODE_NAME, ControllerHub
 from .controller_node import (
@@ -105,7 +105,7 @@ def main(args: list[str] | None = None) -> None:
             controllers = [proc.own(_controller(i, p, hub)) for i, p in params.items()]
         except ValueError as exc:
             proc.fail(exc)
-        executor = events_executor()
+        executor = proc.events_executor()
         for node in (hub, *controllers):
             executor.add_node(node)
 

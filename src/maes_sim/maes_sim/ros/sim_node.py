@@ -50,7 +50,6 @@ from maes_common.contract import (
 from maes_common.lockstep import NOT_STARTED, new_run_id
 from maes_common.process import (
     EndsQuietly,
-    events_executor,
     read_parameters,
     ros_process,
 )
@@ -805,7 +804,7 @@ def main(args: list[str] | None = None) -> None:
             # (a dozen per robot) for each event, which made a 50-robot launch 5x slower. The
             # simulator runs on wall time with a steady-clock timer, which that executor's
             # timers handle (they cannot follow sim time: maes_common.process).
-            executor = events_executor()
+            executor = proc.events_executor()
             executor.add_node(node)
             proc.spin(node, until=lambda: node.done, executor=executor)
             if proc.stopped_by is None:  # ended by itself: its end reaches the controllers
