@@ -303,25 +303,35 @@ def test_a_packed_crowd_leaves_and_every_goal_ends_in_bounded_time():
     assert sum(step.status is NavStatus.SUCCEEDED for step, _ in last) >= 7
 
 
+def _drive_by(nav: Navigator, grid: GridMap, start, standing, standing_id: int):
+    """Step ``nav`` (its goal started) from ``start`` heading east, robot ``standing_id``
+    standing at ``standing`` (a move into it is refused), until the goal ends or 60 s
+    pass. Returns the last step, when it came, and how close the two robots came."""
+    radius = nav.params.robot_radius
+    (x, y), yaw, t = start, 0.0, 0.0
+    closest = math.inf
+    while t < 60.0:
+        t += DT
+        step = nav.update((x, y, yaw), grid, t, [standing], robot_ids=[standing_id])
+        if step.status is not NavStatus.ACTIVE:
+            break
+        nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
+        if math.dist((nx, ny), standing) >= 2 * radius:
+            x, y = nx, ny
+        yaw += step.angular * DT
+        closest = min(closest, math.dist((x, y), standing))
+    return step, t, closest
+
+
 def test_a_robot_blocked_for_good_reports_no_progress_in_bounded_time():
     # the only gap is taken by a robot that never moves (parked: no navigator)
     occ = room(14, 8)
     occ[1:7, 7] = 100
     occ[4, 7] = 0
     grid = grid_of(occ)
-    parked = (0.5, 0.5)
     nav = Navigator(PARAMS, rank=1)
     nav.start((5.0, 0.5), now=0.0)
-    x, y, yaw, t = -5.0, 0.5, 0.0, 0.0
-    while t < 60.0:
-        t += DT
-        step = nav.update((x, y, yaw), grid, t, [parked], robot_ids=[0])
-        if step.status is not NavStatus.ACTIVE:
-            break
-        nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
-        if math.dist((nx, ny), parked) >= 2 * PARAMS.robot_radius:
-            x, y = nx, ny
-        yaw += step.angular * DT
+    step, t, _ = _drive_by(nav, grid, (-5.0, 0.5), (0.5, 0.5), 0)
     assert step.status is NavStatus.ABORTED
     assert step.error_code == NavErrorCode.FAILED_TO_MAKE_PROGRESS
     assert t <= 30.0
@@ -334,19 +344,7 @@ def _drive_past(params: NavParams, standing: tuple[float, float], rank: int = 0,
     grid = grid_of(room(12, 8)) if grid is None else grid
     nav = Navigator(params, rank=rank)
     nav.start((2.5, 0.0), now=0.0)
-    x, y, yaw, t = -2.0, 0.0, 0.0, 0.0
-    closest = math.inf
-    while t < 60.0:
-        t += DT
-        step = nav.update((x, y, yaw), grid, t, [standing], robot_ids=[5])
-        if step.status is not NavStatus.ACTIVE:
-            break
-        nx, ny = x + step.linear * math.cos(yaw) * DT, y + step.linear * math.sin(yaw) * DT
-        if math.dist((nx, ny), standing) >= 2 * params.robot_radius:
-            x, y = nx, ny
-        yaw += step.angular * DT
-        closest = min(closest, math.dist((x, y), standing))
-    return step, t, closest
+    return _drive_by(nav, grid, (-2.0, 0.0), standing, 5)
 
 
 @pytest.mark.parametrize("standing", [(-1.4, 0.8), (-1.3, 0.7), (-1.2, 0.75)])
