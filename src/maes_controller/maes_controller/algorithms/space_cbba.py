@@ -11,7 +11,8 @@ so tasks won with stale bids are freed.
 
 MAES-ROS's additions (the paper's robots shared one map): an area a robot explored is
 *finished* for every robot (:meth:`CbbaPlugin.explored`), and a robot bids on areas others
-finished only when no other task is left to it. Then each such task's travel counts also the
+finished only when no other task is left to it; its bids on them ride in the broadcasts as
+the others do, so each has one winner. Then each such task's travel counts also the
 straight distance from its goal to the nearest *unvisited* cell (:func:`unvisited_gaps`):
 unknown in the robot's own map, in an area nobody finished, with at most
 :data:`NEAR_DONE_MAX` of the 8 areas around finished. Each robot maps alone, so the unexplored
@@ -55,7 +56,9 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
     """The broadcast of a CBBA state (``y``, ``z``, ``s`` and ``done``), at most ``limit`` bytes.
 
     ``cbba <task>:<winner>:<bid>;...|<agent>:<tick>;...``: one entry per task (an empty winner or
-    bid where the state has none, ``<task>:x:`` for a finished one) and the agents' timestamps,
+    bid where the state has none; a finished task's winner written ``x<winner>``, ``<task>:x:``
+    when nobody bid on it: robots left with only finished areas bid on them, and consensus
+    gives each one winner as it does the others) and the agents' timestamps,
     freshest first. Where all of them do not fit (a big team: one timestamp per agent heard
     of), the stalest timestamps are left out, which a receiver reads as "no fresher news of
     that agent" (CBBA's rules then keep its own).
@@ -74,6 +77,8 @@ def encode(state: CbbaState, limit: int = MAX_MESSAGE_BYTES) -> str:
     'cbba 3:0:1.5;4:x:|'
     >>> decode('cbba 3:0:1.5;4:x:|').done
     {4}
+    >>> encode(CbbaState(y={4: 0.5}, z={4: 2}, done={4}))
+    'cbba 4:x2:0.5|'
     """
     return encode_part(state, None, limit)[0]
 
@@ -103,7 +108,7 @@ def encode_part(state: CbbaState, first: int | None, limit: int = MAX_MESSAGE_BY
     ('cbba @8.. 8:0:1.0;9:0:1.0|0:7', None, (8, None))
     """
     entries = [
-        (t, f"{t}:x:" if t in state.done else _entry(state, t))
+        (t, _entry(state, t, finished=t in state.done))
         for t in sorted(set(state.y) | set(state.z) | state.done)
     ]
     text = f"cbba {';'.join(entry for _, entry in entries)}|"
@@ -134,9 +139,11 @@ def encode_part(state: CbbaState, first: int | None, limit: int = MAX_MESSAGE_BY
     return text, following
 
 
-def _entry(state: CbbaState, t: int) -> str:
-    """A task's ``<task>:<winner>:<bid>`` entry (empty winner or bid where there is none)."""
-    return f"{t}:{state.z.get(t, '')}:{'' if t not in state.y else repr(round(state.y[t], 6))}"
+def _entry(state: CbbaState, t: int, *, finished: bool = False) -> str:
+    """A task's ``<task>:<winner>:<bid>`` entry (empty winner or bid where there is none), the
+    winner written ``x<winner>`` for a finished task."""
+    bid = "" if t not in state.y else repr(round(state.y[t], 6))
+    return f"{t}:{'x' if finished else ''}{state.z.get(t, '')}:{bid}"
 
 
 def decode(text: str) -> CbbaState | None:
@@ -153,11 +160,10 @@ def decode(text: str) -> CbbaState | None:
         state = CbbaState(covers=covers)
         for entry in filter(None, tasks.split(";")):
             t, winner, bid = entry.split(":")
-            if winner == "x":  # finished: no bid
-                if bid:
-                    return None
+            if winner.startswith("x"):  # finished, with its winner and bid if it has them
                 state.done.add(int(t))
-            elif winner:
+                winner = winner[1:]
+            if winner:
                 state.z[int(t)] = int(winner)
             if bid:
                 state.y[int(t)] = float(bid)
@@ -259,7 +265,7 @@ class CbbaPlugin:
         Each robot maps alone by default (``distribute_slam: false``), so an area another robot
         explored still shows frontier in this robot's map; without this, CBBA's winner of it
         dropped it when done and the others bid on it next (2 robots on a 60x60 building, seed
-        0, explored less than 1). Finished areas ride in the broadcasts (``<task>:x:``) and
+        0, explored less than 1). Finished areas ride in the broadcasts (``<task>:x...``) and
         are merged as a union; a robot takes them only when no other area is left to it. An
         area it finished itself that shows frontier again in its own map is a task again.
         """
