@@ -228,7 +228,7 @@ def test_a_hundred_and_twenty_space_cbba_robots_explore_no_less_than_fifty_on_on
     logic = "maes_controller.algorithms.space_cbba:logic"
     runs = [direct.run(larger(building(n)), logic, seed=0) for n in (50, 120)]
     shares = [float(r.exploration[-1]) for r in runs]
-    print(f"SPACE CBBA on the 75x75 building: 50 robots {shares[0]:.2f} %, 120 robots {shares[1]:.2f} %")
+    print(f"SPACE CBBA, 75x75 building: 50 robots {shares[0]:.2f} %, 120 robots {shares[1]:.2f} %")
     assert all(r.ticks == 1200 and int(r.stats["stalls"]) == 0 for r in runs)
     assert shares[1] >= shares[0] - 2.0
 
