@@ -18,6 +18,7 @@ from maes_controller.navigation.yielding import (
     Hold,
     as_positions,
     free_heading,
+    gap_ahead,
     outranked,
     robot_in_the_way,
     robots_in_the_way,
@@ -184,6 +185,65 @@ def test_robots_exactly_on_the_corridors_limits_count_alike_on_arrays(margin, lo
             0.0, 0.0, [0.0, math.pi], as_positions(crowd), radius, margin, lookahead, 0.01
         )
         assert blocked == [expected, False]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_gap_ahead_of_a_crowd_on_arrays_is_the_loops(seed):
+    # gap_ahead's array path (a crowd from as_positions) against its loop, to the bit, robots
+    # on a 0.05 m lattice so some stand exactly on the corridor's limits
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(yielding.ARRAY_FROM, 120))
+    robots = [tuple(v) for v in (rng.integers(-40, 41, size=(n, 2)) * 0.05).tolist()]
+    pose = (0.0, 0.0, 0.0) if seed % 2 else (0.01, -0.02, float(rng.uniform(-4, 4)))
+    for margin, reach in ((0.35, 2.0), (0.1, 0.5), (0.0, 3.0)):
+        looped = gap_ahead(pose, robots, 0.3, margin, reach)
+        assert gap_ahead(pose, as_positions(robots), 0.3, margin, reach) == looped
+        # the nearest robot inside the corridor, measured from contact (0 when closer)
+        c, s = math.cos(pose[2]), math.sin(pose[2])
+        inside = [
+            c * (x - pose[0]) + s * (y - pose[1])
+            for x, y in robots
+            if 0.0 < c * (x - pose[0]) + s * (y - pose[1]) <= 0.6 + reach
+            and abs(-s * (x - pose[0]) + c * (y - pose[1])) < 0.6 + margin
+        ]
+        assert looped == (max(min(inside) - 0.6, 0.0) if inside else math.inf)
+    assert gap_ahead(pose, as_positions([]), 0.3, 0.2, 2.0) == math.inf
+
+
+def test_a_robot_slows_behind_a_robot_ahead_and_stops_at_the_hold():
+    # heading east at 1 m/s towards a robot standing 2.2 m ahead, on its line: with
+    # approach_time 0.5 s the speed never exceeds twice the gap left to contact (nor falls
+    # below approach_min_speed before the hold); without it, full speed until the hold.
+    # Either way the hold stops it short of contact.
+    grid = grid_of(room(16, 8))
+    standing = (1.2, 0.0)
+    speeds = {}
+    for approach in (0.0, 0.5):
+        params = replace(
+            PARAMS,
+            approach_time=approach,
+            approach_distance=2.0,
+            approach_min_speed=0.1,
+            jam_pass_after=0.0,
+            plan_around_robots=False,  # straight at it: the corridor ahead holds it
+        )
+        nav = Navigator(params, rank=0)
+        nav.start((6.0, 0.0), now=0.0)
+        (x, y), yaw, t, seen = (-1.0, 0.0), 0.0, 0.0, []
+        while t < 2.5:
+            t += DT
+            step = nav.update((x, y, yaw), grid, t, [standing], robot_ids=[1])
+            gap = math.dist((x, y), standing) - 2 * params.robot_radius
+            if step.linear > 0:
+                seen.append((gap, step.linear))
+            x += step.linear * math.cos(yaw) * DT
+            yaw += step.angular * DT
+        assert math.dist((x, y), standing) > 2 * params.robot_radius + 0.15  # held short
+        speeds[approach] = seen
+    top = PARAMS.max_linear_speed
+    assert all(v == top for _, v in speeds[0.0])  # full speed into the corridor, then held
+    assert all(v <= max(0.1, gap / 0.5) + 1e-12 for gap, v in speeds[0.5])
+    assert [round(v, 3) for gap, v in speeds[0.5] if gap < 0.5] == [0.8, 0.64]  # slowing
 
 
 def test_the_order_is_the_robot_index():
