@@ -32,6 +32,16 @@ TRS = "maes_controller.algorithms.trs:logic"
 DISPERSED = 0.50
 
 
+def _experiment(name: str):
+    """The module of ``experiments/<name>.py`` (scripts, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "experiments" / f"{name}.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
 def building(robots: int, ticks: int = 1200):
     """The default config on a 60x60 building, ``robots`` spawned together, ``ticks`` long."""
     base = load_config(ROOT / "maes_config.yaml")
@@ -407,13 +417,7 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
     # the start room's door, its CBBA task switching between the room and the hallway every
     # few seconds); 0 / 0 / 0 / 1 and 100.0 % before that; 0 / 1 / 2 / 2 and 97.19 % before a
     # robot whose every task lies in areas others finished headed for unvisited ground.
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "stall_pauses", ROOT / "experiments" / "stall_pauses.py"
-    )
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _experiment("stall_pauses")
     out = tmp_path / "stalls.csv"
     args = ["--logic", "space_cbba", "--robots", "50", "--seeds", "2", "--out", str(out)]
     assert script.main(args) == 0
@@ -437,13 +441,7 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
 def test_the_yielding_experiment_switches_the_navigators_yielding():
     # experiments/crowd_yielding.py (docs/scaling.md, "The start as MAES 2.0 spawns it"): a
     # variant reaches every robot's navigator; robots that do not yield touch far more often
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "crowd_yielding", ROOT / "experiments" / "crowd_yielding.py"
-    )
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _experiment("crowd_yielding")
     with pytest.raises(ValueError, match="yield_margin takes a float, got 'wide'"):
         script.parse_variant("x:yield_margin=wide")
     with pytest.raises(ValueError, match="'speed=1' is not FIELD=VALUE with a NavParams field"):
@@ -455,19 +453,33 @@ def test_the_yielding_experiment_switches_the_navigators_yielding():
     assert {"left_30s_pct", "explored_end_pct", "stalls"} <= set(rows[0])
 
 
+@pytest.mark.slow
+def test_robots_slowing_behind_robots_ahead_collide_less_leaving_a_packed_start():
+    # NavParams.approach_time, off by default (docs/scaling.md, "Slowing behind a robot"): 50
+    # frontier explorers leaving a packed start on the 60x60 building, 30 s, seeds 0-4, with
+    # it (0.5 s, the hold's corridor 0.2 m ahead) against the default rule (full speed until
+    # a robot is within 0.5 m of contact ahead, then stop). Measured: 58 collisions against
+    # 104, 73 % of the robots 3 m out against 69 %
+    script = _experiment("crowd_yielding")
+    slowing = "slowing:approach_time=0.5,yield_lookahead=0.2"
+    rows = {
+        name: [script.run(variant, 50, 60, seed, ticks=300) for seed in range(5)]
+        for name, variant in (("slowing", slowing), ("default", "default"))
+    }
+    hits = {name: sum(row["collisions"] for row in runs) for name, runs in rows.items()}
+    out = {name: sum(row["left_30s_pct"] for row in runs) / 5 for name, runs in rows.items()}
+    print(f"collisions {hits}, 3 m out after 30 s (mean %) {out}")
+    assert hits["slowing"] <= 0.7 * hits["default"]
+    assert out["slowing"] >= out["default"] - 3.0
+
+
 def test_the_oracle_goals_lead_every_robot_out_of_the_start_on_the_true_map():
     # experiments/crowd_yielding.py --goals oracle (docs/scaling.md, "Leaving a packed start"):
     # one goal per robot, spaced, ORACLE_OUT_M of path from its own start and ORACLE_NEAR_M
     # from every start; with the yielding off nearly every robot gets 3 m out in 30 s
-    import importlib.util
-
     from maes_sim.core.world.connectivity import path_steps
 
-    spec = importlib.util.spec_from_file_location(
-        "crowd_yielding", ROOT / "experiments" / "crowd_yielding.py"
-    )
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = _experiment("crowd_yielding")
     sim = Simulation(script.config(20, 30, 300), seed=0)
     goals = script.oracle_goals(sim)
     h, w = sim.walls.shape
