@@ -384,6 +384,47 @@ def test_a_big_teams_space_cbba_broadcasts_all_reach_the_radio(caplog, monkeypat
     assert refused == []
 
 
+def test_swarmbots_take_another_goal_when_the_navigator_gives_one_up(monkeypatch):
+    """A lone Swarmbot leads itself to the nearest frontier. With every goal given up after
+    1.5 s (the navigator's ``goal_timeout``: ABORTED, as a crowd makes it), it takes another
+    goal at once: the next frontier (the one given up is skipped), or the same place again
+    (a follow spot, a recovery), each attempt's abort counting towards MAX_FAILURES. Before,
+    the nearest frontier was most often the goal just given up, and a goal chosen again was
+    never sent again: the robot stood for the rest of the run (a leader with 20 robots around
+    it, 50 robots on the 75x75 building, seed 3)."""
+    from maes_controller.navigation import NavParams
+
+    plain = NavParams.from_config
+    monkeypatch.setattr(
+        NavParams,
+        "from_config",
+        lambda cfg, robot=0, **o: plain(cfg, robot, **{**o, "goal_timeout": 1.5}),
+    )
+    aborts, sent = [], []
+
+    def watched(robot):
+        status = robot.nav_status
+        swarmbots.logic(robot)
+        if status.name == "ABORTED":
+            aborts.append(robot.tick)
+            if not robot.nav_status.done:
+                sent.append(robot.tick)  # a goal went out in the tick that saw the abort
+
+    cfg = config_from_dict(
+        {
+            "number_of_robots": 1,
+            "end_criteria": {"tick": 400},
+            "robot_constraints": {"slam_position_inaccuracy": 0.0},
+            "map": {"width_in_tiles": 24, "height_in_tiles": 24, "cave_config": {}},
+        }
+    )
+    result = run(cfg, watched, seed=1)
+    assert len(aborts) >= 5, aborts  # the short timeout gives goals up
+    assert sent == aborts  # never left standing with a goal given up
+    assert result.distance[0] > 10.0
+    assert result.exploration[-1] > 60.0
+
+
 def test_swarmbots_election_rule():
     heard = {0: ("dead", 50), 1: ("follow", 50), 3: ("lead", 10)}
     assert swarmbots.elect_leader(2, "follow", heard, now=55) == 1

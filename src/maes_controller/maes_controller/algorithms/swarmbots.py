@@ -9,7 +9,12 @@ same state machine and broadcasts ``swarm <state> <x> <y> <command>`` every
   ``DISPERSE_TICKS``, in turn.
 * **follow**: on ``follow``, drive to a spot ``FOLLOW_DISTANCE_M`` from the leader; on
   ``disperse``, drive to the nearest frontier at least ``DISPERSE_RADIUS_M`` from every robot
-  it hears.
+  it hears; when every frontier is that near a robot (a crowd), to the one whose path plus
+  ``SHARE_COST_CELLS`` per robot near it is least, so the spare robots spread out instead of
+  all taking the nearest. A dispersing robot keeps its frontier while the navigator drives
+  there and it is still one.
+* **goals given up**: a frontier the navigator gave up is skipped from then on, as one reached
+  without closing it; any other goal given up (a follow spot) is sent again when chosen again.
 * **dead**: a robot that is stuck (a goal active but under ``STUCK_DISTANCE_M`` of progress in
   ``STUCK_TICKS`` ticks, or ``MAX_FAILURES`` failed goals in a row) says so, drives to a random
   reachable cell nearby to recover, and rejoins as a follower after ``DEAD_TICKS``.
@@ -46,6 +51,9 @@ MAX_FAILURES = 3
 DEAD_TICKS = 30
 RECOVER_RADIUS_M = 3.0
 SKIP_RADIUS_CELLS = 2.0
+#: In a crowd, cells of path a robot within DISPERSE_RADIUS_M of a frontier adds to it (as the
+#: frontier explorer's sharing cost; MAES-ROS).
+SHARE_COST_CELLS = 10.0
 
 LEAD, FOLLOW, DEAD = "lead", "follow", "dead"
 
@@ -86,15 +94,24 @@ def elect_leader(me: int, my_state: str, heard: dict, now: int) -> int:
     return min(alive) if alive else me
 
 
+#: Ends of a goal after which choosing the same goal again sends it again (a retry): the
+#: navigator gave it up, or it never ran.
+_RETRY = (NavStatus.ABORTED, NavStatus.CANCELED, NavStatus.REJECTED)
+
+
 def _go(robot: Any, goal: tuple[float, float] | None) -> None:
+    """Drive to ``goal`` (None: stop). A goal already sent is not sent again while it runs or
+    once reached; one the navigator gave up is, as a new attempt (each attempt's abort counts
+    towards MAX_FAILURES)."""
     mem = robot.memory
     if goal is None:
         if not robot.is_nav_complete():
             robot.cancel_nav()
         mem["goal"] = None
         return
-    if mem.get("goal") != goal:
+    if mem.get("goal") != goal or robot.nav_status in _RETRY:
         mem["goal"] = goal
+        mem["attempt"] = mem.get("attempt", 0) + 1
         robot.nav_to_pos(*goal)
 
 
@@ -103,7 +120,12 @@ def _frontier_goal(view: MapView, avoid: list, skip: list) -> tuple[float, float
     radius = DISPERSE_RADIUS_M / view.resolution if avoid else SKIP_RADIUS_CELLS
     claimed = [view.cell_of(*p) for p in avoid + skip]
     cell = choose_frontier_goal(
-        view.array, view.robot_cell, view.traversable, claimed=claimed, claim_radius=radius
+        view.array,
+        view.robot_cell,
+        view.traversable,
+        claimed=claimed,
+        claim_radius=radius,
+        share_cost=SHARE_COST_CELLS if avoid else None,
     )
     return None if cell is None else view.pos_of(cell)
 
@@ -121,13 +143,29 @@ def _follow_spot(view: MapView, leader_xy: tuple, me: int) -> tuple[float, float
     return view.pos_of((ix[k], iy[k]))
 
 
+def _keeps(robot: Any, view: MapView, goal: tuple[float, float] | None) -> bool:
+    """Whether a dispersing robot keeps its goal: it chose it dispersing, the navigator is on
+    its way there, and the frontier there is still one."""
+    mem = robot.memory
+    if goal is None or mem.get("dispersing") != goal or robot.nav_status.done:
+        return False
+    return _at_frontier(view, goal)
+
+
+def _at_frontier(view: MapView, goal: tuple[float, float]) -> bool:
+    """Whether a frontier cell is within one cell of ``goal`` in ``view``."""
+    gx, gy = view.cell_of(*goal)
+    near = view.frontier[max(gy - 1, 0) : gy + 2, max(gx - 1, 0) : gx + 2]
+    return bool(view.grid.in_bounds(gx, gy) and near.any())
+
+
 def _check_stuck(robot: Any) -> bool:
     """Update the progress watch; True when the robot should declare itself dead."""
     mem = robot.memory
     status = robot.nav_status
-    if status is NavStatus.ABORTED and mem.get("counted_abort") != mem.get("goal"):
+    if status is NavStatus.ABORTED and mem.get("counted_abort") != mem.get("attempt"):
         mem["failures"] = mem.get("failures", 0) + 1
-        mem["counted_abort"] = mem.get("goal")
+        mem["counted_abort"] = mem.get("attempt")
     elif status is NavStatus.SUCCEEDED:
         mem["failures"] = 0
     pos = robot.robot_position
@@ -193,17 +231,22 @@ def logic(robot: Any) -> None:
     skip = mem.setdefault("skip", [])
     goal = mem.get("goal")
     to_frontier = state == LEAD or command == "disperse"
-    if goal is not None and to_frontier and robot.nav_status is NavStatus.SUCCEEDED:
-        gx, gy = view.cell_of(*goal)
-        near = view.frontier[max(gy - 1, 0) : gy + 2, max(gx - 1, 0) : gx + 2]
-        if view.grid.in_bounds(gx, gy) and near.any():
-            skip.append(goal)  # reached without closing its frontier: don't come back
+    reached = robot.nav_status is NavStatus.SUCCEEDED
+    if goal is not None and to_frontier and reached and _at_frontier(view, goal):
+        skip.append(goal)  # reached without closing its frontier: don't come back
+    aborted = robot.nav_status is NavStatus.ABORTED and mem.get("skipped") != mem.get("attempt")
+    if goal is not None and to_frontier and aborted:
+        mem["skipped"] = mem.get("attempt")
+        skip.append(goal)  # given up (no way through): another frontier
     if state == LEAD:
         goal = _frontier_goal(view, [], skip)
     elif command == "follow" and leader in where:
         goal = _follow_spot(view, where[leader], me)
+    elif _keeps(robot, view, goal):
+        return  # on its way to a frontier that is still one: no new choice every second
     else:
         goal = _frontier_goal(view, recent, skip)
+        mem["dispersing"] = goal
     if goal is None and not mem.get("done"):
         robot.logger.info(f"{robot.namespace}: no frontier left")
     mem["done"] = goal is None
