@@ -428,12 +428,12 @@ def test_the_stall_table_s_script_counts_the_pauses_as_the_doc_gives_them(tmp_pa
     # tile (MAES 2.0's spawn), counted with a one tick, 5 s, 10 s (the simulator's own count,
     # checked inside) and no pause: 0 / 0 / 0 / 0 and 98.52 % explored since SPACE CBBA's bids
     # on finished areas ride in its broadcasts (the pauses are told apart below); 0 / 0 / 0 / 1
-    # and 99.96 % since the robot that
-    # goes first passes close in a long jam; 0 / 1 / 1 / 3 and 99.93 % before it, since a
-    # hold's robot that stays in the way is a jam whoever passes by (that stall: robot 45 at
-    # the start room's door, its CBBA task switching between the room and the hallway every
-    # few seconds); 0 / 0 / 0 / 1 and 100.0 % before that; 0 / 1 / 2 / 2 and 97.19 % before a
-    # robot whose every task lies in areas others finished headed for unvisited ground.
+    # and 99.96 % since the robot that goes first passes close in a long jam; 0 / 1 / 1 / 3
+    # and 99.93 % before it, since a hold's robot that stays in the way is a jam whoever passes
+    # by (that stall: robot 45 at the start room's door, its CBBA task switching between the
+    # room and the hallway every few seconds); 0 / 0 / 0 / 1 and 100.0 % before that; 0 / 1 /
+    # 2 / 2 and 97.19 % before a robot whose every task lies in areas others finished headed
+    # for unvisited ground.
     script = _experiment("stall_pauses")
     out = tmp_path / "stalls.csv"
     args = ["--logic", "space_cbba", "--robots", "50", "--seeds", "2", "--out", str(out)]
