@@ -306,6 +306,34 @@ def test_grape_satisfaction_rule():
     assert grape_satisfied(0, {0: None}, {}, {}, 1.0)
 
 
+def test_grape_with_a_switching_margin_moves_only_for_more_than_the_margin():
+    reward, cost = {5: 10.0, 6: 10.0}, {5: 1.0, 6: 3.0}
+    # sharing 5 gives 3, 6 alone 7: a gain of 4 moves the agent for a margin under 4 only
+    assert not grape_satisfied(0, {0: 5, 1: 5}, reward, cost, 1.0, margin=3.9)
+    assert grape_satisfied(0, {0: 5, 1: 5}, reward, cost, 1.0, margin=4.0)
+    # the margin never keeps an agent on a task it no longer knows
+    assert not grape_satisfied(0, {0: 9}, reward, cost, 1.0, margin=100.0)
+
+
+def test_a_space_grape_robot_keeps_its_task_while_another_gains_less_than_the_margin():
+    """A robot's path costs jump as a crowd jostles: it moves to another task only for more
+    than SWITCH_MARGIN (docs/scaling.md, SPACE GRAPE in a crowd)."""
+    import numpy as np
+
+    from maes_controller.algorithms.space_bt import Task
+    from maes_controller.algorithms.space_grape import SWITCH_MARGIN, GrapePlugin
+
+    def tasks(cost_6: float) -> dict:
+        return {5: Task((0, 0), 10, 5.0, (0.0, 0.0)), 6: Task((9, 0), 10, cost_6, (9.0, 0.0))}
+
+    plugin = GrapePlugin(0, np.random.default_rng(0))
+    assert plugin.decide(tasks(9.0), now=0) == 5  # its nearest task first (10 - 5 = 5)
+    assert plugin.decide(tasks(5.0 - SWITCH_MARGIN + 0.5), now=1) == 5  # gains 2.5: stays
+    evolution = plugin.evolution
+    assert plugin.decide(tasks(5.0 - SWITCH_MARGIN - 0.5), now=2) == 6  # gains 3.5: moves
+    assert plugin.evolution == evolution + 1
+
+
 def test_grape_mutex_prefers_evolution_then_stamp():
     local = (4, 0.9, {0: 1})
     assert grape_mutex(local, [(3, 0.99, {0: 2})]) is local

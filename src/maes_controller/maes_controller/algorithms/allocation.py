@@ -281,21 +281,26 @@ def grape_choice(
     return best
 
 
-def grape_satisfied(me: int, partition: Mapping, reward: Mapping, cost: Mapping, fs: float) -> bool:
-    """GRAPE's satisfaction rule: no task gives ``me`` strictly more than its current one.
+def grape_satisfied(
+    me: int, partition: Mapping, reward: Mapping, cost: Mapping, fs: float, margin: float = 0.0
+) -> bool:
+    """GRAPE's satisfaction rule: no task gives ``me`` strictly more than its current one,
+    or more than ``margin`` more (a switching cost: an epsilon-stable partition).
 
     Examples
     --------
     >>> r, c = {5: 10.0, 6: 10.0}, {5: 1.0, 6: 3.0}
     >>> grape_satisfied(0, {0: 6, 1: 5}, r, c, 1.0), grape_satisfied(0, {0: 5, 1: 5}, r, c, 1.0)
     (True, False)
+    >>> grape_satisfied(0, {0: 5, 1: 5}, r, c, 1.0, margin=4.0)  # 6 gives 7 against 3
+    True
     """
     current = partition.get(me)
     if current not in cost:
         return not cost
     others = sum(1 for a, t in partition.items() if t == current and a != me)
     mine = grape_utility(reward[current], cost[current], others + 1, fs)
-    return grape_choice(me, partition, reward, cost, fs)[1] <= mine
+    return grape_choice(me, partition, reward, cost, fs)[1] <= mine + margin
 
 
 def grape_mutex(local: tuple, received: list[tuple]) -> tuple:

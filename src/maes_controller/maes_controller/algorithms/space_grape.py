@@ -6,8 +6,9 @@ workload (frontier cells) and ``c_ij`` the path length in metres. Each robot kee
 (robot -> task), an evolution number and a random stamp, broadcast as ``grape ...``
 (:func:`encode`); the distributed mutex adopts the received partition with the highest
 evolution number (then stamp).
-A robot that is not satisfied (a task would give it more) moves to its best task and increments
-the evolution number. As in SPACE, the initial partition puts each robot on its nearest task.
+A robot that is not satisfied (a task would give it more than :data:`SWITCH_MARGIN` more)
+moves to its best task and increments the evolution number. As in SPACE, the initial
+partition puts each robot on its nearest task.
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from .space_bt import Task, run_tree
 #: Social inhibition exponent (SPACE used 100 with its units; with path metres, 1 already
 #: makes a second robot on a task cost more than most tasks are worth).
 FS = 1.0
+#: A robot moves to another task only when it gains more than this (utility, metres of path
+#: for a lone robot; MAES-ROS): path costs jump as a crowd jostles, and without it a robot
+#: in a packed start changed its task every second and stood where it was.
+SWITCH_MARGIN = 3.0
 
 
 #: The digits of a task id in a broadcast (base 64), :data:`_WIDTH` of them per robot.
@@ -113,7 +118,7 @@ class GrapePlugin:
         if self.me not in part and tasks:  # SPACE's initial partition: the nearest task
             self.partition[self.me] = min(cost, key=lambda t: (cost[t], t))
             self._evolve()
-        elif not grape_satisfied(self.me, self.partition, reward, cost, FS):
+        elif not grape_satisfied(self.me, self.partition, reward, cost, FS, SWITCH_MARGIN):
             self.partition[self.me] = grape_choice(self.me, self.partition, reward, cost, FS)[0]
             self._evolve()
         return self.partition[self.me]
