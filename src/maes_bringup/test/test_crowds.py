@@ -227,6 +227,18 @@ def test_a_hundred_and_twenty_swarmbots_on_a_cave_spread_out_and_never_stall():
 
 
 @pytest.mark.slow
+def test_fifty_swarmbots_called_to_their_leader_in_a_start_room_with_one_door_do_not_stall():
+    # 60x60 building, seed 2 (docs/scaling.md, "Swarmbots' followers on a disc"): every 20 s
+    # the leader calls its followers to spots 1.5 m from it, a circle that holds about a dozen
+    # robots; the 49 met in the start room's crowd around it, and 3 robots stood there for
+    # more than a minute. Now the spots fill a disc that grows with the team heard.
+    share, stalls = explored(50, "maes_controller.algorithms.swarmbots:logic", 2)
+    print(f"Swarmbots, 50 robots, seed 2: {share:.1f} %, {stalls} stalls")
+    assert stalls == 0
+    assert share >= 65.0
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("logic", "kind"),
     [(EXPLORER, "building"), (TRS, "cave"), (TRS, "building")],

@@ -7,7 +7,8 @@ same state machine and broadcasts ``swarm <state> <x> <y> <command>`` every
 * **lead**: the leader explores (nearest reachable frontier, the project's frontier code) and
   commands the others: ``follow`` for ``FOLLOW_TICKS``, then ``disperse`` for
   ``DISPERSE_TICKS``, in turn.
-* **follow**: on ``follow``, drive to a spot ``FOLLOW_DISTANCE_M`` from the leader; on
+* **follow**: on ``follow``, drive to a spot ``FOLLOW_DISTANCE_M`` from the leader (farther
+  in a big team: the spots fill a disc of ``FOLLOW_AREA_M2`` per follower heard); on
   ``disperse``, drive to the nearest frontier at least ``DISPERSE_RADIUS_M`` from every robot
   it hears; when every frontier is that near a robot (a crowd), to the one whose path plus
   ``SHARE_COST_CELLS`` per robot near it is least, so the spare robots spread out instead of
@@ -43,6 +44,10 @@ LEADER_TIMEOUT = 30  # ticks (3 s at the default tick)
 FOLLOW_TICKS = 50
 DISPERSE_TICKS = 150
 FOLLOW_DISTANCE_M = 1.5
+#: Floor area per follower around the leader: the k-th follower heard (by index) takes a spot
+#: sqrt(k * FOLLOW_AREA_M2 / pi) from the leader when that is farther than FOLLOW_DISTANCE_M
+#: (MAES-ROS: one 1.5 m circle holds about a dozen robots, and the whole team met there).
+FOLLOW_AREA_M2 = 1.5
 DISPERSE_RADIUS_M = 5.0
 REPLAN_PERIOD = 10
 STUCK_TICKS = 80
@@ -130,10 +135,28 @@ def _frontier_goal(view: MapView, avoid: list, skip: list) -> tuple[float, float
     return None if cell is None else view.pos_of(cell)
 
 
-def _follow_spot(view: MapView, leader_xy: tuple, me: int) -> tuple[float, float] | None:
+def follow_distance(rank: int) -> float:
+    """Metres from the leader of the follow spot of the follower with ``rank`` followers heard
+    before it (by index): FOLLOW_DISTANCE_M, or farther so that the spots fill a disc of
+    FOLLOW_AREA_M2 per follower.
+
+    Examples
+    --------
+    >>> follow_distance(0), follow_distance(4)
+    (1.5, 1.5)
+    >>> round(follow_distance(118), 2)
+    7.51
+    """
+    return max(FOLLOW_DISTANCE_M, math.sqrt(rank * FOLLOW_AREA_M2 / math.pi))
+
+
+def _follow_spot(
+    view: MapView, leader_xy: tuple, me: int, rank: int = 0
+) -> tuple[float, float] | None:
     angle = 2.0 * math.pi * ((me * 0.618) % 1.0)  # a spread of angles around the leader
-    x = leader_xy[0] + FOLLOW_DISTANCE_M * math.cos(angle)
-    y = leader_xy[1] + FOLLOW_DISTANCE_M * math.sin(angle)
+    radius = follow_distance(rank)
+    x = leader_xy[0] + radius * math.cos(angle)
+    y = leader_xy[1] + radius * math.sin(angle)
     reach = np.isfinite(view.dist)
     iy, ix = np.nonzero(reach)
     if ix.size == 0:
@@ -241,7 +264,12 @@ def logic(robot: Any) -> None:
     if state == LEAD:
         goal = _frontier_goal(view, [], skip)
     elif command == "follow" and leader in where:
-        goal = _follow_spot(view, where[leader], me)
+        rank = sum(
+            1
+            for i, (st, t) in heard.items()
+            if i < me and i != leader and st != DEAD and robot.tick - t <= LEADER_TIMEOUT
+        )
+        goal = _follow_spot(view, where[leader], me, rank)
     elif _keeps(robot, view, goal):
         return  # on its way to a frontier that is still one: no new choice every second
     else:
