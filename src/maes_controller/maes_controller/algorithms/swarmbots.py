@@ -80,6 +80,11 @@ def parse_message(text: str) -> tuple[str, float, float, str] | None:
         return None
 
 
+def _alive(heard: dict, now: int) -> list[int]:
+    """Indices of the robots heard alive (not dead) within LEADER_TIMEOUT ticks."""
+    return [i for i, (st, t) in heard.items() if st != DEAD and now - t <= LEADER_TIMEOUT]
+
+
 def elect_leader(me: int, my_state: str, heard: dict, now: int) -> int:
     """Lowest index among the alive robots heard within LEADER_TIMEOUT ticks (and ``me``).
 
@@ -93,7 +98,7 @@ def elect_leader(me: int, my_state: str, heard: dict, now: int) -> int:
     >>> elect_leader(2, FOLLOW, {1: (FOLLOW, 10)}, now=50)
     2
     """
-    alive = [i for i, (st, t) in heard.items() if st != DEAD and now - t <= LEADER_TIMEOUT]
+    alive = _alive(heard, now)
     if my_state != DEAD:
         alive.append(me)
     return min(alive) if alive else me
@@ -150,9 +155,7 @@ def follow_distance(rank: int) -> float:
     return max(FOLLOW_DISTANCE_M, math.sqrt(rank * FOLLOW_AREA_M2 / math.pi))
 
 
-def _follow_spot(
-    view: MapView, leader_xy: tuple, me: int, rank: int = 0
-) -> tuple[float, float] | None:
+def _follow_spot(view: MapView, leader_xy: tuple, me: int, rank: int) -> tuple[float, float] | None:
     angle = 2.0 * math.pi * ((me * 0.618) % 1.0)  # a spread of angles around the leader
     radius = follow_distance(rank)
     x = leader_xy[0] + radius * math.cos(angle)
@@ -264,11 +267,7 @@ def logic(robot: Any) -> None:
     if state == LEAD:
         goal = _frontier_goal(view, [], skip)
     elif command == "follow" and leader in where:
-        rank = sum(
-            1
-            for i, (st, t) in heard.items()
-            if i < me and i != leader and st != DEAD and robot.tick - t <= LEADER_TIMEOUT
-        )
+        rank = sum(1 for i in _alive(heard, robot.tick) if i < me and i != leader)
         goal = _follow_spot(view, where[leader], me, rank)
     elif _keeps(robot, view, goal):
         return  # on its way to a frontier that is still one: no new choice every second
