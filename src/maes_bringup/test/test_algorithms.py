@@ -425,6 +425,38 @@ def test_swarmbots_take_another_goal_when_the_navigator_gives_one_up(monkeypatch
     assert result.exploration[-1] > 60.0
 
 
+def test_a_dispersing_swarmbot_in_a_crowd_takes_a_frontier_it_reaches_around_the_robots():
+    """In a crowd (``swarmbots.CROWD_ROBOTS`` robots or more sensed) a dispersing Swarmbot
+    measures its paths to the frontiers around the robots: a frontier behind a door full of
+    robots costs the way around them, or is out of reach, so it takes one on its own side.
+    Before, every dispersing robot measured its paths through the crowd, and robots on both
+    sides of a door chose frontiers across it: the knot of 120 robots on the 75x75 building's
+    seed 3 (docs/scaling.md)."""
+    from maes_controller.algorithms._common import MapView
+    from maes_controller.navigation import GridMap
+
+    # 7 x 20 cells of 1 m: a wall at x = 10 with a door of 3 cells (y = 2..4); unknown at the
+    # west end (x = 0) and east of x = 14. The robot at (8.5, 3.5).
+    grid = np.zeros((7, 20), dtype=np.int8)
+    grid[:, 10] = 100
+    grid[2:5, 10] = 0
+    grid[:, 0] = -1
+    grid[:, 14:] = -1
+    robot = (8.5, 3.5)
+    door = [(x + 0.5, y + 0.5) for x in (10, 11) for y in (2, 3, 4)]  # six robots in the door
+    plain = MapView(GridMap.from_array(grid, 1.0), robot)
+    east = swarmbots._frontier_goal(plain, [], [])
+    assert east is not None and east[0] > 10.0  # through the door: 5 m against 8 m west
+    around = MapView(GridMap.from_array(grid, 1.0), robot, avoid=door)
+    assert around.goes_around
+    west = swarmbots._frontier_goal(around, [], [])
+    assert west is not None and west[0] < 2.0
+    # with robots that leave the door passable, it still goes through
+    few = MapView(GridMap.from_array(grid, 1.0), robot, avoid=door[:2])
+    assert few.goes_around
+    assert swarmbots._frontier_goal(few, [], [])[0] > 10.0
+
+
 def test_swarmbots_election_rule():
     heard = {0: ("dead", 50), 1: ("follow", 50), 3: ("lead", 10)}
     assert swarmbots.elect_leader(2, "follow", heard, now=55) == 1

@@ -128,6 +128,12 @@ class MapView:
         self.dist  # noqa: B018 (computed with the distances)
         return self._hemmed
 
+    @property
+    def goes_around(self) -> bool:
+        """:attr:`dist` goes around the robots in ``avoid`` (some are, and a frontier is
+        still reachable around them)."""
+        return bool(self._avoid) and not self.hemmed
+
     @cached_property
     def reachable_frontier(self) -> np.ndarray:
         """Bool (H, W): frontier cells the robot can reach (traversable ones only)."""

@@ -12,8 +12,10 @@ same state machine and broadcasts ``swarm <state> <x> <y> <command>`` every
   ``disperse``, drive to the nearest frontier at least ``DISPERSE_RADIUS_M`` from every robot
   it hears; when every frontier is that near a robot (a crowd), to the one whose path plus
   ``SHARE_COST_CELLS`` per robot near it is least, so the spare robots spread out instead of
-  all taking the nearest. A dispersing robot keeps its frontier while the navigator drives
-  there and it is still one.
+  all taking the nearest. A dispersing robot that senses ``CROWD_ROBOTS`` robots or more
+  measures those paths around them (as TRS and SPACE do), so it takes a frontier it can reach
+  without driving through the crowd, when there is one. A dispersing robot keeps its frontier
+  while the navigator drives there and it is still one.
 * **goals given up**: a frontier the navigator gave up is skipped from then on, as one reached
   without closing it; any other goal given up (a follow spot) is sent again when chosen again.
 * **dead**: a robot that is stuck (a goal active but under ``STUCK_DISTANCE_M`` of progress in
@@ -59,6 +61,9 @@ SKIP_RADIUS_CELLS = 2.0
 #: In a crowd, cells of path a robot within DISPERSE_RADIUS_M of a frontier adds to it (as the
 #: frontier explorer's sharing cost; MAES-ROS).
 SHARE_COST_CELLS = 10.0
+#: A dispersing robot that senses this many robots or more takes its paths around them
+#: (MAES-ROS: a frontier across a crowded door costs the way around the crowd, or is out of reach).
+CROWD_ROBOTS = 6
 
 LEAD, FOLLOW, DEAD = "lead", "follow", "dead"
 
@@ -126,13 +131,14 @@ def _go(robot: Any, goal: tuple[float, float] | None) -> None:
 
 
 def _frontier_goal(view: MapView, avoid: list, skip: list) -> tuple[float, float] | None:
-    """Nearest frontier at least DISPERSE_RADIUS_M from ``avoid`` (robots) and ``skip`` goals."""
+    """Nearest frontier at least DISPERSE_RADIUS_M from ``avoid`` (robots) and ``skip`` goals,
+    by path around the robots ``view`` avoids when it goes around them."""
     radius = DISPERSE_RADIUS_M / view.resolution if avoid else SKIP_RADIUS_CELLS
     claimed = [view.cell_of(*p) for p in avoid + skip]
     cell = choose_frontier_goal(
         view.array,
         view.robot_cell,
-        view.traversable,
+        np.isfinite(view.dist) if view.goes_around else view.traversable,
         claimed=claimed,
         claim_radius=radius,
         share_cost=SHARE_COST_CELLS if avoid else None,
@@ -272,6 +278,8 @@ def logic(robot: Any) -> None:
     elif _keeps(robot, view, goal):
         return  # on its way to a frontier that is still one: no new choice every second
     else:
+        if len(robot.state.nearby_robots) >= CROWD_ROBOTS:
+            view = MapView.of(robot, around_robots=True) or view
         goal = _frontier_goal(view, recent, skip)
         mem["dispersing"] = goal
     if goal is None and not mem.get("done"):
